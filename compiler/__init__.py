@@ -1,0 +1,12 @@
+"""compiler: a kgraph model's graph made into a pure JAX program.
+
+>>> import jax, kgraph as kg, compiler
+>>> x = kg.Input(shape=(3,))
+>>> model = kg.Model(x, kg.layers.Dense(2)(x))
+>>> params, state = compiler.compile(model).init(jax.random.PRNGKey(0))
+"""
+
+from compiler.program import Program, compile
+from compiler.weights import assign, variables
+
+__all__ = ["Program", "assign", "compile", "variables"]

@@ -1,0 +1,84 @@
+"""``compile(model)``: a model's graph made into a pure program over weight pytrees.
+
+>>> import jax, kgraph as kg, compiler
+>>> x = kg.Input(shape=(3,))
+>>> program = compiler.compile(kg.Model(x, kg.layers.Dense(2, name="out")(x)))
+>>> params, state = program.init(jax.random.PRNGKey(0))
+>>> out, state = program.apply(params, state, jax.numpy.ones((4, 3)))
+>>> out.shape
+(4, 2)
+"""
+
+from __future__ import annotations
+
+import jax
+
+from compiler.weights import get_path, set_path, split_values, weight_entries
+from kgraph import context
+from kgraph.layer import Layer
+
+
+class Program:
+    """The pure form of a model.
+
+    Attributes:
+      model: the model it was compiled from.
+      nodes: the graph's nodes in the topological order ``apply`` runs them.
+    """
+
+    def __init__(self, model):
+        if not isinstance(model, Layer):
+            raise TypeError(f"compiler.compile expects a kgraph Model or Layer, "
+                            f"received {type(model).__name__}.")
+        if not model.built:
+            raise ValueError(f'Layer "{model.name}" is not built: call it on an input (or '
+                             "build it) before compiling.")
+        self.model = model
+        self.nodes = list(getattr(model, "_nodes", ()))
+        self._entries = weight_entries(model)
+        self._jitted = jax.jit(self.apply, static_argnames=("training",))
+
+    def init(self, key) -> tuple[dict, dict]:
+        """Fresh ``(params, state)``; each weight's key is derived from its path."""
+        def initial(entry):
+            path_key = jax.random.fold_in(key, context.stable_hash("/".join(entry.path)))
+            return entry.variable.initial_value(path_key)
+
+        return split_values(self._entries, initial)
+
+    def apply(self, params, state, inputs, *, training=False, key=None):
+        """Run the model purely: ``(outputs, new_state)``.
+
+        Args:
+          params, state: weight pytrees from ``init`` or ``compiler.variables``.
+          inputs: arrays in the model's input structure (tensor, list or dict).
+          training: Python bool; training-mode behaviour (Dropout, BatchNorm updates).
+          key: PRNG key for random layers (needed when they are random, e.g. training).
+        """
+        values = {id(e.variable): get_path(params if e.is_param else state, e.path,
+                                            "params" if e.is_param else "state")
+                  for e in self._entries}
+        ctx = context.CallContext(values=values, training=training, key=key,
+                                  collect_assignments=True)
+        with ctx:
+            outputs = self.model(inputs)
+        new_state = {}
+        for e in self._entries:
+            if not e.is_param:
+                new = ctx.assignments.get(id(e.variable))
+                value = new if new is not None else values[id(e.variable)]
+                set_path(new_state, e.path, value)
+        return outputs, new_state
+
+    def lower(self, params, state, inputs, *, training=False, key=None):
+        """The jitted ``apply`` lowered for these arguments (``.as_text()`` is StableHLO)."""
+        return self._jitted.lower(params, state, inputs, training=training, key=key)
+
+    def __repr__(self):
+        return (f"<Program of {self.model.name!r}: {len(self.nodes)} nodes, "
+                f"{len(self._entries)} weights>")
+
+
+def compile(model) -> Program:  # noqa: A001 - the public name is compiler.compile
+    """Compile ``model`` into a pure ``Program`` (``init``, ``apply``, ``lower``, ``nodes``)."""
+    return Program(model)

@@ -1,0 +1,86 @@
+"""The weights pytree: nested dicts keyed by layer name, then weight name.
+
+Trainable weights go to ``params``, everything else (BatchNorm statistics, weights of a
+layer with ``trainable=False``) to ``state``. A nested model nests:
+``params["encoder"]["dense"]["kernel"]``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax.numpy as jnp
+
+
+class WeightEntry(NamedTuple):
+    """One weight: its path in the pytree, the Variable, and whether it is a param."""
+
+    path: tuple
+    variable: object
+    is_param: bool
+
+
+def weight_entries(model) -> list[WeightEntry]:
+    """Every weight of ``model`` with its pytree path, in a fixed order."""
+    trainable = {id(v) for v in model.trainable_weights}
+    entries, stack = [], [((), model._variable_tree())]
+    while stack:
+        prefix, tree = stack.pop()
+        for name in sorted(tree, reverse=True):
+            node = tree[name]
+            if isinstance(node, dict):
+                stack.append((prefix + (name,), node))
+            else:
+                entries.append(WeightEntry(prefix + (name,), node, id(node) in trainable))
+    return entries
+
+
+def set_path(tree: dict, path: tuple, value) -> None:
+    for name in path[:-1]:
+        tree = tree.setdefault(name, {})
+    tree[path[-1]] = value
+
+
+def get_path(tree, path: tuple, what: str):
+    node = tree
+    for i, name in enumerate(path):
+        if not isinstance(node, dict) or name not in node:
+            where = "/".join(path[: i + 1])
+            raise KeyError(f"{what} has no entry {where!r} (needed for weight "
+                           f"{'/'.join(path)!r}). Make {what} with program.init or "
+                           "compiler.variables(model) for this model.")
+        node = node[name]
+    return node
+
+
+def split_values(entries, values_of) -> tuple[dict, dict]:
+    """``(params, state)`` with ``values_of(entry)`` at each weight's path."""
+    params, state = {}, {}
+    for entry in entries:
+        set_path(params if entry.is_param else state, entry.path, values_of(entry))
+    return params, state
+
+
+def variables(model) -> tuple[dict, dict]:
+    """The model's current weights as ``(params, state)`` pytrees.
+
+    >>> import kgraph as kg
+    >>> x = kg.Input(shape=(3,))
+    >>> params, state = variables(kg.Model(x, kg.layers.Dense(2, name="out")(x)))
+    >>> params["out"]["kernel"].shape
+    (3, 2)
+    """
+    return split_values(weight_entries(model), lambda e: e.variable.value)
+
+
+def assign(model, params, state) -> None:
+    """Write ``params`` and ``state`` back into the model's layers (eager calls see them)."""
+    entries = weight_entries(model)
+    new = [(e, get_path(params if e.is_param else state, e.path,
+                        "params" if e.is_param else "state")) for e in entries]
+    for entry, value in new:
+        if tuple(jnp.shape(value)) != entry.variable.shape:
+            raise ValueError(f"Cannot assign {'/'.join(entry.path)!r}: expected shape "
+                             f"{entry.variable.shape}, received {tuple(jnp.shape(value))}.")
+    for entry, value in new:
+        entry.variable.assign(value)

@@ -1,0 +1,24 @@
+"""kgraph: Keras-style functional graphs that compile to pure JAX functions.
+
+>>> import kgraph as kg
+>>> x = kg.Input(shape=(4,))
+>>> model = kg.Model(x, kg.layers.Dense(2)(x))
+>>> model.count_params()
+10
+"""
+
+from kgraph import activations, initializers, layers, ops, random
+from kgraph.functional import Functional
+from kgraph.input_layer import Input, InputLayer
+from kgraph.input_spec import InputSpec
+from kgraph.keras_tensor import KerasTensor, is_keras_tensor
+from kgraph.layer import Layer
+from kgraph.model import Model
+from kgraph.naming import reset_names
+from kgraph.node import KerasHistory, Node
+from kgraph.variables import Variable
+
+__all__ = ["Functional", "Input", "InputLayer", "InputSpec", "KerasHistory", "KerasTensor",
+           "Layer", "Model", "Node", "Variable", "activations", "initializers",
+           "is_keras_tensor", "layers", "ops", "random", "reset_names"]
+__version__ = "0.1.0"

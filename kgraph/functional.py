@@ -1,0 +1,150 @@
+"""``Functional``: a model defined by a graph of layer calls from inputs to outputs.
+
+>>> import kgraph as kg, jax.numpy as jnp
+>>> x = kg.Input(shape=(4,), name="x")
+>>> h = kg.layers.Dense(8, activation="relu")(x)
+>>> model = kg.Model(inputs=x, outputs={"y": kg.layers.Dense(2)(h)})
+>>> model(jnp.ones((3, 4)))["y"].shape
+(3, 2)
+"""
+
+from __future__ import annotations
+
+import collections
+
+import jax
+
+from kgraph import graph, naming
+from kgraph.input_spec import InputSpec, assert_input_compatibility
+from kgraph.keras_tensor import KerasTensor
+from kgraph.model import Model
+
+
+def _call_layer(node, args, kwargs):
+    return node.layer(*args, **kwargs)
+
+
+def _infer_layer(node, args, kwargs):
+    kwargs = {k: v for k, v in kwargs.items() if k != "key"}
+    return node.layer.compute_output_spec(*args, **kwargs)
+
+
+class Functional(Model):
+    """A graph of layers; ``inputs``/``outputs`` may be a tensor, a list, or a dict.
+
+    The graph is discovered and ordered once, here; an output needing an Input that is not
+    given raises ``Graph disconnected`` and duplicate layer names raise, both at once.
+    """
+
+    def __init__(self, inputs, outputs, name=None, trainable=True):
+        super().__init__(name=name or naming.unique_name("functional"), trainable=trainable)
+        self._inputs_struct = inputs
+        self._outputs_struct = outputs
+        self.inputs, self._in_treedef = jax.tree_util.tree_flatten(inputs)
+        self.outputs, self._out_treedef = jax.tree_util.tree_flatten(outputs)
+        if not self.inputs or not self.outputs:
+            raise ValueError("Model needs at least one input and one output tensor.")
+        self._nodes = graph.topological_order(self.inputs, self.outputs)
+        layers, seen = [], set()
+        for layer in [t._keras_history.layer for t in self.inputs] + [n.layer for n in self._nodes]:
+            if id(layer) not in seen:
+                seen.add(id(layer))
+                layers.append(layer)
+        counts = collections.Counter(layer.name for layer in layers)
+        duplicated = [name for name, count in counts.items() if count > 1]
+        if duplicated:
+            raise ValueError(f'The name "{duplicated[0]}" is used {counts[duplicated[0]]} times '
+                             f"in the model {self.name!r}. All layer names should be unique.")
+        self._layers = layers
+        self.input_spec = [InputSpec(shape=t.shape)
+                           for t in self.inputs]
+        self.built = True
+
+    # ------------------------------------------------------------------ structure
+    @property
+    def layers(self) -> list:
+        """Every layer of the graph (inputs first, then in execution order), once each."""
+        return list(self._layers)
+
+    def _tracked_layers(self):
+        return self._layers
+
+    def _variable_tree(self):
+        tree = {}
+        for layer in self._layers:
+            sub = layer._variable_tree()
+            if sub:
+                tree[layer.name] = sub
+        return tree
+
+    def get_layer(self, name=None, index=None):
+        """A layer by name or by index in ``layers``."""
+        if index is not None:
+            if not 0 <= index < len(self._layers) and not -len(self._layers) <= index < 0:
+                raise ValueError(f"Index {index} is out of range for model {self.name!r} "
+                                 f"with {len(self._layers)} layers.")
+            return self._layers[index]
+        for layer in self._layers:
+            if layer.name == name:
+                return layer
+        raise ValueError(f"No such layer: {name!r} in model {self.name!r}. Existing layers are: "
+                         f"{[layer.name for layer in self._layers]}.")
+
+    @property
+    def input_names(self) -> list:
+        return [t._keras_history.layer.name for t in self.inputs]
+
+    # ------------------------------------------------------------------- running
+    def _flatten_inputs(self, inputs) -> list:
+        """The model's inputs as a flat list in ``self.inputs`` order, with clear errors."""
+        struct = self._inputs_struct
+        if isinstance(inputs, dict) and not isinstance(struct, dict):
+            missing = [n for n in self.input_names if n not in inputs]
+            if missing:
+                raise ValueError(f"Model {self.name!r} is missing input(s) {missing}; it expects "
+                                 f"keys {self.input_names}, received keys {sorted(inputs)}.")
+            return [inputs[n] for n in self.input_names]
+        if isinstance(struct, dict):
+            if not isinstance(inputs, dict):
+                raise ValueError(f"Model {self.name!r} expects a dict of inputs with keys "
+                                 f"{sorted(struct)}, received {type(inputs).__name__}.")
+            missing = sorted(set(struct) - set(inputs))
+            if missing:
+                raise ValueError(f"Model {self.name!r} is missing input(s) {missing}; it expects "
+                                 f"keys {sorted(struct)}, received keys {sorted(inputs)}.")
+            return [inputs[k] for k in sorted(struct)]
+        if isinstance(struct, (list, tuple)):
+            if not isinstance(inputs, (list, tuple)) or len(inputs) != len(struct):
+                got = len(inputs) if isinstance(inputs, (list, tuple)) else 1
+                raise ValueError(f"Model {self.name!r} expects {len(struct)} inputs "
+                                 f"{self.input_names}, received {got}.")
+            return list(inputs)
+        if isinstance(inputs, (list, tuple)) and len(inputs) == 1:
+            return list(inputs)
+        return [inputs]
+
+    def _check_inputs(self, inputs):
+        assert_input_compatibility(self.input_spec, self._flatten_inputs(inputs), self.name)
+
+    def _run(self, inputs, run_node, capture=None):
+        values = graph.run_graph(self._nodes, self.inputs, self._flatten_inputs(inputs),
+                                 self.outputs, run_node, capture)
+        return jax.tree_util.tree_unflatten(self._out_treedef, values)
+
+    def call(self, inputs, training=None):
+        return self._run(inputs, _call_layer)
+
+    def compute_output_spec(self, inputs, training=None, **kwargs):
+        return self._run(inputs, _infer_layer)
+
+    def _symbolic_call(self, args, kwargs):
+        inputs = args[0] if args else kwargs.get("inputs")
+        flat = self._flatten_inputs(inputs)
+        if not all(isinstance(t, KerasTensor) for t in flat):
+            raise TypeError(f"Model {self.name!r} was called on a mix of symbolic tensors and "
+                            "arrays; call it on all KerasTensors or all arrays.")
+        return super()._symbolic_call(args, kwargs)
+
+    def get_config(self):
+        return {"name": self.name, "trainable": self.trainable,
+                "layers": [layer.name for layer in self._layers]}

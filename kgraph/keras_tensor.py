@@ -1,0 +1,90 @@
+"""``KerasTensor``: a symbolic tensor (shape, dtype, and where it came from).
+
+>>> import kgraph as kg
+>>> x = kg.Input(shape=(3,))
+>>> y = (x * 2 + 1)[:, :2]
+>>> y.shape, y._keras_history.layer.name.startswith("get_item")
+((None, 2), True)
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+_BOOL_ERROR = (
+    "A symbolic KerasTensor has no value yet, so it cannot be used as a Python bool "
+    "(in `if`, `while`, `and`/`or`, or `assert`). Use kgraph.ops.where / jax.lax.cond "
+    "inside a layer's call, where the values are real arrays."
+)
+_ARRAY_ERROR = (
+    "A symbolic KerasTensor was passed to a function that needs a concrete array "
+    "(e.g. a jax.numpy or numpy function). Use kgraph.ops on KerasTensors, or put the "
+    "computation inside a Layer's call(), where the inputs are real arrays."
+)
+
+
+class KerasTensor:
+    """Shape (None where unknown), dtype, name and ``_keras_history`` of a graph edge."""
+
+    __slots__ = ("shape", "dtype", "name", "_keras_history", "__weakref__")
+    __array_priority__ = 1000  # numpy defers to our reflected operators
+
+    def __init__(self, shape, dtype="float32", name=None):
+        self.shape = tuple(None if d is None else int(d) for d in shape)
+        self.dtype = jnp.dtype(dtype)
+        self.name = name
+        self._keras_history = None
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def __repr__(self):
+        name = f" name={self.name}" if self.name else ""
+        return f"<KerasTensor shape={self.shape}, dtype={self.dtype.name}{name}>"
+
+    def __bool__(self):
+        raise TypeError(_BOOL_ERROR)
+
+    def __array__(self, *args, **kwargs):
+        raise TypeError(_ARRAY_ERROR)
+
+    def __jax_array__(self):
+        raise TypeError(_ARRAY_ERROR)
+
+    def __len__(self):
+        if not self.shape or self.shape[0] is None:
+            raise TypeError(f"len() of a KerasTensor with unknown first dimension: {self}")
+        return self.shape[0]
+
+    def __iter__(self):
+        raise TypeError("Iterating over a symbolic KerasTensor is not supported; index it.")
+
+    # Operators build graph nodes through kgraph.ops.
+    def __add__(self, other): return _ops().add(self, other)
+    def __radd__(self, other): return _ops().add(other, self)
+    def __sub__(self, other): return _ops().subtract(self, other)
+    def __rsub__(self, other): return _ops().subtract(other, self)
+    def __mul__(self, other): return _ops().multiply(self, other)
+    def __rmul__(self, other): return _ops().multiply(other, self)
+    def __truediv__(self, other): return _ops().divide(self, other)
+    def __rtruediv__(self, other): return _ops().divide(other, self)
+    def __matmul__(self, other): return _ops().matmul(self, other)
+    def __rmatmul__(self, other): return _ops().matmul(other, self)
+    def __pow__(self, other): return _ops().power(self, other)
+    def __rpow__(self, other): return _ops().power(other, self)
+    def __neg__(self): return _ops().negative(self)
+    def __getitem__(self, index): return _ops().get_item(self, index)
+
+    __hash__ = object.__hash__  # identity: tensors are graph edges, not values
+
+
+def _ops():
+    from kgraph import ops
+
+    return ops
+
+
+def is_keras_tensor(x) -> bool:
+    """True for a symbolic tensor."""
+    return isinstance(x, KerasTensor)

@@ -1,0 +1,334 @@
+"""``Layer``: the unit users write, called on KerasTensors (graph) or arrays (eager).
+
+A layer author writes ``__init__``, ``build(input_shape)`` (create weights with
+``add_weight``) and ``call(inputs, training=None)``; weights are read in ``call`` as
+attributes, e.g. ``self.w``, and are plain arrays there, so any ``jax.numpy`` code works.
+Assigning an array to a non-trainable weight attribute inside ``call`` (e.g.
+``self.moving_mean = new``) updates it: in place when eager, into the new ``state`` when
+run by ``compiler``'s pure ``apply``. Random layers call ``self.random_key()``.
+
+>>> import jax, jax.numpy as jnp
+>>> class SimpleDense(Layer):
+...     def __init__(self, units=32):
+...         super().__init__()
+...         self.units = units
+...     def build(self, input_shape):
+...         self.w = self.add_weight(shape=(input_shape[-1], self.units),
+...                                  initializer="random_normal", trainable=True)
+...         self.b = self.add_weight(shape=(self.units,), initializer="random_normal",
+...                                  trainable=True)
+...     def call(self, inputs):
+...         return jnp.matmul(inputs, self.w) + self.b
+>>> SimpleDense(4)(jnp.ones((2, 2))).shape
+(2, 4)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import inspect
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from kgraph import context, naming, shape_inference
+from kgraph.input_spec import assert_input_compatibility
+from kgraph.keras_tensor import KerasTensor
+from kgraph.node import Node
+from kgraph.variables import Variable
+
+
+@functools.lru_cache(maxsize=None)
+def _call_parameters(cls) -> tuple[frozenset, bool]:
+    """Names ``cls.call`` accepts, and whether it takes ``**kwargs``."""
+    params = inspect.signature(cls.call).parameters.values()
+    names = frozenset(p.name for p in params)
+    return names, any(p.kind is p.VAR_KEYWORD for p in params)
+
+
+def _has_keras_tensor(tree) -> bool:
+    return any(isinstance(leaf, KerasTensor) for leaf in jax.tree_util.tree_leaves(tree))
+
+
+def _to_jax(x):
+    return jnp.asarray(x) if isinstance(x, (np.ndarray, np.generic)) else x
+
+
+def _shapes(inputs):
+    """The ``input_shape`` argument for ``build``: a tuple, or a list/dict of tuples."""
+    if hasattr(inputs, "shape"):
+        return tuple(inputs.shape)
+    if isinstance(inputs, dict):
+        return {k: _shapes(v) for k, v in inputs.items()}
+    if isinstance(inputs, (list, tuple)):
+        return [_shapes(v) for v in inputs]
+    return None
+
+
+class Layer:
+    """Base class of all layers.
+
+    Args:
+      name: unique name (auto: snake_case of the class, then ``_1``, ``_2``...).
+      trainable: whether the layer's trainable weights are trained.
+      dtype: dtype of the layer's weights and computation (default float32).
+    """
+
+    def __init__(self, name=None, trainable=True, dtype=None, **kwargs):
+        if kwargs:
+            raise TypeError(f"{type(self).__name__} got unexpected keyword argument(s) "
+                            f"{sorted(kwargs)}.")
+        self.name = name or naming.unique_name(naming.to_snake_case(type(self).__name__))
+        self._trainable = bool(trainable)
+        self.dtype = jnp.dtype(dtype or "float32")
+        self.built = False
+        self.input_spec = None
+        self._inbound_nodes: list[Node] = []
+        self._own_variables: list[Variable] = []
+        self._output_spec_cache: dict = {}
+
+    # ----------------------------------------------------------------- attributes
+    def __setattr__(self, name, value):
+        d = self.__dict__
+        if isinstance(value, Variable):
+            var_attrs = d.setdefault("_var_attrs", {})
+            var_attrs[name] = value
+            if getattr(value, "_auto_named", False) and value.owner is self:
+                taken = {v.name for v in d.get("_own_variables", ()) if v is not value}
+                if name not in taken:
+                    value.name = name
+                value._auto_named = False
+            d.pop(name, None)
+            return
+        var_attrs = d.get("_var_attrs")
+        if var_attrs and name in var_attrs:
+            if value is None:
+                del var_attrs[name]
+            else:
+                var_attrs[name].assign(value)
+            return
+        if not name.startswith("_"):
+            if isinstance(value, Layer):
+                self._track_layer(value)
+            elif isinstance(value, (list, tuple)) and value and all(
+                    isinstance(v, Layer) for v in value):
+                for v in value:
+                    self._track_layer(v)
+        object.__setattr__(self, name, value)
+
+    def __getattr__(self, name):
+        var_attrs = self.__dict__.get("_var_attrs")
+        if var_attrs is not None and name in var_attrs:
+            return var_attrs[name].value
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def _track_layer(self, layer):
+        tracked = self.__dict__.setdefault("_sublayers", [])
+        if all(layer is not t for t in tracked):
+            tracked.append(layer)
+
+    def _tracked_layers(self) -> list:
+        """Sub-layers whose weights belong to this layer (nested in its weight tree)."""
+        return self.__dict__.get("_sublayers", [])
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value):
+        self._trainable = bool(value)
+        for layer in self._tracked_layers():
+            layer.trainable = value
+
+    # -------------------------------------------------------------------- weights
+    def add_weight(self, shape=(), initializer="glorot_uniform", trainable=True, name=None,
+                   dtype=None):
+        """Create a weight. Its value is made lazily; compiled programs never need it."""
+        auto = name is None
+        if auto:
+            taken = {v.name for v in self._own_variables}
+            name, i = "variable", 0
+            while name in taken:
+                i += 1
+                name = f"variable_{i}"
+        elif any(v.name == name for v in self._own_variables):
+            raise ValueError(f'Layer "{self.name}" already has a weight named "{name}".')
+        variable = Variable(shape, initializer, dtype or self.dtype, trainable, name, owner=self)
+        variable._auto_named = auto
+        self._own_variables.append(variable)
+        return variable
+
+    @property
+    def weights(self) -> list[Variable]:
+        """All weights: own first, then sub-layers', each once."""
+        seen, result = set(), []
+        for v in self._own_variables:
+            seen.add(id(v))
+            result.append(v)
+        for layer in self._tracked_layers():
+            for v in layer.weights:
+                if id(v) not in seen:
+                    seen.add(id(v))
+                    result.append(v)
+        return result
+
+    @property
+    def trainable_weights(self) -> list[Variable]:
+        return [v for v in self.weights if v.trainable and v.owner.trainable and self.trainable]
+
+    @property
+    def non_trainable_weights(self) -> list[Variable]:
+        ids = {id(v) for v in self.trainable_weights}
+        return [v for v in self.weights if id(v) not in ids]
+
+    def _variable_tree(self) -> dict:
+        """``{weight_name: Variable, sublayer_name: {...}}``: the shape of the params pytree."""
+        tree = {v.name: v for v in self._own_variables}
+        for layer in self._tracked_layers():
+            sub = layer._variable_tree()
+            if sub:
+                if layer.name in tree:
+                    raise ValueError(f'Layer "{self.name}" has a weight and a sub-layer both '
+                                     f'named "{layer.name}".')
+                tree[layer.name] = sub
+        return tree
+
+    def count_params(self) -> int:
+        if not self.built:
+            raise ValueError(f'You tried to call count_params on layer "{self.name}", but the '
+                             "layer isn't built. Call it on an input first (or build it).")
+        return int(sum(math.prod(v.shape) for v in self.weights))
+
+    def get_weights(self) -> list[np.ndarray]:
+        return [v.numpy() for v in self.weights]
+
+    def set_weights(self, values) -> None:
+        weights = self.weights
+        if len(values) != len(weights):
+            raise ValueError(f'Layer "{self.name}" has {len(weights)} weights, '
+                             f"received {len(values)} values.")
+        for v, value in zip(weights, values):
+            v.assign(value)
+
+    # ---------------------------------------------------------------- build/call
+    def build(self, input_shape):
+        """Create weights for inputs of ``input_shape``. Called once, lazily."""
+        self.built = True
+
+    def _maybe_build(self, inputs):
+        if not self.built:
+            self.build(_shapes(inputs))
+            self.built = True
+
+    def _check_inputs(self, inputs):
+        assert_input_compatibility(self.input_spec, inputs, self.name)
+
+    def call(self, inputs, *args, **kwargs):
+        """The forward computation on arrays. Subclasses override it."""
+        return inputs
+
+    def compute_output_shape(self, input_shape):
+        """Optional fast path for shape inference; by default ``call`` is traced."""
+        raise NotImplementedError
+
+    def compute_output_dtype(self, input_dtype):
+        """Output dtype used with ``compute_output_shape`` (default: the input's)."""
+        return input_dtype
+
+    def compute_output_spec(self, *args, **kwargs):
+        """Output KerasTensors (no history) for symbolic ``args``: fast path, else trace."""
+        if type(self).compute_output_shape is not Layer.compute_output_shape:
+            inputs = args[0] if args else kwargs.get("inputs")
+            shape = self.compute_output_shape(_shapes(inputs))
+            dtypes = [t.dtype for t in jax.tree_util.tree_leaves(inputs)]
+            dtype = self.compute_output_dtype(jnp.result_type(*dtypes))
+            if isinstance(shape, tuple) and all(d is None or isinstance(d, int) for d in shape):
+                return KerasTensor(shape, dtype)
+            return jax.tree_util.tree_map(lambda s: KerasTensor(s, dtype), shape,
+                                          is_leaf=lambda s: isinstance(s, tuple))
+        return shape_inference.infer_output_spec(self, args, kwargs, self._output_spec_cache)
+
+    def random_key(self):
+        """A fresh PRNG key for this call (see ``kgraph.context``)."""
+        ctx = context.current()
+        if ctx is None:
+            from kgraph import random as kg_random
+
+            return kg_random.next_key()
+        return ctx.next_key(self.name)
+
+    def __call__(self, *args, **kwargs):
+        names, var_kw = _call_parameters(type(self))
+        key = kwargs.pop("key", None) if "key" not in names else kwargs.get("key")
+        if "training" in kwargs and "training" not in names and not var_kw:
+            training = kwargs.pop("training")
+        else:
+            training = kwargs.get("training")
+        if _has_keras_tensor((args, kwargs)):
+            return self._symbolic_call(args, kwargs)
+        args, kwargs = jax.tree_util.tree_map(_to_jax, (args, kwargs))
+        inputs = args[0] if args else kwargs.get("inputs")
+        self._maybe_build(inputs)
+        self._check_inputs(inputs)
+        ctx = context.current()
+        own = ctx is None
+        if own:
+            ctx = context.CallContext(training=training, key=key)
+        if training is None:
+            training = ctx.training
+        if "training" in names or ("training" in kwargs and var_kw):
+            kwargs["training"] = training
+        saved = ctx.training
+        ctx.training = training
+        ctx.path.append(self.name)
+        try:
+            with (ctx if own else contextlib.nullcontext()), jax.named_scope(self.name):
+                return self.call(*args, **kwargs)
+        finally:
+            ctx.path.pop()
+            ctx.training = saved
+
+    def _symbolic_call(self, args, kwargs):
+        inputs = args[0] if args else kwargs.get("inputs")
+        self._maybe_build(inputs)
+        self._check_inputs(inputs)
+        outputs = self.compute_output_spec(*args, **kwargs)
+        Node(self, args, kwargs, outputs)
+        return outputs
+
+    # -------------------------------------------------------------------- graph
+    def _node_outputs(self, attr):
+        if not self._inbound_nodes:
+            raise AttributeError(f'Layer "{self.name}" has never been called and thus has no '
+                                 f"defined {attr}.")
+        if len(self._inbound_nodes) > 1:
+            raise AttributeError(f'Layer "{self.name}" has been called {len(self._inbound_nodes)}'
+                                 f" times, so its {attr} is ambiguous; use the tensors returned "
+                                 "by each call instead.")
+        return self._inbound_nodes[0]
+
+    @property
+    def input(self):
+        node = self._node_outputs("input")
+        inputs = node._keras_inputs
+        return inputs[0] if len(inputs) == 1 else inputs
+
+    @property
+    def output(self):
+        node = self._node_outputs("output")
+        return node.structure_outputs(node.outputs)
+
+    # ------------------------------------------------------------------- config
+    def get_config(self) -> dict:
+        return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype.name}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+    def __repr__(self):
+        return f"<{type(self).__name__} name={self.name}, built={self.built}>"

@@ -1,0 +1,117 @@
+"""Core layers: ``Dense``, ``Activation``, ``Dropout``."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from kgraph import activations
+from kgraph.input_spec import InputSpec
+from kgraph.layer import Layer
+
+
+class Dense(Layer):
+    """``activation(inputs @ kernel + bias)`` on the last axis.
+
+    Weights: ``kernel`` (in, units), ``bias`` (units,).
+
+    >>> import kgraph as kg
+    >>> kg.layers.Dense(4, activation="relu")(kg.Input(shape=(3,))).shape
+    (None, 4)
+    """
+
+    def __init__(self, units, activation=None, use_bias=True,
+                 kernel_initializer="glorot_uniform", bias_initializer="zeros", **kwargs):
+        super().__init__(**kwargs)
+        if not isinstance(units, int) or units <= 0:
+            raise ValueError(f"Dense units must be a positive integer, received units={units!r}.")
+        self.units = units
+        self.activation = activations.get(activation)
+        self.use_bias = use_bias
+        self.kernel_initializer = kernel_initializer
+        self.bias_initializer = bias_initializer
+        self.input_spec = InputSpec(min_ndim=2)
+
+    def build(self, input_shape):
+        in_features = input_shape[-1]
+        if in_features is None:
+            raise ValueError(f'Layer "{self.name}" needs a known last input dimension to create '
+                             f"its kernel, received input shape {input_shape}.")
+        self.kernel = self.add_weight((in_features, self.units), self.kernel_initializer,
+                                      name="kernel")
+        if self.use_bias:
+            self.bias = self.add_weight((self.units,), self.bias_initializer, name="bias")
+        self.input_spec = InputSpec(min_ndim=2, axes={-1: in_features})
+        self.built = True
+
+    def call(self, inputs):
+        x = jnp.matmul(inputs, self.kernel)
+        if self.use_bias:
+            x = x + self.bias
+        return self.activation(x)
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape[:-1]) + (self.units,)
+
+    def compute_output_dtype(self, input_dtype):
+        return self.dtype
+
+    def get_config(self):
+        return {**super().get_config(), "units": self.units,
+                "activation": activations.name_of(self.activation), "use_bias": self.use_bias,
+                "kernel_initializer": self.kernel_initializer,
+                "bias_initializer": self.bias_initializer}
+
+
+class Activation(Layer):
+    """Apply an activation function (a Keras name or a callable)."""
+
+    def __init__(self, activation, **kwargs):
+        super().__init__(**kwargs)
+        self.activation = activations.get(activation)
+
+    def call(self, inputs):
+        return self.activation(inputs)
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        return {**super().get_config(), "activation": activations.name_of(self.activation)}
+
+
+class Dropout(Layer):
+    """Zero a ``rate`` fraction of inputs in training, scaling the rest by 1/(1-rate).
+
+    Random only when ``training=True``; its key comes from ``self.random_key()`` (the
+    ``key`` given to ``apply`` or to an eager call).
+    """
+
+    def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        if not 0 <= rate <= 1:
+            raise ValueError(f"Dropout rate must be in [0, 1], received rate={rate}.")
+        self.rate = float(rate)
+        self.noise_shape = noise_shape
+        self.seed = seed
+
+    def call(self, inputs, training=False):
+        if not training or self.rate == 0:
+            return inputs
+        if self.rate == 1:
+            return jnp.zeros_like(inputs)
+        key = self.random_key()
+        if self.seed is not None:
+            key = jax.random.fold_in(key, self.seed)
+        shape = inputs.shape
+        if self.noise_shape is not None:
+            shape = tuple(s if n is None else n for s, n in zip(inputs.shape, self.noise_shape))
+        keep = jax.random.bernoulli(key, 1.0 - self.rate, shape)
+        return jnp.where(keep, inputs / (1.0 - self.rate), jnp.zeros((), inputs.dtype))
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        return {**super().get_config(), "rate": self.rate, "noise_shape": self.noise_shape,
+                "seed": self.seed}

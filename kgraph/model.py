@@ -1,0 +1,70 @@
+"""``Model``: a layer with training conveniences; ``Model(inputs, outputs)`` is a Functional.
+
+>>> import kgraph as kg
+>>> x = kg.Input(shape=(3,))
+>>> model = kg.Model(inputs=x, outputs=kg.layers.Dense(2)(x))
+>>> type(model).__name__, isinstance(model, kg.Model)
+('Functional', True)
+"""
+
+from __future__ import annotations
+
+from kgraph.layer import Layer
+
+
+def _is_functional_init(args, kwargs) -> bool:
+    return ("inputs" in kwargs and "outputs" in kwargs) or len(args) >= 2 or (
+        len(args) == 1 and "outputs" in kwargs)
+
+
+class Model(Layer):
+    """A layer that can be trained: ``compile``, ``fit``, ``evaluate``, ``predict``.
+
+    ``Model(inputs=..., outputs=...)`` returns a ``Functional`` (a graph of layers). The
+    training methods are thin shells over ``runtime.Trainer`` (imported when first used).
+    """
+
+    def __new__(cls, *args, **kwargs):
+        if cls is Model and _is_functional_init(args, kwargs):
+            from kgraph.functional import Functional
+
+            return Functional.__new__(Functional)
+        return super().__new__(cls)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._trainer = None
+
+    # Training shell (runtime is imported lazily: kgraph never depends on it at import).
+    def compile(self, optimizer="adam", loss=None, metrics=(), **kwargs):
+        """Choose optimizer (optax object or name), loss (name or callable) and metrics."""
+        from runtime.keras_shell import compile_model
+
+        compile_model(self, optimizer, loss, metrics, **kwargs)
+
+    def fit(self, x=None, y=None, batch_size=32, epochs=1, verbose=1, validation_data=None,
+            shuffle=True, **kwargs):
+        """Train for ``epochs`` over ``(x, y)``; returns a ``History``."""
+        from runtime.keras_shell import fit
+
+        return fit(self, x, y, batch_size=batch_size, epochs=epochs, verbose=verbose,
+                   validation_data=validation_data, shuffle=shuffle, **kwargs)
+
+    def evaluate(self, x=None, y=None, batch_size=32, verbose=0, return_dict=False):
+        """Loss and metrics over ``(x, y)``: a list (or dict with ``return_dict``)."""
+        from runtime.keras_shell import evaluate
+
+        return evaluate(self, x, y, batch_size=batch_size, verbose=verbose,
+                        return_dict=return_dict)
+
+    def predict(self, x, batch_size=32, verbose=0):
+        """Model outputs for ``x``, batched, as NumPy arrays."""
+        from runtime.keras_shell import predict
+
+        return predict(self, x, batch_size=batch_size, verbose=verbose)
+
+    def summary(self, print_fn=print, line_length=None):
+        """Print a table of layers, output shapes, parameter counts and connections."""
+        from kgraph.summary import summary_text
+
+        print_fn(summary_text(self, line_length=line_length))

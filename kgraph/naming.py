@@ -1,0 +1,24 @@
+"""Unique automatic names: ``dense``, ``dense_1``, ``dense_2``, ..."""
+
+import collections
+import re
+
+_counters: collections.Counter = collections.Counter()
+
+
+def to_snake_case(name: str) -> str:
+    """``BatchNormalization`` -> ``batch_normalization``."""
+    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
+
+
+def unique_name(prefix: str) -> str:
+    """The next unused name for ``prefix``, Keras-style (O(1) per call)."""
+    count = _counters[prefix]
+    _counters[prefix] += 1
+    return prefix if count == 0 else f"{prefix}_{count}"
+
+
+def reset_names() -> None:
+    """Forget every name handed out so far (tests and notebooks)."""
+    _counters.clear()

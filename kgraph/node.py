@@ -1,0 +1,82 @@
+"""``Node`` and ``KerasHistory``: how the symbolic graph is recorded.
+
+Calling a layer on KerasTensors runs no computation. It creates a ``Node`` for that call,
+appends it to ``layer._inbound_nodes``, and gives every output tensor a
+``_keras_history = KerasHistory(layer, node_index, tensor_index)``: the producing layer,
+which of its calls produced it, and which of that call's outputs it is. A node keeps the
+call's arguments (``node.call_args`` / ``node.call_kwargs``, with KerasTensors in place of
+values) and the flat list of its input tensors, ``node._keras_inputs``; each input tensor's
+own history points at its parent node. These back-pointers form a DAG whose vertices are
+layer calls and whose edges are KerasTensors; ``kgraph.graph`` walks it from the outputs
+back to the inputs. A layer called twice has two nodes and one set of weights.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+
+from kgraph.keras_tensor import KerasTensor
+
+
+class KerasHistory(NamedTuple):
+    """Where a KerasTensor came from: ``(layer, node_index, tensor_index)``."""
+
+    layer: object
+    node_index: int
+    tensor_index: int
+
+
+def _is_tensor(x):
+    return isinstance(x, KerasTensor)
+
+
+class Node:
+    """One call of ``layer`` on symbolic inputs."""
+
+    __slots__ = ("layer", "call_args", "call_kwargs", "outputs", "_keras_inputs",
+                 "_arg_leaves", "_arg_treedef", "_tensor_positions", "_output_treedef")
+
+    def __init__(self, layer, call_args=(), call_kwargs=None, outputs=()):
+        self.layer = layer
+        self.call_args = tuple(call_args)
+        self.call_kwargs = dict(call_kwargs or {})
+        leaves, self._arg_treedef = jax.tree_util.tree_flatten((self.call_args, self.call_kwargs))
+        self._arg_leaves = leaves
+        self._tensor_positions = [i for i, leaf in enumerate(leaves) if _is_tensor(leaf)]
+        self._keras_inputs = [leaves[i] for i in self._tensor_positions]
+        flat_outputs, self._output_treedef = jax.tree_util.tree_flatten(outputs)
+        self.outputs = flat_outputs
+        node_index = len(layer._inbound_nodes)
+        layer._inbound_nodes.append(self)
+        for tensor_index, tensor in enumerate(flat_outputs):
+            tensor._keras_history = KerasHistory(layer, node_index, tensor_index)
+
+    @property
+    def node_index(self) -> int:
+        return self.outputs[0]._keras_history.node_index if self.outputs else -1
+
+    @property
+    def parent_nodes(self) -> list:
+        """The nodes that produced this node's inputs (with repeats, in input order)."""
+        return [t._keras_history.layer._inbound_nodes[t._keras_history.node_index]
+                for t in self._keras_inputs]
+
+    @property
+    def is_input(self) -> bool:
+        return not self._keras_inputs and getattr(self.layer, "is_input_layer", False)
+
+    def arguments(self, values):
+        """``(args, kwargs)`` of this call with ``values[i]`` for the i-th input tensor."""
+        leaves = list(self._arg_leaves)
+        for position, value in zip(self._tensor_positions, values):
+            leaves[position] = value
+        return jax.tree_util.tree_unflatten(self._arg_treedef, leaves)
+
+    def structure_outputs(self, flat):
+        """Put a flat list of output values back into the call's output structure."""
+        return jax.tree_util.tree_unflatten(self._output_treedef, flat)
+
+    def __repr__(self):
+        return f"<Node {self.layer.name}[{self.node_index}]>"

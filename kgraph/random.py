@@ -1,0 +1,36 @@
+"""Global randomness for eager use: weight initial values and eager random layers.
+
+Compiled programs never touch this: ``program.init(key)`` and ``program.apply(..., key=)``
+take explicit keys. Eager conveniences (building a layer by calling it on an array, an
+eager ``Dropout(training=True)`` call without ``key=``) draw from one seeded stream, so a
+notebook is reproducible after ``kgraph.random.set_seed(n)``.
+
+>>> import kgraph as kg
+>>> kg.random.set_seed(0)
+"""
+
+import jax
+
+_seed = 0
+_key = None
+_count = 0
+
+
+def set_seed(seed: int) -> None:
+    """Reset the eager stream and the seed eager weight initial values derive from."""
+    global _seed, _key, _count
+    _seed, _key, _count = int(seed), None, 0
+
+
+def seed() -> int:
+    """The current global seed."""
+    return _seed
+
+
+def next_key():
+    """A fresh key from the eager stream."""
+    global _key, _count
+    if _key is None:
+        _key = jax.random.PRNGKey(_seed)
+    _count += 1
+    return jax.random.fold_in(_key, _count)

@@ -1,0 +1,104 @@
+"""Output shape/dtype inference by abstract evaluation of a layer's ``call``.
+
+Unknown dimensions (None) become JAX symbolic dimensions, so one ``jax.eval_shape`` trace
+answers for every batch size; a dimension that comes out as an expression of them is
+unknown (None) in the result. Code that cannot run on symbolic sizes (e.g. a Python
+``if x.shape[0] > 1``) falls back to two traces with different concrete sizes, keeping
+the dimensions that agree, as Keras does. Results are cached per layer and signature, so a
+layer called again on same-shaped inputs is not traced again.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from kgraph import context
+from kgraph.keras_tensor import KerasTensor
+
+_FALLBACK_SIZES = (83, 89)
+
+
+def _signature(leaves):
+    parts = []
+    for leaf in leaves:
+        if isinstance(leaf, KerasTensor):
+            parts.append(("T", leaf.shape, leaf.dtype.name))
+        elif hasattr(leaf, "shape") and hasattr(leaf, "dtype"):
+            parts.append(("A", id(leaf)))  # constant array: identity is its signature
+        else:
+            parts.append(("C", type(leaf).__name__, repr(leaf)))
+    return tuple(parts)
+
+
+def infer_output_spec(layer, args, kwargs, cache):
+    """KerasTensors (without history) describing ``layer.call(*args, **kwargs)``'s outputs.
+
+    ``cache`` is a dict owned by the caller (per layer, or per operation kind).
+    """
+    leaves, treedef = jax.tree_util.tree_flatten((args, kwargs))
+    positions = [i for i, leaf in enumerate(leaves) if isinstance(leaf, KerasTensor)]
+    key = (treedef, _signature(leaves)) if cache is not None else None
+    if key is not None and key in cache:
+        out_treedef, specs = cache[key]
+    else:
+        out_treedef, specs = _evaluate(layer, leaves, treedef, positions)
+        if key is not None:
+            cache[key] = (out_treedef, specs)
+    return jax.tree_util.tree_unflatten(
+        out_treedef, [KerasTensor(shape, dtype) for shape, dtype in specs])
+
+
+def _evaluate(layer, leaves, treedef, positions):
+    tensors = [leaves[i] for i in positions]
+    variables = layer.weights
+    var_specs = [jax.ShapeDtypeStruct(v.shape, v.dtype) for v in variables]
+    var_ids = [id(v) for v in variables]
+
+    def run(var_values, tensor_values):
+        filled = list(leaves)
+        for position, value in zip(positions, tensor_values):
+            filled[position] = value
+        args, kwargs = jax.tree_util.tree_unflatten(treedef, filled)
+        ctx = context.CallContext(values=dict(zip(var_ids, var_values)),
+                                  key=jax.random.PRNGKey(0), collect_assignments=True)
+        with ctx:
+            return layer(*args, **kwargs)
+
+    try:
+        out = jax.eval_shape(run, var_specs, _symbolic_specs(tensors))
+        out_leaves, out_treedef = jax.tree_util.tree_flatten(out)
+        specs = [(tuple(d if isinstance(d, int) else None for d in o.shape), o.dtype)
+                 for o in out_leaves]
+        return out_treedef, specs
+    except Exception:  # noqa: BLE001 - retried concretely below, which reports the error
+        pass
+    outs = []
+    for size in _FALLBACK_SIZES:
+        concrete = [jax.ShapeDtypeStruct(tuple(size if d is None else d for d in t.shape),
+                                         t.dtype) for t in tensors]
+        try:
+            outs.append(jax.eval_shape(run, var_specs, concrete))
+        except Exception as error:
+            shapes = ", ".join(str(t.shape) for t in tensors)
+            raise type(error)(
+                f'Layer "{layer.name}" ({type(layer).__name__}) failed while computing its '
+                f"output shape for input shapes [{shapes}]: {error}") from error
+    first, out_treedef = jax.tree_util.tree_flatten(outs[0])
+    second = jax.tree_util.tree_leaves(outs[1])
+    specs = [(tuple(a if a == b else None for a, b in zip(o1.shape, o2.shape)), o1.dtype)
+             for o1, o2 in zip(first, second)]
+    return out_treedef, specs
+
+
+def _symbolic_specs(tensors):
+    """ShapeDtypeStructs with one symbolic dimension per axis position that is None."""
+    axes = sorted({axis for t in tensors for axis, d in enumerate(t.shape) if d is None})
+    if axes:
+        dims = jax.export.symbolic_shape(", ".join(f"_d{axis}" for axis in axes))
+        symbol = dict(zip(axes, dims))
+    else:
+        symbol = {}
+    return [jax.ShapeDtypeStruct(tuple(symbol[a] if d is None else d
+                                       for a, d in enumerate(t.shape)), jnp.dtype(t.dtype))
+            for t in tensors]

@@ -1,0 +1,88 @@
+"""``Variable``: one named weight of a layer.
+
+A variable holds its shape, dtype, initializer and trainability, and (only once something
+reads it eagerly) a stored value. Compiled programs never read stored values: they take
+weights from the ``params``/``state`` pytrees through the call context, so building a
+10,000-layer graph allocates no arrays.
+
+>>> import kgraph as kg
+>>> layer = kg.layers.Dense(3)
+>>> _ = layer(jax.numpy.ones((2, 4)))
+>>> layer.weights[0].name, layer.weights[0].shape
+('kernel', (4, 3))
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from kgraph import context, initializers
+from kgraph import random as kg_random
+
+
+class Variable:
+    """A layer weight: name, shape, dtype, initializer, trainable, and its value."""
+
+    def __init__(self, shape, initializer, dtype="float32", trainable=True, name="variable",
+                 owner=None):
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = jnp.dtype(dtype)
+        self.initializer = initializers.get(initializer)
+        self.trainable = bool(trainable)
+        self.name = name
+        self.owner = owner  # the layer that created it
+        self._value = None
+
+    @property
+    def path(self) -> str:
+        """``layer_name/weight_name``."""
+        return f"{self.owner.name}/{self.name}" if self.owner is not None else self.name
+
+    def initial_value(self, key):
+        """A fresh initial value drawn with ``key``."""
+        value = self.initializer(key, self.shape, self.dtype)
+        return jnp.asarray(value, self.dtype)
+
+    @property
+    def value(self):
+        """The value in the active call context, else the stored value (made on first use)."""
+        ctx = context.current()
+        if ctx is not None:
+            value = ctx.read(self)
+            if value is not None:
+                return value
+        if self._value is None:
+            key = jax.random.fold_in(jax.random.PRNGKey(kg_random.seed()),
+                                     context.stable_hash(self.path))
+            self._value = self.initial_value(key)
+        return self._value
+
+    def assign(self, value):
+        """Set a new value (recorded in the context during pure execution)."""
+        value = jnp.asarray(value, self.dtype)
+        if tuple(value.shape) != self.shape:
+            raise ValueError(
+                f'Cannot assign to weight "{self.path}": expected shape {self.shape}, '
+                f"received shape {tuple(value.shape)}."
+            )
+        ctx = context.current()
+        if ctx is not None and ctx.collect_assignments:
+            if self.trainable and ctx.values is not None and id(self) in ctx.values:
+                raise ValueError(
+                    f'Layer code assigned to trainable weight "{self.path}" during a pure '
+                    "apply. Only non-trainable weights (state) may be updated inside call; "
+                    "trainable weights change through the optimizer."
+                )
+            ctx.assignments[id(self)] = value
+        else:
+            self._value = value
+
+    def numpy(self) -> np.ndarray:
+        """The stored value as a NumPy array."""
+        return np.asarray(self.value)
+
+    def __repr__(self):
+        kind = "trainable" if self.trainable else "non-trainable"
+        return f"<Variable {self.path} shape={self.shape} dtype={self.dtype.name} {kind}>"
