@@ -94,7 +94,8 @@ def fit(model, x, y, batch_size=32, epochs=1, verbose=1, validation_data=None, s
             print(f"Epoch {epoch + 1}/{epochs} - {steps} steps - {seconds:.2f}s - "
                   f"{_format_logs(logs)}", flush=True)
     trainer.write_back(ts)
-    model._opt_state, model._train_key = ts.opt_state, ts.key
+    model._opt_state = ts.opt_state
+    model._train_key = jax.random.fold_in(ts.key, ts.step)  # next fit draws new masks
     return history
 
 

@@ -23,7 +23,10 @@ from runtime import losses, metrics as metrics_lib, optimizers
 
 
 class TrainState(NamedTuple):
-    """Everything that changes during training, as one pytree."""
+    """Everything training carries from step to step, as one pytree.
+
+    ``key`` is the base PRNG key; step ``n`` uses ``fold_in(key, n)``.
+    """
 
     params: Any
     state: Any
@@ -107,7 +110,9 @@ class Trainer:
 
     def _train_step(self, ts: TrainState, batch):
         x, y, sample_weight = _unpack(batch)
-        key, step_key = jax.random.split(ts.key)
+        # The base key never changes; each step's key is derived from it and the step
+        # number, so a model without random layers compiles to no key arithmetic at all.
+        step_key = jax.random.fold_in(ts.key, ts.step)
 
         def objective(params):
             y_pred, new_state = self.program.apply(params, ts.state, x, training=True,
@@ -119,7 +124,7 @@ class Trainer:
             ts.params)
         updates, opt_state = self.optimizer.update(grads, ts.opt_state, ts.params)
         params = optax.apply_updates(ts.params, updates)
-        new_ts = TrainState(params, new_state, opt_state, ts.step + 1, key)
+        new_ts = TrainState(params, new_state, opt_state, ts.step + 1, ts.key)
         return new_ts, self._logs(y, y_pred, sample_weight, loss)
 
     def _eval_step(self, ts: TrainState, batch):
