@@ -17,37 +17,37 @@ Prints, in one run:
    ratio of medians), and a comparison of the compiled XLA programs (instruction histograms,
    cost-analysis flops/bytes).
 
-The kgraph side is measured twice when ``runtime.Trainer`` is available: through
-``Trainer.train_step`` and through a step written directly over ``program.apply``.
-Everything ends with a markdown table for the README.
+The kgraph side is measured twice: through ``runtime.Trainer.train_step`` and through a
+step written directly over ``program.apply``. The XLA program comparison lives in
+``hlo_compare.py``. Everything ends with a markdown table for the README.
 """
 
 from __future__ import annotations
 
 import argparse
-import collections
-import dataclasses
 import gc
 import os
 import platform
-import re
 import statistics
 import sys
 import time
-import traceback
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
 
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if _ROOT not in sys.path:  # runnable as a script from anywhere
-    sys.path.insert(0, _ROOT)
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_ROOT = os.path.dirname(_HERE)
+for _path in (_ROOT, _HERE):  # runnable as a script from anywhere
+    if _path not in sys.path:
+        sys.path.insert(0, _path)
 
 import compiler  # noqa: E402
 import kgraph as kg  # noqa: E402
+from hlo_compare import compare_hlo  # noqa: E402
 from kgraph import graph as kg_graph  # noqa: E402
+from runtime import Trainer, losses as rt_losses  # noqa: E402
 
 TARGET_MS_PER_CALL = 0.3
 TARGET_ORDER_S_10K = 1.0
@@ -202,7 +202,7 @@ def run_overhead_benchmark(quick):
     """Per-step fixed cost on a tiny MLP, where dispatch and bookkeeping dominate the math."""
     n_in, hid, out, batch = 4, 4, 3, 8
     rounds, steps = (10, 100) if quick else (30, 200)
-    systems, _ = setup_systems(n_in, hid, out, batch)
+    systems = setup_systems(n_in, hid, out, batch)
     time_systems(systems, rounds, steps)
     hand = next(s for s in systems if s.name == "hand-written JAX")
     hand_med = float(np.median(hand.times))
@@ -261,28 +261,6 @@ def _copy(tree):
     return jax.tree_util.tree_map(lambda a: jnp.array(a, copy=True), tree)
 
 
-def _replace_field(obj, **fields):
-    if hasattr(obj, "_replace"):
-        return obj._replace(**fields)
-    if hasattr(obj, "replace"):
-        return obj.replace(**fields)
-    if dataclasses.is_dataclass(obj):
-        return dataclasses.replace(obj, **fields)
-    raise TypeError(f"cannot replace fields of {type(obj).__name__}")
-
-
-def load_trainer():
-    """``runtime.Trainer`` if runtime/trainer.py exists and imports; else (None, reason)."""
-    path = os.path.join(_ROOT, "runtime", "trainer.py")
-    if not os.path.exists(path):
-        return None, "runtime/trainer.py does not exist yet"
-    try:
-        from runtime import Trainer  # noqa: PLC0415
-    except Exception as e:  # noqa: BLE001 - report, do not crash the benchmark
-        return None, f"`from runtime import Trainer` failed: {type(e).__name__}: {e}"
-    return Trainer, None
-
-
 class System:
     """One train-step implementation: init a carry from shared weights, step it, block."""
 
@@ -290,7 +268,6 @@ class System:
         self.name, self.init, self.step = name, init, step
         self.loss_of, self.params_of, self.lower = loss_of, params_of, lower
         self.times = []
-        self.same_math = True  # computes the same loss as the hand-written step
 
     def run(self, carry, n):
         out = None
@@ -300,8 +277,10 @@ class System:
         return carry, out
 
 
-def _trainer_system(Trainer, label, loss, same_math, model, params0, x, y):
-    trainer = Trainer(model, optax.adam(1e-3), loss)
+def _trainer_system(model, params0, x, y):
+    """``Trainer.train_step`` with the same loss as the hand-written step (softmax CE on logits)."""
+    trainer = Trainer(model, optax.adam(1e-3),
+                      rt_losses.SparseCategoricalCrossentropy(from_logits=True))
     template = trainer.init(jax.random.PRNGKey(0))
     if jax.tree_util.tree_structure(template.params) != jax.tree_util.tree_structure(params0):
         raise ValueError("Trainer params pytree differs from program.init's: "
@@ -309,51 +288,21 @@ def _trainer_system(Trainer, label, loss, same_math, model, params0, x, y):
 
     def t_init():  # the Trainer's own opt_state/step/key, the shared initial weights
         ts = trainer.init(jax.random.PRNGKey(0))
-        return _replace_field(ts, params=_copy(params0))
+        return ts._replace(params=_copy(params0))
 
     def t_step(ts):
         ts, logs = trainer.train_step(ts, (x, y))
         return ts, logs["loss"]
 
-    def t_lower(ts):
-        fn = trainer.train_step
-        if not hasattr(fn, "lower"):
-            fn = jax.jit(fn)
-        return fn.lower(ts, (x, y))
-
-    sysm = System(label, t_init, t_step, lambda out: out, lambda ts: ts.params, t_lower)
-    sysm.same_math = same_math
-    return sysm
+    return System("kgraph Trainer", t_init, t_step, lambda out: out, lambda ts: ts.params,
+                  lambda ts: trainer.train_step.lower(ts, (x, y)))
 
 
 def make_systems(model, program, params0, state0, batch, tx):
     x, y = batch
-    systems = []
 
     # (a) kgraph via runtime.Trainer ---------------------------------------------------
-    # Two variants: the loss as a per-sample callable on logits (the same math as the
-    # hand-written step), and the Keras string "sparse_categorical_crossentropy", which in
-    # runtime.losses follows Keras's from_logits=False (it takes log(clip(y_pred)), i.e. it
-    # treats the model's logits as probabilities): a different loss, reported for reference.
-    Trainer, why = load_trainer()
-    trainer_note = why
-    if Trainer is not None:
-        try:
-            from runtime import losses as rt_losses  # noqa: PLC0415
-
-            logits_loss = rt_losses.SparseCategoricalCrossentropy(from_logits=True)
-        except Exception:  # noqa: BLE001
-            def logits_loss(y_true, y_pred):
-                return optax.softmax_cross_entropy_with_integer_labels(y_pred, y_true)
-        variants = [("kgraph Trainer", logits_loss, True),
-                    ("Trainer, loss string", "sparse_categorical_crossentropy", False)]
-        for label, loss, same_math in variants:
-            try:
-                systems.append(_trainer_system(Trainer, label, loss, same_math, model,
-                                               params0, x, y))
-            except Exception as e:  # noqa: BLE001
-                trainer_note = f"Trainer unusable: {type(e).__name__}: {e}"
-                traceback.print_exc()
+    systems = [_trainer_system(model, params0, x, y)]
 
     # (b) kgraph via program.apply (raw) -------------------------------------------------
     raw = make_raw_kgraph_step(program, tx)
@@ -383,7 +332,7 @@ def make_systems(model, program, params0, state0, batch, tx):
 
     systems.append(System("hand-written JAX", h_init, h_step, lambda out: out,
                           lambda c: kg_to_hand_inverse(c[0]), lambda c: hand.lower(*c, x, y)))
-    return systems, trainer_note
+    return systems
 
 
 def kg_to_hand_inverse(hp):
@@ -412,12 +361,8 @@ def check_equal(systems, n_steps=5):
         dp = max(jax.tree_util.tree_leaves(jax.tree_util.tree_map(
             lambda a, b: float(np.max(np.abs(a - b))), params, ref[1])))
         ok = dl < 1e-4 and dp < 1e-4
-        if sysm.same_math:
-            ok_all &= ok
-            verdict = "OK" if ok else "MISMATCH"
-        else:
-            verdict = ("differs as expected: Keras-default from_logits=False loss" if not ok
-                       else "unexpectedly equal")
+        ok_all &= ok
+        verdict = "OK" if ok else "MISMATCH"
         sysm.equal = ok
         print(f"  {sysm.name:<22} losses {' '.join(f'{v:.6f}' for v in losses)}"
               f"   max|dloss| {dl:.2e}  max|dparams| {dp:.2e}  {verdict}")
@@ -445,126 +390,10 @@ def time_systems(systems, rounds, steps):
             carries[sysm.name] = carry
 
 
-_HLO_OP = re.compile(r"^\s*(?:ROOT\s+)?%?[\w.\-]+\s*=\s*.*?\s([a-z][a-z0-9\-]*)\(")
-_MLIR_OP = re.compile(r"\b((?:stablehlo|chlo|mhlo|func|sdy)\.[a-z_\.]+)\b")
-_METADATA = re.compile(r",?\s*metadata=\{[^}]*\}")
-_OP_NAME = re.compile(r'op_name="([^"]*)"')
-_HLO_NAME = re.compile(r"%[\w.\-]+")
-
-
-def hlo_instructions(text):
-    """``[(opcode, normalized line, op_name)]``: names and metadata stripped from each line."""
-    result = []
-    for line in text.splitlines():
-        m = _HLO_OP.match(line)
-        if m:
-            op_name = _OP_NAME.search(line)
-            norm = _HLO_NAME.sub("%_", _METADATA.sub("", line)).strip()
-            result.append((m.group(1), norm, op_name.group(1) if op_name else ""))
-    return result
-
-
-def mlir_histogram(text):
-    hist = collections.Counter()
-    for line in text.splitlines():
-        s = line.strip()
-        if s.startswith("//") or "=" not in s and not s.startswith(("stablehlo.", "func.")):
-            continue
-        m = _MLIR_OP.search(s)
-        if m:
-            hist[m.group(1)] += 1
-    return hist
-
-
-def _cost(compiled):
-    try:
-        ca = compiled.cost_analysis()
-    except Exception:  # noqa: BLE001
-        return {}
-    if isinstance(ca, (list, tuple)):
-        ca = ca[0] if ca else {}
-    return ca or {}
-
-
-def _source_of(op_name):
-    """A short JAX-level description of an HLO instruction's origin (from its op_name)."""
-    parts = [p for p in op_name.split("/") if p]
-    return "/".join(parts[1:4]) if len(parts) > 1 else (op_name or "?")
-
-
-def compare_hlo(systems):
-    _header("3c. XLA program comparison (optimized HLO after XLA passes; StableHLO before)")
-    info = {}
-    for sysm in systems:
-        lowered = sysm.lower(sysm.init())
-        compiled = lowered.compile()
-        text = compiled.as_text()
-        instrs = hlo_instructions(text)
-        info[sysm.name] = {
-            "instrs": instrs, "hlo": collections.Counter(op for op, _, _ in instrs),
-            "lines": [norm for _, norm, _ in instrs], "hlo_chars": len(text),
-            "mlir": mlir_histogram(lowered.as_text()), "cost": _cost(compiled),
-            "text": text, "mlir_text": lowered.as_text(),
-        }
-    print(f"{'system':<24}{'HLO instrs':>11}{'fusions':>9}{'dots':>6}{'HLO chars':>11}"
-          f"{'StableHLO ops':>15}{'flops':>14}{'bytes accessed':>16}")
-    for name, d in info.items():
-        c = d["cost"]
-        print(f"{name:<24}{len(d['instrs']):>11}{d['hlo'].get('fusion', 0):>9}"
-              f"{d['hlo'].get('dot', 0):>6}{d['hlo_chars']:>11}{sum(d['mlir'].values()):>15}"
-              f"{c.get('flops', float('nan')):>14.6g}{c.get('bytes accessed', float('nan')):>16.6g}")
-    print("(HLO chars include source-location metadata, so they differ even for identical programs)")
-    ref = info["hand-written JAX"]
-    verdicts = {}
-    for name, d in info.items():
-        if name == "hand-written JAX":
-            continue
-        same_text = d["lines"] == ref["lines"]
-        same_hlo = d["hlo"] == ref["hlo"]
-        same_flops = d["cost"].get("flops") == ref["cost"].get("flops")
-        same_bytes = d["cost"].get("bytes accessed") == ref["cost"].get("bytes accessed")
-        same_mlir = d["mlir"] == ref["mlir"]
-        verdicts[name] = same_text or (same_hlo and same_flops and same_bytes)
-        print(f"\n{name} vs hand-written JAX:")
-        print(f"  optimized HLO, instruction by instruction (names/metadata stripped): "
-              f"{'IDENTICAL' if same_text else 'DIFFERENT'}")
-        print(f"  optimized-HLO opcode histogram {'MATCH' if same_hlo else 'DIFFERS'}; flops "
-              f"{'MATCH' if same_flops else 'DIFFER'}; bytes accessed "
-              f"{'MATCH' if same_bytes else 'DIFFER'}; StableHLO op histogram "
-              f"{'MATCH' if same_mlir else 'DIFFERS'}")
-        if not same_flops and d["cost"].get("flops") and ref["cost"].get("flops"):
-            print(f"  flops {d['cost']['flops']:.6g} vs {ref['cost']['flops']:.6g} "
-                  f"({d['cost']['flops'] / ref['cost']['flops'] - 1:+.4%}); bytes accessed "
-                  f"{d['cost'].get('bytes accessed', 0):.6g} vs "
-                  f"{ref['cost'].get('bytes accessed', 0):.6g}")
-        for label, key in (("optimized HLO", "hlo"), ("StableHLO", "mlir")):
-            diff = {op: (d[key].get(op, 0), ref[key].get(op, 0))
-                    for op in set(d[key]) | set(ref[key]) if d[key].get(op, 0) != ref[key].get(op, 0)}
-            if diff:
-                print(f"  {label} opcode counts differing ({name} vs hand): " + ", ".join(
-                    f"{op} {a} vs {b}" for op, (a, b) in sorted(diff.items())))
-        if not same_text:
-            extra = collections.Counter(d["lines"]) - collections.Counter(ref["lines"])
-            missing = collections.Counter(ref["lines"]) - collections.Counter(d["lines"])
-            origin = collections.Counter()
-            for _, norm, op_name in d["instrs"]:
-                if extra.get(norm):
-                    origin[_source_of(op_name)] += 1
-            print(f"  instructions only in {name}: {sum(extra.values())}; only in hand: "
-                  f"{sum(missing.values())}")
-            if origin:
-                print("  where the extra instructions come from (JAX op_name, top 12): " + "; ".join(
-                    f"{src} x{n}" for src, n in origin.most_common(12)))
-    return info, verdicts
-
-
 def run_train_benchmark(quick, rounds, steps, dump_dir=None):
     _header(f"3. Jitted train step: {IN}-{HID}-{HID}-{OUT} ReLU MLP, batch {BATCH}, Adam(1e-3), "
             f"softmax CE (integer labels)   target ratio <= {TARGET_RATIO}")
-    systems, trainer_note = setup_systems()
-    if trainer_note:
-        print(f"NOTE: runtime.Trainer: {trainer_note}. The kgraph step written over "
-              "program.apply in this script is measured regardless.")
+    systems = setup_systems()
     equal = check_equal(systems)
 
     print(f"\nTiming: warm-up, then {rounds} rounds x {steps} steps per system, order rotated/"
@@ -625,6 +454,7 @@ def run_train_benchmark(quick, rounds, steps, dump_dir=None):
 
     overhead = run_overhead_benchmark(quick)
 
+    _header("3c. XLA program comparison (optimized HLO after XLA passes; StableHLO before)")
     info, same = compare_hlo(systems)
     if dump_dir:
         os.makedirs(dump_dir, exist_ok=True)
@@ -636,7 +466,7 @@ def run_train_benchmark(quick, rounds, steps, dump_dir=None):
                 f.write(d["mlir_text"])
         print(f"(HLO dumped to {dump_dir})")
     return {"systems": systems, "hand_med": hand_med, "ratios": ratios, "equal": equal,
-            "same_hlo": same, "trainer_note": trainer_note, "overhead": overhead}
+            "same_hlo": same, "overhead": overhead}
 
 
 # --------------------------------------------------------------------------- summary
@@ -667,10 +497,8 @@ def print_markdown(graph_results, train):
         else:
             ratio = train["ratios"][sysm.name]
             same = "same XLA program" if train["same_hlo"].get(sysm.name) else "XLA program differs"
-            label = sysm.name if sysm.same_math else (
-                f"{sysm.name} (Keras from_logits=False loss: different math)")
             lo, hi = sysm.ci
-            lines.append(f"| train step, same MLP, {label} | {med:.3f} ms "
+            lines.append(f"| train step, same MLP, {sysm.name} | {med:.3f} ms "
                          f"(ratio {ratio:.3f}, 95% CI [{lo:.3f}, {hi:.3f}]; per-round ratio "
                          f"{sysm.paired:.3f}; {same}) | <= {TARGET_RATIO} "
                          f"{'✅' if ratio <= TARGET_RATIO else '❌'} |")
