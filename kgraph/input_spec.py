@@ -67,7 +67,9 @@ def assert_input_compatibility(input_spec, inputs, layer_name: str) -> None:
     for index, (spec, x) in enumerate(zip(specs, flat)):
         if spec is None:
             continue
-        shape = tuple(getattr(x, "shape", ()))
+        # Symbolic (non-integer) sizes, met while shapes are inferred, count as unknown.
+        shape = tuple(d if d is None or isinstance(d, int) else None
+                      for d in getattr(x, "shape", ()))
         ndim = len(shape)
         where = f'Input {index} of layer "{layer_name}" is incompatible with the layer:'
         if spec.ndim is not None and not spec.allow_last_axis_squeeze and ndim != spec.ndim:

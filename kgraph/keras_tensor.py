@@ -28,6 +28,9 @@ class KerasTensor:
 
     __slots__ = ("shape", "dtype", "name", "_keras_history", "__weakref__")
     __array_priority__ = 1000  # numpy defers to our reflected operators
+    # No __jax_array__: without it jax arrays also defer to our reflected operators
+    # (``jnp_array * tensor`` builds a node), and jax functions given a KerasTensor
+    # raise a TypeError naming the KerasTensor type.
 
     def __init__(self, shape, dtype="float32", name=None):
         self.shape = tuple(None if d is None else int(d) for d in shape)
@@ -47,9 +50,6 @@ class KerasTensor:
         raise TypeError(_BOOL_ERROR)
 
     def __array__(self, *args, **kwargs):
-        raise TypeError(_ARRAY_ERROR)
-
-    def __jax_array__(self):
         raise TypeError(_ARRAY_ERROR)
 
     def __len__(self):

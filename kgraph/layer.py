@@ -123,6 +123,10 @@ class Layer:
         var_attrs = self.__dict__.get("_var_attrs")
         if var_attrs is not None and name in var_attrs:
             return var_attrs[name].value
+        if isinstance(getattr(type(self), name, None), property):
+            # A property (e.g. ``output``) raised AttributeError and Python fell back to
+            # here: run it again so its own message, not a generic one, reaches the user.
+            return getattr(type(self), name).fget(self)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def _track_layer(self, layer):

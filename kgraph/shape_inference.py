@@ -5,7 +5,8 @@ answers for every batch size; a dimension that comes out as an expression of the
 unknown (None) in the result. Code that cannot run on symbolic sizes (e.g. a Python
 ``if x.shape[0] > 1``) falls back to two traces with different concrete sizes, keeping
 the dimensions that agree, as Keras does. Results are cached per layer and signature, so a
-layer called again on same-shaped inputs is not traced again.
+layer called again on same-shaped inputs is not traced again (calls that take a constant
+array, e.g. ``x @ w``, are traced each time: an array has no lasting identity to key on).
 """
 
 from __future__ import annotations
@@ -20,12 +21,15 @@ _FALLBACK_SIZES = (83, 89)
 
 
 def _signature(leaves):
+    """A hashable description of a call's arguments, or None if it cannot be cached."""
     parts = []
     for leaf in leaves:
         if isinstance(leaf, KerasTensor):
             parts.append(("T", leaf.shape, leaf.dtype.name))
         elif hasattr(leaf, "shape") and hasattr(leaf, "dtype"):
-            parts.append(("A", id(leaf)))  # constant array: identity is its signature
+            # A constant array. Its id() is reused once it is freed, and the output shape
+            # may depend on its values (a boolean mask), so such calls are not cached.
+            return None
         else:
             parts.append(("C", type(leaf).__name__, repr(leaf)))
     return tuple(parts)
@@ -38,7 +42,8 @@ def infer_output_spec(layer, args, kwargs, cache):
     """
     leaves, treedef = jax.tree_util.tree_flatten((args, kwargs))
     positions = [i for i, leaf in enumerate(leaves) if isinstance(leaf, KerasTensor)]
-    key = (treedef, _signature(leaves)) if cache is not None else None
+    signature = _signature(leaves) if cache is not None else None
+    key = (treedef, signature) if signature is not None else None
     if key is not None and key in cache:
         out_treedef, specs = cache[key]
     else:
@@ -81,9 +86,13 @@ def _evaluate(layer, leaves, treedef, positions):
             outs.append(jax.eval_shape(run, var_specs, concrete))
         except Exception as error:
             shapes = ", ".join(str(t.shape) for t in tensors)
-            raise type(error)(
-                f'Layer "{layer.name}" ({type(layer).__name__}) failed while computing its '
-                f"output shape for input shapes [{shapes}]: {error}") from error
+            message = (f'Layer "{layer.name}" ({type(layer).__name__}) failed while computing '
+                       f"its output shape for input shapes [{shapes}]: {error}")
+            try:
+                wrapped = type(error)(message)
+            except Exception:  # noqa: BLE001 - an exception type with another signature
+                wrapped = ValueError(message)
+            raise wrapped from error
     first, out_treedef = jax.tree_util.tree_flatten(outs[0])
     second = jax.tree_util.tree_leaves(outs[1])
     specs = [(tuple(a if a == b else None for a, b in zip(o1.shape, o2.shape)), o1.dtype)

@@ -30,6 +30,8 @@ class Variable:
         self.shape = tuple(int(d) for d in shape)
         self.dtype = jnp.dtype(dtype)
         self.initializer = initializers.get(initializer)
+        # Weights made by the same named initializer can be drawn together (compiler init).
+        self.initializer_kind = initializer if isinstance(initializer, (str, int, float)) else None
         self.trainable = bool(trainable)
         self.name = name
         self.owner = owner  # the layer that created it
@@ -54,9 +56,11 @@ class Variable:
             if value is not None:
                 return value
         if self._value is None:
-            key = jax.random.fold_in(jax.random.PRNGKey(kg_random.seed()),
-                                     context.stable_hash(self.path))
-            self._value = self.initial_value(key)
+            # Concrete even when first read inside a trace (a lazily built sub-layer).
+            with jax.ensure_compile_time_eval():
+                key = jax.random.fold_in(jax.random.PRNGKey(kg_random.seed()),
+                                         context.stable_hash(self.path))
+                self._value = self.initial_value(key)
         return self._value
 
     def assign(self, value):
