@@ -21,16 +21,21 @@ class WeightEntry(NamedTuple):
 
 
 def weight_entries(model) -> list[WeightEntry]:
-    """Every weight of ``model`` with its pytree path, in a fixed order."""
+    """Every weight of ``model`` with its pytree path, in a fixed order.
+
+    A weight reachable by two paths (a layer used both in a model and in a model nested
+    in it) appears once, at the first path in depth-first name order.
+    """
     trainable = {id(v) for v in model.trainable_weights}
-    entries, stack = [], [((), model._variable_tree())]
+    entries, seen, stack = [], set(), [((), model._variable_tree())]
     while stack:
         prefix, tree = stack.pop()
         for name in sorted(tree, reverse=True):
             node = tree[name]
             if isinstance(node, dict):
                 stack.append((prefix + (name,), node))
-            else:
+            elif id(node) not in seen:  # a layer shared at two nesting levels: once
+                seen.add(id(node))
                 entries.append(WeightEntry(prefix + (name,), node, id(node) in trainable))
     return entries
 

@@ -293,3 +293,23 @@ def test_trainable_weights_cannot_be_assigned_in_apply():
     # caught as soon as the layer is called symbolically (shape inference runs it purely)
     with pytest.raises(ValueError, match='assigned to trainable weight "bad/w" during a pure'):
         Bad()(kg.Input(shape=(2,)))
+
+
+def test_layer_shared_between_outer_and_nested_model_has_one_copy_of_weights():
+    shared = kg.layers.Dense(3, name="shared")
+    a = kg.Input(shape=(3,), name="a")
+    inner = kg.Model(a, shared(a), name="inner")
+    x = kg.Input(shape=(3,), name="x")
+    model = kg.Model(x, inner(shared(x)), name="outer")
+    program = compiler.compile(model)
+    params, state = program.init(jax.random.PRNGKey(0))
+    leaves = {jax.tree_util.keystr(path): leaf
+              for path, leaf in jax.tree_util.tree_flatten_with_path(params)[0]}
+    assert len(leaves) == 2  # one kernel and one bias, wherever the layer is used
+    (kernel,) = [v for k, v in leaves.items() if "kernel" in k]
+    (bias,) = [v for k, v in leaves.items() if "bias" in k]
+    data = jnp.ones((2, 3))
+    out, _ = program.apply(params, state, data)
+    np.testing.assert_allclose(out, (data @ kernel + bias) @ kernel + bias, rtol=1e-6)
+    grads = jax.grad(lambda p: program.apply(p, state, data)[0].sum())(params)
+    assert all(float(jnp.abs(g).sum()) > 0 for g in jax.tree_util.tree_leaves(grads))
