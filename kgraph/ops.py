@@ -16,7 +16,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from kgraph import naming
+from kgraph import naming, shape_inference
 from kgraph.keras_tensor import KerasTensor
 from kgraph.layer import Layer
 
@@ -43,7 +43,7 @@ class Operation(Layer):
             shapes = [a.shape if isinstance(a, KerasTensor) else jnp.shape(a) for a in args]
             dtypes = [a.dtype if isinstance(a, KerasTensor) else a for a in args]
             try:
-                return KerasTensor(_broadcast_shapes(shapes), jnp.result_type(*dtypes))
+                return KerasTensor(shape_inference.broadcast_shapes(shapes), jnp.result_type(*dtypes))
             except ValueError as error:
                 raise ValueError(f'Operation "{self.name}" cannot broadcast input shapes '
                                  f"{shapes}: {error}") from None
@@ -51,18 +51,6 @@ class Operation(Layer):
 
     def get_config(self):
         return {"name": self.name, "fn": self.fn.__name__}
-
-
-def _broadcast_shapes(shapes):
-    ndim = max(len(s) for s in shapes)
-    result = []
-    for axis in range(-ndim, 0):
-        dims = {s[axis] for s in shapes if len(s) >= -axis} - {1}
-        known = {d for d in dims if d is not None}
-        if len(known) > 1:
-            raise ValueError(f"incompatible sizes {sorted(known)} at axis {axis}")
-        result.append(known.pop() if known else (None if None in dims else 1))
-    return tuple(result)
 
 
 def _symbolic(*args):

@@ -100,6 +100,19 @@ def _evaluate(layer, leaves, treedef, positions):
     return out_treedef, specs
 
 
+def broadcast_shapes(shapes) -> tuple:
+    """NumPy broadcasting of shapes that may contain None; ValueError if incompatible."""
+    ndim = max(len(s) for s in shapes)
+    result = []
+    for axis in range(-ndim, 0):
+        dims = {s[axis] for s in shapes if len(s) >= -axis} - {1}
+        known = {d for d in dims if d is not None}
+        if len(known) > 1:
+            raise ValueError(f"incompatible sizes {sorted(known)} at axis {axis}")
+        result.append(known.pop() if known else (None if None in dims else 1))
+    return tuple(result)
+
+
 def _symbolic_specs(tensors):
     """ShapeDtypeStructs with one symbolic dimension per axis position that is None."""
     axes = sorted({axis for t in tensors for axis, d in enumerate(t.shape) if d is None})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from kgraph import shape_inference
 from kgraph.layer import Layer
 
 
@@ -41,16 +42,11 @@ class Add(_Merge):
         return out
 
     def compute_output_shape(self, input_shape):
-        ndim = max(len(s) for s in input_shape)
-        result = []
-        for axis in range(-ndim, 0):
-            dims = {s[axis] for s in input_shape if len(s) >= -axis} - {1}
-            known = {d for d in dims if d is not None}
-            if len(known) > 1:
-                raise ValueError(f'Layer "{self.name}" (Add) received inputs with incompatible '
-                                 f"shapes: {_fmt(input_shape)}.")
-            result.append(known.pop() if known else (None if None in dims else 1))
-        return tuple(result)
+        try:
+            return shape_inference.broadcast_shapes(input_shape)
+        except ValueError:
+            raise ValueError(f'Layer "{self.name}" (Add) received inputs with incompatible '
+                             f"shapes: {_fmt(input_shape)}.") from None
 
 
 class Concatenate(_Merge):
