@@ -36,6 +36,8 @@ class Functional(Model):
     given raises ``Graph disconnected`` and duplicate layer names raise, both at once.
     """
 
+    autocast = False  # each inner layer casts for itself
+
     def __init__(self, inputs, outputs, name=None, trainable=True):
         super().__init__(name=name or naming.unique_name("functional"), trainable=trainable)
         self._inputs_struct = inputs

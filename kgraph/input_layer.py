@@ -16,6 +16,7 @@ class InputLayer(Layer):
     """The layer behind an ``Input`` tensor: one node, no inputs, no weights."""
 
     is_input_layer = True
+    autocast = False
 
     def __init__(self, shape=None, batch_size=None, dtype="float32", name=None,
                  input_tensor=None):

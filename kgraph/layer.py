@@ -34,7 +34,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kgraph import context, naming, shape_inference
+from kgraph import context, dtype_policy, naming, shape_inference
 from kgraph.input_spec import assert_input_compatibility
 from kgraph.keras_tensor import KerasTensor
 from kgraph.node import Node
@@ -74,8 +74,12 @@ class Layer:
     Args:
       name: unique name (auto: snake_case of the class, then ``_1``, ``_2``...).
       trainable: whether the layer's trainable weights are trained.
-      dtype: dtype of the layer's weights and computation (default float32).
+      dtype: a dtype or policy name: ``"float32"`` (default), ``"bfloat16"``, or
+        ``"mixed_bfloat16"`` (float32 weights, bfloat16 compute); see ``kgraph.dtype_policy``.
     """
+
+    #: Cast floating inputs and weights to ``compute_dtype`` in ``__call__`` / ``call``.
+    autocast = True
 
     def __init__(self, name=None, trainable=True, dtype=None, **kwargs):
         if kwargs:
@@ -83,7 +87,7 @@ class Layer:
                             f"{sorted(kwargs)}.")
         self.name = name or naming.unique_name(naming.to_snake_case(type(self).__name__))
         self._trainable = bool(trainable)
-        self.dtype = jnp.dtype(dtype or "float32")
+        self.dtype_policy = dtype_policy.get(dtype)
         self.built = False
         self.input_spec = None
         self._inbound_nodes: list[Node] = []
@@ -122,7 +126,7 @@ class Layer:
     def __getattr__(self, name):
         var_attrs = self.__dict__.get("_var_attrs")
         if var_attrs is not None and name in var_attrs:
-            return var_attrs[name].value
+            return self._autocast(var_attrs[name].value)
         if isinstance(getattr(type(self), name, None), property):
             # A property (e.g. ``output``) raised AttributeError and Python fell back to
             # here: run it again so its own message, not a generic one, reaches the user.
@@ -137,6 +141,29 @@ class Layer:
     def _tracked_layers(self) -> list:
         """Sub-layers whose weights belong to this layer (nested in its weight tree)."""
         return self.__dict__.get("_sublayers", [])
+
+    @property
+    def dtype(self):
+        """The dtype of the layer's weights (``dtype_policy.variable_dtype``)."""
+        return self.dtype_policy.variable_dtype
+
+    @property
+    def compute_dtype(self):
+        """The dtype the layer computes in (``dtype_policy.compute_dtype``)."""
+        return self.dtype_policy.compute_dtype
+
+    def _cast_dtype(self, dtype):
+        """The dtype a value of ``dtype`` has inside ``call``: floats become compute dtype."""
+        if self.autocast and jnp.issubdtype(dtype, jnp.floating):
+            return self.compute_dtype
+        return jnp.dtype(dtype)
+
+    def _autocast(self, x):
+        """Cast a floating array to the compute dtype (other values pass through)."""
+        dtype = getattr(x, "dtype", None)
+        if dtype is not None and dtype != self._cast_dtype(dtype):
+            return x.astype(self.compute_dtype)
+        return x
 
     @property
     def trainable(self) -> bool:
@@ -248,7 +275,7 @@ class Layer:
         if type(self).compute_output_shape is not Layer.compute_output_shape:
             inputs = args[0] if args else kwargs.get("inputs")
             shape = self.compute_output_shape(_shapes(inputs))
-            dtypes = [t.dtype for t in jax.tree_util.tree_leaves(inputs)]
+            dtypes = [self._cast_dtype(t.dtype) for t in jax.tree_util.tree_leaves(inputs)]
             dtype = self.compute_output_dtype(jnp.result_type(*dtypes))
             if isinstance(shape, tuple) and all(d is None or isinstance(d, int) for d in shape):
                 return KerasTensor(shape, dtype)
@@ -275,6 +302,8 @@ class Layer:
         if _has_keras_tensor((args, kwargs)):
             return self._symbolic_call(args, kwargs)
         args, kwargs = jax.tree_util.tree_map(_to_jax, (args, kwargs))
+        if self.autocast:
+            args = jax.tree_util.tree_map(self._autocast, args)
         inputs = args[0] if args else kwargs.get("inputs")
         self._maybe_build(inputs)
         self._check_inputs(inputs)
@@ -328,7 +357,7 @@ class Layer:
 
     # ------------------------------------------------------------------- config
     def get_config(self) -> dict:
-        return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype.name}
+        return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype_policy.name}
 
     @classmethod
     def from_config(cls, config):

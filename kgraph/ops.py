@@ -26,6 +26,8 @@ _shared_spec_cache: dict = {}
 class Operation(Layer):
     """A weightless layer wrapping an array function (one per symbolic op call)."""
 
+    autocast = False  # operations keep their operands' dtypes, as jax.numpy does
+
     def __init__(self, fn, name=None, **fn_kwargs):
         super().__init__(name=name or naming.unique_name(fn.__name__))
         self.fn = fn

@@ -54,7 +54,7 @@ class Dense(Layer):
         return tuple(input_shape[:-1]) + (self.units,)
 
     def compute_output_dtype(self, input_dtype):
-        return self.dtype
+        return self.compute_dtype
 
     def get_config(self):
         return {**super().get_config(), "units": self.units,
