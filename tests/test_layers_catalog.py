@@ -1,4 +1,4 @@
-"""Every layer of the catalog: one conformance test, then each layer's own behaviour."""
+"""Each core layer's own behaviour (the generic checks are in test_conformance.py)."""
 
 import jax
 import jax.numpy as jnp
@@ -12,85 +12,6 @@ from kgraph import layers
 
 def cube(x):
     return x ** 3
-
-
-# (id, factory, input shapes without the batch axis; a list of shapes means a list input)
-CATALOG = [
-    ("dense_relu", lambda: layers.Dense(4, activation="relu"), (3,)),
-    ("dense_callable", lambda: layers.Dense(4, activation=jax.nn.softplus), (3,)),
-    ("dense_custom_callable", lambda: layers.Dense(2, activation=cube), (3,)),
-    ("dense_no_bias", lambda: layers.Dense(4, use_bias=False), (3,)),
-    ("dense_rank3", lambda: layers.Dense(2), (2, 3)),
-    ("activation_name", lambda: layers.Activation("tanh"), (3,)),
-    ("activation_callable", lambda: layers.Activation(cube), (3,)),
-    ("dropout", lambda: layers.Dropout(0.5), (6,)),
-    ("batch_norm", lambda: layers.BatchNormalization(momentum=0.9), (3,)),
-    ("batch_norm_axis1", lambda: layers.BatchNormalization(axis=1), (2, 3)),
-    ("add", lambda: layers.Add(), [(3,), (3,)]),
-    ("add_three", lambda: layers.Add(), [(3,), (3,), (3,)]),
-    ("concatenate", lambda: layers.Concatenate(), [(2,), (3,)]),
-    ("concatenate_axis1", lambda: layers.Concatenate(axis=1), [(2, 3), (1, 3)]),
-    ("flatten", lambda: layers.Flatten(), (2, 3)),
-    ("reshape_minus_one", lambda: layers.Reshape((-1, 2)), (6,)),
-    ("reshape", lambda: layers.Reshape((3, 2)), (2, 3)),
-]
-IDS = [case[0] for case in CATALOG]
-SERIALIZABLE = [case for case in CATALOG if "custom_callable" not in case[0]
-                and case[0] != "activation_callable"]
-BATCH = 4
-
-
-def _build(factory, shapes):
-    layer = factory()
-    multi = isinstance(shapes, list)
-    inputs = [kg.Input(shape=s) for s in (shapes if multi else [shapes])]
-    out = layer(inputs if multi else inputs[0])
-    model = kg.Model(inputs if multi else inputs[0], out)
-    rng = np.random.default_rng(0)
-    arrays = [(rng.normal(size=(BATCH, *s)) * 2 + 0.5).astype(np.float32)
-              for s in (shapes if multi else [shapes])]
-    return layer, out, model, (arrays if multi else arrays[0])
-
-
-@pytest.mark.parametrize("name, factory, shapes", CATALOG, ids=IDS)
-def test_conformance_inference(name, factory, shapes, tree_allclose):
-    layer, symbolic, model, values = _build(factory, shapes)
-    eager = layer(values)
-    assert isinstance(eager, jax.Array)
-    # symbolic shape == eager shape, with the batch axis unknown
-    assert symbolic.shape == (None,) + eager.shape[1:]
-    assert symbolic.dtype == eager.dtype
-    # compiled apply == eager layer call == eager model call
-    program = compiler.compile(model)
-    out, state = program.apply(*compiler.variables(model), values)
-    assert tree_allclose(out, eager)
-    assert tree_allclose(model(values), eager)
-    assert tree_allclose(jax.jit(program.apply)(*compiler.variables(model), values)[0], eager,
-                         rtol=1e-5, atol=1e-6)
-    assert tree_allclose(state, compiler.variables(model)[1])  # inference keeps state
-
-
-@pytest.mark.parametrize("name, factory, shapes", CATALOG, ids=IDS)
-def test_conformance_training(name, factory, shapes, key, tree_allclose):
-    layer, symbolic, model, values = _build(factory, shapes)
-    program = compiler.compile(model)
-    params, state = compiler.variables(model)
-    out, new_state = program.apply(params, state, values, training=True, key=key)
-    assert out.shape == (BATCH,) + symbolic.shape[1:]
-    assert tree_allclose(compiler.variables(model)[1], state)  # apply mutated nothing
-    eager = model(values, training=True, key=key)  # eager training updates stored state
-    assert tree_allclose(out, eager)
-    assert tree_allclose(compiler.variables(model)[1], new_state)
-
-
-@pytest.mark.parametrize("name, factory, shapes", SERIALIZABLE,
-                         ids=[case[0] for case in SERIALIZABLE])
-def test_conformance_config_round_trip(name, factory, shapes):
-    layer, _, _, values = _build(factory, shapes)
-    config = layer.get_config()
-    clone = type(layer).from_config(config)
-    assert clone.get_config() == config
-    assert layer(values).shape == clone(values).shape
 
 
 # ------------------------------------------------------------------------- Dense
