@@ -66,7 +66,7 @@ class Program:
         position = {id(e): i for i, e in enumerate(self._entries)}
         return split_values(self._entries, lambda e: values[position[id(e)]])
 
-    def apply(self, params, state, inputs, *, training=False, key=None):
+    def apply(self, params, state, inputs, *, training=False, key=None, return_losses=False):
         """Run the model purely: ``(outputs, new_state)``.
 
         Args:
@@ -74,6 +74,9 @@ class Program:
           inputs: arrays in the model's input structure (tensor, list or dict).
           training: Python bool; training-mode behaviour (Dropout, BatchNorm updates).
           key: PRNG key for random layers (needed when they are random, e.g. training).
+          return_losses: also return the model's auxiliary loss, a scalar: the sum of
+            ``add_loss`` values (activity penalties) and weight regularizer penalties.
+            The result is then ``(outputs, new_state, losses)``.
         """
         values = {id(e.variable): get_path(params if e.is_param else state, e.path,
                                             "params" if e.is_param else "state")
@@ -88,7 +91,22 @@ class Program:
                 new = ctx.assignments.get(id(e.variable))
                 value = new if new is not None else values[id(e.variable)]
                 set_path(new_state, e.path, value)
-        return outputs, new_state
+        if not return_losses:
+            return outputs, new_state
+        losses = [jnp.sum(loss) for loss in ctx.losses]
+        losses += [e.variable.regularizer(values[id(e.variable)]) for e in self._entries
+                   if e.variable.regularizer is not None]
+        return outputs, new_state, sum(losses, jnp.zeros((), jnp.float32))
+
+    def constrain(self, params):
+        """``params`` with every weight constraint applied (after an optimizer update)."""
+        constrained = [e for e in self._entries if e.is_param and e.variable.constraint]
+        if not constrained:
+            return params
+        params = jax.tree_util.tree_map(lambda x: x, params)  # new containers, same leaves
+        for e in constrained:
+            set_path(params, e.path, e.variable.constraint(get_path(params, e.path, "params")))
+        return params
 
     def lower(self, params, state, inputs, *, training=False, key=None):
         """The jitted ``apply`` lowered for these arguments (``.as_text()`` is StableHLO)."""

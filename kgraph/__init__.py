@@ -7,7 +7,8 @@
 10
 """
 
-from kgraph import activations, datasets, dtype_policy, initializers, layers, ops, random
+from kgraph import (activations, constraints, datasets, dtype_policy, initializers, layers, ops,
+                    random, regularizers)
 from kgraph.functional import Functional
 from kgraph.input_layer import Input, InputLayer
 from kgraph.input_spec import InputSpec
@@ -19,6 +20,7 @@ from kgraph.node import KerasHistory, Node
 from kgraph.variables import Variable
 
 __all__ = ["Functional", "Input", "InputLayer", "InputSpec", "KerasHistory", "KerasTensor",
-           "Layer", "Model", "Node", "Variable", "activations", "datasets", "dtype_policy", "initializers",
-           "is_keras_tensor", "layers", "ops", "random", "reset_names"]
+           "Layer", "Model", "Node", "Variable", "activations", "constraints", "datasets",
+           "dtype_policy", "initializers", "is_keras_tensor", "layers", "ops", "random",
+           "regularizers", "reset_names"]
 __version__ = "0.1.0"

@@ -47,6 +47,7 @@ class CallContext:
         self.key = key
         self.collect_assignments = collect_assignments
         self.assignments: dict[int, Any] = {}
+        self.losses: list = []  # from layer.add_loss during this run
         self.path: list[str] = []
         self._key_counts: dict[str, int] = {}
 

@@ -34,7 +34,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kgraph import context, dtype_policy, naming, shape_inference
+from kgraph import constraints, context, dtype_policy, naming, regularizers, shape_inference
 from kgraph.input_spec import assert_input_compatibility
 from kgraph.keras_tensor import KerasTensor
 from kgraph.node import Node
@@ -81,13 +81,16 @@ class Layer:
     #: Cast floating inputs and weights to ``compute_dtype`` in ``__call__`` / ``call``.
     autocast = True
 
-    def __init__(self, name=None, trainable=True, dtype=None, **kwargs):
+    def __init__(self, name=None, trainable=True, dtype=None, activity_regularizer=None,
+                 **kwargs):
         if kwargs:
             raise TypeError(f"{type(self).__name__} got unexpected keyword argument(s) "
                             f"{sorted(kwargs)}.")
         self.name = name or naming.unique_name(naming.to_snake_case(type(self).__name__))
         self._trainable = bool(trainable)
         self.dtype_policy = dtype_policy.get(dtype)
+        self.activity_regularizer = regularizers.get(activity_regularizer)
+        self.losses: list = []  # losses added by the last eager call (see add_loss)
         self.built = False
         self.input_spec = None
         self._inbound_nodes: list[Node] = []
@@ -177,8 +180,12 @@ class Layer:
 
     # -------------------------------------------------------------------- weights
     def add_weight(self, shape=(), initializer="glorot_uniform", trainable=True, name=None,
-                   dtype=None):
-        """Create a weight. Its value is made lazily; compiled programs never need it."""
+                   dtype=None, regularizer=None, constraint=None):
+        """Create a weight. Its value is made lazily; compiled programs never need it.
+
+        ``regularizer`` (name or fn(weight) -> penalty) adds to the training loss;
+        ``constraint`` (name or fn(weight) -> weight) is applied after each update.
+        """
         auto = name is None
         if auto:
             taken = {v.name for v in self._own_variables}
@@ -188,7 +195,9 @@ class Layer:
                 name = f"variable_{i}"
         elif any(v.name == name for v in self._own_variables):
             raise ValueError(f'Layer "{self.name}" already has a weight named "{name}".')
-        variable = Variable(shape, initializer, dtype or self.dtype, trainable, name, owner=self)
+        variable = Variable(shape, initializer, dtype or self.dtype, trainable, name, owner=self,
+                            regularizer=regularizers.get(regularizer),
+                            constraint=constraints.get(constraint))
         variable._auto_named = auto
         self._own_variables.append(variable)
         return variable
@@ -283,6 +292,17 @@ class Layer:
                                           is_leaf=lambda s: isinstance(s, tuple))
         return shape_inference.infer_output_spec(self, args, kwargs, self._output_spec_cache)
 
+    def add_loss(self, value):
+        """Add a scalar to the model's loss (e.g. an activity penalty); call it in ``call``.
+
+        Pure runs collect it (``program.apply(..., return_losses=True)``, the Trainer);
+        after an eager call it is in ``layer.losses``.
+        """
+        ctx = context.current()
+        if ctx is None:
+            raise RuntimeError(f'Layer "{self.name}": add_loss can only be called inside call().')
+        ctx.losses.append(jnp.asarray(value, jnp.float32))
+
     def random_key(self):
         """A fresh PRNG key for this call (see ``kgraph.context``)."""
         ctx = context.current()
@@ -320,10 +340,16 @@ class Layer:
         ctx.path.append(self.name)
         try:
             with (ctx if own else contextlib.nullcontext()), jax.named_scope(self.name):
-                return self.call(*args, **kwargs)
+                outputs = self.call(*args, **kwargs)
+                if self.activity_regularizer is not None:
+                    for output in jax.tree_util.tree_leaves(outputs):
+                        self.add_loss(self.activity_regularizer(output))
         finally:
             ctx.path.pop()
             ctx.training = saved
+        if own:
+            self.losses = list(ctx.losses)
+        return outputs
 
     def _symbolic_call(self, args, kwargs):
         inputs = args[0] if args else kwargs.get("inputs")
@@ -357,7 +383,10 @@ class Layer:
 
     # ------------------------------------------------------------------- config
     def get_config(self) -> dict:
-        return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype_policy.name}
+        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype_policy.name}
+        if self.activity_regularizer is not None:
+            config["activity_regularizer"] = regularizers.serialize(self.activity_regularizer)
+        return config
 
     @classmethod
     def from_config(cls, config):

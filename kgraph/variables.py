@@ -26,7 +26,7 @@ class Variable:
     """A layer weight: name, shape, dtype, initializer, trainable, and its value."""
 
     def __init__(self, shape, initializer, dtype="float32", trainable=True, name="variable",
-                 owner=None):
+                 owner=None, regularizer=None, constraint=None):
         self.shape = tuple(int(d) for d in shape)
         self.dtype = jnp.dtype(dtype)
         self.initializer = initializers.get(initializer)
@@ -35,6 +35,8 @@ class Variable:
         self.trainable = bool(trainable)
         self.name = name
         self.owner = owner  # the layer that created it
+        self.regularizer = regularizer  # fn(value) -> penalty added to the loss, or None
+        self.constraint = constraint  # fn(value) -> projected value after updates, or None
         self._value = None
 
     @property

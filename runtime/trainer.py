@@ -115,15 +115,15 @@ class Trainer:
         step_key = jax.random.fold_in(ts.key, ts.step)
 
         def objective(params):
-            y_pred, new_state = self.program.apply(params, ts.state, x, training=True,
-                                                   key=step_key)
-            loss = weighted_mean(self.loss(y, y_pred), sample_weight)
+            y_pred, new_state, aux_loss = self.program.apply(
+                params, ts.state, x, training=True, key=step_key, return_losses=True)
+            loss = weighted_mean(self.loss(y, y_pred), sample_weight) + aux_loss
             return loss, (y_pred, new_state)
 
         (loss, (y_pred, new_state)), grads = jax.value_and_grad(objective, has_aux=True)(
             ts.params)
         updates, opt_state = self.optimizer.update(grads, ts.opt_state, ts.params)
-        params = optax.apply_updates(ts.params, updates)
+        params = self.program.constrain(optax.apply_updates(ts.params, updates))
         new_ts = TrainState(params, new_state, opt_state, ts.step + 1, ts.key)
         return new_ts, self._logs(y, y_pred, sample_weight, loss)
 

@@ -1,0 +1,83 @@
+"""Weight constraints by Keras name: ``max_norm``, ``non_neg``, ``unit_norm``.
+
+A constraint maps a weight to its projected value; the training step applies it after
+every optimizer update.
+
+>>> import jax.numpy as jnp
+>>> get("non_neg")(jnp.array([-1.0, 2.0])).tolist()
+[0.0, 2.0]
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+_EPSILON = 1e-7
+
+
+class Constraint:
+    def __call__(self, w):
+        raise NotImplementedError
+
+    def get_config(self) -> dict:
+        return {}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+
+class MaxNorm(Constraint):
+    """Scale so that the norm along ``axis`` is at most ``max_value``."""
+
+    def __init__(self, max_value=2.0, axis=0):
+        self.max_value, self.axis = float(max_value), axis
+
+    def __call__(self, w):
+        norms = jnp.sqrt(jnp.sum(jnp.square(w), axis=self.axis, keepdims=True))
+        desired = jnp.clip(norms, 0, self.max_value)
+        return w * (desired / (_EPSILON + norms))
+
+    def get_config(self):
+        return {"max_value": self.max_value, "axis": self.axis}
+
+
+class NonNeg(Constraint):
+    def __call__(self, w):
+        return w * (w >= 0).astype(w.dtype)
+
+
+class UnitNorm(Constraint):
+    def __init__(self, axis=0):
+        self.axis = axis
+
+    def __call__(self, w):
+        return w / (_EPSILON + jnp.sqrt(jnp.sum(jnp.square(w), axis=self.axis, keepdims=True)))
+
+    def get_config(self):
+        return {"axis": self.axis}
+
+
+_BY_NAME = {"max_norm": MaxNorm, "non_neg": NonNeg, "unit_norm": UnitNorm}
+_CLASSES = {"MaxNorm": MaxNorm, "NonNeg": NonNeg, "UnitNorm": UnitNorm}
+
+
+def get(identifier):
+    """None, a Keras name, a ``{"class_name", "config"}`` dict, or a callable."""
+    if identifier is None or callable(identifier):
+        return identifier
+    if isinstance(identifier, str) and identifier in _BY_NAME:
+        return _BY_NAME[identifier]()
+    if isinstance(identifier, dict) and identifier.get("class_name") in _CLASSES:
+        return _CLASSES[identifier["class_name"]].from_config(identifier.get("config", {}))
+    raise ValueError(f"Unknown constraint {identifier!r}. Expected one of {sorted(_BY_NAME)}, "
+                     "a config dict, or a callable fn(weight) -> weight.")
+
+
+def serialize(constraint):
+    if constraint is None:
+        return None
+    if isinstance(constraint, Constraint):
+        return {"class_name": type(constraint).__name__, "config": constraint.get_config()}
+    raise ValueError(f"Cannot serialize constraint {constraint!r}: use a kgraph.constraints "
+                     "object or name.")
