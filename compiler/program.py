@@ -16,6 +16,7 @@ import jax.numpy as jnp
 
 from compiler.weights import get_path, set_path, split_values, weight_entries
 from kgraph import context
+from kgraph.graph import NodeHook
 from kgraph.layer import Layer
 
 
@@ -66,7 +67,8 @@ class Program:
         position = {id(e): i for i, e in enumerate(self._entries)}
         return split_values(self._entries, lambda e: values[position[id(e)]])
 
-    def apply(self, params, state, inputs, *, training=False, key=None, return_losses=False):
+    def apply(self, params, state, inputs, *, training=False, key=None, return_losses=False,
+              capture=None, hooks=()):
         """Run the model purely: ``(outputs, new_state)``.
 
         Args:
@@ -77,12 +79,20 @@ class Program:
           return_losses: also return the model's auxiliary loss, a scalar: the sum of
             ``add_loss`` values (activity penalties) and weight regularizer penalties.
             The result is then ``(outputs, new_state, losses)``.
+          capture: layer paths (``"dense_1"``, ``"encoder/dense"``) whose outputs to return,
+            or True for every node; a dict ``{path: outputs}`` is then appended to the result.
+          hooks: ``kgraph.graph.NodeHook`` objects run around every node.
         """
         values = {id(e.variable): get_path(params if e.is_param else state, e.path,
                                             "params" if e.is_param else "state")
                   for e in self._entries}
         ctx = context.CallContext(values=values, training=training, key=key,
                                   collect_assignments=True)
+        captured = None
+        if capture is not None:
+            captured = {}
+            hooks = (*hooks, _Capture(capture, captured))
+        ctx.hooks = tuple(hooks)
         with ctx:
             outputs = self.model(inputs)
         new_state = {}
@@ -91,12 +101,20 @@ class Program:
                 new = ctx.assignments.get(id(e.variable))
                 value = new if new is not None else values[id(e.variable)]
                 set_path(new_state, e.path, value)
-        if not return_losses:
-            return outputs, new_state
-        losses = [jnp.sum(loss) for loss in ctx.losses]
-        losses += [e.variable.regularizer(values[id(e.variable)]) for e in self._entries
-                   if e.variable.regularizer is not None]
-        return outputs, new_state, sum(losses, jnp.zeros((), jnp.float32))
+        result = (outputs, new_state)
+        if return_losses:
+            losses = [jnp.sum(loss) for loss in ctx.losses]
+            losses += [e.variable.regularizer(values[id(e.variable)]) for e in self._entries
+                       if e.variable.regularizer is not None]
+            result += (sum(losses, jnp.zeros((), jnp.float32)),)
+        if captured is not None:
+            missing = [] if capture is True else sorted(set(capture) - set(captured))
+            if missing:
+                raise ValueError(f"capture: no layer at path(s) {missing} in model "
+                                 f"{self.model.name!r}; paths are layer names, nested ones as "
+                                 f"'inner_model/layer'.")
+            result += (captured,)
+        return result
 
     def constrain(self, params):
         """``params`` with every weight constraint applied (after an optimizer update)."""
@@ -115,6 +133,18 @@ class Program:
     def __repr__(self):
         return (f"<Program of {self.model.name!r}: {len(self.nodes)} nodes, "
                 f"{len(self._entries)} weights>")
+
+
+class _Capture(NodeHook):
+    """Store the outputs of the nodes at the requested paths (all of them for True)."""
+
+    def __init__(self, paths, store):
+        self.paths = None if paths is True else set(paths)
+        self.store = store
+
+    def after_node(self, node, path, args, kwargs, outputs):
+        if self.paths is None or path in self.paths:
+            self.store.setdefault(path, outputs)
 
 
 def compile(model) -> Program:  # noqa: A001 - the public name is compiler.compile

@@ -48,6 +48,8 @@ class CallContext:
         self.collect_assignments = collect_assignments
         self.assignments: dict[int, Any] = {}
         self.losses: list = []  # from layer.add_loss during this run
+        self.hooks: tuple = ()  # kgraph.graph.NodeHook objects run around every node
+        self.output_masks: dict = {}  # id(model) -> output masks of its last run
         self.path: list[str] = []
         self._key_counts: dict[str, int] = {}
 

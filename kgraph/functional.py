@@ -14,19 +14,32 @@ import collections
 
 import jax
 
-from kgraph import graph, naming
+from kgraph import context, graph, naming
 from kgraph.input_spec import InputSpec, assert_input_compatibility
 from kgraph.keras_tensor import KerasTensor
+from kgraph.layer import Layer, _call_parameters
 from kgraph.model import Model
 
 
-def _call_layer(node, args, kwargs):
-    return node.layer(*args, **kwargs)
+def _call_layer(node, args, kwargs, mask):
+    """Run a node's layer, giving it its input mask and computing its output mask."""
+    layer = node.layer
+    if mask is not None and "mask" not in kwargs and _accepts_mask(layer):
+        kwargs = {**kwargs, "mask": mask}
+    result = layer(*args, **kwargs)
+    if mask is None and type(layer).compute_mask is Layer.compute_mask:
+        return result, None
+    return result, layer.compute_mask(args[0] if args else None, mask)
 
 
-def _infer_layer(node, args, kwargs):
+def _infer_layer(node, args, kwargs, mask):
     kwargs = {k: v for k, v in kwargs.items() if k != "key"}
-    return node.layer.compute_output_spec(*args, **kwargs)
+    return node.layer.compute_output_spec(*args, **kwargs), None
+
+
+def _accepts_mask(layer) -> bool:
+    names, _ = _call_parameters(type(layer))
+    return "mask" in names
 
 
 class Functional(Model):
@@ -128,15 +141,30 @@ class Functional(Model):
     def _check_inputs(self, inputs):
         assert_input_compatibility(self.input_spec, self._flatten_inputs(inputs), self.name)
 
-    def _run(self, inputs, run_node, capture=None):
-        values = graph.run_graph(self._nodes, self.inputs, self._flatten_inputs(inputs),
-                                 self.outputs, run_node, capture)
+    def _run(self, inputs, run_node, mask=None, hooks=()):
+        ctx = context.current()
+        prefix = tuple(ctx.path[1:]) if ctx is not None else ()
+        masks = self._flatten_inputs(mask) if mask is not None else None
+        values, out_masks = graph.run_graph(self._nodes, self.inputs,
+                                            self._flatten_inputs(inputs), self.outputs,
+                                            run_node, masks, hooks, prefix)
+        if ctx is not None:
+            ctx.output_masks[id(self)] = out_masks
         return jax.tree_util.tree_unflatten(self._out_treedef, values)
 
-    def call(self, inputs, training=None):
-        return self._run(inputs, _call_layer)
+    def call(self, inputs, training=None, mask=None):
+        ctx = context.current()
+        return self._run(inputs, _call_layer, mask, ctx.hooks if ctx is not None else ())
 
-    def compute_output_spec(self, inputs, training=None, **kwargs):
+    def compute_mask(self, inputs, mask=None):
+        """The output masks of the last run of this model in the current call."""
+        ctx = context.current()
+        masks = ctx.output_masks.get(id(self)) if ctx is not None else None
+        if masks is None or all(m is None for m in masks):
+            return None
+        return jax.tree_util.tree_unflatten(self._out_treedef, masks)
+
+    def compute_output_spec(self, inputs, training=None, mask=None, **kwargs):
         return self._run(inputs, _infer_layer)
 
     def _symbolic_call(self, args, kwargs):

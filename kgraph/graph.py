@@ -7,12 +7,14 @@ where every node comes after the nodes that feed it: O(V + E).
 
 ``run_graph`` executes an ordered node list with a caller-supplied ``run_node``; the same
 interpreter serves eager calls and pure ``apply`` (run the layer), shape inference (infer
-specs) and intermediate capture.
+specs), Keras masks (carried beside the values) and node hooks (intermediate capture).
 """
 
 from __future__ import annotations
 
 from typing import Callable, Sequence
+
+import jax
 
 from kgraph.keras_tensor import KerasTensor
 from kgraph.node import Node
@@ -80,20 +82,57 @@ def _producer(tensor: KerasTensor) -> Node:
     return history.layer._inbound_nodes[history.node_index]
 
 
-def run_graph(nodes: Sequence[Node], inputs: Sequence[KerasTensor], values: Sequence,
-              outputs: Sequence[KerasTensor], run_node: Callable, capture=None) -> list:
-    """Run ``nodes`` in order: ``run_node(node, args, kwargs)`` returns a node's outputs.
+class NodeHook:
+    """Code run around every node of a graph run (as Chainer's function hooks).
 
-    ``values`` are the inputs' values; returns the outputs' values (a flat list). If
-    ``capture`` is a dict, every node's outputs are also stored in it by layer name.
+    Pass hooks to ``program.apply(..., hooks=[...])``. ``before_node`` sees a node's
+    arguments; ``after_node`` sees its outputs and may return replacements (or None to
+    keep them). Nested models' nodes are visited too; ``path`` is the node's layer path
+    inside the compiled model (``"inner/dense"``).
+    """
+
+    def before_node(self, node, path, args, kwargs):
+        pass
+
+    def after_node(self, node, path, args, kwargs, outputs):
+        return None
+
+
+def _input_mask(node, masks):
+    """The masks of the node's first argument, in its structure (None if none)."""
+    if not masks or not node.call_args:
+        return None
+    mask = jax.tree_util.tree_map(
+        lambda t: masks.get(id(t)) if isinstance(t, KerasTensor) else None, node.call_args[0])
+    return None if all(m is None for m in jax.tree_util.tree_leaves(mask)) else mask
+
+
+def run_graph(nodes: Sequence[Node], inputs: Sequence[KerasTensor], values: Sequence,
+              outputs: Sequence[KerasTensor], run_node: Callable, input_masks=None,
+              hooks=(), prefix=()):
+    """Run ``nodes`` in order; returns the outputs' values and masks (two flat lists).
+
+    ``run_node(node, args, kwargs, mask) -> (result, output_mask)`` runs one node, where
+    ``mask`` is the mask of its first argument (Keras masking). ``hooks`` are
+    ``NodeHook``s; ``prefix`` is the path of the graph's model inside the compiled one.
     """
     env = {id(t): v for t, v in zip(inputs, values)}
+    masks = {id(t): m for t, m in zip(inputs, input_masks or ()) if m is not None}
     for node in nodes:
         args, kwargs = node.arguments([env[id(t)] for t in node._keras_inputs])
-        result = run_node(node, args, kwargs)
-        flat = node._output_treedef.flatten_up_to(result)
-        for tensor, value in zip(node.outputs, flat):
+        path = "/".join((*prefix, node.layer.name))
+        for hook in hooks:
+            hook.before_node(node, path, args, kwargs)
+        result, output_mask = run_node(node, args, kwargs, _input_mask(node, masks))
+        for hook in hooks:
+            replaced = hook.after_node(node, path, args, kwargs, result)
+            result = result if replaced is None else replaced
+        for tensor, value in zip(node.outputs, node._output_treedef.flatten_up_to(result)):
             env[id(tensor)] = value
-        if capture is not None:
-            capture.setdefault(node.layer.name, result)
-    return [env[id(t)] for t in outputs]
+        if output_mask is not None:
+            flat_masks = ([output_mask] if len(node.outputs) == 1
+                          else node._output_treedef.flatten_up_to(output_mask))
+            for tensor, mask in zip(node.outputs, flat_masks):
+                if mask is not None:
+                    masks[id(tensor)] = mask
+    return [env[id(t)] for t in outputs], [masks.get(id(t)) for t in outputs]

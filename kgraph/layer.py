@@ -80,6 +80,8 @@ class Layer:
 
     #: Cast floating inputs and weights to ``compute_dtype`` in ``__call__`` / ``call``.
     autocast = True
+    #: Pass an input mask through unchanged (see ``compute_mask``).
+    supports_masking = False
 
     def __init__(self, name=None, trainable=True, dtype=None, activity_regularizer=None,
                  **kwargs):
@@ -270,6 +272,14 @@ class Layer:
     def call(self, inputs, *args, **kwargs):
         """The forward computation on arrays. Subclasses override it."""
         return inputs
+
+    def compute_mask(self, inputs, mask=None):
+        """The mask of the outputs, given the inputs' ``mask`` (Keras masking).
+
+        Default: pass the mask through if ``supports_masking``, else drop it. Layers that
+        make masks (Embedding with mask_zero, Masking) or change them override this.
+        """
+        return mask if self.supports_masking else None
 
     def compute_output_shape(self, input_shape):
         """Optional fast path for shape inference; by default ``call`` is traced."""

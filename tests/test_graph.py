@@ -111,16 +111,20 @@ def test_duplicate_layer_names_raise():
         kg.Model(i, layers.Dense(3, name="x")(i))
 
 
-def test_run_graph_captures_intermediates():
+def test_run_graph_returns_values_and_masks():
     x = kg.Input(shape=(2,))
     h = layers.Dense(3, name="hidden")(x)
     model = kg.Model(x, layers.Dense(1, name="out")(h))
     values = jnp.ones((2, 2))
-    capture = {}
-    outputs = graph.run_graph(model._nodes, model.inputs, [values], model.outputs,
-                              lambda node, args, kwargs: node.layer(*args, **kwargs), capture)
-    assert set(capture) == {"hidden", "out"}
-    np.testing.assert_allclose(capture["hidden"], model.get_layer("hidden")(values), rtol=1e-6)
+    seen = []
+
+    def run_node(node, args, kwargs, mask):
+        seen.append(node.layer.name)
+        return node.layer(*args, **kwargs), None
+
+    outputs, masks = graph.run_graph(model._nodes, model.inputs, [values], model.outputs,
+                                     run_node)
+    assert seen == ["hidden", "out"] and masks == [None]
     np.testing.assert_allclose(outputs[0], model(values), rtol=1e-6)
 
 
