@@ -35,6 +35,8 @@ class Program:
         if not model.built:
             raise ValueError(f'Layer "{model.name}" is not built: call it on an input (or '
                              "build it) before compiling.")
+        if getattr(model, "_trace_error", None):
+            raise ValueError(model._trace_error)
         self.model = model
         self.nodes = list(getattr(model, "_nodes", ()))
         self._entries = weight_entries(model)
@@ -131,6 +133,8 @@ class Program:
         return self._jitted.lower(params, state, inputs, training=training, key=key)
 
     def __repr__(self):
+        if not hasattr(self, "model"):
+            return "<Program (not compiled)>"
         return (f"<Program of {self.model.name!r}: {len(self.nodes)} nodes, "
                 f"{len(self._entries)} weights>")
 

@@ -9,7 +9,9 @@
 
 from __future__ import annotations
 
-from kgraph.layer import Layer
+import jax
+
+from kgraph.layer import Layer, _shapes as _shapes_of
 
 
 def _is_functional_init(args, kwargs) -> bool:
@@ -34,6 +36,27 @@ class Model(Layer):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._trainer = None
+
+    # Subclassed models: the first build traces call() into graph form (kgraph.tracing).
+    def _maybe_build(self, inputs):
+        if not self.built:
+            from kgraph import tracing
+
+            if type(self).build is not Model.build:
+                self.build(_shapes_of(inputs))  # the user's own build first
+            tracing.trace_call(self, jax.tree_util.tree_map(
+                lambda x: (tuple(x.shape), x.dtype), inputs))
+            self.built = True
+
+    def build(self, input_shape):
+        """Build a subclassed model for ``input_shape`` (batch axis included, as Keras)."""
+        if not self.built and type(self).build is Model.build:
+            from kgraph import tracing
+
+            tracing.trace_call(self, jax.tree_util.tree_map(
+                lambda s: (tuple(s), "float32"), input_shape,
+                is_leaf=lambda s: isinstance(s, tuple)))
+        self.built = True
 
     # Training shell (runtime is imported lazily: kgraph never depends on it at import).
     def compile(self, optimizer="adam", loss=None, metrics=(), **kwargs):

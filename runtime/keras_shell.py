@@ -14,26 +14,39 @@ import jax
 import numpy as np
 
 import compiler
-from runtime import data
+from runtime import data, losses, metrics as metrics_lib, optimizers
 from runtime.history import History
 from runtime.trainer import Trainer
 
 
 def compile_model(model, optimizer="adam", loss=None, metrics=(), seed=None):
-    """Attach a Trainer to ``model`` (see ``Model.compile``)."""
+    """Configure training (see ``Model.compile``); names are checked now, as in Keras.
+
+    The Trainer is made on first use, once the model is built (a subclassed model builds
+    on its first batch).
+    """
     if isinstance(metrics, str):
         metrics = [metrics]
-    model._trainer = Trainer(model, optimizer, loss, metrics)
+    if loss is None:
+        raise ValueError("model.compile needs a loss, e.g. loss='mse'.")
+    loss = losses.get(loss)
+    model._compiled = (optimizers.get(optimizer), loss,
+                       [metrics_lib.get(m, loss) for m in metrics])
+    model._trainer = None
     model._opt_state = None
     model._train_key = jax.random.PRNGKey(0 if seed is None else seed)
 
 
-def _trainer(model) -> Trainer:
-    trainer = getattr(model, "_trainer", None)
-    if trainer is None:
+def _trainer(model, x=None) -> Trainer:
+    """The model's Trainer, made on first use (building the model on ``x`` if needed)."""
+    if getattr(model, "_compiled", None) is None:
         raise RuntimeError(f"You must call model.compile(optimizer, loss, metrics) before "
                            f"training or evaluating model {model.name!r}.")
-    return trainer
+    if model._trainer is None:
+        if not model.built and x is not None:
+            model(jax.tree_util.tree_map(lambda a: np.asarray(a)[:1], x))
+        model._trainer = Trainer(model, *model._compiled)
+    return model._trainer
 
 
 def _format_logs(logs: dict) -> str:
@@ -70,7 +83,7 @@ def _split_xy(x, y, sample_weight=None):
 def fit(model, x, y, batch_size=32, epochs=1, verbose=1, validation_data=None, shuffle=True,
         sample_weight=None, seed=None):
     """Train ``model`` on ``(x, y)``; returns a ``History`` of per-epoch logs."""
-    trainer = _trainer(model)
+    trainer = _trainer(model, x)
     if y is None:
         raise ValueError("fit needs targets: model.fit(x, y, ...).")
     arrays = _split_xy(x, y, sample_weight)
@@ -101,7 +114,7 @@ def fit(model, x, y, batch_size=32, epochs=1, verbose=1, validation_data=None, s
 
 def evaluate(model, x, y, batch_size=32, verbose=0, return_dict=False, sample_weight=None):
     """Mean loss and metrics over ``(x, y)`` (padded batches; one compiled step)."""
-    trainer = _trainer(model)
+    trainer = _trainer(model, x)
     ts = trainer.init_from_model(model._train_key, model._opt_state)
     _, logs = _run_epoch(trainer, ts, _split_xy(x, y, sample_weight), batch_size,
                          None, True, False)
@@ -113,8 +126,10 @@ def evaluate(model, x, y, batch_size=32, verbose=0, return_dict=False, sample_we
     return values[0] if len(values) == 1 else values
 
 
-def _predictor(model):
+def _predictor(model, x):
     """A jitted inference function for ``model``, compiled once and cached on it."""
+    if not model.built:
+        model(jax.tree_util.tree_map(lambda a: np.asarray(a)[:1], x))
     fn = getattr(model, "_predictor", None)
     if fn is None:
         program = compiler.compile(model)
@@ -124,7 +139,7 @@ def _predictor(model):
 
 def predict(model, x, batch_size=32, verbose=0):
     """Model outputs for ``x`` as NumPy arrays (padded batches; one compiled step)."""
-    predict_fn = _predictor(model)
+    predict_fn = _predictor(model, x)
     params, state = compiler.variables(model)
     x = data.as_numpy(x)
     pieces = []

@@ -15,11 +15,21 @@ from kgraph.layers.merging import Add, Concatenate
 from kgraph.layers.normalization import BatchNormalization
 
 # reshaping
-from kgraph.layers.reshaping import Flatten, Reshape
+from kgraph.layers.reshaping import (Cropping1D, Cropping2D, Cropping3D, Flatten, Permute,
+                                     RepeatVector, Reshape, UpSampling1D, UpSampling2D,
+                                     UpSampling3D, ZeroPadding1D, ZeroPadding2D, ZeroPadding3D)
 
 # convolution
+from kgraph.layers.convolution import Conv1D, Conv2D, Conv3D
+from kgraph.layers.convolution_separable import (DepthwiseConv1D, DepthwiseConv2D,
+                                                 SeparableConv1D, SeparableConv2D)
+from kgraph.layers.convolution_transpose import Conv1DTranspose, Conv2DTranspose, Conv3DTranspose
 
 # pooling
+from kgraph.layers.pooling import (AveragePooling1D, AveragePooling2D, AveragePooling3D,
+                                   GlobalAveragePooling1D, GlobalAveragePooling2D,
+                                   GlobalAveragePooling3D, GlobalMaxPooling1D, GlobalMaxPooling2D,
+                                   GlobalMaxPooling3D, MaxPooling1D, MaxPooling2D, MaxPooling3D)
 
 # regularization
 
@@ -30,3 +40,6 @@ from kgraph.layers.reshaping import Flatten, Reshape
 # attention
 
 # recurrent
+
+# custom gradients (examples of jax.custom_vjp in a layer)
+from kgraph.layers.custom_gradient import ClipGradient, StableNorm

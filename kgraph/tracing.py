@@ -1,0 +1,56 @@
+"""Tracing a subclassed model's ``call`` on KerasTensors into the graph form.
+
+A subclassed ``Model`` computes with its ``call`` method. The first time it is built
+(its first call, or ``model.build(shape)``), ``call`` also runs once on symbolic inputs:
+the layers it calls record nodes as in a functional graph, which gives the model
+``_nodes`` in topological order (``program.nodes``, ``summary()``). ``call`` itself
+still runs the model (eagerly and inside ``apply``), so Python branches on ``training``
+keep working. A ``call`` that cannot run on KerasTensors (e.g. ``jnp.sin(x)`` on the input
+rather than ``kgraph.ops.sin`` or a layer) is recorded, and ``compiler.compile`` reports it.
+"""
+
+from __future__ import annotations
+
+import jax
+
+from kgraph import graph
+from kgraph.input_layer import Input
+
+NOT_TRACEABLE = (
+    "Model {name!r} ({cls}) could not be traced into a graph: its call() failed on symbolic "
+    "inputs with {error_type}: {error}\n"
+    "call() runs once on KerasTensors to record the graph. Compute with layers and "
+    "kgraph.ops (not jax.numpy functions applied to the inputs directly), and don't branch in "
+    "Python on tensor values (use kgraph.ops.where)."
+)
+
+
+def _symbolic_inputs(structure):
+    """kg.Input tensors mirroring ``structure`` (arrays or (shape, dtype) pairs)."""
+    def make(x):
+        shape, dtype = (x.shape, x.dtype) if hasattr(x, "shape") else x
+        return Input(batch_size=None, shape=tuple(shape)[1:], dtype=dtype)
+
+    return jax.tree_util.tree_map(make, structure,
+                                  is_leaf=lambda x: hasattr(x, "shape") or _is_spec(x))
+
+
+def _is_spec(x):
+    return (isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], tuple))
+
+
+def trace_call(model, inputs) -> None:
+    """Record ``model.call``'s graph (sets ``_nodes``), or the reason it can't be traced."""
+    symbolic = _symbolic_inputs(inputs)
+    model._trace_error = None
+    try:
+        outputs = model.call(symbolic)
+        model._nodes = graph.topological_order(jax.tree_util.tree_leaves(symbolic),
+                                               jax.tree_util.tree_leaves(outputs))
+        model.inputs = jax.tree_util.tree_leaves(symbolic)
+        model.outputs = jax.tree_util.tree_leaves(outputs)
+    except Exception as error:  # noqa: BLE001 - reported by compiler.compile
+        model._nodes = []
+        model._trace_error = NOT_TRACEABLE.format(
+            name=model.name, cls=type(model).__name__, error_type=type(error).__name__,
+            error=error)
