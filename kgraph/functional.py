@@ -129,10 +129,15 @@ class Functional(Model):
                                  f"keys {sorted(struct)}, received keys {sorted(inputs)}.")
             return [inputs[k] for k in sorted(struct)]
         if isinstance(struct, (list, tuple)):
-            if not isinstance(inputs, (list, tuple)) or len(inputs) != len(struct):
-                got = len(inputs) if isinstance(inputs, (list, tuple)) else 1
+            if not isinstance(inputs, (list, tuple)):
+                if len(struct) == 1:  # one input given as [x], called with x: as Keras
+                    return [inputs]
+                raise ValueError(f"Model {self.name!r} expects a list of {len(struct)} inputs "
+                                 f"{self.input_names}, received a single "
+                                 f"{type(inputs).__name__}.")
+            if len(inputs) != len(struct):
                 raise ValueError(f"Model {self.name!r} expects {len(struct)} inputs "
-                                 f"{self.input_names}, received {got}.")
+                                 f"{self.input_names}, received {len(inputs)}.")
             return list(inputs)
         if isinstance(inputs, (list, tuple)) and len(inputs) == 1:
             return list(inputs)
