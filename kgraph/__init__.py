@@ -17,10 +17,16 @@ from kgraph.layer import Layer
 from kgraph.model import Model
 from kgraph.naming import reset_names
 from kgraph.node import KerasHistory, Node
+from kgraph import plotting, saving
+from kgraph.plotting import model_to_dot, plot_model
+from kgraph.saving import model_from_json, register_layer
+from kgraph.sequential import Sequential
 from kgraph.variables import Variable
 
 __all__ = ["Functional", "Input", "InputLayer", "InputSpec", "KerasHistory", "KerasTensor",
            "Layer", "Model", "Node", "Variable", "activations", "constraints", "datasets",
            "dtype_policy", "initializers", "is_keras_tensor", "layers", "ops", "random",
            "regularizers", "reset_names"]
+__all__ += ["Sequential", "model_from_json", "model_to_dot", "plot_model", "plotting",
+            "register_layer", "saving"]
 __version__ = "0.1.0"

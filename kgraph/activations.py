@@ -1,4 +1,7 @@
-"""Activation functions by Keras name, from ``jax.nn``.
+"""Activation functions by Keras 3 name, from ``jax.nn``, with Keras's defaults.
+
+Keras's defaults differ from ``jax.nn``'s in places: ``gelu`` is exact
+(``approximate=False``) and ``leaky_relu``'s ``negative_slope`` is 0.2.
 
 >>> import jax.numpy as jnp
 >>> get("relu")(jnp.array([-1.0, 2.0])).tolist()
@@ -13,6 +16,72 @@ def linear(x):
     return x
 
 
+def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
+    """Keras's relu: ``x`` above ``threshold`` (clipped at ``max_value``), a
+    ``negative_slope`` line below it."""
+    if negative_slope == 0.0 and max_value is None and threshold == 0.0:
+        return jax.nn.relu(x)
+    if negative_slope != 0.0 and max_value is None and threshold == 0.0:
+        return jax.nn.leaky_relu(x, negative_slope)
+    negative_part = jax.nn.relu(threshold - x) if negative_slope != 0.0 else None
+    if threshold != 0.0:
+        x = jnp.where(x > threshold, x, jnp.zeros((), x.dtype))
+    else:
+        x = jax.nn.relu(x)
+    if max_value is not None:
+        x = jnp.clip(x, 0.0, max_value).astype(x.dtype)
+    if negative_part is not None:
+        x = x - negative_slope * negative_part
+    return x
+
+
+def relu6(x):
+    return jax.nn.relu6(x)
+
+
+def leaky_relu(x, negative_slope=0.2):
+    return jax.nn.leaky_relu(x, negative_slope)
+
+
+def elu(x, alpha=1.0):
+    return jax.nn.elu(x, alpha)
+
+
+def celu(x, alpha=1.0):
+    return jax.nn.celu(x, alpha)
+
+
+def selu(x):
+    return jax.nn.selu(x)
+
+
+def gelu(x, approximate=False):
+    """Keras 3's default is the exact (erf) GELU, unlike ``jax.nn.gelu``."""
+    return jax.nn.gelu(x, approximate=approximate)
+
+
+def silu(x):
+    return jax.nn.silu(x)
+
+
+def sigmoid(x):
+    return jax.nn.sigmoid(x)
+
+
+def hard_sigmoid(x):
+    """Keras 3 definition: ``relu6(x + 3) / 6``."""
+    return jax.nn.hard_sigmoid(x)
+
+
+def hard_silu(x):
+    """``x * hard_sigmoid(x)``."""
+    return jax.nn.hard_silu(x)
+
+
+def tanh(x):
+    return jnp.tanh(x)
+
+
 def softmax(x, axis=-1):
     return jax.nn.softmax(x, axis=axis)
 
@@ -21,32 +90,108 @@ def log_softmax(x, axis=-1):
     return jax.nn.log_softmax(x, axis=axis)
 
 
-def hard_sigmoid(x):  # Keras 3 definition: relu6(x + 3) / 6
-    return jax.nn.relu6(x + 3.0) / 6.0
+def softplus(x):
+    return jax.nn.softplus(x)
+
+
+def softsign(x):
+    return jax.nn.soft_sign(x)
+
+
+def exponential(x):
+    return jnp.exp(x)
 
 
 def mish(x):
-    return x * jnp.tanh(jax.nn.softplus(x))
+    """``x * tanh(softplus(x))``."""
+    return jax.nn.mish(x)
+
+
+def log_sigmoid(x):
+    return jax.nn.log_sigmoid(x)
+
+
+def hard_tanh(x):
+    return jax.nn.hard_tanh(x)
+
+
+def tanh_shrink(x):
+    return x - jnp.tanh(x)
+
+
+def soft_shrink(x, threshold=0.5):
+    zero = jnp.zeros((), x.dtype)
+    return jnp.where(x > threshold, x - threshold, jnp.where(x < -threshold, x + threshold, zero))
+
+
+def hard_shrink(x, threshold=0.5):
+    return jnp.where(jnp.abs(x) > threshold, x, jnp.zeros((), x.dtype))
+
+
+def sparse_plus(x):
+    return jax.nn.sparse_plus(x)
+
+
+def sparse_sigmoid(x):
+    return jax.nn.sparse_sigmoid(x)
+
+
+def squareplus(x, b=4):
+    return jax.nn.squareplus(x, b)
+
+
+def glu(x, axis=-1):
+    return jax.nn.glu(x, axis=axis)
+
+
+def sparsemax(x, axis=-1):
+    """Euclidean projection onto the probability simplex (sparse softmax).
+
+    ``tau = (sum of the k largest entries - 1) / k``; Keras 3.15's backends sum the
+    cumulative sums instead, which does not give a distribution (e.g. all zeros for equal
+    entries), so this follows the paper (Martins & Astudillo, 2016), not that code."""
+    axis = axis % x.ndim
+    ordered = -jnp.sort(-x, axis=axis)
+    cumsum = jnp.cumsum(ordered, axis=axis)
+    rank_shape = [1] * x.ndim
+    rank_shape[axis] = -1
+    ranks = jnp.arange(1, x.shape[axis] + 1, dtype=x.dtype).reshape(rank_shape)
+    support = ordered - (cumsum - 1) / ranks > 0
+    k = jnp.sum(support, axis=axis, keepdims=True)
+    tau = (jnp.take_along_axis(cumsum, k - 1, axis=axis) - 1) / k
+    return jnp.maximum(x - tau, 0.0).astype(x.dtype)
 
 
 _BY_NAME = {
-    "linear": linear, "relu": jax.nn.relu, "relu6": jax.nn.relu6, "sigmoid": jax.nn.sigmoid,
-    "tanh": jnp.tanh, "softmax": softmax, "log_softmax": log_softmax,
-    "gelu": jax.nn.gelu, "silu": jax.nn.silu, "swish": jax.nn.silu, "elu": jax.nn.elu,
-    "selu": jax.nn.selu, "softplus": jax.nn.softplus, "softsign": jax.nn.soft_sign,
-    "exponential": jnp.exp, "hard_sigmoid": hard_sigmoid, "hard_silu": jax.nn.hard_silu,
-    "hard_swish": jax.nn.hard_silu, "mish": mish, "leaky_relu": jax.nn.leaky_relu,
+    "linear": linear, "relu": relu, "relu6": relu6, "leaky_relu": leaky_relu, "elu": elu,
+    "celu": celu, "selu": selu, "gelu": gelu, "silu": silu, "swish": silu, "sigmoid": sigmoid,
+    "hard_sigmoid": hard_sigmoid, "hard_silu": hard_silu, "hard_swish": hard_silu,
+    "tanh": tanh, "softmax": softmax, "log_softmax": log_softmax, "softplus": softplus,
+    "softsign": softsign, "exponential": exponential, "mish": mish,
+    "log_sigmoid": log_sigmoid, "hard_tanh": hard_tanh, "tanh_shrink": tanh_shrink,
+    "soft_shrink": soft_shrink, "hard_shrink": hard_shrink, "sparse_plus": sparse_plus,
+    "sparse_sigmoid": sparse_sigmoid, "squareplus": squareplus, "glu": glu,
+    "sparsemax": sparsemax,
 }
+# jax.nn functions passed as callables serialize under their Keras name (same semantics).
+_ALIASES = {jax.nn.relu: "relu", jax.nn.relu6: "relu6", jax.nn.sigmoid: "sigmoid",
+            jnp.tanh: "tanh", jax.nn.silu: "silu", jax.nn.selu: "selu",
+            jax.nn.softplus: "softplus", jax.nn.soft_sign: "softsign", jnp.exp: "exponential",
+            jax.nn.hard_sigmoid: "hard_sigmoid", jax.nn.hard_silu: "hard_silu",
+            jax.nn.mish: "mish", jax.nn.log_sigmoid: "log_sigmoid"}
 
 
 def get(identifier):
-    """An activation from a Keras name, a callable, or None (linear)."""
+    """An activation from a Keras name, a callable, a serialized name dict, or None (linear)."""
     if identifier is None:
         return linear
-    if callable(identifier):
+    if isinstance(identifier, dict) and isinstance(identifier.get("config"), str):
+        identifier = identifier["config"]
+    if isinstance(identifier, str):
+        if identifier in _BY_NAME:
+            return _BY_NAME[identifier]
+    elif callable(identifier):
         return identifier
-    if isinstance(identifier, str) and identifier in _BY_NAME:
-        return _BY_NAME[identifier]
     raise ValueError(f"Unknown activation {identifier!r}. Expected a callable or one of "
                      f"{sorted(_BY_NAME)}.")
 
@@ -56,4 +201,17 @@ def name_of(fn) -> str:
     for name, candidate in _BY_NAME.items():
         if candidate is fn:
             return name
+    try:
+        if fn in _ALIASES:
+            return _ALIASES[fn]
+    except TypeError:  # unhashable callable
+        pass
     return getattr(fn, "__name__", repr(fn))
+
+
+def serialize(fn) -> str:
+    """Keras's ``activations.serialize`` for built-ins: the name."""
+    return name_of(fn)
+
+
+deserialize = get

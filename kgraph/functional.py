@@ -181,5 +181,14 @@ class Functional(Model):
         return super()._symbolic_call(args, kwargs)
 
     def get_config(self):
-        return {"name": self.name, "trainable": self.trainable,
-                "layers": [layer.name for layer in self._layers]}
+        """Keras 3's functional config: layers with their inbound nodes, input/output layers."""
+        from kgraph import saving
+
+        return saving.functional_get_config(self)
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None, safe_mode=True):
+        """Rebuild the graph from ``get_config()`` (registered layer classes only)."""
+        from kgraph import saving
+
+        return saving.functional_from_config(cls, config, custom_objects, safe_mode)

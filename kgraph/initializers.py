@@ -1,55 +1,382 @@
-"""Weight initializers by Keras name, built on ``jax.nn.initializers``.
+"""Weight initializers with Keras 3's names, arguments and configs, on ``jax.nn.initializers``.
 
-An initializer is any ``fn(key, shape, dtype) -> array``. Strings use Keras's names and
-defaults (``random_normal`` has stddev 0.05, as in Keras).
+An initializer is any ``fn(key, shape, dtype) -> array`` (the key comes first, as in
+``jax.nn.initializers``; there are no seeds to manage because every weight's key derives
+from its path). The classes below are the Keras 3 ones (``GlorotUniform``, ``HeNormal``,
+``Orthogonal(gain)``, ``RandomNormal(mean, stddev)``, ...) with ``get_config`` /
+``from_config``; ``get`` accepts Keras names (``"glorot_uniform"`` or ``"GlorotUniform"``),
+objects, classes, ``{"class_name", "config"}`` dicts, callables and numbers (a constant).
 
 >>> import jax
 >>> get("glorot_uniform")(jax.random.PRNGKey(0), (3, 4), "float32").shape
 (3, 4)
+>>> serialize(RandomNormal(stddev=1.0))
+{'class_name': 'RandomNormal', 'config': {'seed': None, 'mean': 0.0, 'stddev': 1.0}}
 """
 
+from __future__ import annotations
+
+import inspect
+import math
+import re
 from typing import Callable
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
-Initializer = Callable
-
-
-def _constant(value):
-    return lambda key, shape, dtype="float32": jnp.full(shape, value, dtype)
+Initializer = Callable  # the protocol: fn(key, shape, dtype) -> array
 
 
-_BY_NAME = {
-    "zeros": lambda: jax.nn.initializers.zeros,
-    "ones": lambda: jax.nn.initializers.ones,
-    "glorot_uniform": jax.nn.initializers.glorot_uniform,
-    "glorot_normal": jax.nn.initializers.glorot_normal,
-    "he_uniform": jax.nn.initializers.he_uniform,
-    "he_normal": jax.nn.initializers.he_normal,
-    "lecun_uniform": jax.nn.initializers.lecun_uniform,
-    "lecun_normal": jax.nn.initializers.lecun_normal,
-    "orthogonal": jax.nn.initializers.orthogonal,
-    "random_normal": lambda: jax.nn.initializers.normal(0.05),
-    "truncated_normal": lambda: jax.nn.initializers.truncated_normal(0.05),
-    "random_uniform": lambda: jax.nn.initializers.uniform(0.1),  # then shifted below
-}
+def _default_key(key):
+    if key is None:
+        from kgraph import random as kg_random
+
+        return kg_random.next_key()
+    return key
+
+
+class KerasInitializer:
+    """Base class: ``init(key, shape, dtype="float32") -> array``; serializable."""
+
+    def __call__(self, key, shape, dtype="float32"):
+        raise NotImplementedError
+
+    def get_config(self) -> dict:
+        return {}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+    def clone(self):
+        return type(self).from_config(self.get_config())
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other.get_config() == self.get_config()
+
+    def __hash__(self):
+        return hash(type(self).__name__)
+
+    def __repr__(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items())
+        return f"{type(self).__name__}({args})"
+
+
+# ------------------------------------------------------------------------- constants
+class Constant(KerasInitializer):
+    """Every entry equals ``value``."""
+
+    def __init__(self, value=0.0):
+        self.value = value
+
+    def __call__(self, key, shape, dtype="float32"):
+        return jnp.full(shape, self.value, dtype)
+
+    def get_config(self):
+        value = self.value
+        if isinstance(value, (np.ndarray, np.generic, jax.Array)):
+            value = np.asarray(value).tolist()
+        return {"value": value}
+
+
+class Zeros(KerasInitializer):
+    def __call__(self, key, shape, dtype="float32"):
+        return jax.nn.initializers.zeros(key, shape, dtype)
+
+
+class Ones(KerasInitializer):
+    def __call__(self, key, shape, dtype="float32"):
+        return jax.nn.initializers.ones(key, shape, dtype)
+
+
+class Identity(KerasInitializer):
+    """``gain * eye(rows, cols)``; 2-D shapes only (as Keras)."""
+
+    def __init__(self, gain=1.0):
+        self.gain = gain
+
+    def __call__(self, key, shape, dtype="float32"):
+        if len(shape) != 2:
+            raise ValueError("Identity matrix initializer can only be used for 2D matrices. "
+                             f"Received: shape={tuple(shape)} of rank {len(shape)}.")
+        return (self.gain * jnp.eye(*shape, dtype=jnp.float32)).astype(dtype)
+
+    def get_config(self):
+        return {"gain": self.gain}
+
+
+# ---------------------------------------------------------------------------- random
+class RandomInitializer(KerasInitializer):
+    """An initializer drawing from ``key``. ``seed`` (an int), if given, is folded into it."""
+
+    def __init__(self, seed=None):
+        if seed is not None and not isinstance(seed, int):
+            raise ValueError("`seed` argument should be an integer (or None). "
+                             f"Received: seed={seed!r}")
+        self.seed = seed
+
+    def _key(self, key):
+        key = _default_key(key)
+        return key if self.seed is None else jax.random.fold_in(key, self.seed)
+
+    def get_config(self):
+        return {"seed": self.seed}
+
+
+class RandomNormal(RandomInitializer):
+    """N(mean, stddev**2); Keras's default stddev is 0.05."""
+
+    def __init__(self, mean=0.0, stddev=0.05, seed=None):
+        self.mean, self.stddev = mean, stddev
+        super().__init__(seed)
+
+    def __call__(self, key, shape, dtype="float32"):
+        values = jax.nn.initializers.normal(self.stddev)(self._key(key), shape, dtype)
+        return values + jnp.asarray(self.mean, dtype) if self.mean else values
+
+    def get_config(self):
+        return {**super().get_config(), "mean": self.mean, "stddev": self.stddev}
+
+
+class TruncatedNormal(RandomInitializer):
+    """N(mean, stddev**2) truncated (redrawn) beyond 2 standard deviations."""
+
+    def __init__(self, mean=0.0, stddev=0.05, seed=None):
+        self.mean, self.stddev = mean, stddev
+        super().__init__(seed)
+
+    def __call__(self, key, shape, dtype="float32"):
+        init = jax.nn.initializers.truncated_normal(self.stddev, lower=-2.0, upper=2.0)
+        values = init(self._key(key), shape, dtype)
+        return values + jnp.asarray(self.mean, dtype) if self.mean else values
+
+    def get_config(self):
+        return {**super().get_config(), "mean": self.mean, "stddev": self.stddev}
+
+
+class RandomUniform(RandomInitializer):
+    """U[minval, maxval); Keras's default is U[-0.05, 0.05)."""
+
+    def __init__(self, minval=-0.05, maxval=0.05, seed=None):
+        self.minval, self.maxval = minval, maxval
+        super().__init__(seed)
+
+    def __call__(self, key, shape, dtype="float32"):
+        init = jax.nn.initializers.uniform(self.maxval - self.minval)
+        return init(self._key(key), shape, dtype) + jnp.asarray(self.minval, dtype)
+
+    def get_config(self):
+        return {**super().get_config(), "minval": self.minval, "maxval": self.maxval}
+
+
+def compute_fans(shape, input_axes=None, output_axes=None):
+    """Keras's ``(fan_in, fan_out)`` of a weight shape (kernels: (..., in, out))."""
+    shape = tuple(shape)
+    if input_axes is not None and output_axes is not None:
+        return (int(math.prod(shape[a] for a in input_axes)),
+                int(math.prod(shape[a] for a in output_axes)))
+    if len(shape) < 1:
+        return 1, 1
+    if len(shape) == 1:
+        return shape[0], shape[0]
+    if len(shape) == 2:
+        return shape[0], shape[1]
+    receptive_field = math.prod(shape[:-2])
+    return shape[-2] * receptive_field, shape[-1] * receptive_field
+
+
+_JAX_DISTRIBUTION = {"truncated_normal": "truncated_normal", "untruncated_normal": "normal",
+                     "uniform": "uniform"}
+
+
+class VarianceScaling(RandomInitializer):
+    """Samples with variance ``scale / n``, ``n`` the fan selected by ``mode``.
+
+    ``distribution``: ``"truncated_normal"`` (truncated at 2 stddev, with jax's 0.8796...
+    correction so the truncated stddev is right), ``"untruncated_normal"``, or ``"uniform"``
+    (within ``±sqrt(3 * scale / n)``). Fans follow Keras (``compute_fans``), including
+    rank-0/1 shapes and explicit ``input_axes``/``output_axes``.
+    """
+
+    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None,
+                 input_axes=None, output_axes=None):
+        if scale <= 0.0:
+            raise ValueError(f"Argument `scale` must be positive float. Received: scale={scale}")
+        allowed_modes = {"fan_in", "fan_out", "fan_avg"}
+        if mode not in allowed_modes:
+            raise ValueError(f"Invalid `mode` argument: {mode}. "
+                             f"Please use one of {sorted(allowed_modes)}")
+        distribution = distribution.lower()
+        if distribution == "normal":
+            distribution = "truncated_normal"
+        if distribution not in _JAX_DISTRIBUTION:
+            raise ValueError(f"Invalid `distribution` argument: {distribution}. "
+                             f"Please use one of {sorted(_JAX_DISTRIBUTION)}")
+        self.scale, self.mode, self.distribution = scale, mode, distribution
+        self.input_axes = list(input_axes) if input_axes is not None else None
+        self.output_axes = list(output_axes) if output_axes is not None else None
+        super().__init__(seed)
+
+    def __call__(self, key, shape, dtype="float32"):
+        shape = tuple(int(d) for d in shape)
+        size = math.prod(shape)
+        if size == 0:
+            return jnp.zeros(shape, dtype)
+        fan_in, fan_out = compute_fans(shape, self.input_axes, self.output_axes)
+        n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
+        variance = self.scale / max(1.0, n)
+        # On a (1, size) view jax's fan_in is 1, so it draws with exactly `variance`; the
+        # random bits are those of a direct call on `shape` (same flat stream).
+        init = jax.nn.initializers.variance_scaling(variance, "fan_in",
+                                                    _JAX_DISTRIBUTION[self.distribution])
+        return init(self._key(key), (1, size), dtype).reshape(shape)
+
+    def get_config(self):
+        return {**super().get_config(), "scale": self.scale, "mode": self.mode,
+                "distribution": self.distribution, "input_axes": self.input_axes,
+                "output_axes": self.output_axes}
+
+
+class _FixedVarianceScaling(VarianceScaling):
+    _args = (1.0, "fan_in", "truncated_normal")
+
+    def __init__(self, seed=None, input_axes=None, output_axes=None):
+        scale, mode, distribution = self._args
+        super().__init__(scale, mode, distribution, seed, input_axes, output_axes)
+
+    def get_config(self):
+        return {"seed": self.seed, "input_axes": self.input_axes,
+                "output_axes": self.output_axes}
+
+
+class GlorotUniform(_FixedVarianceScaling):
+    """U(±sqrt(6 / (fan_in + fan_out)))."""
+    _args = (1.0, "fan_avg", "uniform")
+
+
+class GlorotNormal(_FixedVarianceScaling):
+    """Truncated normal with stddev sqrt(2 / (fan_in + fan_out))."""
+    _args = (1.0, "fan_avg", "truncated_normal")
+
+
+class LecunNormal(_FixedVarianceScaling):
+    """Truncated normal with stddev sqrt(1 / fan_in)."""
+    _args = (1.0, "fan_in", "truncated_normal")
+
+
+class LecunUniform(_FixedVarianceScaling):
+    """U(±sqrt(3 / fan_in))."""
+    _args = (1.0, "fan_in", "uniform")
+
+
+class HeNormal(_FixedVarianceScaling):
+    """Truncated normal with stddev sqrt(2 / fan_in)."""
+    _args = (2.0, "fan_in", "truncated_normal")
+
+
+class HeUniform(_FixedVarianceScaling):
+    """U(±sqrt(6 / fan_in))."""
+    _args = (2.0, "fan_in", "uniform")
+
+
+class Orthogonal(RandomInitializer):
+    """A (semi-)orthogonal matrix times ``gain``; shapes of rank >= 2, flattened to
+    ``(prod(shape[:-1]), shape[-1])`` as Keras does."""
+
+    def __init__(self, gain=1.0, seed=None):
+        self.gain = gain
+        super().__init__(seed)
+
+    def __call__(self, key, shape, dtype="float32"):
+        if len(shape) < 2:
+            raise ValueError("The tensor to initialize must be at least two-dimensional. "
+                             f"Received: shape={tuple(shape)} of rank {len(shape)}.")
+        init = jax.nn.initializers.orthogonal(self.gain)
+        if jnp.dtype(dtype).itemsize < 4:  # no 16-bit QR kernel on CPU: draw in float32
+            return init(self._key(key), tuple(shape), jnp.float32).astype(dtype)
+        return init(self._key(key), tuple(shape), dtype)
+
+    def get_config(self):
+        return {**super().get_config(), "gain": self.gain}
+
+
+# ------------------------------------------------------------------------ look-ups
+_CLASSES = [Constant, Zeros, Ones, Identity, RandomNormal, TruncatedNormal, RandomUniform,
+            VarianceScaling, GlorotUniform, GlorotNormal, LecunNormal, LecunUniform, HeNormal,
+            HeUniform, Orthogonal]
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+_BY_NAME = {cls.__name__: cls for cls in _CLASSES}
+_BY_NAME.update({_snake(cls.__name__): cls for cls in _CLASSES})
+_BY_NAME.update({"normal": RandomNormal, "uniform": RandomUniform, "one": Ones, "zero": Zeros,
+                 "IdentityInitializer": Identity, "OrthogonalInitializer": Orthogonal})
+
+
+def _lookup(name):
+    cls = _BY_NAME.get(name) or _BY_NAME.get(name.lower())
+    if cls is None:
+        names = sorted(n for n in _BY_NAME if n == n.lower())
+        raise ValueError(f"Unknown initializer {name!r}. Expected one of {names} (or their "
+                         "CamelCase class names), a config dict, a number, or a callable "
+                         "fn(key, shape, dtype).")
+    return cls
+
+
+def _array_initializer(array):
+    array = np.asarray(array)
+
+    def init(key, shape, dtype="float32"):
+        if tuple(shape) != array.shape:
+            raise ValueError(f"Expected `shape` to be {array.shape} for direct tensor as "
+                             f"initializer. Received shape={tuple(shape)}")
+        return jnp.asarray(array, dtype)
+
+    return init
 
 
 def get(identifier) -> Initializer:
-    """An initializer from a Keras name, a callable, or a number (constant)."""
+    """An initializer from a Keras name (``"he_normal"``, ``"HeNormal"``), a
+    ``{"class_name", "config"}`` dict, an initializer class or object, a callable
+    ``fn(key, shape, dtype)``, a number (a ``Constant``) or an array (used as is)."""
+    if isinstance(identifier, bool):
+        raise ValueError(f"Could not interpret initializer identifier: {identifier!r}")
+    if isinstance(identifier, (int, float)):
+        return Constant(identifier)
+    if isinstance(identifier, str):
+        return _lookup(identifier)()
+    if isinstance(identifier, dict):
+        if "class_name" not in identifier:
+            raise ValueError(f"Could not interpret initializer config {identifier!r}: "
+                             'expected {"class_name": ..., "config": {...}}.')
+        return _lookup(identifier["class_name"]).from_config(identifier.get("config") or {})
+    if inspect.isclass(identifier):
+        return identifier()
+    if isinstance(identifier, (np.ndarray, np.generic, jax.Array)):
+        return _array_initializer(identifier)
     if callable(identifier):
         return identifier
-    if isinstance(identifier, (int, float)):
-        return _constant(identifier)
-    if isinstance(identifier, str):
-        name = identifier.lower()
-        if name == "random_uniform":  # Keras: U(-0.05, 0.05)
-            base = jax.nn.initializers.uniform(0.1)
-            return lambda key, shape, dtype="float32": base(key, shape, dtype) - 0.05
-        if name in _BY_NAME:
-            return _BY_NAME[name]()
-    raise ValueError(
-        f"Unknown initializer {identifier!r}. Expected one of {sorted(_BY_NAME)}, "
-        "a number, or a callable fn(key, shape, dtype)."
-    )
+    raise ValueError(f"Could not interpret initializer identifier: {identifier!r}. Expected a "
+                     "Keras name, a config dict, a number, or a callable fn(key, shape, dtype).")
+
+
+def serialize(initializer):
+    """The JSON-compatible form of ``initializer``: a name or number stays as given, an
+    initializer object becomes ``{"class_name": ..., "config": {...}}``."""
+    if initializer is None or isinstance(initializer, (str, int, float)):
+        return initializer
+    if isinstance(initializer, KerasInitializer):
+        return {"class_name": type(initializer).__name__, "config": initializer.get_config()}
+    if isinstance(initializer, dict) and "class_name" in initializer:
+        return initializer
+    raise ValueError(f"Cannot serialize initializer {initializer!r}: use a Keras name, a "
+                     "kgraph.initializers object or a number.")
+
+
+def deserialize(config):
+    """The inverse of ``serialize``."""
+    return get(config)

@@ -353,7 +353,10 @@ class Layer:
                 outputs = self.call(*args, **kwargs)
                 if self.activity_regularizer is not None:
                     for output in jax.tree_util.tree_leaves(outputs):
-                        self.add_loss(self.activity_regularizer(output))
+                        penalty = self.activity_regularizer(output)
+                        if output.ndim:  # per sample, as Keras 3
+                            penalty = penalty / output.shape[0]
+                        self.add_loss(penalty)
         finally:
             ctx.path.pop()
             ctx.training = saved

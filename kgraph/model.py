@@ -86,8 +86,26 @@ class Model(Layer):
 
         return predict(self, x, batch_size=batch_size, verbose=verbose)
 
-    def summary(self, print_fn=print, line_length=None):
-        """Print a table of layers, output shapes, parameter counts and connections."""
+    def summary(self, print_fn=print, line_length=None, expand_nested=False,
+                show_trainable=False):
+        """Print a table of layers, output shapes, parameter counts and connections.
+
+        ``expand_nested`` lists nested models' layers indented under their row;
+        ``show_trainable`` adds a Trainable column (Y/N; - for layers without weights).
+        """
         from kgraph.summary import summary_text
 
-        print_fn(summary_text(self, line_length=line_length))
+        print_fn(summary_text(self, line_length=line_length, expand_nested=expand_nested,
+                              show_trainable=show_trainable))
+
+    def to_json(self, **kwargs) -> str:
+        """The model's config as JSON (``kg.model_from_json`` rebuilds it, fresh weights)."""
+        from kgraph import saving
+
+        return saving.to_json(self, **kwargs)
+
+    def _repr_html_(self):
+        """Jupyter display: the graph drawn by Graphviz if installed, else the summary table."""
+        from kgraph.plotting import repr_html
+
+        return repr_html(self)

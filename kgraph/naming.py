@@ -7,9 +7,9 @@ _counters: collections.Counter = collections.Counter()
 
 
 def to_snake_case(name: str) -> str:
-    """``BatchNormalization`` -> ``batch_normalization``."""
+    """``BatchNormalization`` -> ``batch_normalization``, ``Conv2D`` -> ``conv2d`` (as Keras)."""
     name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
 def unique_name(prefix: str) -> str:

@@ -38,8 +38,8 @@ def _bytes(weights):
         n /= 1024
 
 
-def summary_rows(model):
-    """``(name (type), output shape, params, [connections])`` per layer, in run order."""
+def layer_nodes(model) -> list:
+    """``[(layer, [its nodes in this model]), ...]``: inputs first, then in run order."""
     nodes_of = {}
     for t in getattr(model, "inputs", []):
         layer = t._keras_history.layer
@@ -47,32 +47,88 @@ def summary_rows(model):
             layer._inbound_nodes[t._keras_history.node_index])
     for node in getattr(model, "_nodes", []):
         nodes_of.setdefault(id(node.layer), (node.layer, []))[1].append(node)
+    return list(nodes_of.values())
+
+
+def _unbuilt_layers(model):
+    """The layers of a model that is not built yet (a Sequential without input shape)."""
+    if getattr(model, "built", True) or not hasattr(model, "_stack"):
+        return None
+    return list(model._stack)
+
+
+def summary_rows(model):
+    """``(name (type), output shape, params, [connections])`` per layer, in run order."""
+    unbuilt = _unbuilt_layers(model)
+    if unbuilt is not None:
+        return [(f"{layer.name} ({type(layer).__name__})", "?",
+                 f"{_count(layer.weights):,}" if layer.built else "0 (unbuilt)", ["-"])
+                for layer in unbuilt]
     rows = []
-    for layer, nodes in nodes_of.values():
+    for layer, nodes in layer_nodes(model):
         rows.append((f"{layer.name} ({type(layer).__name__})", _output_shape(nodes),
                      f"{_count(layer.weights):,}", _connections(nodes)))
     return rows
 
 
-def summary_text(model, line_length=None) -> str:
-    rows = summary_rows(model)
-    headers = ("Layer (type)", "Output Shape", "Param #", "Connected to")
+def _is_nested_model(layer) -> bool:
+    from kgraph.model import Model
+
+    return isinstance(layer, Model) and layer.built and bool(getattr(layer, "_nodes", None))
+
+
+def _trainable_flag(layer) -> str:
+    if not layer.weights:
+        return "-"
+    return "Y" if layer.trainable else "N"
+
+
+def _table_rows(model, expand_nested, depth=0):
+    """``(row, layer, depth)`` for the model's layers, nested models' layers under theirs."""
+    unbuilt = _unbuilt_layers(model)
+    layers = unbuilt if unbuilt is not None else [layer for layer, _ in layer_nodes(model)]
+    result = []
+    for row, layer in zip(summary_rows(model), layers):
+        if depth:
+            row = ("   " * (depth - 1) + "\u2514 " + row[0], *row[1:])
+        result.append((row, layer, depth))
+        if expand_nested and _is_nested_model(layer):
+            result.extend(_table_rows(layer, True, depth + 1))
+    return result
+
+
+def summary_text(model, line_length=None, expand_nested=False, show_trainable=False) -> str:
+    table = _table_rows(model, expand_nested)
+    rows = [row for row, _, _ in table]
+    headers = ["Layer (type)", "Output Shape", "Param #", "Connected to"]
     widths = [max([len(headers[i])] + [len(r[i]) for r in rows]) + 2 for i in range(3)]
     widths.append(max([len(headers[3])] + [len(c) for r in rows for c in r[3]]) + 1)
+    if show_trainable:
+        headers.append("Trainable")
+        widths[3] += 1
+        widths.append(len("Trainable"))
     total = sum(widths)
     if line_length:
         total = max(total, line_length)
     lines = [f'Model: "{model.name}"', "=" * total,
              "".join(h.ljust(w) for h, w in zip(headers, widths)), "=" * total]
-    for name, shape, params, conns in rows:
-        lines.append("".join(c.ljust(w) for c, w in zip((name, shape, params, conns[0]), widths)))
+    for i, ((name, shape, params, conns), layer, depth) in enumerate(table):
+        cells = [name, shape, params, conns[0]]
+        if show_trainable:
+            cells.append(_trainable_flag(layer).center(widths[4]))
+        lines.append("".join(c.ljust(w) for c, w in zip(cells, widths)))
         for extra in conns[1:]:
             lines.append(" " * sum(widths[:3]) + extra)
-        lines.append("-" * total)
-    lines[-1] = "=" * total
+        if i + 1 == len(table) or table[i + 1][2] == 0:
+            lines.append("-" * total)
+    if table:
+        lines[-1] = "=" * total
     trainable = model.trainable_weights
     non_trainable = model.non_trainable_weights
     lines += [f"Total params: {_count(model.weights):,} ({_bytes(model.weights)})",
               f"Trainable params: {_count(trainable):,} ({_bytes(trainable)})",
               f"Non-trainable params: {_count(non_trainable):,} ({_bytes(non_trainable)})"]
+    if _unbuilt_layers(model) is not None:
+        lines.append(f"Model {model.name!r} is not built yet: call it on data, or start it "
+                     "with kg.Input(shape=...), to see output shapes and all parameters.")
     return "\n".join(lines)

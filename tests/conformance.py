@@ -155,7 +155,7 @@ def check_config_round_trip(case):
 
 
 def check_gradients(case):
-    """Gradients of the output with respect to every weight are finite."""
+    """Jitted gradients with respect to every weight and the float inputs are finite."""
     if not case.differentiable:
         return
     _, _, model = build(case)
@@ -163,12 +163,13 @@ def check_gradients(case):
     program = compiler.compile(model)
     params, state = compiler.variables(model)
 
-    def total(p):
-        out, _ = program.apply(p, state, values, training=case.random,
-                               key=jax.random.PRNGKey(0))
+    def total(p, x):
+        out, _ = program.apply(p, state, x, training=case.random, key=jax.random.PRNGKey(0))
         return sum(jnp.sum(jnp.asarray(o, jnp.float32)) for o in jax.tree_util.tree_leaves(out))
 
-    grads = jax.grad(total)(params)
+    differentiable_inputs = np.issubdtype(np.dtype(case.input_dtype), np.floating)
+    argnums = (0, 1) if differentiable_inputs else 0
+    grads = jax.jit(jax.grad(total, argnums=argnums))(params, values)  # weights and inputs
     for g in jax.tree_util.tree_leaves(grads):
         assert np.all(np.isfinite(np.asarray(g, np.float32)))
 

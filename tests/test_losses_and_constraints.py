@@ -40,9 +40,9 @@ def test_weight_and_activity_regularizers_add_to_losses():
     model = kg.Model(x, dense(x))
     program = compiler.compile(model)
     params, state = compiler.variables(model)
-    data = np.ones((1, 2), np.float32)
+    data = np.ones((3, 2), np.float32)
     _, _, losses = program.apply(params, state, data, return_losses=True)
-    np.testing.assert_allclose(losses, 0.1 * 4.0, rtol=1e-6)  # |[2, 2]| summed
+    np.testing.assert_allclose(losses, 0.1 * 4.0, rtol=1e-6)  # |[2, 2]| per sample, as Keras
 
 
 def test_regularized_weight_penalty_and_gradient():

@@ -7,12 +7,18 @@ from kgraph.ops import Operation
 
 # core
 from kgraph.layers.core import Activation, Dense, Dropout
+from kgraph.layers.core_extra import Identity, Lambda, Masking
+from kgraph.layers.einsum_dense import EinsumDense
+from kgraph.layers.embedding import Embedding
 
 # merging
-from kgraph.layers.merging import Add, Concatenate
+from kgraph.layers.merging import (Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply,
+                                   Subtract)
 
 # normalization
-from kgraph.layers.normalization import BatchNormalization
+from kgraph.layers.normalization import (BatchNormalization, GroupNormalization,
+                                         LayerNormalization, RMSNormalization,
+                                         UnitNormalization)
 
 # reshaping
 from kgraph.layers.reshaping import (Cropping1D, Cropping2D, Cropping3D, Flatten, Permute,
@@ -32,14 +38,24 @@ from kgraph.layers.pooling import (AveragePooling1D, AveragePooling2D, AveragePo
                                    GlobalMaxPooling3D, MaxPooling1D, MaxPooling2D, MaxPooling3D)
 
 # regularization
+from kgraph.layers.regularization import (ActivityRegularization, AlphaDropout,
+                                         GaussianDropout, GaussianNoise, SpatialDropout1D,
+                                         SpatialDropout2D, SpatialDropout3D)
 
 # activation layers
+from kgraph.layers.activation_layers import ELU, LeakyReLU, PReLU, ReLU, Softmax
 
 # preprocessing
+from kgraph.layers.preprocessing import CenterCrop, Normalization, Rescaling, Resizing
 
 # attention
+from kgraph.layers.attention import AdditiveAttention, Attention
+from kgraph.layers.multi_head_attention import MultiHeadAttention
 
 # recurrent
+from kgraph.layers.recurrent import GRU, LSTM, RNN, SimpleRNN
+from kgraph.layers.rnn_cells import GRUCell, LSTMCell, SimpleRNNCell
+from kgraph.layers.wrappers import Bidirectional, TimeDistributed
 
 # custom gradients (examples of jax.custom_vjp in a layer)
 from kgraph.layers.custom_gradient import ClipGradient, StableNorm

@@ -1,0 +1,185 @@
+"""Core layers without weights: ``Lambda``, ``Identity``, ``Masking``."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+
+import jax
+import jax.numpy as jnp
+
+from kgraph import shape_inference
+from kgraph.keras_tensor import KerasTensor
+from kgraph.layer import Layer, _shapes
+
+
+def _function_config(fn):
+    """``{"module", "name"}`` of a function; lambdas/nested ones are marked unloadable."""
+    module = getattr(fn, "__module__", None)
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)
+    if name is None:
+        raise ValueError(f"Cannot serialize {fn!r}: it has no name. Use a module-level "
+                         "function.")
+    config = {"module": module, "name": name}
+    if module is None or "<lambda>" in name or "<locals>" in name:
+        config["deserializable"] = False
+    return config
+
+
+def _is_function_config(value):
+    return isinstance(value, dict) and "module" in value and "name" in value
+
+
+def _load_function(spec, what, safe_mode):
+    if callable(spec) or not _is_function_config(spec):
+        return spec
+    where = f"{spec['module']}.{spec['name']}"
+    if spec.get("deserializable") is False:
+        raise ValueError(
+            f"Lambda's {what} ({where}) is a Python lambda or a nested function: only its name "
+            "was saved, not its code, so it cannot be loaded. Define it at module level, or "
+            f"put the function object itself in the config (config[{what!r}] = fn).")
+    if safe_mode:
+        raise ValueError(
+            f"Refusing to load Lambda's {what} {where!r}: rebuilding a Lambda layer imports "
+            "and runs arbitrary Python code named by the config, which is unsafe for configs "
+            "from untrusted sources. If you trust this config, call "
+            "Lambda.from_config(config, safe_mode=False), or put the function object itself "
+            f"in the config (config[{what!r}] = fn).")
+    obj = importlib.import_module(spec["module"])
+    for part in spec["name"].split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _accepted_names(fn) -> set:
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):  # builtins and some C functions have no signature
+        return set()
+    return {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+
+
+class Lambda(Layer):
+    """Wrap an arbitrary function of arrays as a layer (``function(inputs, **arguments)``).
+
+    Args:
+      function: called on the inputs; it may take ``mask`` and/or ``training`` arguments.
+      output_shape: the output shape without the batch axis (a tuple, or a structure of
+        them), or a callable ``input_shape -> output_shape`` (full shapes). By default the
+        shape is inferred by tracing ``function``.
+      mask: None (no output mask), or a callable ``(inputs, mask) -> mask``, or a fixed mask.
+      arguments: extra keyword arguments for ``function``.
+
+    Serialization: ``get_config()["function"]`` is ``{"module", "name"}`` of a module-level
+    function (lambdas and nested functions are marked ``"deserializable": False``).
+    ``Lambda.from_config`` refuses to import functions unless ``safe_mode=False``.
+
+    >>> import kgraph as kg, jax.numpy as jnp
+    >>> Lambda(jnp.square)(kg.Input(shape=(3,))).shape
+    (None, 3)
+    """
+
+    def __init__(self, function, output_shape=None, mask=None, arguments=None, **kwargs):
+        super().__init__(**kwargs)
+        if not callable(function):
+            raise TypeError(f"Lambda needs a callable `function`, received {function!r}.")
+        self.function = function
+        self.arguments = dict(arguments or {})
+        self.mask = mask
+        self.supports_masking = mask is not None
+        if isinstance(output_shape, list) and all(d is None or isinstance(d, int)
+                                                  for d in output_shape):
+            output_shape = tuple(output_shape)
+        self._output_shape = output_shape
+        accepted = _accepted_names(function)
+        self._fn_expects_mask = "mask" in accepted
+        self._fn_expects_training = "training" in accepted
+
+    def call(self, inputs, mask=None, training=None):
+        kwargs = dict(self.arguments)
+        if self._fn_expects_mask:
+            kwargs["mask"] = mask
+        if self._fn_expects_training:
+            kwargs["training"] = training
+        return self.function(inputs, **kwargs)
+
+    def compute_mask(self, inputs, mask=None):
+        if callable(self.mask):
+            return self.mask(inputs, mask)
+        return self.mask
+
+    def compute_output_spec(self, *args, **kwargs):
+        if self._output_shape is None:
+            return shape_inference.infer_output_spec(self, args, kwargs,
+                                                     self._output_spec_cache)
+        inputs = args[0] if args else kwargs.get("inputs")
+        input_shape = _shapes(inputs)
+        if callable(self._output_shape):
+            shape = self._output_shape(input_shape)
+        else:
+            first = jax.tree_util.tree_leaves(inputs)[0]
+            batch = first.shape[0] if first.shape else None
+            shape = jax.tree_util.tree_map(lambda s: (batch, *s), self._output_shape,
+                                           is_leaf=lambda s: isinstance(s, tuple))
+        return jax.tree_util.tree_map(lambda s: KerasTensor(s, self.compute_dtype), shape,
+                                      is_leaf=lambda s: isinstance(s, tuple))
+
+    def get_config(self):
+        config = {**super().get_config(), "function": _function_config(self.function)}
+        if self._output_shape is not None:
+            config["output_shape"] = (_function_config(self._output_shape)
+                                      if callable(self._output_shape) else self._output_shape)
+        if self.mask is not None:
+            config["mask"] = _function_config(self.mask) if callable(self.mask) else self.mask
+        config["arguments"] = dict(self.arguments)
+        return config
+
+    @classmethod
+    def from_config(cls, config, safe_mode=True):
+        """Rebuild a Lambda; importing its function needs ``safe_mode=False``."""
+        config = dict(config)
+        config["function"] = _load_function(config["function"], "function", safe_mode)
+        for key in ("output_shape", "mask"):
+            if key in config:
+                config[key] = _load_function(config[key], key, safe_mode)
+        return cls(**config)
+
+
+class Identity(Layer):
+    """Return the inputs unchanged (masks pass through)."""
+
+    supports_masking = True
+
+    def call(self, inputs):
+        return inputs
+
+
+class Masking(Layer):
+    """Mask timesteps whose features all equal ``mask_value``, and zero them.
+
+    The output mask is ``any(inputs != mask_value, axis=-1)``, for downstream layers.
+
+    >>> import numpy as np
+    >>> Masking()(np.array([[[1.0], [0.0]]])).tolist()
+    [[[1.0], [0.0]]]
+    """
+
+    supports_masking = True
+
+    def __init__(self, mask_value=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.mask_value = mask_value
+
+    def compute_mask(self, inputs, mask=None):
+        return jnp.any(jnp.not_equal(inputs, self.mask_value), axis=-1)
+
+    def call(self, inputs):
+        keep = jnp.any(jnp.not_equal(inputs, self.mask_value), axis=-1, keepdims=True)
+        return jnp.where(keep, inputs, jnp.zeros((), inputs.dtype))
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        return {**super().get_config(), "mask_value": self.mask_value}

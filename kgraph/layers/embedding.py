@@ -1,0 +1,101 @@
+"""``Embedding``: integer indices to dense vectors."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+from kgraph import constraints, initializers, regularizers
+from kgraph.layer import Layer
+
+# Keras's short aliases that kgraph.initializers.get does not know.
+_ALIASES = {"uniform": "random_uniform", "normal": "random_normal"}
+
+
+def resolve_initializer(identifier):
+    """What ``add_weight`` gets: Keras's ``"uniform"``/``"normal"`` become the names
+    ``kgraph.initializers`` knows; anything else passes through."""
+    if isinstance(identifier, str):
+        return _ALIASES.get(identifier.lower(), identifier)
+    return identifier
+
+
+def serialize_initializer(identifier):
+    """The config form of an initializer: ``initializers.serialize`` if it exists and
+    accepts it, else the identifier as given (as ``Dense`` does)."""
+    serialize = getattr(initializers, "serialize", None)
+    if serialize is None:
+        return identifier
+    try:
+        return serialize(identifier)
+    except (TypeError, ValueError):
+        return identifier
+
+
+def _positive_int(value, name):
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        raise ValueError(f"`{name}` must be a positive integer. Received: {name}={value!r} "
+                         f"(of type {type(value).__name__}).")
+
+
+class Embedding(Layer):
+    """Look up rows of the ``embeddings`` matrix ``(input_dim, output_dim)``.
+
+    Non-integer inputs are cast to int32 (as Keras). With ``mask_zero=True`` index 0 is
+    padding: the output mask is ``inputs != 0`` (``input_dim`` should then count it).
+
+    >>> import kgraph as kg
+    >>> Embedding(10, 4)(kg.Input(shape=(5,), dtype="int32")).shape
+    (None, 5, 4)
+    """
+
+    autocast = False  # integer inputs; the output is cast to the compute dtype explicitly
+
+    def __init__(self, input_dim, output_dim, embeddings_initializer="uniform",
+                 embeddings_regularizer=None, embeddings_constraint=None, mask_zero=False,
+                 weights=None, **kwargs):
+        _positive_int(input_dim, "input_dim")
+        _positive_int(output_dim, "output_dim")
+        super().__init__(**kwargs)
+        self.input_dim = input_dim
+        self.output_dim = output_dim
+        self.embeddings_initializer = embeddings_initializer
+        self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
+        self.embeddings_constraint = constraints.get(embeddings_constraint)
+        self.mask_zero = bool(mask_zero)
+        self.supports_masking = self.mask_zero
+        if weights is not None:
+            self.build(None)
+            self.set_weights(weights if isinstance(weights, list) else [weights])
+
+    def build(self, input_shape=None):
+        if self.built:
+            return
+        self.embeddings = self.add_weight(
+            (self.input_dim, self.output_dim), resolve_initializer(self.embeddings_initializer),
+            name="embeddings", regularizer=self.embeddings_regularizer,
+            constraint=self.embeddings_constraint)
+        self.built = True
+
+    def call(self, inputs):
+        if inputs.dtype not in (jnp.int32, jnp.int64):
+            inputs = inputs.astype(jnp.int32)
+        return jnp.take(self.embeddings, inputs, axis=0).astype(self.compute_dtype)
+
+    def compute_mask(self, inputs, mask=None):
+        if not self.mask_zero:
+            return None
+        return jnp.not_equal(inputs, 0)
+
+    def compute_output_shape(self, input_shape):
+        return (*input_shape, self.output_dim)
+
+    def compute_output_dtype(self, input_dtype):
+        return self.compute_dtype
+
+    def get_config(self):
+        return {**super().get_config(), "input_dim": self.input_dim,
+                "output_dim": self.output_dim,
+                "embeddings_initializer": serialize_initializer(self.embeddings_initializer),
+                "embeddings_regularizer": regularizers.serialize(self.embeddings_regularizer),
+                "embeddings_constraint": constraints.serialize(self.embeddings_constraint),
+                "mask_zero": self.mask_zero}

@@ -1,0 +1,378 @@
+"""``MultiHeadAttention`` (Vaswani et al., 2017), with Keras 3's arguments, weights and masks.
+
+Projections are ``EinsumDense`` sub-layers named as in Keras: ``query``, ``key``,
+``value`` (kernels (dim, num_heads, key_dim|value_dim), biases (num_heads, key_dim|value_dim)),
+optionally ``gate``, and ``attention_output`` (kernel (num_heads, value_dim, out_dim), bias
+(out_dim,)); ``get_weights()`` lists them in that order, as Keras.
+
+Masks combine as in Keras: the query mask (from ``query_mask=`` or the mask flowing in the
+graph with ``query``) as (B, T, 1), ``value_mask``/``key_mask`` as (B, 1, S), the causal
+mask (``use_causal_mask=True``) as (1, T, S), a ``sliding_window`` band, and
+``attention_mask`` (B, T, S), all ANDed. The softmax runs in float32; dropout applies to the
+attention probabilities in training (the returned scores are before dropout).
+
+Note: ``key`` here is the attention key tensor (Keras's argument), so an eager
+``layer(q, v, key=...)`` call cannot also take a PRNG key that way; eager randomness comes
+from ``kgraph.random`` (or the enclosing model call's ``key=``).
+
+>>> import kgraph as kg
+>>> x = kg.Input(shape=(5, 16))
+>>> kg.layers.MultiHeadAttention(num_heads=2, key_dim=4)(x, x).shape
+(None, 5, 16)
+"""
+
+from __future__ import annotations
+
+import math
+import string
+
+import jax
+import jax.numpy as jnp
+
+from kgraph import constraints, regularizers, shape_inference
+from kgraph.input_spec import InputSpec
+from kgraph.keras_tensor import KerasTensor
+from kgraph.layer import Layer
+from kgraph.layers.einsum_dense import EinsumDense
+from kgraph.layers.rnn_cells import salted, serialize_initializer
+
+
+class _Projection(EinsumDense):
+    """An ``EinsumDense`` whose eager initial weights also depend on its parent's name.
+
+    (Every MultiHeadAttention has sub-layers named ``query``/``key``/...; without the salt,
+    two of them would start from identical weights, see ``rnn_cells.salted``.)
+    """
+
+    def __init__(self, *args, weight_salt=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._weight_salt = weight_salt
+
+    def add_weight(self, shape=(), initializer="glorot_uniform", *args, **kwargs):
+        return super().add_weight(shape, salted(initializer, self._weight_salt), *args, **kwargs)
+
+
+def _letter(i):
+    return string.ascii_lowercase[i]
+
+
+def _build_proj_equation(free_dims, bound_dims, output_dims):
+    """Einsum equation, bias axes and output rank of a projection (as Keras)."""
+    input_str = kernel_str = output_str = bias_axes = ""
+    for i in range(free_dims):
+        input_str += _letter(i)
+        output_str += _letter(i)
+    for i in range(bound_dims):
+        char = _letter(free_dims + i)
+        input_str += char
+        kernel_str += char
+    for i in range(output_dims):
+        char = _letter(free_dims + bound_dims + i)
+        kernel_str += char
+        output_str += char
+        bias_axes += char
+    return f"{input_str},{kernel_str}->{output_str}", bias_axes, len(output_str)
+
+
+def _get_output_shape(output_rank, known_last_dims):
+    return [None] * (output_rank - len(known_last_dims)) + list(known_last_dims)
+
+
+def _build_attention_equation(rank, attn_axes):
+    """Query-key dot-product and combination equations over ``attn_axes`` (as Keras)."""
+    target = "".join(_letter(i) for i in range(rank))
+    batch_dims = tuple(i for i in range(rank) if i not in attn_axes and i != rank - 1)
+    offset, source = rank, ""
+    for i in range(rank):
+        if i in batch_dims or i == rank - 1:
+            source += target[i]
+        else:
+            source += _letter(offset)
+            offset += 1
+    product = "".join([target[i] for i in batch_dims] + [target[i] for i in attn_axes]
+                      + [source[i] for i in attn_axes])
+    return f"{source},{target}->{product}", f"{product},{source}->{target}", len(product)
+
+
+class MultiHeadAttention(Layer):
+    """Multi-head attention. See the module docstring for weights and masks.
+
+    Args:
+      num_heads, key_dim: number of heads and size of each head for query and key.
+      value_dim: size of each head for value (default ``key_dim``).
+      dropout: dropout rate on the attention probabilities (training only).
+      use_bias: whether the projections have biases.
+      output_shape: output shape besides batch and attention dims (default: the query's
+        last dimension).
+      attention_axes: axes attention runs over (default: all but batch, heads, features).
+      sliding_window: restrict each query to keys within ``sliding_window - 1`` positions.
+      flash_attention: accepted for compatibility and ignored (XLA picks the kernel).
+      kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer,
+      activity_regularizer, kernel_constraint, bias_constraint: for the projections.
+      use_gate: gate the attention output with ``sigmoid(gate(query))``.
+      seed: folded into the dropout key.
+
+    Call: ``layer(query, value, key=None, query_mask=None, value_mask=None, key_mask=None,
+    attention_mask=None, return_attention_scores=False, training=None,
+    use_causal_mask=False)``; returns the output, or ``(output, scores)`` with scores
+    (batch, num_heads, T, S).
+    """
+
+    supports_masking = True
+
+    def __init__(self, num_heads, key_dim, value_dim=None, dropout=0.0, use_bias=True,
+                 output_shape=None, attention_axes=None, sliding_window=None,
+                 flash_attention=None, kernel_initializer="glorot_uniform",
+                 bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
+                 activity_regularizer=None, kernel_constraint=None, bias_constraint=None,
+                 use_gate=False, seed=None, **kwargs):
+        if not isinstance(num_heads, int) or isinstance(num_heads, bool) or num_heads <= 0:
+            raise ValueError("Received an invalid value for argument `num_heads`, expected a "
+                             f"positive integer. Received: num_heads={num_heads}")
+        if not isinstance(key_dim, int) or isinstance(key_dim, bool) or key_dim <= 0:
+            raise ValueError("Received an invalid value for argument `key_dim`, expected a "
+                             f"positive integer. Received: key_dim={key_dim}")
+        if value_dim is not None and (not isinstance(value_dim, int) or value_dim <= 0):
+            raise ValueError("Received an invalid value for argument `value_dim`, expected a "
+                             f"positive integer or `None`. Received: value_dim={value_dim}")
+        super().__init__(**kwargs)
+        self.num_heads = num_heads
+        self.key_dim = key_dim
+        self.value_dim = value_dim if value_dim else key_dim
+        self.dropout = float(dropout)
+        self.use_bias = use_bias
+        self.use_gate = use_gate
+        if output_shape:
+            if isinstance(output_shape, int):
+                output_shape = (output_shape,)
+            try:
+                output_shape = tuple(output_shape)
+            except TypeError:
+                raise ValueError(f"Invalid `output_shape`: {output_shape}. When specified, the "
+                                 "`output_shape` should be of type tuple, list, or int.") from None
+        self._output_shape = output_shape or None
+        if isinstance(attention_axes, int):
+            attention_axes = (attention_axes,)
+        elif attention_axes and not isinstance(attention_axes, (list, tuple)):
+            raise ValueError("`attention_axes` must be an int, list, or tuple. "
+                             f"Received: attention_axes={attention_axes}")
+        self.attention_axes = tuple(attention_axes) if attention_axes is not None else None
+        if sliding_window is not None and (not isinstance(sliding_window, int)
+                                           or sliding_window <= 0):
+            raise ValueError("`sliding_window` must be `None` or a positive integer. "
+                             f"Received: sliding_window={sliding_window}")
+        self.sliding_window = sliding_window
+        self.flash_attention = flash_attention
+        self.kernel_initializer = kernel_initializer
+        self.bias_initializer = bias_initializer
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self._projection_activity_regularizer = regularizers.get(activity_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
+        self.seed = seed
+        self._inverse_sqrt_key_dim = 1.0 / math.sqrt(float(self.key_dim))
+        self._returned_scores = False
+
+    # ----------------------------------------------------------------- build
+    def _projection(self, equation, output_shape, bias_axes, name, activation=None):
+        return _Projection(
+            equation, output_shape=output_shape, bias_axes=bias_axes if self.use_bias else None,
+            activation=activation,
+            kernel_initializer=self.kernel_initializer, bias_initializer=self.bias_initializer,
+            kernel_regularizer=self.kernel_regularizer, bias_regularizer=self.bias_regularizer,
+            kernel_constraint=self.kernel_constraint, bias_constraint=self.bias_constraint,
+            activity_regularizer=self._projection_activity_regularizer,
+            dtype=self.dtype_policy, trainable=self.trainable, name=name,
+            weight_salt=self.name)
+
+    def build(self, query_shape, value_shape=None, key_shape=None):
+        query_shape = tuple(query_shape)
+        value_shape = query_shape if value_shape is None else tuple(value_shape)
+        key_shape = value_shape if key_shape is None else tuple(key_shape)
+        for what, shape in (("query", query_shape), ("value", value_shape), ("key", key_shape)):
+            if len(shape) < 3:
+                raise ValueError(f'Layer "{self.name}" (MultiHeadAttention) expects {what} of '
+                                 "rank >= 3 (batch, <attention axes>, features), received shape "
+                                 f"{shape}.")
+        if value_shape[1:-1] != key_shape[1:-1]:
+            raise ValueError(f'Layer "{self.name}": all dimensions of `value` and `key`, except '
+                             f"the last one, must be equal. Received: value_shape={value_shape} "
+                             f"and key_shape={key_shape}")
+        heads = self.num_heads
+        equation, bias_axes, rank = _build_proj_equation(len(query_shape) - 1, 1, 2)
+        self.query_dense = self._projection(
+            equation, _get_output_shape(rank - 1, [heads, self.key_dim]), bias_axes, "query")
+        self.query_dense.build(query_shape)
+        equation, bias_axes, key_rank = _build_proj_equation(len(key_shape) - 1, 1, 2)
+        self.key_dense = self._projection(
+            equation, _get_output_shape(key_rank - 1, [heads, self.key_dim]), bias_axes, "key")
+        self.key_dense.build(key_shape)
+        if self.use_gate:
+            equation, bias_axes, gate_rank = _build_proj_equation(len(query_shape) - 1, 1, 2)
+            self.gate_dense = self._projection(
+                equation, _get_output_shape(gate_rank - 1, [heads, self.value_dim]), bias_axes,
+                "gate", activation="sigmoid")
+            self.gate_dense.build(query_shape)
+        equation, bias_axes, value_rank = _build_proj_equation(len(value_shape) - 1, 1, 2)
+        self.value_dense = self._projection(
+            equation, _get_output_shape(value_rank - 1, [heads, self.value_dim]), bias_axes,
+            "value")
+        self.value_dense.build(value_shape)
+        self._build_attention(rank)
+        out_dims = list(self._output_shape) if self._output_shape else [query_shape[-1]]
+        equation, bias_axes, out_rank = _build_proj_equation(len(query_shape) - 1, 2,
+                                                             len(out_dims))
+        self.output_dense = self._projection(
+            equation, _get_output_shape(out_rank - 1, out_dims), bias_axes, "attention_output")
+        self.output_dense.build(query_shape[:-1] + (heads, self.value_dim))
+        for sub in self._tracked_layers():
+            sub.built = True
+        self.input_spec = InputSpec(ndim=len(query_shape), axes={-1: query_shape[-1]})
+        self.built = True
+
+    def _build_attention(self, rank):
+        if self.attention_axes is None:
+            self.attention_axes = tuple(range(1, rank - 2))
+        else:
+            self.attention_axes = tuple(a if a >= 0 else (rank - 1) + a
+                                        for a in self.attention_axes)
+        self._dot_product_equation, self._combine_equation, scores_rank = (
+            _build_attention_equation(rank, self.attention_axes))
+        self._norm_axes = tuple(range(scores_rank - len(self.attention_axes), scores_rank))
+
+    # ------------------------------------------------------------------ call
+    def __call__(self, *args, **kwargs):
+        """Accept ``(query, value[, key])`` positionally or by name; build from all three."""
+        args = list(args)
+        for position, name in enumerate(("query", "value", "key")):
+            if name not in kwargs:
+                continue
+            if len(args) > position:
+                raise TypeError(f"MultiHeadAttention got multiple values for argument '{name}'.")
+            if len(args) < position:
+                raise TypeError("MultiHeadAttention needs `query` and `value` before `key`.")
+            args.append(kwargs.pop(name))
+        if len(args) < 2:
+            raise TypeError(f'Layer "{self.name}" (MultiHeadAttention) must be called with '
+                            "`query` and `value` tensors (and optionally `key`).")
+        if len(args) == 3 and args[2] is None:
+            args.pop()
+        if not self.built:
+            self.build(*[tuple(a.shape) for a in args[:3]])
+        # The key tensor goes positionally: the framework reads a ``key=`` keyword of a
+        # layer call whose ``call`` names a ``key`` argument as that call's PRNG key.
+        return super().__call__(*args, **kwargs)
+
+    def _compute_causal_mask(self, query, value):
+        return jnp.tril(jnp.ones((query.shape[1], value.shape[1]), bool))[None]
+
+    def _compute_attention_mask(self, query, value, query_mask=None, value_mask=None,
+                                key_mask=None, attention_mask=None, use_causal_mask=False):
+        auto_mask = None
+        if query_mask is not None:
+            auto_mask = jnp.expand_dims(jnp.asarray(query_mask).astype(bool), -1)
+        for extra in (value_mask, key_mask):
+            if extra is not None:
+                mask = jnp.expand_dims(jnp.asarray(extra).astype(bool), -2)
+                auto_mask = mask if auto_mask is None else auto_mask & mask
+        if use_causal_mask:
+            mask = self._compute_causal_mask(query, value)
+            auto_mask = mask if auto_mask is None else auto_mask & mask
+        if self.sliding_window is not None:
+            rows = jnp.arange(query.shape[1])[None, :, None]
+            cols = jnp.arange(value.shape[1])[None, None, :]
+            mask = jnp.abs(rows - cols) < self.sliding_window
+            auto_mask = mask if auto_mask is None else auto_mask & mask
+        if attention_mask is not None:
+            attention_mask = jnp.asarray(attention_mask).astype(bool)
+        if auto_mask is not None:
+            attention_mask = auto_mask if attention_mask is None else attention_mask & auto_mask
+        return attention_mask
+
+    def _masked_softmax(self, scores, attention_mask=None):
+        logits = scores.astype(jnp.float32)
+        if attention_mask is not None:
+            axis = -len(self.attention_axes) * 2 - 1
+            for _ in range(scores.ndim - attention_mask.ndim):
+                attention_mask = jnp.expand_dims(attention_mask, axis)
+            logits = jnp.where(attention_mask, logits, -1e9)
+        return jax.nn.softmax(logits, axis=self._norm_axes).astype(scores.dtype)
+
+    def _compute_attention(self, query, key, value, attention_mask=None, training=None):
+        query = query * jnp.asarray(self._inverse_sqrt_key_dim, query.dtype)
+        scores = jnp.einsum(self._dot_product_equation, key, query)
+        scores = self._masked_softmax(scores, attention_mask)
+        dropped = scores
+        if training and self.dropout > 0:
+            rng = self.random_key()
+            if self.seed is not None:
+                rng = jax.random.fold_in(rng, self.seed)
+            keep = jax.random.bernoulli(rng, 1.0 - self.dropout, scores.shape)
+            dropped = jnp.where(keep, scores / (1.0 - self.dropout),
+                                jnp.zeros((), scores.dtype))
+        return jnp.einsum(self._combine_equation, dropped, value), scores
+
+    def call(self, query, value, key=None, query_mask=None, value_mask=None, key_mask=None,
+             attention_mask=None, return_attention_scores=False, training=None,
+             use_causal_mask=False, mask=None):
+        # ``mask`` is the graph's mask of ``query`` (Keras reads it from the tensor).
+        if key is None:
+            key = value
+        if query_mask is None:
+            query_mask = mask
+        attention_mask = self._compute_attention_mask(
+            query, value, query_mask=query_mask, value_mask=value_mask, key_mask=key_mask,
+            attention_mask=attention_mask, use_causal_mask=use_causal_mask)
+        gate = self.gate_dense(query) if self.use_gate else None
+        output, scores = self._compute_attention(
+            self.query_dense(query), self.key_dense(key), self.value_dense(value),
+            attention_mask, training)
+        if gate is not None:
+            output = output * gate
+        output = self.output_dense(output)
+        self._returned_scores = bool(return_attention_scores)
+        if return_attention_scores:
+            return output, scores
+        return output
+
+    def compute_mask(self, inputs, mask=None):
+        if mask is None:
+            return None
+        return (mask, None) if self._returned_scores else mask
+
+    def compute_output_spec(self, query, value=None, key=None, **kwargs):
+        if kwargs.get("return_attention_scores"):
+            args = (query, value) if key is None else (query, value, key)
+            return shape_inference.infer_output_spec(self, args, kwargs,
+                                                     self._output_spec_cache)
+        last = self._output_shape or (query.shape[-1],)
+        return KerasTensor(tuple(query.shape[:-1]) + tuple(last), self.compute_dtype)
+
+    def compute_output_shape(self, query_shape, value_shape=None, key_shape=None):
+        value_shape = tuple(query_shape if value_shape is None else value_shape)
+        key_shape = value_shape if key_shape is None else tuple(key_shape)
+        if value_shape[1:-1] != key_shape[1:-1]:
+            raise ValueError("All dimensions of `value` and `key`, except the last one, must be "
+                             f"equal. Received: value_shape={value_shape} and "
+                             f"key_shape={key_shape}")
+        last = self._output_shape or (query_shape[-1],)
+        return tuple(query_shape[:-1]) + tuple(last)
+
+    def get_config(self):
+        return {**super().get_config(), "num_heads": self.num_heads, "key_dim": self.key_dim,
+                "value_dim": self.value_dim, "dropout": self.dropout, "use_bias": self.use_bias,
+                "use_gate": self.use_gate,
+                "output_shape": None if self._output_shape is None else list(self._output_shape),
+                "attention_axes": (None if self.attention_axes is None
+                                   else list(self.attention_axes)),
+                "sliding_window": self.sliding_window,
+                "kernel_initializer": serialize_initializer(self.kernel_initializer),
+                "bias_initializer": serialize_initializer(self.bias_initializer),
+                "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
+                "bias_regularizer": regularizers.serialize(self.bias_regularizer),
+                "activity_regularizer": regularizers.serialize(
+                    self._projection_activity_regularizer),
+                "kernel_constraint": constraints.serialize(self.kernel_constraint),
+                "bias_constraint": constraints.serialize(self.bias_constraint),
+                "seed": self.seed}

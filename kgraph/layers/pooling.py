@@ -1,0 +1,282 @@
+"""Pooling layers: ``MaxPooling1D/2D/3D``, ``AveragePooling1D/2D/3D`` and the global
+``GlobalMaxPooling1D/2D/3D``, ``GlobalAveragePooling1D/2D/3D``.
+
+``padding="same"`` pads as TF/Keras (the extra pad at the end); average pooling divides
+by the number of real (unpadded) elements in each window, as Keras.
+
+>>> import kgraph as kg
+>>> kg.layers.MaxPooling2D(2, padding="same")(kg.Input(shape=(5, 5, 3))).shape
+(None, 3, 3, 3)
+"""
+
+from __future__ import annotations
+
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from kgraph.input_spec import InputSpec
+from kgraph.layer import Layer
+from kgraph.layers import conv_utils as cu
+
+
+def _accumulation_dtype(dtype):
+    """float32 for half-precision floats (sums and means), else ``dtype``."""
+    return jnp.float32 if dtype in (jnp.float16, jnp.bfloat16) else dtype
+
+
+class BasePooling(Layer):
+    """N-d max or average pooling over windows of ``pool_size`` every ``strides``."""
+
+    rank = None
+    pool_mode = None
+
+    def __init__(self, pool_size, strides=None, padding="valid", data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.pool_size = cu.standardize_tuple(pool_size, self.rank, "pool_size")
+        self.strides = cu.standardize_tuple(pool_size if strides is None else strides,
+                                            self.rank, "strides")
+        self.padding = cu.standardize_padding(padding)
+        self.data_format = cu.standardize_data_format(data_format)
+        self.input_spec = InputSpec(ndim=self.rank + 2)
+
+    def _window(self, sizes):
+        """Per-axis window (or stride) tuple over the full input rank."""
+        full = [1] * (self.rank + 2)
+        for axis, size in zip(cu.spatial_axes(self.rank, self.data_format), sizes):
+            full[axis] = size
+        return tuple(full)
+
+    def _reduce(self, x, init, op):
+        # A NumPy (not jnp) init value: JAX recognises max/add pools, which it can
+        # differentiate, only when the init value is a concrete constant.
+        return jax.lax.reduce_window(x, np.asarray(init, x.dtype), op,
+                                     self._window(self.pool_size), self._window(self.strides),
+                                     self.padding.upper())
+
+    def call(self, inputs):
+        if self.pool_mode == "max":
+            if jnp.issubdtype(inputs.dtype, jnp.floating):
+                init = -jnp.inf
+            else:
+                init = jnp.iinfo(inputs.dtype).min
+            return self._reduce(inputs, init, jax.lax.max)
+        x = cu.float_input(self, inputs)
+        total = self._reduce(x.astype(_accumulation_dtype(x.dtype)), 0, jax.lax.add)
+        if self.padding == "valid":
+            return (total / math.prod(self.pool_size)).astype(x.dtype)
+        # "same": divide by the count of real elements in each window (static shapes).
+        spatial = [x.shape[a] for a in cu.spatial_axes(self.rank, self.data_format)]
+        counts = self._reduce(jnp.ones(self._window(spatial), total.dtype), 0, jax.lax.add)
+        return (total / counts).astype(x.dtype)
+
+    def compute_output_shape(self, input_shape):
+        axes = cu.spatial_axes(self.rank, self.data_format)
+        lengths = [cu.conv_output_length(input_shape[a], k, s, self.padding)
+                   for a, k, s in zip(axes, self.pool_size, self.strides)]
+        channels = input_shape[cu.channel_axis(self.data_format)]
+        return cu.spatial_output_shape(self.name, input_shape, self.data_format,
+                                       channels, lengths)
+
+    def build(self, input_shape):
+        cu.check_rank(self, input_shape, self.rank + 2)
+        self.compute_output_shape(input_shape)
+        self.built = True
+
+    def compute_output_dtype(self, input_dtype):
+        if self.pool_mode == "average" and not jnp.issubdtype(input_dtype, jnp.floating):
+            return self.compute_dtype
+        return input_dtype
+
+    def get_config(self):
+        return {**super().get_config(), "pool_size": self.pool_size, "padding": self.padding,
+                "strides": self.strides, "data_format": self.data_format}
+
+
+class MaxPooling1D(BasePooling):
+    """Max over windows of ``pool_size`` steps of ``(batch, steps, channels)``."""
+
+    rank, pool_mode = 1, "max"
+
+    def __init__(self, pool_size=2, strides=None, padding="valid", data_format=None, **kwargs):
+        super().__init__(pool_size, strides, padding, data_format, **kwargs)
+
+
+class MaxPooling2D(BasePooling):
+    """Max over ``pool_size`` windows of ``(batch, height, width, channels)``.
+
+    >>> import kgraph as kg
+    >>> kg.layers.MaxPooling2D()(kg.Input(shape=(6, 6, 1))).shape
+    (None, 3, 3, 1)
+    """
+
+    rank, pool_mode = 2, "max"
+
+    def __init__(self, pool_size=(2, 2), strides=None, padding="valid", data_format=None,
+                 **kwargs):
+        super().__init__(pool_size, strides, padding, data_format, **kwargs)
+
+
+class MaxPooling3D(BasePooling):
+    """Max over ``pool_size`` windows of ``(batch, d1, d2, d3, channels)``."""
+
+    rank, pool_mode = 3, "max"
+
+    def __init__(self, pool_size=(2, 2, 2), strides=None, padding="valid", data_format=None,
+                 **kwargs):
+        super().__init__(pool_size, strides, padding, data_format, **kwargs)
+
+
+class AveragePooling1D(BasePooling):
+    """Mean over windows of ``pool_size`` steps of ``(batch, steps, channels)``."""
+
+    rank, pool_mode = 1, "average"
+
+    def __init__(self, pool_size=2, strides=None, padding="valid", data_format=None, **kwargs):
+        super().__init__(pool_size, strides, padding, data_format, **kwargs)
+
+
+class AveragePooling2D(BasePooling):
+    """Mean over ``pool_size`` windows of ``(batch, height, width, channels)``."""
+
+    rank, pool_mode = 2, "average"
+
+    def __init__(self, pool_size=(2, 2), strides=None, padding="valid", data_format=None,
+                 **kwargs):
+        super().__init__(pool_size, strides, padding, data_format, **kwargs)
+
+
+class AveragePooling3D(BasePooling):
+    """Mean over ``pool_size`` windows of ``(batch, d1, d2, d3, channels)``."""
+
+    rank, pool_mode = 3, "average"
+
+    def __init__(self, pool_size=(2, 2, 2), strides=None, padding="valid", data_format=None,
+                 **kwargs):
+        super().__init__(pool_size, strides, padding, data_format, **kwargs)
+
+
+class BaseGlobalPooling(Layer):
+    """Max or mean over all spatial axes; ``keepdims`` keeps them with size 1."""
+
+    rank = None
+
+    def __init__(self, data_format=None, keepdims=False, **kwargs):
+        super().__init__(**kwargs)
+        self.data_format = cu.standardize_data_format(data_format)
+        self.keepdims = bool(keepdims)
+        self.input_spec = InputSpec(ndim=self.rank + 2)
+
+    def _axes(self):
+        return cu.spatial_axes(self.rank, self.data_format)
+
+    def compute_output_shape(self, input_shape):
+        axes = self._axes()
+        if self.keepdims:
+            return tuple(1 if i in axes else d for i, d in enumerate(input_shape))
+        return tuple(d for i, d in enumerate(input_shape) if i not in axes)
+
+    def get_config(self):
+        return {**super().get_config(), "data_format": self.data_format,
+                "keepdims": self.keepdims}
+
+
+class _GlobalMax(BaseGlobalPooling):
+    def call(self, inputs):
+        return jnp.max(inputs, axis=self._axes(), keepdims=self.keepdims)
+
+
+class _GlobalAverage(BaseGlobalPooling):
+    def call(self, inputs):
+        x = cu.float_input(self, inputs)
+        mean = jnp.mean(x, axis=self._axes(), keepdims=self.keepdims,
+                        dtype=_accumulation_dtype(x.dtype))
+        return mean.astype(x.dtype)
+
+    def compute_output_dtype(self, input_dtype):
+        if not jnp.issubdtype(input_dtype, jnp.floating):
+            return self.compute_dtype
+        return input_dtype
+
+
+def _step_mask(layer, mask):
+    """A (batch, steps) mask as a bool array broadcastable against the inputs."""
+    mask = jnp.asarray(mask).astype(bool)
+    return jnp.expand_dims(mask, 2 if layer.data_format == "channels_last" else 1)
+
+
+class GlobalMaxPooling1D(_GlobalMax):
+    """Max over the steps of ``(batch, steps, features)``.
+
+    With a ``mask`` ``(batch, steps)`` (given, or carried from an ``Embedding(mask_zero)`` /
+    ``Masking`` layer), masked steps are ignored; a sequence with no unmasked step gives 0.
+    The output has no mask.
+    """
+
+    rank = 1
+
+    def call(self, inputs, mask=None):
+        if mask is None:
+            return super().call(inputs)
+        mask = _step_mask(self, mask)
+        axis = self._axes()
+        if jnp.issubdtype(inputs.dtype, jnp.floating):
+            lowest = jnp.asarray(-jnp.inf, inputs.dtype)
+        else:
+            lowest = jnp.asarray(jnp.iinfo(inputs.dtype).min, inputs.dtype)
+        best = jnp.max(jnp.where(mask, inputs, lowest), axis=axis, keepdims=self.keepdims)
+        any_step = jnp.any(mask, axis=axis, keepdims=self.keepdims)
+        return jnp.where(any_step, best, jnp.zeros((), inputs.dtype))
+
+
+class GlobalMaxPooling2D(_GlobalMax):
+    """Max over height and width of ``(batch, height, width, channels)``."""
+
+    rank = 2
+
+
+class GlobalMaxPooling3D(_GlobalMax):
+    """Max over the three spatial axes of ``(batch, d1, d2, d3, channels)``."""
+
+    rank = 3
+
+
+class GlobalAveragePooling1D(_GlobalAverage):
+    """Mean over the steps of ``(batch, steps, features)``.
+
+    With a ``mask`` ``(batch, steps)``, the mean of the unmasked steps (as Keras); a
+    sequence with no unmasked step gives 0 (Keras: NaN). The output has no mask.
+
+    >>> import numpy as np
+    >>> x = np.array([[[1.0], [3.0], [100.0]]], np.float32)
+    >>> GlobalAveragePooling1D()(x, mask=np.array([[True, True, False]])).tolist()
+    [[2.0]]
+    """
+
+    rank = 1
+
+    def call(self, inputs, mask=None):
+        if mask is None:
+            return super().call(inputs)
+        x = cu.float_input(self, inputs)
+        mask = _step_mask(self, mask)
+        axis = self._axes()
+        acc = _accumulation_dtype(x.dtype)
+        total = jnp.sum(jnp.where(mask, x, jnp.zeros((), x.dtype)).astype(acc), axis=axis,
+                        keepdims=self.keepdims)
+        count = jnp.sum(mask.astype(acc), axis=axis, keepdims=self.keepdims)
+        return (total / jnp.maximum(count, 1)).astype(x.dtype)
+
+
+class GlobalAveragePooling2D(_GlobalAverage):
+    """Mean over height and width of ``(batch, height, width, channels)``."""
+
+    rank = 2
+
+
+class GlobalAveragePooling3D(_GlobalAverage):
+    """Mean over the three spatial axes of ``(batch, d1, d2, d3, channels)``."""
+
+    rank = 3

@@ -1,0 +1,189 @@
+"""Neural-network ops (``keras.ops.nn`` names and arguments): activations, convolution,
+moments, normalization and cross-entropies. Re-exported by ``kgraph.ops``.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from kgraph.ops_registry import register_array_function, register_op
+
+_EPSILON = 1e-7  # Keras's backend.epsilon()
+
+_ACTIVATIONS = {
+    "relu": jax.nn.relu, "relu6": jax.nn.relu6, "sigmoid": jax.nn.sigmoid,
+    "silu": jax.nn.silu, "swish": jax.nn.silu, "softplus": jax.nn.softplus,
+    "softsign": jax.nn.soft_sign, "selu": jax.nn.selu, "log_sigmoid": jax.nn.log_sigmoid,
+    "hard_sigmoid": jax.nn.hard_sigmoid, "hard_silu": jax.nn.hard_silu,
+}
+for _name, _fn in _ACTIVATIONS.items():
+    globals()[_name] = register_array_function(_name, _fn, ("x",))
+
+
+def _axis(axis):
+    return tuple(axis) if isinstance(axis, list) else axis
+
+
+@register_op("softmax")
+def softmax(x, axis=-1):
+    return jax.nn.softmax(x, axis=_axis(axis))
+
+
+@register_op("log_softmax")
+def log_softmax(x, axis=-1):
+    return jax.nn.log_softmax(x, axis=_axis(axis))
+
+
+@register_op("gelu", elementwise=True)
+def gelu(x, approximate=True):
+    return jax.nn.gelu(x, approximate=approximate)
+
+
+@register_op("leaky_relu", elementwise=True)
+def leaky_relu(x, negative_slope=0.2):
+    return jax.nn.leaky_relu(x, negative_slope=negative_slope)
+
+
+@register_op("elu", elementwise=True)
+def elu(x, alpha=1.0):
+    return jax.nn.elu(x, alpha=alpha)
+
+
+# ---------------------------------------------------------------------- convolution
+def _spatial(value, n, name):
+    if isinstance(value, int):
+        return (value,) * n
+    value = tuple(value)
+    if len(value) != n:
+        raise ValueError(f"ops.conv: `{name}` must be an int or a tuple of {n} ints, "
+                         f"received {value}.")
+    return value
+
+
+def _conv_setup(inputs, strides, padding, data_format, dilation_rate):
+    data_format = data_format or "channels_last"
+    if data_format not in ("channels_last", "channels_first"):
+        raise ValueError(f"`data_format` must be 'channels_last' or 'channels_first', "
+                         f"received {data_format!r}.")
+    if str(padding).lower() not in ("valid", "same"):
+        raise ValueError(f"`padding` must be 'valid' or 'same', received {padding!r}.")
+    n = inputs.ndim - 2
+    if n < 1:
+        raise ValueError(f"Convolution inputs need rank >= 3 (batch, spatial..., channels), "
+                         f"received shape {inputs.shape}.")
+    spatial = tuple(range(1, n + 1)) if data_format == "channels_last" else tuple(range(2, n + 2))
+    lhs = (0, n + 1) + spatial if data_format == "channels_last" else (0, 1) + spatial
+    numbers = jax.lax.ConvDimensionNumbers(lhs_spec=lhs, rhs_spec=(n + 1, n) + tuple(range(n)),
+                                           out_spec=lhs)
+    channels = inputs.shape[-1] if data_format == "channels_last" else inputs.shape[1]
+    return (numbers, _spatial(strides, n, "strides"), _spatial(dilation_rate, n, "dilation_rate"),
+            str(padding).upper(), channels)
+
+
+@register_op("conv", tensors=2)
+def conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_rate=1):
+    """N-D convolution as ``keras.ops.conv``: kernel ``(*spatial, in_channels / groups,
+    out_channels)``; ``jax.lax.conv_general_dilated`` underneath."""
+    numbers, strides, dilation, padding, channels = _conv_setup(
+        inputs, strides, padding, data_format, dilation_rate)
+    kernel_in = kernel.shape[-2]
+    if channels % kernel_in:
+        raise ValueError(f"The number of input channels ({channels}) must be divisible by the "
+                         f"kernel's in_channels ({kernel_in}).")
+    return jax.lax.conv_general_dilated(inputs, kernel.astype(inputs.dtype), strides, padding,
+                                        rhs_dilation=dilation, dimension_numbers=numbers,
+                                        feature_group_count=channels // kernel_in)
+
+
+@register_op("depthwise_conv", tensors=2)
+def depthwise_conv(inputs, kernel, strides=1, padding="valid", data_format=None,
+                   dilation_rate=1):
+    """Depthwise convolution: kernel ``(*spatial, in_channels, depth_multiplier)``."""
+    numbers, strides, dilation, padding, channels = _conv_setup(
+        inputs, strides, padding, data_format, dilation_rate)
+    kernel = jnp.reshape(kernel, kernel.shape[:-2] + (1, kernel.shape[-2] * kernel.shape[-1]))
+    return jax.lax.conv_general_dilated(inputs, kernel.astype(inputs.dtype), strides, padding,
+                                        rhs_dilation=dilation, dimension_numbers=numbers,
+                                        feature_group_count=channels)
+
+
+# ---------------------------------------------------------------------- statistics
+@register_op("moments")
+def moments(x, axes, keepdims=False, synchronized=False):
+    """``(mean, variance)`` over ``axes``; half precision is computed in float32 (Keras)."""
+    if synchronized:
+        raise NotImplementedError("ops.moments: synchronized=True is not supported.")
+    x = jnp.asarray(x)
+    axes = _axis(axes)
+    half = x.dtype in (jnp.float16, jnp.bfloat16)
+    xf = x.astype(jnp.float32) if half else x
+    mean = jnp.mean(xf, axis=axes, keepdims=keepdims)
+    variance = jnp.var(xf, axis=axes, keepdims=keepdims)
+    if half:
+        limit = float(jnp.finfo(jnp.float16).max)
+        mean = jnp.clip(mean, -limit, limit).astype(x.dtype)
+        variance = jnp.clip(variance, -limit, limit).astype(x.dtype)
+    return mean, variance
+
+
+@register_op("normalize")
+def normalize(x, axis=-1, order=2, epsilon=None):
+    """``x / max(norm(x), epsilon)`` along ``axis`` (Keras's formula, epsilon 1e-7)."""
+    if not isinstance(order, int) or order < 1:
+        raise ValueError(f"Argument `order` must be an int >= 1. Received: order={order}")
+    x = jnp.asarray(x)
+    if x.ndim == 0:
+        x = jnp.expand_dims(x, 0)
+    epsilon = _EPSILON if epsilon is None else epsilon
+    axis = _axis(axis)
+    if order == 2:
+        inv = jax.lax.rsqrt(jnp.sum(jnp.square(x), axis=axis, keepdims=True))
+        return x * jnp.minimum(inv, 1.0 / epsilon)
+    norm = jnp.linalg.norm(x, ord=order, axis=axis, keepdims=True)
+    return x / jnp.maximum(norm, epsilon)
+
+
+# ---------------------------------------------------------------------- losses
+def _log_probabilities(output, from_logits, axis):
+    if from_logits:
+        return jax.nn.log_softmax(output, axis=axis)
+    output = output / jnp.sum(output, axis, keepdims=True)
+    return jnp.log(jnp.clip(output, _EPSILON, 1.0 - _EPSILON))
+
+
+@register_op("sparse_categorical_crossentropy", tensors=2)
+def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
+    """Per-sample cross-entropy of integer ``target`` and probabilities/logits ``output``."""
+    target = jnp.asarray(target).astype(jnp.int32)
+    output = jnp.asarray(output)
+    if target.ndim == output.ndim and target.shape[-1] == 1:
+        target = jnp.squeeze(target, axis=-1)
+    if target.shape != output.shape[:-1]:
+        raise ValueError("Arguments `target` and `output` must have the same shape up until "
+                         f"the last dimension: target.shape={target.shape}, "
+                         f"output.shape={output.shape}")
+    log_prob = _log_probabilities(output, from_logits, axis)
+    return -jnp.sum(jax.nn.one_hot(target, output.shape[axis], axis=axis, dtype=log_prob.dtype)
+                    * log_prob, axis=axis)
+
+
+@register_op("categorical_crossentropy", tensors=2)
+def categorical_crossentropy(target, output, from_logits=False, axis=-1):
+    return -jnp.sum(target * _log_probabilities(jnp.asarray(output), from_logits, axis),
+                    axis=axis)
+
+
+@register_op("binary_crossentropy", tensors=2, elementwise=True)
+def binary_crossentropy(target, output, from_logits=False):
+    if from_logits:
+        return (-target * jax.nn.log_sigmoid(output)
+                - (1.0 - target) * jax.nn.log_sigmoid(-output))
+    output = jnp.clip(output, _EPSILON, 1.0 - _EPSILON)
+    return -(target * jnp.log(output) + (1.0 - target) * jnp.log(1.0 - output))
+
+
+__all__ = sorted(list(_ACTIVATIONS) + [
+    "softmax", "log_softmax", "gelu", "leaky_relu", "elu", "conv", "depthwise_conv",
+    "moments", "normalize", "sparse_categorical_crossentropy", "categorical_crossentropy",
+    "binary_crossentropy"])

@@ -1,0 +1,421 @@
+"""NumPy-like ops (``keras.ops`` names and arguments): math, reductions, comparisons,
+logic, shapes and indexing. Re-exported by ``kgraph.ops``; see ``kgraph.ops_registry``.
+
+Names here shadow Python builtins (``sum``, ``max``, ``any``, ``slice``, ``round``...):
+code in this module must not call those builtins by their bare names.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from kgraph.keras_tensor import KerasTensor
+from kgraph.ops_registry import (Operation, is_symbolic, register_array_function,
+                                 register_custom, register_op)
+
+_HALF = (jnp.dtype("float16"), jnp.dtype("bfloat16"))
+
+
+def _axis(axis):
+    """Lists (as read back from a JSON config) become tuples; ints and None stay."""
+    return tuple(axis) if isinstance(axis, list) else axis
+
+
+def _statistic_dtypes(x):
+    """(compute, result) dtypes of Keras's mean/var: float32 accumulation, ints -> float."""
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        return jnp.promote_types(x.dtype, jnp.float32), x.dtype
+    return jnp.float32, jnp.float32
+
+
+# ------------------------------------------------------------------ elementwise
+_UNARY = {
+    "negative": jnp.negative, "abs": jnp.abs, "absolute": jnp.absolute, "exp": jnp.exp,
+    "log": jnp.log, "sqrt": jnp.sqrt, "square": jnp.square, "sin": jnp.sin, "cos": jnp.cos,
+    "tan": jnp.tan, "tanh": jnp.tanh, "sinh": jnp.sinh, "cosh": jnp.cosh,
+    "arcsin": jnp.arcsin, "arccos": jnp.arccos, "arctan": jnp.arctan, "arctanh": jnp.arctanh,
+    "floor": jnp.floor, "ceil": jnp.ceil, "sign": jnp.sign, "log1p": jnp.log1p,
+    "expm1": jnp.expm1, "reciprocal": jnp.reciprocal, "logical_not": jnp.logical_not,
+    "isnan": jnp.isnan, "isinf": jnp.isinf, "isfinite": jnp.isfinite,
+    "erf": jax.scipy.special.erf,
+}
+_BINARY = {
+    "add": jnp.add, "subtract": jnp.subtract, "multiply": jnp.multiply, "divide": jnp.divide,
+    "power": jnp.power, "maximum": jnp.maximum, "minimum": jnp.minimum, "mod": jnp.mod,
+    "floor_divide": jnp.floor_divide, "equal": jnp.equal, "not_equal": jnp.not_equal,
+    "greater": jnp.greater, "greater_equal": jnp.greater_equal, "less": jnp.less,
+    "less_equal": jnp.less_equal, "logical_and": jnp.logical_and,
+    "logical_or": jnp.logical_or, "logical_xor": jnp.logical_xor,
+}
+for _name, _fn in _UNARY.items():
+    globals()[_name] = register_array_function(_name, _fn, ("x",))
+for _name, _fn in _BINARY.items():
+    globals()[_name] = register_array_function(_name, _fn, ("x1", "x2"))
+matmul = register_array_function("matmul", jnp.matmul, ("x1", "x2"), elementwise=False)
+dot = register_array_function("dot", jnp.dot, ("x1", "x2"), elementwise=False)
+
+
+@register_op("rsqrt", elementwise=True)
+def rsqrt(x):
+    """``1 / sqrt(x)`` (integers are computed in float32)."""
+    x = jnp.asarray(x)
+    return jax.lax.rsqrt(x if jnp.issubdtype(x.dtype, jnp.inexact) else x.astype(jnp.float32))
+
+
+@register_op("clip", tensors=3, elementwise=True)
+def clip(x, x_min, x_max):
+    """Clip ``x`` to ``[x_min, x_max]``."""
+    return jnp.clip(x, x_min, x_max)
+
+
+@register_op("round", elementwise=True)
+def round(x, decimals=0):  # noqa: A001 - keras.ops name
+    return jnp.round(x, decimals)
+
+
+@register_op("where", tensors=3, elementwise=True)
+def where(condition, x1=None, x2=None):
+    """``x1`` where ``condition`` else ``x2``; with only ``condition``: its nonzero indices
+    (eager only: the output size depends on the values)."""
+    if x1 is None and x2 is None:
+        return jnp.nonzero(condition)
+    if x1 is None or x2 is None:
+        raise ValueError("ops.where needs both `x1` and `x2`, or neither.")
+    return jnp.where(condition, x1, x2)
+
+
+@register_op("nan_to_num", elementwise=True)
+def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
+    return jnp.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
+
+
+@register_op("stop_gradient", elementwise=True)
+def stop_gradient(variable):
+    return jax.lax.stop_gradient(variable)
+
+
+@register_op("cast", elementwise=True)
+def cast(x, dtype):
+    """``x`` as ``dtype`` (stored by name in the node's config)."""
+    return jnp.asarray(x).astype(dtype)
+
+
+# ---------------------------------------------------------------------- linear algebra
+@register_op("tensordot", tensors=2)
+def tensordot(x1, x2, axes=2):
+    if isinstance(axes, (list, tuple)):
+        axes = tuple(_axis(a) for a in axes)
+    return jnp.tensordot(x1, x2, axes=axes)
+
+
+def _einsum_impl(*operands, subscripts):
+    return jnp.einsum(subscripts, *operands)
+
+
+_einsum_impl.__name__ = "einsum"
+
+
+def einsum(*args, **kwargs):
+    """``einsum(subscripts, *operands)`` as ``keras.ops.einsum``.
+
+    ``einsum(*operands, subscripts=...)`` works too (the form a node is rebuilt from).
+    """
+    if "subscripts" in kwargs:
+        subscripts, operands = kwargs.pop("subscripts"), args
+    elif args:
+        subscripts, operands = args[0], args[1:]
+    else:
+        raise TypeError("ops.einsum needs `subscripts` and operands.")
+    if kwargs:
+        raise TypeError(f"ops.einsum got unexpected keyword argument(s) {sorted(kwargs)}.")
+    if not isinstance(subscripts, str):
+        raise TypeError(f"ops.einsum: `subscripts` must be a string, received {subscripts!r}.")
+    if not is_symbolic(operands):
+        return _einsum_impl(*operands, subscripts=subscripts)
+    return Operation(_einsum_impl, subscripts=subscripts)(*operands)
+
+
+register_custom("einsum", _einsum_impl, einsum)
+
+
+@register_op("outer", tensors=2)
+def outer(x1, x2):
+    return jnp.outer(x1, x2)
+
+
+@register_op("norm")
+def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - keras.ops name
+    return jnp.linalg.norm(x, ord=ord, axis=_axis(axis), keepdims=keepdims)
+
+
+# ---------------------------------------------------------------------- reductions
+@register_op("sum")
+def sum(x, axis=None, keepdims=False):  # noqa: A001 - keras.ops name
+    return jnp.sum(x, axis=_axis(axis), keepdims=keepdims)
+
+
+@register_op("mean")
+def mean(x, axis=None, keepdims=False):
+    """Mean; half-precision floats accumulate in float32, integers give float32 (Keras)."""
+    x = jnp.asarray(x)
+    compute, result = _statistic_dtypes(x)
+    return jnp.mean(x, axis=_axis(axis), keepdims=keepdims, dtype=compute).astype(result)
+
+
+@register_op("var")
+def var(x, axis=None, keepdims=False):
+    x = jnp.asarray(x)
+    compute, result = _statistic_dtypes(x)
+    return jnp.var(x.astype(compute), axis=_axis(axis), keepdims=keepdims).astype(result)
+
+
+@register_op("std")
+def std(x, axis=None, keepdims=False):
+    x = jnp.asarray(x)
+    compute, result = _statistic_dtypes(x)
+    return jnp.std(x.astype(compute), axis=_axis(axis), keepdims=keepdims).astype(result)
+
+
+@register_op("max")
+def max(x, axis=None, keepdims=False, initial=None):  # noqa: A001 - keras.ops name
+    return jnp.max(x, axis=_axis(axis), keepdims=keepdims, initial=initial)
+
+
+@register_op("min")
+def min(x, axis=None, keepdims=False, initial=None):  # noqa: A001 - keras.ops name
+    return jnp.min(x, axis=_axis(axis), keepdims=keepdims, initial=initial)
+
+
+@register_op("prod")
+def prod(x, axis=None, keepdims=False, dtype=None):
+    return jnp.prod(x, axis=_axis(axis), keepdims=keepdims, dtype=dtype)
+
+
+@register_op("argmax")
+def argmax(x, axis=None, keepdims=False):
+    return jnp.argmax(x, axis=axis, keepdims=keepdims).astype(jnp.int32)
+
+
+@register_op("argmin")
+def argmin(x, axis=None, keepdims=False):
+    return jnp.argmin(x, axis=axis, keepdims=keepdims).astype(jnp.int32)
+
+
+@register_op("all")
+def all(x, axis=None, keepdims=False):  # noqa: A001 - keras.ops name
+    return jnp.all(x, axis=_axis(axis), keepdims=keepdims)
+
+
+@register_op("any")
+def any(x, axis=None, keepdims=False):  # noqa: A001 - keras.ops name
+    return jnp.any(x, axis=_axis(axis), keepdims=keepdims)
+
+
+@register_op("logsumexp")
+def logsumexp(x, axis=None, keepdims=False):
+    return jax.scipy.special.logsumexp(x, axis=_axis(axis), keepdims=keepdims)
+
+
+@register_op("count_nonzero")
+def count_nonzero(x, axis=None):
+    return jnp.count_nonzero(x, axis=_axis(axis)).astype(jnp.int32)
+
+
+@register_op("cumsum")
+def cumsum(x, axis=None, dtype=None):
+    return jnp.cumsum(x, axis=axis, dtype=dtype)
+
+
+@register_op("cumprod")
+def cumprod(x, axis=None, dtype=None):
+    return jnp.cumprod(x, axis=axis, dtype=dtype)
+
+
+# ---------------------------------------------------------------------- shapes
+def shape(x) -> tuple:
+    """The shape as a tuple (None for unknown dimensions of a KerasTensor); no node."""
+    return tuple(x.shape) if isinstance(x, KerasTensor) else tuple(jnp.shape(x))
+
+
+def ndim(x) -> int:
+    return len(shape(x))
+
+
+@register_op("reshape")
+def reshape(x, newshape):
+    return jnp.reshape(x, newshape if isinstance(newshape, int) else tuple(newshape))
+
+
+@register_op("transpose")
+def transpose(x, axes=None):
+    return jnp.transpose(x, _axis(axes))
+
+
+@register_op("expand_dims")
+def expand_dims(x, axis):
+    return jnp.expand_dims(x, _axis(axis))
+
+
+@register_op("squeeze")
+def squeeze(x, axis=None):
+    return jnp.squeeze(x, _axis(axis))
+
+
+@register_op("concatenate")
+def concatenate(xs, axis=0):
+    """Join the list ``xs`` along ``axis``."""
+    return jnp.concatenate(list(xs), axis=axis)
+
+
+@register_op("stack")
+def stack(x, axis=0):
+    """Stack the list ``x`` along a new ``axis``."""
+    return jnp.stack(list(x), axis=axis)
+
+
+@register_op("split")
+def split(x, indices_or_sections, axis=0):
+    """A list of sub-arrays (one KerasTensor each when symbolic)."""
+    sections = indices_or_sections
+    return list(jnp.split(x, tuple(sections) if isinstance(sections, list) else sections,
+                          axis=axis))
+
+
+@register_op("unstack")
+def unstack(x, num=None, axis=0):
+    x = jnp.asarray(x)
+    return [jnp.take(x, i, axis=axis) for i in range(x.shape[axis])]
+
+
+@register_op("tile")
+def tile(x, repeats):
+    return jnp.tile(x, _axis(repeats))
+
+
+@register_op("repeat")
+def repeat(x, repeats, axis=None):
+    return jnp.repeat(x, _axis(repeats), axis=axis)
+
+
+@register_op("broadcast_to")
+def broadcast_to(x, shape):
+    return jnp.broadcast_to(x, tuple(shape))
+
+
+@register_op("ravel")
+def ravel(x):
+    return jnp.ravel(x)
+
+
+@register_op("flip")
+def flip(x, axis=None):
+    return jnp.flip(x, _axis(axis))
+
+
+@register_op("roll")
+def roll(x, shift, axis=None):
+    return jnp.roll(x, _axis(shift), axis=_axis(axis))
+
+
+@register_op("swapaxes")
+def swapaxes(x, axis1, axis2):
+    return jnp.swapaxes(x, axis1, axis2)
+
+
+@register_op("moveaxis")
+def moveaxis(x, source, destination):
+    return jnp.moveaxis(x, _axis(source), _axis(destination))
+
+
+@register_op("pad")
+def pad(x, pad_width, mode="constant", constant_values=None):
+    width = tuple(tuple(w) if isinstance(w, (list, tuple)) else w for w in pad_width) \
+        if isinstance(pad_width, (list, tuple)) else pad_width
+    if mode == "constant":
+        return jnp.pad(x, width, mode=mode, constant_values=constant_values or 0)
+    if constant_values is not None:
+        raise ValueError(f"ops.pad: `constant_values` needs mode='constant', got mode={mode!r}.")
+    return jnp.pad(x, width, mode=mode)
+
+
+@register_op("triu")
+def triu(x, k=0):
+    return jnp.triu(x, k)
+
+
+@register_op("tril")
+def tril(x, k=0):
+    return jnp.tril(x, k)
+
+
+@register_op("zeros_like")
+def zeros_like(x, dtype=None):
+    return jnp.zeros_like(x, dtype=dtype)
+
+
+@register_op("ones_like")
+def ones_like(x, dtype=None):
+    return jnp.ones_like(x, dtype=dtype)
+
+
+@register_op("full_like", tensors=2)
+def full_like(x, fill_value, dtype=None):
+    return jnp.full_like(x, fill_value, dtype=dtype)
+
+
+# ---------------------------------------------------------------------- indexing
+@register_op("get_item")
+def get_item(x, key):
+    """``x[key]``; ``key`` (ints, slices, Ellipsis, None) is stored in the node."""
+    return x[key]
+
+
+@register_op("take", tensors=2)
+def take(x, indices, axis=None):
+    return jnp.take(x, indices, axis=axis)
+
+
+@register_op("take_along_axis", tensors=2)
+def take_along_axis(x, indices, axis=None):
+    return jnp.take_along_axis(x, indices, axis=axis)
+
+
+@register_op("slice", tensors=2)
+def slice(inputs, start_indices, shape):  # noqa: A001 - keras.ops name
+    """``inputs[start:start + shape]`` per axis (``jax.lax.dynamic_slice``)."""
+    return jax.lax.dynamic_slice(inputs, start_indices, tuple(shape))
+
+
+@register_op("sort")
+def sort(x, axis=-1):
+    return jnp.sort(x, axis=axis)
+
+
+@register_op("argsort")
+def argsort(x, axis=-1):
+    return jnp.argsort(x, axis=axis).astype(jnp.int32)
+
+
+@register_op("top_k")
+def top_k(x, k, sorted=True):  # noqa: A002 - keras.ops name
+    """``(values, indices)`` of the ``k`` largest entries of the last axis."""
+    values, indices = jax.lax.top_k(x, k)
+    return values, indices
+
+
+@register_op("one_hot")
+def one_hot(x, num_classes, axis=-1, dtype=None, sparse=False):
+    if sparse:
+        raise ValueError("ops.one_hot: sparse=True is not supported (JAX arrays are dense).")
+    return jax.nn.one_hot(x, num_classes, axis=axis, dtype=dtype or "float32")
+
+
+__all__ = sorted(list(_UNARY) + list(_BINARY) + [
+    "matmul", "dot", "rsqrt", "clip", "round", "where", "nan_to_num", "stop_gradient", "cast",
+    "tensordot", "einsum", "outer", "norm", "sum", "mean", "var", "std", "max", "min", "prod",
+    "argmax", "argmin", "all", "any", "logsumexp", "count_nonzero", "cumsum", "cumprod",
+    "shape", "ndim", "reshape", "transpose", "expand_dims", "squeeze", "concatenate", "stack",
+    "split", "unstack", "tile", "repeat", "broadcast_to", "ravel", "flip", "roll", "swapaxes",
+    "moveaxis", "pad", "triu", "tril", "zeros_like", "ones_like", "full_like", "get_item",
+    "take", "take_along_axis", "slice", "sort", "argsort", "top_k", "one_hot"])

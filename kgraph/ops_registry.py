@@ -1,0 +1,221 @@
+"""The machinery behind ``kgraph.ops``: the ``Operation`` node and the op registry.
+
+Every op has a stable registered name (``"add"``, ``"sum"``, ``"conv"``...). Called on
+arrays it computes at once; called with a KerasTensor anywhere in its arguments it adds an
+``Operation`` node (a weightless layer) to the graph. An op's parameters are of two kinds:
+
+* tensor parameters (always the leading ones): passed to the node positionally, so the
+  node's ``call_args`` are exactly their values (KerasTensors, or constants such as the
+  ``1.0`` of ``x + 1.0``);
+* static parameters (axis, shapes, dtypes, flags): stored on the Operation
+  (``operation.fn_kwargs``), defaults included, and listed by ``get_config()["kwargs"]``.
+
+Serialization contract (relied on by graph serialization):
+``Operation.get_config() == {"name": node_name, "op": registered_name, "kwargs": {...}}``,
+``get_op(registered_name)`` returns the public op function, and
+``get_op(config["op"])(*node.call_args, **config["kwargs"])`` rebuilds the node's output;
+equivalently ``Operation.from_config(config)(*node.call_args)``. ``kwargs`` holds plain
+Python values (ints, floats, strings, None, tuples/lists; ``get_item``'s ``key`` may hold
+``slice``/``Ellipsis``); dtypes are stored as strings.
+"""
+
+from __future__ import annotations
+
+import builtins
+import inspect
+from typing import Callable
+
+import jax
+import jax.numpy as jnp
+
+from kgraph import naming, shape_inference
+from kgraph.keras_tensor import KerasTensor
+from kgraph.layer import Layer
+
+_shared_spec_cache: dict = {}  # (fn, kwargs) -> the shape-inference cache of that op kind
+_dtype_cache: dict = {}  # elementwise result dtypes by operand dtypes
+_REGISTRY: dict[str, Callable] = {}  # op name -> public function
+_IMPLS: dict[str, Callable] = {}  # op name -> array function run by the node
+_NAME_OF_IMPL: dict = {}  # array function -> op name (first registered wins)
+_ELEMENTWISE: set = set()  # array functions whose output shape is the broadcast shape
+
+
+def _kwargs_key(kwargs) -> str:
+    return repr(sorted(kwargs.items()))
+
+
+class Operation(Layer):
+    """A weightless layer wrapping an array function (one per symbolic op call).
+
+    ``Operation(fn, **fn_kwargs)(*args)`` computes ``fn(*args, **fn_kwargs)``; ``op_name``
+    is the registered name of ``fn`` (see ``get_op``).
+    """
+
+    autocast = False  # operations keep their operands' dtypes, as jax.numpy does
+
+    def __init__(self, fn, name=None, **fn_kwargs):
+        op_name = _NAME_OF_IMPL.get(fn) or getattr(fn, "__name__", "operation")
+        super().__init__(name=name or naming.unique_name(op_name))
+        self.fn = fn
+        self.op_name = op_name
+        self.fn_kwargs = fn_kwargs
+        self.built = True
+        # Operations are stateless, so shape inference is shared across instances.
+        self._output_spec_cache = _shared_spec_cache.setdefault((fn, _kwargs_key(fn_kwargs)),
+                                                                {})
+
+    def call(self, *args):
+        return self.fn(*args, **self.fn_kwargs)
+
+    def compute_output_spec(self, *args, **kwargs):
+        if self.fn in _ELEMENTWISE and not kwargs and builtins.all(a is not None for a in args):
+            shapes = [a.shape if isinstance(a, KerasTensor) else jnp.shape(a) for a in args]
+            try:
+                shape = shape_inference.broadcast_shapes(shapes)
+            except ValueError as error:
+                raise ValueError(f'Operation "{self.name}" cannot broadcast input shapes '
+                                 f"{shapes}: {error}") from None
+            return KerasTensor(shape, _result_dtype(self.fn, self.fn_kwargs, args))
+        return super().compute_output_spec(*args, **kwargs)
+
+    def get_config(self):
+        return {"name": self.name, "op": self.op_name, "kwargs": dict(self.fn_kwargs)}
+
+    @classmethod
+    def from_config(cls, config):
+        if config.get("op") not in _IMPLS:
+            raise ValueError(f"Unknown operation {config.get('op')!r} in config {config}. "
+                             f"Registered ops: {sorted(_IMPLS)}.")
+        return cls(_IMPLS[config["op"]], name=config.get("name"), **config.get("kwargs", {}))
+
+
+def _dtype_key(arg):
+    if isinstance(arg, KerasTensor):
+        return ("T", arg.dtype.name)
+    if hasattr(arg, "dtype") and hasattr(arg, "shape"):
+        return ("T", jax.dtypes.canonicalize_dtype(arg.dtype).name)
+    return ("C", type(arg).__name__)  # a Python scalar: weakly typed, value irrelevant
+
+
+def _result_dtype(fn, kwargs, args):
+    """The dtype ``fn`` gives on operands of these dtypes (evaluated once on scalars)."""
+    keys = tuple(_dtype_key(a) for a in args)
+    cache_key = (fn, _kwargs_key(kwargs), keys)
+    if cache_key not in _dtype_cache:
+        tensor_slots = [i for i, k in enumerate(keys) if k[0] == "T"]
+
+        def scalar_fn(*tensors):
+            filled = list(args)
+            for i, t in zip(tensor_slots, tensors):
+                filled[i] = t
+            return fn(*filled, **kwargs)
+
+        structs = [jax.ShapeDtypeStruct((), keys[i][1]) for i in tensor_slots]
+        _dtype_cache[cache_key] = jax.eval_shape(scalar_fn, *structs).dtype
+    return _dtype_cache[cache_key]
+
+
+def is_symbolic(*args) -> bool:
+    """True if a KerasTensor is anywhere in ``args`` (nested lists/tuples/dicts)."""
+    return builtins.any(isinstance(a, KerasTensor) for a in jax.tree_util.tree_leaves(args))
+
+
+def _register(name, impl, public, elementwise):
+    if name in _REGISTRY:
+        raise ValueError(f"An op named {name!r} is already registered.")
+    _REGISTRY[name] = public
+    _IMPLS[name] = impl
+    _NAME_OF_IMPL.setdefault(impl, name)
+    if elementwise:
+        _ELEMENTWISE.add(impl)
+    public.op_name = name
+
+
+def _make_public(name, impl, signature, tensor_names, static_names):
+    def public(*args, **kwargs):
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError as error:
+            raise TypeError(f"ops.{name}{signature}: {error}") from None
+        bound.apply_defaults()
+        values = bound.arguments
+        tensors = [values[n] for n in tensor_names]
+        static = {n: values[n] for n in static_names}
+        if static.get("dtype") is not None:
+            static["dtype"] = jnp.dtype(static["dtype"]).name  # a string in configs
+        if not is_symbolic(tensors, static):
+            return impl(*tensors, **static)
+        for n, v in static.items():
+            if is_symbolic(v):
+                raise TypeError(f"Argument `{n}` of ops.{name} must be a Python value "
+                                f"(it is stored in the graph node), not a symbolic tensor: {v}.")
+        return Operation(impl, **static)(*tensors)
+
+    public.__name__ = public.__qualname__ = name
+    public.__signature__ = signature
+    return public
+
+
+def register_op(name, tensors=1, elementwise=False):
+    """Decorator: register ``impl`` (a function on arrays) as the op ``name``.
+
+    Its first ``tensors`` parameters are tensor parameters, the rest static ones.
+    ``elementwise=True`` means the output has the broadcast shape of the tensor operands
+    (shape inference then skips tracing). Returns the public op function, e.g.::
+
+        @register_op("scale_by")
+        def scale_by(x, factor=2.0):
+            return x * factor
+    """
+
+    def decorator(impl):
+        signature = inspect.signature(impl)
+        names = list(signature.parameters)
+        public = _make_public(name, impl, signature, names[:tensors], names[tensors:])
+        public.__doc__ = impl.__doc__
+        public.__wrapped__ = impl
+        _register(name, impl, public, elementwise)
+        return public
+
+    return decorator
+
+
+def register_array_function(name, fn, params=("x",), elementwise=True, doc=None):
+    """Register an existing array function ``fn(*params)`` (all tensors) as op ``name``.
+
+    The node's ``fn`` is ``fn`` itself (e.g. ``jnp.add``).
+    """
+    signature = inspect.Signature([inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                                   for p in params])
+    public = _make_public(name, fn, signature, list(params), [])
+    public.__doc__ = doc or (f"``{getattr(fn, '__module__', 'jax')}.{fn.__name__}`` on arrays; "
+                             "a graph node on KerasTensors.")
+    _register(name, fn, public, elementwise)
+    return public
+
+
+def register_custom(name, impl, public, elementwise=False):
+    """Register an op whose public function is written by hand (e.g. ``einsum``)."""
+    public.__name__ = public.__qualname__ = name
+    _register(name, impl, public, elementwise)
+    return public
+
+
+def get_op(name) -> Callable:
+    """The public op function registered as ``name`` (e.g. ``get_op("add") is ops.add``)."""
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise ValueError(f"Unknown op {name!r}. Registered ops: {sorted(_REGISTRY)}.") from None
+
+
+def op_names() -> list:
+    """Every registered op name, sorted."""
+    return sorted(_REGISTRY)
+
+
+def get_impl(name) -> Callable:
+    """The array function a node of op ``name`` runs (``Operation.fn``)."""
+    get_op(name)
+    return _IMPLS[name]
+

@@ -1,0 +1,265 @@
+"""``Sequential``: a linear stack of layers, built into a functional graph.
+
+>>> import kgraph as kg, jax.numpy as jnp
+>>> model = kg.Sequential([kg.Input(shape=(4,)), kg.layers.Dense(8), kg.layers.Dense(2)])
+>>> model(jnp.ones((3, 4))).shape
+(3, 2)
+>>> lazy = kg.Sequential([kg.layers.Dense(8)])   # no input yet: built on its first call
+>>> lazy.built, lazy(jnp.ones((3, 5))).shape, lazy.built
+(False, (3, 8), True)
+"""
+
+from __future__ import annotations
+
+import jax
+
+from kgraph import naming
+from kgraph.functional import Functional
+from kgraph.input_layer import InputLayer
+from kgraph.keras_tensor import KerasTensor
+from kgraph.layer import Layer
+from kgraph.model import Model
+
+# Attributes that belong to the Sequential object itself (identity, weights it owns,
+# training state); everything else a Functional sets up describes the graph and is copied.
+_OWN_ATTRIBUTES = frozenset({
+    "name", "_trainable", "dtype_policy", "activity_regularizer", "losses", "_inbound_nodes",
+    "_own_variables", "_output_spec_cache", "_sublayers", "_var_attrs", "_trainer",
+    "_compiled", "_opt_state", "_train_key", "_predictor", "_stack"})
+
+
+class Sequential(Functional):
+    """A ``Model`` whose layers each take the previous one's single output.
+
+    Give the input shape with a first ``kg.Input(shape=...)`` (or ``InputLayer``) and the
+    graph is built as layers are added; without one, it is built the first time the model
+    is called (on arrays or a KerasTensor), on ``build(input_shape)``, or on ``fit`` /
+    ``evaluate`` / ``predict``. Once built it is a ``Functional`` (``compiler.compile``,
+    ``summary``, ``fit``, params keyed by layer name).
+    """
+
+    def __init__(self, layers=None, trainable=True, name=None):
+        Model.__init__(self, name=name or naming.unique_name("sequential"),
+                       trainable=trainable)
+        self._stack = []
+        self._reset_graph()
+        for layer in layers or ():
+            self.add(layer, rebuild=False)
+        if self._stack:
+            self._maybe_rebuild()
+
+    # ------------------------------------------------------------------ stack
+    @property
+    def layers(self) -> list:
+        """The layers added (without the ``InputLayer``, as Keras)."""
+        if self._stack and isinstance(self._stack[0], InputLayer):
+            return self._stack[1:]
+        return list(self._stack)
+
+    @layers.setter
+    def layers(self, _):
+        raise AttributeError("`Sequential.layers` is read-only; use add() and pop() to change "
+                             "the layers of the model.")
+
+    def _tracked_layers(self):
+        return self._stack
+
+    def add(self, layer, rebuild=True):
+        """Append ``layer`` (a Layer, or a ``kg.Input`` tensor as the first entry)."""
+        if isinstance(layer, KerasTensor):
+            origin = layer._keras_history.layer if layer._keras_history else None
+            if not isinstance(origin, InputLayer):
+                raise ValueError(f"Sequential model {self.name!r}: the only tensor that can be "
+                                 f"added is a kg.Input(...) tensor, received {layer!r}.")
+            layer = origin
+        if not isinstance(layer, Layer):
+            raise ValueError(f"Only instances of kg.Layer can be added to a Sequential model. "
+                             f"Received: {layer!r} (of type {type(layer).__name__}).")
+        if any(other.name == layer.name for other in self._stack):
+            raise ValueError(f"All layers added to a Sequential model should have unique "
+                             f"names. Name {layer.name!r} is already the name of a layer in "
+                             f"model {self.name!r}; pass a different name= to the layer.")
+        if isinstance(layer, InputLayer) and self._stack:
+            if isinstance(self._stack[0], InputLayer):
+                raise ValueError(f"Sequential model {self.name!r} has already been configured "
+                                 f"to use input shape {self._stack[0].batch_shape}. You cannot "
+                                 "add a different Input layer to it.")
+            raise ValueError(f"Sequential model {self.name!r}: an Input can only be its first "
+                             "layer (add it before the other layers).")
+        self._stack.append(layer)
+        if not rebuild:
+            self._reset_graph()
+            return
+        try:
+            if self.built and not isinstance(layer, InputLayer):
+                self._set_graph(self.inputs[0], self._apply(layer, self.outputs[0]))
+            else:
+                self._maybe_rebuild()
+        except Exception:
+            self._stack.pop()
+            self._maybe_rebuild()
+            raise
+
+    def pop(self, rebuild=True):
+        """Remove and return the last layer."""
+        if not self.layers:
+            raise TypeError(f"There are no layers in Sequential model {self.name!r} to pop.")
+        layer = self._stack.pop()
+        self._reset_graph()
+        if rebuild:
+            self._maybe_rebuild()
+        return layer
+
+    # ------------------------------------------------------------------ graph
+    def _reset_graph(self):
+        self.built = False
+        self._nodes = []
+        self._layers = self._stack
+        self._invalidate_compiled()
+
+    def _invalidate_compiled(self):
+        """Forget programs compiled for the previous graph (remade on next use)."""
+        self._output_spec_cache = {}
+        self.__dict__.pop("_predictor", None)  # runtime's cached compiled predict
+        if getattr(self, "_trainer", None) is not None:
+            self._trainer = None  # rebuilt from model.compile()'s settings on next use
+            self.__dict__["_opt_state"] = None
+
+    def _maybe_rebuild(self):
+        self._reset_graph()
+        first = self._stack[0] if self._stack else None
+        if isinstance(first, InputLayer):
+            if len(self._stack) > 1:
+                self.build(first.batch_shape)
+        elif isinstance(first, Functional) and first.built and len(first.inputs) == 1:
+            self.build(first.inputs[0].shape, first.inputs[0].dtype)
+
+    def build(self, input_shape=None, dtype=None):
+        """Build the graph for inputs of ``input_shape`` (batch axis included)."""
+        if not self._stack:
+            raise ValueError(f"Sequential model {self.name!r} cannot be built because it has "
+                             "no layers. Call model.add(layer).")
+        first = self._stack[0]
+        if input_shape is None:
+            if not isinstance(first, InputLayer):
+                raise ValueError(
+                    f"Sequential model {self.name!r} has no input shape: start it with "
+                    "kg.Input(shape=...), call it on data, or call build((None, ...)).")
+            input_shape = first.batch_shape
+        if not (isinstance(input_shape, (list, tuple)) and all(
+                d is None or isinstance(d, int) for d in input_shape)):
+            raise ValueError(f"Sequential model {self.name!r} takes a single input tensor; "
+                             f"build() received input_shape={input_shape!r}.")
+        input_shape = tuple(input_shape)
+        if isinstance(first, InputLayer):
+            if len(first.batch_shape) != len(input_shape) or any(
+                    a is not None and b is not None and a != b
+                    for a, b in zip(first.batch_shape, input_shape)):
+                raise ValueError(f"Sequential model {self.name!r} has already been configured "
+                                 f"to use input shape {first.batch_shape}. You cannot build it "
+                                 f"with input_shape {input_shape}.")
+        else:
+            if dtype is None:
+                dtype = first.compute_dtype
+            first = InputLayer(batch_shape=input_shape, dtype=dtype)
+            self._stack.insert(0, first)
+        x = first._inbound_nodes[0].outputs[0]
+        inputs = x
+        for layer in self._stack[1:]:
+            x = self._apply(layer, x)
+        self._set_graph(inputs, x)
+
+    @staticmethod
+    def _apply(layer, x):
+        y = layer(x)
+        if not isinstance(y, KerasTensor):
+            count = len(jax.tree_util.tree_leaves(y))
+            raise ValueError(f"All layers in a Sequential model should have a single output "
+                             f"tensor; layer {layer.name!r} ({type(layer).__name__}) returned "
+                             f"{count} outputs. Use the functional API (kg.Model(inputs, "
+                             "outputs)) for layers with several outputs.")
+        return y
+
+    def _set_graph(self, inputs, outputs):
+        """Describe the graph inputs -> outputs with a Functional's attributes."""
+        graph = Functional(inputs, outputs, name=self.name, trainable=self.trainable)
+        for key, value in graph.__dict__.items():
+            if key in _OWN_ATTRIBUTES:
+                continue
+            if isinstance(getattr(type(self), key, None), property):
+                setattr(self, key, value)  # inputs / outputs
+            else:
+                self.__dict__[key] = value
+        self._layers = self._stack
+        self._invalidate_compiled()
+        self.built = True
+
+    def _maybe_build(self, inputs):
+        if self.built:
+            return
+        if inputs is None:
+            raise ValueError(f"Sequential model {self.name!r} was called without an input; "
+                             "call it on an array or a KerasTensor.")
+        if not hasattr(inputs, "shape"):
+            raise ValueError(f"Sequential model {self.name!r} is not built and takes a single "
+                             f"input tensor; received {type(inputs).__name__}. Start it with "
+                             "kg.Input(shape=...) or call it on one array.")
+        shape = tuple(inputs.shape)
+        if not isinstance(inputs, KerasTensor) and shape:
+            shape = (None, *shape[1:])  # any batch size, not the first call's
+        self.build(shape, inputs.dtype)
+
+    def _symbolic_call(self, args, kwargs):
+        self._maybe_build(args[0] if args else kwargs.get("inputs"))
+        return super()._symbolic_call(args, kwargs)
+
+    @property
+    def inputs(self):
+        if not self.built:
+            raise AttributeError(f"Sequential model {self.name!r} has no defined inputs yet: "
+                                 "it is not built.")
+        return self.__dict__["_graph_inputs"]
+
+    @inputs.setter
+    def inputs(self, value):
+        self.__dict__["_graph_inputs"] = value
+
+    @property
+    def outputs(self):
+        if not self.built:
+            raise AttributeError(f"Sequential model {self.name!r} has no defined outputs yet: "
+                                 "it is not built.")
+        return self.__dict__["_graph_outputs"]
+
+    @outputs.setter
+    def outputs(self, value):
+        self.__dict__["_graph_outputs"] = value
+
+    # ------------------------------------------------------------------ config
+    def get_config(self):
+        from kgraph import saving
+
+        config = {"name": self.name, "trainable": self.trainable,
+                  "dtype": self.dtype_policy.name,
+                  "layers": [saving.serialize_layer(layer) for layer in self._stack]}
+        if self.built:
+            config["build_input_shape"] = list(self._stack[0].batch_shape)
+        return config
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None, safe_mode=True):
+        from kgraph import saving
+
+        if "layers" not in config:
+            raise ValueError(f"A Sequential config needs 'name' and 'layers' keys; received "
+                             f"keys {sorted(config)}.")
+        model = cls(name=config.get("name"), trainable=config.get("trainable", True))
+        for layer_config in config["layers"]:
+            model.add(saving.deserialize_layer(layer_config, custom_objects, safe_mode),
+                      rebuild=False)
+        if model._stack:
+            model._maybe_rebuild()
+        shape = config.get("build_input_shape")
+        if not model.built and shape is not None and model._stack:
+            model.build(tuple(shape))
+        return model
