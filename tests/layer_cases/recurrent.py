@@ -50,7 +50,7 @@ CASES = [
     LayerCase("rnn_bidirectional_gru_sum_state", lambda **kw: layers.Bidirectional(
         layers.GRU(4, return_state=True, **kw), merge_mode="sum", **kw), (5, 3), rtol=1e-4),
     LayerCase("rnn_bidirectional_backward_layer", lambda **kw: layers.Bidirectional(
-        layers.LSTM(4, **kw), backward_layer=layers.GRU(4, go_backwards=True, **kw), **kw),
+        layers.LSTM(4, **kw), backward_layer=layers.GRU(3, go_backwards=True, **kw), **kw),
         (5, 3), rtol=1e-4),
     LayerCase("rnn_time_distributed_dense", lambda **kw: layers.TimeDistributed(
         layers.Dense(2, **kw), **kw), (5, 3), bad_input_shape=(3,)),
