@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
 import jax
 import jax.numpy as jnp
 
@@ -18,6 +20,16 @@ from compiler.weights import get_path, set_path, split_values, weight_entries
 from kgraph import context
 from kgraph.graph import NodeHook
 from kgraph.layer import Layer
+
+
+class Run(NamedTuple):
+    """One pure run of a model (see ``Program.run``)."""
+
+    outputs: Any
+    state: dict
+    loss: Any
+    masks: list | None
+    captured: dict | None
 
 
 class Program:
@@ -70,7 +82,7 @@ class Program:
         return split_values(self._entries, lambda e: values[position[id(e)]])
 
     def apply(self, params, state, inputs, *, training=False, key=None, return_losses=False,
-              capture=None, hooks=()):
+              capture=None, hooks=(), sample_mask=None):
         """Run the model purely: ``(outputs, new_state)``.
 
         Args:
@@ -84,12 +96,28 @@ class Program:
           capture: layer paths (``"dense_1"``, ``"encoder/dense"``) whose outputs to return,
             or True for every node; a dict ``{path: outputs}`` is then appended to the result.
           hooks: ``kgraph.graph.NodeHook`` objects run around every node.
+          sample_mask: a ``(batch,)`` 0/1 array marking the real rows of a padded batch;
+            batch statistics (BatchNormalization) and activity penalties ignore the rest.
         """
+        run = self.run(params, state, inputs, training=training, key=key, capture=capture,
+                       hooks=hooks, sample_mask=sample_mask)
+        result = (run.outputs, run.state)
+        if return_losses:
+            result += (run.loss,)
+        if capture is not None:
+            result += (run.captured,)
+        return result
+
+    def run(self, params, state, inputs, *, training=False, key=None, capture=None, hooks=(),
+            sample_mask=None) -> Run:
+        """Like ``apply``, returning a ``Run``: outputs, new state, auxiliary loss, output
+        masks (Keras masks of the flattened outputs, None where unmasked) and captures."""
         values = {id(e.variable): get_path(params if e.is_param else state, e.path,
                                             "params" if e.is_param else "state")
                   for e in self._entries}
         ctx = context.CallContext(values=values, training=training, key=key,
                                   collect_assignments=True)
+        ctx.sample_mask = sample_mask
         captured = None
         if capture is not None:
             captured = {}
@@ -103,20 +131,20 @@ class Program:
                 new = ctx.assignments.get(id(e.variable))
                 value = new if new is not None else values[id(e.variable)]
                 set_path(new_state, e.path, value)
-        result = (outputs, new_state)
-        if return_losses:
-            losses = [jnp.sum(loss) for loss in ctx.losses]
-            losses += [e.variable.regularizer(values[id(e.variable)]) for e in self._entries
-                       if e.variable.regularizer is not None]
-            result += (sum(losses, jnp.zeros((), jnp.float32)),)
+        losses = [jnp.sum(loss) for loss in ctx.losses]
+        losses += [e.variable.regularizer(values[id(e.variable)]) for e in self._entries
+                   if e.variable.regularizer is not None]
+        loss = sum(losses, jnp.zeros((), jnp.float32))
+        masks = ctx.output_masks.get(id(self.model))
+        if masks is not None and all(m is None for m in masks):
+            masks = None
         if captured is not None:
             missing = [] if capture is True else sorted(set(capture) - set(captured))
             if missing:
                 raise ValueError(f"capture: no layer at path(s) {missing} in model "
                                  f"{self.model.name!r}; paths are layer names, nested ones as "
                                  f"'inner_model/layer'.")
-            result += (captured,)
-        return result
+        return Run(outputs, new_state, loss, masks, captured)
 
     def constrain(self, params):
         """``params`` with every weight constraint applied (after an optimizer update)."""

@@ -4,27 +4,24 @@ A constraint maps a weight to its projected value; the training step applies it 
 every optimizer update.
 
 >>> import jax.numpy as jnp
->>> get("non_neg")(jnp.array([-1.0, 2.0])).tolist()
-[0.0, 2.0]
+>>> get("non_neg")(jnp.array([-1.0, 2.0])).tolist() == [0.0, 2.0]
+True
 """
 
 from __future__ import annotations
 
 import jax.numpy as jnp
 
+from kgraph.serializable import Serializable, lookup, to_config
+
 _EPSILON = 1e-7
 
 
-class Constraint:
+class Constraint(Serializable):
+    """``constraint(weight) -> projected weight``; serializable with ``get_config``."""
+
     def __call__(self, w):
         raise NotImplementedError
-
-    def get_config(self) -> dict:
-        return {}
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)
 
 
 class MaxNorm(Constraint):
@@ -64,20 +61,9 @@ _CLASSES = {"MaxNorm": MaxNorm, "NonNeg": NonNeg, "UnitNorm": UnitNorm}
 
 def get(identifier):
     """None, a Keras name, a ``{"class_name", "config"}`` dict, or a callable."""
-    if identifier is None or callable(identifier):
-        return identifier
-    if isinstance(identifier, str) and identifier in _BY_NAME:
-        return _BY_NAME[identifier]()
-    if isinstance(identifier, dict) and identifier.get("class_name") in _CLASSES:
-        return _CLASSES[identifier["class_name"]].from_config(identifier.get("config", {}))
-    raise ValueError(f"Unknown constraint {identifier!r}. Expected one of {sorted(_BY_NAME)}, "
-                     "a config dict, or a callable fn(weight) -> weight.")
+    return lookup(identifier, "constraint", _BY_NAME, _CLASSES, "fn(weight) -> weight")
 
 
 def serialize(constraint):
-    if constraint is None:
-        return None
-    if isinstance(constraint, Constraint):
-        return {"class_name": type(constraint).__name__, "config": constraint.get_config()}
-    raise ValueError(f"Cannot serialize constraint {constraint!r}: use a kgraph.constraints "
-                     "object or name.")
+    """The config-file form of ``constraint`` (None stays None)."""
+    return to_config(constraint, "constraint", Constraint, "constraints")

@@ -12,15 +12,24 @@ A layer's ``call`` reads its weights as ``self.kernel`` and asks for randomness 
 
 Both run the same ``Layer.__call__``; only the context differs. Contexts live on a
 thread-local stack so nested calls (a model inside a model) share the outermost one.
+
+A context may carry a ``sample_mask``: a float (batch,) array, 1 for real rows and 0 for
+rows that only pad a partial batch to full size (``program.apply(..., sample_mask=...)``).
+Computations that couple the rows of a batch read it through ``sample_mask_for(x)``:
+``BatchNormalization`` takes its training moments over the real rows only, and activity
+penalties and per-sample ``add_loss`` values count the real rows only, so a padded batch
+gives the real rows exactly what the unpadded batch gives them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import zlib
 from typing import Any
 
 import jax
+import jax.numpy as jnp
 
 _local = threading.local()
 
@@ -39,6 +48,9 @@ class CallContext:
       key: a PRNG key that random layers derive theirs from, or None.
       collect_assignments: if True, ``variable.assign`` records the new value here
         instead of mutating the variable (pure execution).
+
+    Attributes set by the runner after construction: ``sample_mask`` (see the module
+    docstring; None means every row is real) and ``hooks``.
     """
 
     def __init__(self, values=None, training=None, key=None, collect_assignments=False):
@@ -46,6 +58,7 @@ class CallContext:
         self.training = training
         self.key = key
         self.collect_assignments = collect_assignments
+        self.sample_mask = None  # (batch,) floats: 1 for real rows, 0 for padding rows
         self.assignments: dict[int, Any] = {}
         self.losses: list = []  # from layer.add_loss during this run
         self.hooks: tuple = ()  # kgraph.graph.NodeHook objects run around every node
@@ -101,3 +114,45 @@ def current() -> CallContext | None:
     """The innermost active context, or None outside any call."""
     stack = _stack()
     return stack[-1] if stack else None
+
+
+def sample_mask_for(x):
+    """The current context's ``sample_mask`` if it describes the rows of ``x``, else None.
+
+    It applies when ``x`` has a leading axis of the mask's length (its batch axis). A layer
+    whose computation mixes the rows of a batch uses it to leave padding rows out:
+
+    >>> import jax.numpy as jnp
+    >>> ctx = CallContext()
+    >>> ctx.sample_mask = jnp.array([1.0, 1.0, 0.0])
+    >>> with ctx:
+    ...     sample_mask_for(jnp.zeros((3, 4))).tolist(), sample_mask_for(jnp.zeros((4,)))
+    ([1.0, 1.0, 0.0], None)
+    """
+    ctx = current()
+    mask = getattr(ctx, "sample_mask", None) if ctx is not None else None
+    if mask is None or not getattr(x, "ndim", 0):
+        return None
+    mask = jnp.asarray(mask)
+    return mask if mask.ndim == 1 and x.shape[0] == mask.shape[0] else None
+
+
+def row_mask(sample_mask, x):
+    """``sample_mask`` as booleans shaped to broadcast against ``x`` (batch axis first)."""
+    return jnp.reshape(sample_mask > 0, (-1,) + (1,) * (x.ndim - 1))
+
+
+@contextlib.contextmanager
+def sample_mask_scope(mask):
+    """Replace the current context's ``sample_mask`` for a block (e.g. for an inner layer
+    that sees the batch reshaped, as ``TimeDistributed``'s does); no-op outside a call."""
+    ctx = current()
+    if ctx is None:
+        yield
+        return
+    saved = getattr(ctx, "sample_mask", None)
+    ctx.sample_mask = mask
+    try:
+        yield
+    finally:
+        ctx.sample_mask = saved

@@ -14,32 +14,28 @@ import collections
 
 import jax
 
-from kgraph import context, graph, naming
+from kgraph import call_args, context, graph, masking, naming
 from kgraph.input_spec import InputSpec, assert_input_compatibility
 from kgraph.keras_tensor import KerasTensor
-from kgraph.layer import Layer, _call_parameters
+from kgraph.layer import Layer
 from kgraph.model import Model
 
 
-def _call_layer(node, args, kwargs, mask):
-    """Run a node's layer, giving it its input mask and computing its output mask."""
+def _call_layer(node, args, kwargs, input_masks):
+    """Run a node's layer with its mask arguments; return its output and output mask."""
     layer = node.layer
-    if mask is not None and "mask" not in kwargs and _accepts_mask(layer):
-        kwargs = {**kwargs, "mask": mask}
-    result = layer(*args, **kwargs)
-    if mask is None and type(layer).compute_mask is Layer.compute_mask:
-        return result, None
-    return result, layer.compute_mask(args[0] if args else None, mask)
+    if input_masks is None and type(layer).compute_mask is Layer.compute_mask:
+        return layer(*args, **kwargs), None
+    mask_kwargs, previous_mask = masking.mask_arguments(node, kwargs, input_masks)
+    result = layer(*args, **{**kwargs, **mask_kwargs})
+    first = call_args.first_argument(type(layer), args, kwargs)
+    return result, layer.compute_mask(first, previous_mask)
 
 
-def _infer_layer(node, args, kwargs, mask):
-    kwargs = {k: v for k, v in kwargs.items() if k != "key"}
+def _infer_layer(node, args, kwargs, input_masks):
+    if "key" in kwargs and "key" not in call_args.call_parameters(type(node.layer))[0]:
+        kwargs = {k: v for k, v in kwargs.items() if k != "key"}  # a PRNG key
     return node.layer.compute_output_spec(*args, **kwargs), None
-
-
-def _accepts_mask(layer) -> bool:
-    names, _ = _call_parameters(type(layer))
-    return "mask" in names
 
 
 class Functional(Model):

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-import jax
-
 from kgraph.keras_tensor import KerasTensor
 from kgraph.node import Node
 
@@ -98,13 +96,12 @@ class NodeHook:
         return None
 
 
-def _input_mask(node, masks):
-    """The masks of the node's first argument, in its structure (None if none)."""
-    if not masks or not node.call_args:
+def _input_masks(node, masks):
+    """The masks of the node's input tensors (a list, None where unmasked), or None."""
+    if not masks:
         return None
-    mask = jax.tree_util.tree_map(
-        lambda t: masks.get(id(t)) if isinstance(t, KerasTensor) else None, node.call_args[0])
-    return None if all(m is None for m in jax.tree_util.tree_leaves(mask)) else mask
+    found = [masks.get(id(t)) for t in node._keras_inputs]
+    return found if any(m is not None for m in found) else None
 
 
 def run_graph(nodes: Sequence[Node], inputs: Sequence[KerasTensor], values: Sequence,
@@ -112,9 +109,11 @@ def run_graph(nodes: Sequence[Node], inputs: Sequence[KerasTensor], values: Sequ
               hooks=(), prefix=()):
     """Run ``nodes`` in order; returns the outputs' values and masks (two flat lists).
 
-    ``run_node(node, args, kwargs, mask) -> (result, output_mask)`` runs one node, where
-    ``mask`` is the mask of its first argument (Keras masking). ``hooks`` are
-    ``NodeHook``s; ``prefix`` is the path of the graph's model inside the compiled one.
+    ``run_node(node, args, kwargs, input_masks) -> (result, output_mask)`` runs one node,
+    where ``input_masks`` lists the Keras masks of ``node._keras_inputs`` (None where
+    unmasked), or is None when none is masked (``kgraph.masking`` routes them to the layer).
+    ``hooks`` are ``NodeHook``s; ``prefix`` is the path of the graph's model inside the
+    compiled one.
     """
     env = {id(t): v for t, v in zip(inputs, values)}
     masks = {id(t): m for t, m in zip(inputs, input_masks or ()) if m is not None}
@@ -123,7 +122,7 @@ def run_graph(nodes: Sequence[Node], inputs: Sequence[KerasTensor], values: Sequ
         path = "/".join((*prefix, node.layer.name))
         for hook in hooks:
             hook.before_node(node, path, args, kwargs)
-        result, output_mask = run_node(node, args, kwargs, _input_mask(node, masks))
+        result, output_mask = run_node(node, args, kwargs, _input_masks(node, masks))
         for hook in hooks:
             replaced = hook.after_node(node, path, args, kwargs, result)
             result = result if replaced is None else replaced

@@ -25,6 +25,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from kgraph.serializable import Serializable
+
 Initializer = Callable  # the protocol: fn(key, shape, dtype) -> array
 
 
@@ -36,18 +38,11 @@ def _default_key(key):
     return key
 
 
-class KerasInitializer:
+class KerasInitializer(Serializable):
     """Base class: ``init(key, shape, dtype="float32") -> array``; serializable."""
 
     def __call__(self, key, shape, dtype="float32"):
         raise NotImplementedError
-
-    def get_config(self) -> dict:
-        return {}
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)
 
     def clone(self):
         return type(self).from_config(self.get_config())

@@ -26,27 +26,18 @@ run by ``compiler``'s pure ``apply``. Random layers call ``self.random_key()``.
 from __future__ import annotations
 
 import contextlib
-import functools
-import inspect
 import math
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kgraph import constraints, context, dtype_policy, naming, regularizers, shape_inference
+from kgraph import (call_args, constraints, context, dtype_policy, naming, regularizers,
+                    shape_inference)
 from kgraph.input_spec import assert_input_compatibility
 from kgraph.keras_tensor import KerasTensor
 from kgraph.node import Node
 from kgraph.variables import Variable
-
-
-@functools.lru_cache(maxsize=None)
-def _call_parameters(cls) -> tuple[frozenset, bool]:
-    """Names ``cls.call`` accepts, and whether it takes ``**kwargs``."""
-    params = inspect.signature(cls.call).parameters.values()
-    names = frozenset(p.name for p in params)
-    return names, any(p.kind is p.VAR_KEYWORD for p in params)
 
 
 def _has_keras_tensor(tree) -> bool:
@@ -57,15 +48,7 @@ def _to_jax(x):
     return jnp.asarray(x) if isinstance(x, (np.ndarray, np.generic)) else x
 
 
-def _shapes(inputs):
-    """The ``input_shape`` argument for ``build``: a tuple, or a list/dict of tuples."""
-    if hasattr(inputs, "shape"):
-        return tuple(inputs.shape)
-    if isinstance(inputs, dict):
-        return {k: _shapes(v) for k, v in inputs.items()}
-    if isinstance(inputs, (list, tuple)):
-        return [_shapes(v) for v in inputs]
-    return None
+_shapes = call_args.shape_of
 
 
 class Layer:
@@ -266,6 +249,20 @@ class Layer:
             self.build(_shapes(inputs))
             self.built = True
 
+    def _build_for_call(self, args, kwargs, inputs):
+        """Build before the first call: from each tensor argument's shape when ``build``
+        takes several ``<argument>_shape`` parameters, else from ``inputs``'s shape."""
+        if self.built:
+            return
+        shapes = None
+        if type(self)._maybe_build is Layer._maybe_build:  # models build their own way
+            shapes = call_args.build_shapes(self, args, kwargs)
+        if shapes is None:
+            self._maybe_build(inputs)
+        else:
+            self.build(**shapes)
+            self.built = True
+
     def _check_inputs(self, inputs):
         assert_input_compatibility(self.input_spec, inputs, self.name)
 
@@ -290,28 +287,40 @@ class Layer:
         return input_dtype
 
     def compute_output_spec(self, *args, **kwargs):
-        """Output KerasTensors (no history) for symbolic ``args``: fast path, else trace."""
+        """Output KerasTensors (no history) for symbolic ``args``: fast path, else trace.
+
+        The fast path is ``compute_output_shape``: it may return one shape or a list,
+        tuple or dict of shapes (one per output); all outputs get ``compute_output_dtype``.
+        """
         if type(self).compute_output_shape is not Layer.compute_output_shape:
-            inputs = args[0] if args else kwargs.get("inputs")
-            shape = self.compute_output_shape(_shapes(inputs))
+            inputs = call_args.first_argument(type(self), args, kwargs)
+            shapes = call_args.shape_arguments(self, type(self).compute_output_shape, args,
+                                               kwargs)
+            if shapes is None:
+                shape = self.compute_output_shape(_shapes(inputs))
+            else:
+                shape = self.compute_output_shape(**shapes)
             dtypes = [self._cast_dtype(t.dtype) for t in jax.tree_util.tree_leaves(inputs)]
             dtype = self.compute_output_dtype(jnp.result_type(*dtypes))
-            if isinstance(shape, tuple) and all(d is None or isinstance(d, int) for d in shape):
-                return KerasTensor(shape, dtype)
-            return jax.tree_util.tree_map(lambda s: KerasTensor(s, dtype), shape,
-                                          is_leaf=lambda s: isinstance(s, tuple))
+            return shape_inference.specs_from_shapes(shape, dtype, self)
         return shape_inference.infer_output_spec(self, args, kwargs, self._output_spec_cache)
 
     def add_loss(self, value):
-        """Add a scalar to the model's loss (e.g. an activity penalty); call it in ``call``.
+        """Add to the model's loss (e.g. an activity penalty); call it in ``call``.
 
-        Pure runs collect it (``program.apply(..., return_losses=True)``, the Trainer);
-        after an eager call it is in ``layer.losses``.
+        The value is summed, as Keras does. Pure runs collect it (``program.apply(...,
+        return_losses=True)``, the Trainer); after an eager call it is in ``layer.losses``.
+        A per-sample value (leading batch axis) has its padding rows zeroed when the call
+        context has a ``sample_mask`` (see ``kgraph.context``).
         """
         ctx = context.current()
         if ctx is None:
             raise RuntimeError(f'Layer "{self.name}": add_loss can only be called inside call().')
-        ctx.losses.append(jnp.asarray(value, jnp.float32))
+        value = jnp.asarray(value, jnp.float32)
+        rows = context.sample_mask_for(value)
+        if rows is not None:
+            value = jnp.where(context.row_mask(rows, value), value, jnp.zeros((), value.dtype))
+        ctx.losses.append(value)
 
     def random_key(self):
         """A fresh PRNG key for this call (see ``kgraph.context``)."""
@@ -323,8 +332,10 @@ class Layer:
         return ctx.next_key(self.name)
 
     def __call__(self, *args, **kwargs):
-        names, var_kw = _call_parameters(type(self))
-        key = kwargs.pop("key", None) if "key" not in names else kwargs.get("key")
+        names, var_kw = call_args.call_parameters(type(self))
+        # ``key=`` is a PRNG key, unless ``call`` has a ``key`` argument of its own
+        # (MultiHeadAttention's key tensor): then it goes to ``call``.
+        key = None if "key" in names else kwargs.pop("key", None)
         if "training" in kwargs and "training" not in names and not var_kw:
             training = kwargs.pop("training")
         else:
@@ -333,9 +344,9 @@ class Layer:
             return self._symbolic_call(args, kwargs)
         args, kwargs = jax.tree_util.tree_map(_to_jax, (args, kwargs))
         if self.autocast:
-            args = jax.tree_util.tree_map(self._autocast, args)
-        inputs = args[0] if args else kwargs.get("inputs")
-        self._maybe_build(inputs)
+            args, kwargs = jax.tree_util.tree_map(self._autocast, (args, kwargs))
+        inputs = call_args.first_argument(type(self), args, kwargs)
+        self._build_for_call(args, kwargs, inputs)
         self._check_inputs(inputs)
         ctx = context.current()
         own = ctx is None
@@ -353,10 +364,8 @@ class Layer:
                 outputs = self.call(*args, **kwargs)
                 if self.activity_regularizer is not None:
                     for output in jax.tree_util.tree_leaves(outputs):
-                        penalty = self.activity_regularizer(output)
-                        if output.ndim:  # per sample, as Keras 3
-                            penalty = penalty / output.shape[0]
-                        self.add_loss(penalty)
+                        self.add_loss(regularizers.activity_penalty(self.activity_regularizer,
+                                                                    output))
         finally:
             ctx.path.pop()
             ctx.training = saved
@@ -365,8 +374,8 @@ class Layer:
         return outputs
 
     def _symbolic_call(self, args, kwargs):
-        inputs = args[0] if args else kwargs.get("inputs")
-        self._maybe_build(inputs)
+        inputs = call_args.first_argument(type(self), args, kwargs)
+        self._build_for_call(args, kwargs, inputs)
         self._check_inputs(inputs)
         outputs = self.compute_output_spec(*args, **kwargs)
         Node(self, args, kwargs, outputs)

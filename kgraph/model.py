@@ -59,32 +59,53 @@ class Model(Layer):
         self.built = True
 
     # Training shell (runtime is imported lazily: kgraph never depends on it at import).
-    def compile(self, optimizer="adam", loss=None, metrics=(), **kwargs):
-        """Choose optimizer (optax object or name), loss (name or callable) and metrics."""
+    def compile(self, optimizer="adam", loss=None, metrics=None, loss_weights=None,
+                steps_per_execution=1, seed=None):
+        """Choose the optimizer (optax object or name), loss(es) and metrics for ``fit``.
+
+        ``steps_per_execution=k`` runs ``k`` training steps per device call (one
+        ``lax.scan``); ``seed`` fixes dropout keys and shuffling. See ``runtime.Trainer``.
+        """
         from runtime.keras_shell import compile_model
 
-        compile_model(self, optimizer, loss, metrics, **kwargs)
+        compile_model(self, optimizer, loss, metrics, loss_weights=loss_weights,
+                      steps_per_execution=steps_per_execution, seed=seed)
 
-    def fit(self, x=None, y=None, batch_size=32, epochs=1, verbose=1, validation_data=None,
-            shuffle=True, **kwargs):
-        """Train for ``epochs`` over ``(x, y)``; returns a ``History``."""
+    def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
+            validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
+            sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
+            validation_batch_size=None, validation_freq=1):
+        """Train for ``epochs`` over arrays or an iterable of batches; returns a ``History``.
+
+        Arguments follow Keras's ``Model.fit``. The last partial batch is padded and
+        masked, so every step runs one compiled program.
+        """
         from runtime.keras_shell import fit
 
         return fit(self, x, y, batch_size=batch_size, epochs=epochs, verbose=verbose,
-                   validation_data=validation_data, shuffle=shuffle, **kwargs)
+                   callbacks=callbacks, validation_split=validation_split,
+                   validation_data=validation_data, shuffle=shuffle,
+                   class_weight=class_weight, sample_weight=sample_weight,
+                   initial_epoch=initial_epoch, steps_per_epoch=steps_per_epoch,
+                   validation_steps=validation_steps,
+                   validation_batch_size=validation_batch_size,
+                   validation_freq=validation_freq)
 
-    def evaluate(self, x=None, y=None, batch_size=32, verbose=0, return_dict=False):
-        """Loss and metrics over ``(x, y)``: a list (or dict with ``return_dict``)."""
+    def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
+                 steps=None, callbacks=None, return_dict=False):
+        """Loss and metrics over ``(x, y)``: a scalar, a list, or a dict (``return_dict``)."""
         from runtime.keras_shell import evaluate
 
         return evaluate(self, x, y, batch_size=batch_size, verbose=verbose,
+                        sample_weight=sample_weight, steps=steps, callbacks=callbacks,
                         return_dict=return_dict)
 
-    def predict(self, x, batch_size=32, verbose=0):
-        """Model outputs for ``x``, batched, as NumPy arrays."""
+    def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
+        """Model outputs for ``x`` (arrays or an iterable of batches) as NumPy arrays."""
         from runtime.keras_shell import predict
 
-        return predict(self, x, batch_size=batch_size, verbose=verbose)
+        return predict(self, x, batch_size=batch_size, verbose=verbose, steps=steps,
+                       callbacks=callbacks)
 
     def summary(self, print_fn=print, line_length=None, expand_nested=False,
                 show_trainable=False):

@@ -36,7 +36,8 @@ class Node:
     """One call of ``layer`` on symbolic inputs."""
 
     __slots__ = ("layer", "call_args", "call_kwargs", "outputs", "_keras_inputs",
-                 "_arg_leaves", "_arg_treedef", "_tensor_positions", "_output_treedef")
+                 "_arg_leaves", "_arg_treedef", "_tensor_positions", "_output_treedef",
+                 "_tensor_args")
 
     def __init__(self, layer, call_args=(), call_kwargs=None, outputs=()):
         self.layer = layer
@@ -46,6 +47,7 @@ class Node:
         self._arg_leaves = leaves
         self._tensor_positions = [i for i, leaf in enumerate(leaves) if _is_tensor(leaf)]
         self._keras_inputs = [leaves[i] for i in self._tensor_positions]
+        self._tensor_args = None  # {name: argument}, filled by kgraph.masking when needed
         flat_outputs, self._output_treedef = jax.tree_util.tree_flatten(outputs)
         self.outputs = flat_outputs
         node_index = len(layer._inbound_nodes)

@@ -1,7 +1,7 @@
 """Weight regularizers by Keras name: ``l1``, ``l2``, ``l1_l2`` (penalties added to the loss).
 
 >>> import jax.numpy as jnp
->>> float(get("l2")(jnp.ones((2, 2))))  # Keras's default l2 factor is 0.01
+>>> round(float(get("l2")(jnp.ones((2, 2)))), 6)  # Keras's default l2 factor is 0.01
 0.04
 """
 
@@ -9,19 +9,15 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from kgraph import context
+from kgraph.serializable import Serializable, lookup, to_config
 
-class Regularizer:
+
+class Regularizer(Serializable):
     """``regularizer(weight) -> scalar penalty``; serializable with ``get_config``."""
 
     def __call__(self, x):
         raise NotImplementedError
-
-    def get_config(self) -> dict:
-        return {}
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)
 
 
 class L1L2(Regularizer):
@@ -62,21 +58,31 @@ _CLASSES = {"L1": L1, "L2": L2, "L1L2": L1L2}
 
 def get(identifier):
     """None, a Keras name, a ``{"class_name", "config"}`` dict, or a callable."""
-    if identifier is None or callable(identifier):
-        return identifier
-    if isinstance(identifier, str) and identifier in _BY_NAME:
-        return _BY_NAME[identifier]()
-    if isinstance(identifier, dict) and identifier.get("class_name") in _CLASSES:
-        return _CLASSES[identifier["class_name"]].from_config(identifier.get("config", {}))
-    raise ValueError(f"Unknown regularizer {identifier!r}. Expected one of {sorted(_BY_NAME)}, "
-                     "a config dict, or a callable fn(weight) -> penalty.")
+    return lookup(identifier, "regularizer", _BY_NAME, _CLASSES, "fn(weight) -> penalty")
 
 
 def serialize(regularizer):
     """The config-file form of ``regularizer`` (None stays None)."""
-    if regularizer is None:
-        return None
-    if isinstance(regularizer, Regularizer):
-        return {"class_name": type(regularizer).__name__, "config": regularizer.get_config()}
-    raise ValueError(f"Cannot serialize regularizer {regularizer!r}: use a kgraph.regularizers "
-                     "object or name.")
+    return to_config(regularizer, "regularizer", Regularizer, "regularizers")
+
+
+def activity_penalty(regularizer, x):
+    """``regularizer(x)`` divided by the batch size (Keras 3's activity penalties).
+
+    Rows the call context marks as padding (``kgraph.context.sample_mask_for``) are zeroed
+    first and the division is by the number of real rows, so a padded batch has the
+    penalty of its real rows (exactly, for penalties that sum over entries, as ``L1L2``).
+
+    >>> float(activity_penalty(L1(1.0), jnp.ones((4, 2))))  # 8 / 4 rows
+    2.0
+    """
+    if not getattr(x, "ndim", 0):
+        return regularizer(x)
+    rows = context.sample_mask_for(x)
+    if rows is None:
+        batch = x.shape[0]
+        penalty = regularizer(x)
+        return penalty / batch if batch else jnp.zeros_like(penalty)
+    keep = context.row_mask(rows, x)
+    penalty = regularizer(jnp.where(keep, x, jnp.zeros((), x.dtype)))
+    return penalty / jnp.maximum(jnp.sum(rows > 0), 1).astype(penalty.dtype)

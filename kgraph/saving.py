@@ -31,6 +31,7 @@ import json
 
 import numpy as np
 
+from kgraph import call_args
 from kgraph.keras_tensor import KerasTensor
 from kgraph.layer import Layer
 
@@ -268,8 +269,11 @@ def _build_config(layer):
             or _is_operation(type(layer)) or not layer._inbound_nodes):
         return None
     node = layer._inbound_nodes[0]
-    first = node.call_args[0] if node.call_args else node.call_kwargs.get("inputs")
-    shapes = _shape_struct(first)
+    shapes = call_args.build_shapes(layer, node.call_args, node.call_kwargs)
+    if shapes is not None:  # build(query_shape, value_shape, ...): Keras's shapes_dict
+        return {"shapes_dict": json.loads(json.dumps(shapes))}  # tuples as JSON lists
+    shapes = _shape_struct(call_args.first_argument(type(layer), node.call_args,
+                                                    node.call_kwargs))
     return None if shapes is None else {"input_shape": shapes}
 
 
@@ -306,7 +310,7 @@ def _normalize_keras_config(config):
 _from_config_params: dict = {}
 
 
-def _call_from_config(cls, config, custom_objects, safe_mode):
+def call_from_config(cls, config, custom_objects=None, safe_mode=True):
     """``cls.from_config`` with custom_objects / safe_mode when it accepts them."""
     params = _from_config_params.get(cls)
     if params is None:
@@ -321,21 +325,10 @@ def _call_from_config(cls, config, custom_objects, safe_mode):
 
 
 def _operation_from_config(cls, config):
-    from kgraph import layer as layer_module
-    from kgraph import ops
-
+    """An operation from its config: its registered ``op`` name and decoded ``kwargs``."""
     config = dict(config)
     config["kwargs"] = _decode_value(config.get("kwargs") or {})
-    if getattr(cls.from_config, "__func__", None) is not layer_module.Layer.from_config.__func__:
-        return cls.from_config(config)  # the ops registry contract
-    # Minimal fallback: the op named by its public function in kgraph.ops.
-    name = config.get("op")
-    fn = getattr(ops, "get_op", None)
-    fn = fn(name) if fn is not None else getattr(ops, str(name), None)
-    if (not callable(fn) or isinstance(fn, type) or str(name).startswith("_")
-            or getattr(fn, "__module__", "").split(".")[0] != "kgraph"):
-        raise ValueError(f"Unknown operation {name!r} in config {config}.")
-    return cls(fn, name=config.get("name"), **config["kwargs"])
+    return cls.from_config(config)
 
 
 def deserialize_layer(config, custom_objects=None, safe_mode=True, build=True):
@@ -363,11 +356,14 @@ def deserialize_layer(config, custom_objects=None, safe_mode=True, build=True):
     if _is_operation(cls):
         layer = _operation_from_config(cls, inner)
     else:
-        layer = _call_from_config(cls, _normalize_keras_config(inner), custom_objects,
+        layer = call_from_config(cls, _normalize_keras_config(inner), custom_objects,
                                   safe_mode)
-    build_config = config.get("build_config") if build else None
-    if build_config and not layer.built and build_config.get("input_shape") is not None:
+    build_config = (config.get("build_config") or {}) if build else {}
+    if not layer.built and build_config.get("input_shape") is not None:
         layer.build(_shape_from_config(build_config["input_shape"]))
+        layer.built = True
+    elif not layer.built and build_config.get("shapes_dict"):
+        layer.build(**{k: _shape_from_config(v) for k, v in build_config["shapes_dict"].items()})
         layer.built = True
     return layer
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from kgraph import context
 from kgraph.keras_tensor import KerasTensor
@@ -98,6 +99,27 @@ def _evaluate(layer, leaves, treedef, positions):
     specs = [(tuple(a if a == b else None for a, b in zip(o1.shape, o2.shape)), o1.dtype)
              for o1, o2 in zip(first, second)]
     return out_treedef, specs
+
+
+def is_shape(value) -> bool:
+    """A shape: a tuple or list of ints and Nones (``()`` is a scalar's shape)."""
+    return isinstance(value, (tuple, list)) and all(
+        d is None or (isinstance(d, (int, np.integer)) and not isinstance(d, bool))
+        for d in value)
+
+
+def specs_from_shapes(shape, dtype, layer):
+    """KerasTensors of ``dtype`` for what ``layer.compute_output_shape`` returned: one
+    shape, or a list, tuple or dict of shapes (nested), kept in that structure."""
+    if is_shape(shape):
+        return KerasTensor(tuple(shape), dtype)
+    if isinstance(shape, dict):
+        return {k: specs_from_shapes(v, dtype, layer) for k, v in shape.items()}
+    if isinstance(shape, (tuple, list)) and shape:
+        return type(shape)(specs_from_shapes(s, dtype, layer) for s in shape)
+    raise TypeError(f'Layer "{layer.name}" ({type(layer).__name__}): compute_output_shape '
+                    "must return a shape (a tuple of ints and Nones) or a list, tuple or dict "
+                    f"of shapes, one per output; received {shape!r}.")
 
 
 def broadcast_shapes(shapes) -> tuple:

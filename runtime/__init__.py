@@ -6,8 +6,14 @@
 >>> trainer = Trainer(kg.Model(x, kg.layers.Dense(1)(x)), optax.sgd(0.1), "mse")
 """
 
-from runtime import losses, metrics, optimizers
+from runtime import callbacks, losses, metrics, optimizers
+from runtime.callbacks import (CSVLogger, Callback, EarlyStopping, LambdaCallback,
+                               ReduceLROnPlateau, TerminateOnNaN)
+from runtime.fit_loop import FitLoop
 from runtime.history import History
+from runtime.optimizers import mask_by_path
 from runtime.trainer import Trainer, TrainState
 
-__all__ = ["History", "TrainState", "Trainer", "losses", "metrics", "optimizers"]
+__all__ = ["CSVLogger", "Callback", "EarlyStopping", "FitLoop", "History", "LambdaCallback",
+           "ReduceLROnPlateau", "TerminateOnNaN", "TrainState", "Trainer", "callbacks",
+           "losses", "mask_by_path", "metrics", "optimizers"]

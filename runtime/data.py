@@ -1,18 +1,43 @@
-"""Batching in-memory arrays for fit/evaluate/predict.
+"""Data for fit/evaluate/predict: in-memory arrays and Python iterables of batches.
 
-Arrays may be a single array, a list, or a dict (multi-input models). Batches are sliced
-on the host and put on the device one step ahead, so the next transfer overlaps the
-current step. With ``pad=True`` the last partial batch is padded to the full batch size
-with weight-0 rows, so one compiled step serves every batch and the padded rows count
-for nothing in losses and metrics.
+Arrays (a single array, a list or a dict, as the model's inputs) are put on the device
+once; each epoch only sends a table of row indices, and the compiled step gathers its
+batch on the device. The last partial batch is padded to the full batch size with a
+weight-0 row mask (``valid``), so one compiled step serves every batch and padded rows
+count for nothing. Iterables yield host batches, which are padded the same way (to the
+first batch's size) and put on the device one step ahead of their use.
+
+>>> import numpy as np
+>>> data = ArrayData(np.zeros((5, 2)), np.zeros(5), batch_size=2)
+>>> index, valid = data.epoch_table()
+>>> index.shape, valid[-1].tolist()
+((3, 2), [1.0, 0.0])
 """
 
 from __future__ import annotations
 
 import collections
+import math
 
 import jax
 import numpy as np
+
+DEVICE_RESIDENT_BYTES = 1 << 30  # arrays larger than this are batched on the host
+
+
+def bucket(n: int) -> int:
+    """``n`` rounded up to one of 8 sizes per power of two (at most 12.5% more).
+
+    Device-resident data and index tables are padded to bucketed sizes, so datasets of
+    similar size share compiled steps instead of compiling one program per size.
+
+    >>> [bucket(n) for n in (5, 16, 17, 100, 1000)]
+    [16, 16, 18, 104, 1024]
+    """
+    if n <= 16:
+        return 16
+    unit = 1 << (n.bit_length() - 4)
+    return -(-n // unit) * unit
 
 
 def as_numpy(tree):
@@ -37,8 +62,194 @@ def num_samples(x, y=None, sample_weight=None) -> int:
     return next(iter(sizes.values()))
 
 
-def _take(tree, index):
-    return jax.tree_util.tree_map(lambda a: a[index], tree)
+def class_weights_to_sample_weights(y, class_weight: dict) -> np.ndarray:
+    """Per-sample weights ``class_weight[class of y]`` (integer, (n, 1) or one-hot ``y``)."""
+    y = np.asarray(y)
+    if y.ndim > 1 and y.shape[-1] > 1:
+        classes = np.argmax(y, axis=-1)
+    else:
+        classes = np.round(y.reshape(y.shape[0], -1)[:, 0]).astype(np.int64)
+    table = np.ones((max(int(classes.max(initial=0)), *map(int, class_weight)) + 1,),
+                    np.float32)
+    for c, w in class_weight.items():
+        table[int(c)] = w
+    return table[classes]
+
+
+def _merge_weights(y, sample_weight, class_weight):
+    if class_weight is None:
+        return sample_weight
+    leaves = jax.tree_util.tree_leaves(y)
+    if len(leaves) != 1:
+        raise ValueError("class_weight is only supported for models with a single output; "
+                         "use sample_weight for multi-output models.")
+    weights = class_weights_to_sample_weights(leaves[0], class_weight)
+    return weights if sample_weight is None else np.asarray(sample_weight) * weights
+
+
+def split_validation(x, y, sample_weight, fraction: float):
+    """Keras's ``validation_split``: the last ``fraction`` of the samples (before shuffling)."""
+    if not 0.0 < fraction < 1.0:
+        raise ValueError(f"validation_split must be in (0, 1), received {fraction}.")
+    n = num_samples(x, y, sample_weight)
+    cut = int(math.floor(n * (1.0 - fraction)))
+    if cut == 0 or cut == n:
+        raise ValueError(f"validation_split={fraction} of {n} samples leaves an empty "
+                         "training or validation set.")
+
+    def part(tree, s):
+        return jax.tree_util.tree_map(lambda a: np.asarray(a)[s], tree)
+
+    first, last = slice(0, cut), slice(cut, n)
+    return ((part(x, first), part(y, first), part(sample_weight, first)),
+            (part(x, last), part(y, last), part(sample_weight, last)))
+
+
+class ArrayData:
+    """In-memory arrays batched by row-index tables (see the module docstring).
+
+    Args:
+      x, y, sample_weight: arrays (or lists/dicts of arrays) with a common first axis.
+      batch_size: rows per step; the last batch is padded to it.
+      class_weight: optional ``{class: weight}``, folded into the sample weights.
+    """
+
+    def __init__(self, x, y=None, sample_weight=None, *, batch_size=32, class_weight=None):
+        if batch_size is None or int(batch_size) < 1:
+            raise ValueError(f"batch_size must be a positive integer, received {batch_size}.")
+        x, y = as_numpy(x), as_numpy(y)
+        sample_weight = None if sample_weight is None else as_numpy(sample_weight)
+        self.size = num_samples(x, y, sample_weight)
+        sample_weight = _merge_weights(y, sample_weight, class_weight)
+        if sample_weight is not None:
+            sample_weight = jax.tree_util.tree_map(lambda a: np.asarray(a, np.float32),
+                                                   sample_weight)
+        self.arrays = (x, y, sample_weight)
+        self.batch_size = int(batch_size)
+        self.steps = math.ceil(self.size / self.batch_size)
+        nbytes = sum(a.nbytes for a in jax.tree_util.tree_leaves(self.arrays))
+        self.device_resident = nbytes <= DEVICE_RESIDENT_BYTES
+        self._on_device = None
+
+    def on_device(self):
+        """The arrays on the device (put there once), rows padded to a bucketed size."""
+        if self._on_device is None:
+            extra = bucket(self.size) - self.size
+            arrays = _pad(self.arrays, extra) if extra else self.arrays
+            self._on_device = jax.device_put(arrays)
+        return self._on_device
+
+    def epoch_table(self, order=None, padded_rows=False):
+        """``(index, valid)``: ``(steps, batch)`` row indices and 0/1 real-row mask.
+
+        ``padded_rows=True`` appends all-padding rows up to ``bucket(steps)`` rows (for
+        device-side loops, so tables of similar length share one compiled program).
+        """
+        order = np.arange(self.size) if order is None else np.asarray(order)
+        padded = math.ceil(self.size / self.batch_size) * self.batch_size
+        index = np.zeros((padded,), np.int32)
+        index[:self.size] = order
+        valid = np.zeros((padded,), np.float32)
+        valid[:self.size] = 1.0
+        shape = (-1, self.batch_size)
+        index, valid = index.reshape(shape)[:self.steps], valid.reshape(shape)[:self.steps]
+        if padded_rows and bucket(self.steps) > self.steps:
+            index, valid = _pad((index, valid), bucket(self.steps) - self.steps)
+        return index, valid
+
+    def host_batches(self, order=None):
+        """Padded host batches ``(x, y, sample_weight, valid)`` for arrays too big to
+        keep on the device."""
+        index, valid = self.epoch_table(order)
+        for rows, mask in zip(index, valid):
+            x, y, w = jax.tree_util.tree_map(lambda a, r=rows: a[r], self.arrays)
+            yield (x, y, w, mask), int(mask.sum())
+
+
+def _signature(tree):
+    leaves, treedef = jax.tree_util.tree_flatten(tree)
+    return treedef, [(np.shape(a)[1:], np.asarray(a).dtype) for a in leaves]
+
+
+class IterableData:
+    """Batches from a Python iterable or generator.
+
+    Each item is ``(x, y)``, ``(x, y, sample_weight)`` (``x`` alone for predict). A
+    re-iterable (a list, or an object whose ``__iter__`` starts over) restarts every
+    epoch; a one-shot iterator continues where the last epoch stopped. Batches are padded
+    to the first batch's size; every batch must have the first batch's structure.
+    """
+
+    def __init__(self, source, *, steps=None, targets=True, class_weight=None):
+        if isinstance(source, (np.ndarray, dict)) or not hasattr(source, "__iter__"):
+            raise TypeError(f"Expected arrays or an iterable of batches, received "
+                            f"{type(source).__name__}.")
+        self.source = source
+        self.one_shot = iter(source) is source
+        self._iterator = None
+        self.steps = steps
+        self.targets = targets
+        self.class_weight = class_weight
+        self.batch_size = None
+        self._signature = None
+        self.count = 0
+
+    def _items(self):
+        if self.one_shot:
+            self._iterator = self._iterator or iter(self.source)
+            return self._iterator
+        return iter(self.source)
+
+    def _standardize(self, item, number):
+        if self.targets:
+            if not isinstance(item, (tuple, list)) or len(item) not in (2, 3):
+                raise ValueError(f"Batch {number} from the data iterable is a "
+                                 f"{type(item).__name__}"
+                                 f"{f' of length {len(item)}' if isinstance(item, (tuple, list)) else ''}"
+                                 "; expected (x, y) or (x, y, sample_weight).")
+            x, y, w = item[0], item[1], item[2] if len(item) == 3 else None
+        else:
+            x, y, w = (item[0], None, None) if isinstance(item, tuple) and len(item) == 1 \
+                else (item, None, None)
+        x, y = as_numpy(x), as_numpy(y)
+        w = None if w is None else np.asarray(w, np.float32)
+        if self.class_weight is not None:
+            w = _merge_weights(y, w, self.class_weight)
+        batch = (x, y, w)
+        rows = num_samples(x, y, w)
+        signature = _signature(batch)
+        if self._signature is None:
+            self._signature, self.batch_size = signature, rows
+        elif signature != self._signature:
+            raise ValueError(f"Batch {number} from the data iterable does not match the first "
+                             f"batch: expected structure {self._signature[0]} with per-sample "
+                             f"shapes/dtypes {self._signature[1]}, received {signature[0]} "
+                             f"with {signature[1]}.")
+        if rows > self.batch_size:
+            raise ValueError(f"Batch {number} from the data iterable has {rows} samples, more "
+                             f"than the first batch's {self.batch_size}; batches are padded "
+                             "to the first batch's size, so make the first batch the largest.")
+        return batch, rows
+
+    def epoch(self):
+        """Yield padded host batches ``((x, y, sample_weight, valid), n_real)``."""
+        items = self._items()
+        taken = 0
+        while self.steps is None or taken < self.steps:
+            try:
+                item = next(items)
+            except StopIteration:
+                if self.steps is not None and self.one_shot:
+                    self._iterator = None
+                break
+            self.count += 1
+            batch, rows = self._standardize(item, self.count)
+            valid = np.ones((self.batch_size,), np.float32)
+            if rows < self.batch_size:
+                valid[rows:] = 0.0
+                batch = _pad(batch, self.batch_size - rows)
+            taken += 1
+            yield (*batch, valid), rows
 
 
 def _pad(tree, rows):
@@ -46,31 +257,15 @@ def _pad(tree, rows):
         lambda a: np.concatenate([a, np.zeros((rows, *a.shape[1:]), a.dtype)]), tree)
 
 
-def batches(arrays, batch_size: int, order=None, pad=False):
-    """Yield ``(batch, n_real)``; ``batch`` is ``arrays`` sliced (and maybe padded).
-
-    When padding, a last element ``weights`` (1 for real rows, 0 for padding) is appended
-    to the batch tuple; ``arrays`` must then be a tuple.
-    """
-    n = num_samples(arrays)
-    order = np.arange(n) if order is None else order
-    for start in range(0, n, batch_size):
-        index = order[start:start + batch_size]
-        batch = _take(arrays, index)
-        real = len(index)
-        if pad:
-            weights = np.ones((real,), np.float32)
-            if real < batch_size:
-                batch, weights = _pad((batch, weights), batch_size - real)
-            batch = (*batch, weights)
-        yield batch, real
+def stack(batches):
+    """Batches (same structure) stacked on a new leading axis."""
+    return jax.tree_util.tree_map(lambda *parts: np.stack(parts), *batches)
 
 
 def prefetch_to_device(iterator, size: int = 2):
-    """Put items on the device ``size`` steps ahead of their use."""
+    """Put ``(batch, n_real)`` items on the device ``size`` steps ahead of their use."""
     queue = collections.deque()
-    for item in iterator:
-        batch, real = item
+    for batch, real in iterator:
         queue.append((jax.device_put(batch), real))
         if len(queue) >= size:
             yield queue.popleft()

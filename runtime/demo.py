@@ -45,7 +45,7 @@ def main(epochs: int = 30, seed: int = 0) -> float:
                   loss=losses.SparseCategoricalCrossentropy(from_logits=True),
                   metrics=["accuracy"], seed=seed)
     model.fit(images[train], labels[train], batch_size=64, epochs=epochs,
-              validation_data=(images[test], labels[test]), seed=seed)
+              validation_data=(images[test], labels[test]), verbose=2)
     loss, accuracy = model.evaluate(images[test], labels[test], batch_size=128)
     print(f"\ntest loss {loss:.4f} - test accuracy {accuracy:.4f} "
           f"- wall time {time.perf_counter() - start:.1f}s")

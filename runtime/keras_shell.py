@@ -1,40 +1,46 @@
-"""Keras-style ``compile`` / ``fit`` / ``evaluate`` / ``predict``: thin shells over Trainer.
+"""Keras-style ``compile`` / ``fit`` / ``evaluate`` / ``predict`` over a ``Trainer``.
 
-The model keeps its weights in its layers (so eager calls and ``compiler.variables`` see
-the trained values after ``fit``); the optimizer state lives in the model's Trainer and
-carries over between ``fit`` calls, as in Keras.
+The model keeps its weights in its layers (eager calls and ``compiler.variables`` see the
+trained values after ``fit``, and after every epoch during it); the optimizer state lives
+with the model and carries over between ``fit`` calls, as in Keras.
 """
 
 from __future__ import annotations
 
-import math
-import time
+import warnings
 
 import jax
 import numpy as np
 
-import compiler
-from runtime import data, losses, metrics as metrics_lib, optimizers
-from runtime.history import History
+from runtime import data as data_lib, fit_loop, optimizers
+from runtime.callback_list import CallbackList
+from runtime.objective import Objective
 from runtime.trainer import Trainer
 
-
-def compile_model(model, optimizer="adam", loss=None, metrics=(), seed=None):
+def compile_model(model, optimizer="adam", loss=None, metrics=None, loss_weights=None,
+                  steps_per_execution=1, seed=None):
     """Configure training (see ``Model.compile``); names are checked now, as in Keras.
 
     The Trainer is made on first use, once the model is built (a subclassed model builds
     on its first batch).
     """
-    if isinstance(metrics, str):
-        metrics = [metrics]
     if loss is None:
         raise ValueError("model.compile needs a loss, e.g. loss='mse'.")
-    loss = losses.get(loss)
-    model._compiled = (optimizers.get(optimizer), loss,
-                       [metrics_lib.get(m, loss) for m in metrics])
+    if int(steps_per_execution) < 1:
+        raise ValueError(f"steps_per_execution must be a positive integer, received "
+                         f"{steps_per_execution}.")
+    optimizer = optimizers.get(optimizer)
+    if model.built:  # resolve names against the outputs now, so errors come at compile
+        Objective(model, loss, metrics or (), loss_weights)
+    model._compiled = dict(optimizer=optimizer, loss=loss, metrics=metrics or (),
+                           loss_weights=loss_weights)
+    model._steps_per_execution = int(steps_per_execution)
     model._trainer = None
     model._opt_state = None
-    model._train_key = jax.random.PRNGKey(0 if seed is None else seed)
+    model._seed = 0 if seed is None else int(seed)
+    model._train_key = jax.random.PRNGKey(model._seed)
+    model._fits = 0
+    model.stop_training = False
 
 
 def _trainer(model, x=None) -> Trainer:
@@ -45,109 +51,156 @@ def _trainer(model, x=None) -> Trainer:
     if model._trainer is None:
         if not model.built and x is not None:
             model(jax.tree_util.tree_map(lambda a: np.asarray(a)[:1], x))
-        model._trainer = Trainer(model, *model._compiled)
+        config = model._compiled
+        model._trainer = Trainer(model, config["optimizer"], config["loss"],
+                                 config["metrics"], loss_weights=config["loss_weights"])
     return model._trainer
 
 
-def _format_logs(logs: dict) -> str:
-    return " - ".join(f"{k}: {v:.4f}" for k, v in logs.items())
+def _is_iterable_source(x) -> bool:
+    return (not isinstance(x, (np.ndarray, jax.Array, dict, list, tuple))
+            and hasattr(x, "__iter__"))
 
 
-def _mean_logs(sums: dict, count: int, names) -> dict:
-    """Epoch means, in Keras order: loss first, then metrics as compiled."""
-    return {k: float(sums[k]) / count for k in names}
+def _make_data(x, y, sample_weight, batch_size, class_weight, steps, *, targets=True):
+    if _is_iterable_source(x):
+        if y is not None or sample_weight is not None:
+            raise ValueError("When x is an iterable of batches, y and sample_weight must be "
+                             "None: the iterable yields (x, y) or (x, y, sample_weight).")
+        return data_lib.IterableData(x, steps=steps, targets=targets,
+                                     class_weight=class_weight)
+    if targets and y is None:
+        raise ValueError("Targets are missing: pass y (or an iterable of (x, y) batches).")
+    return data_lib.ArrayData(x, y, sample_weight, batch_size=batch_size or 32,
+                              class_weight=class_weight)
 
 
-def _run_epoch(trainer, ts, arrays, batch_size, order, pad, train):
-    """One pass; returns (train_state, mean logs). Sums stay on device until the end."""
-    sums, count = {}, 0
-    for batch, real in data.prefetch_to_device(data.batches(arrays, batch_size, order, pad)):
-        if train:
-            ts, logs = trainer.train_step(ts, batch)
-        else:
-            logs = trainer.eval_step(ts, batch)
-        for k, v in logs.items():
-            sums[k] = sums.get(k, 0.0) + v * real
-        count += real
-    return ts, _mean_logs(sums, count, ["loss", *trainer.metric_names])
+def _check_inputs(model, data):
+    """Input structure errors (e.g. a dict missing an input) before training starts."""
+    if (isinstance(data, data_lib.ArrayData) and model.built
+            and hasattr(model, "_flatten_inputs")):
+        model._flatten_inputs(data.arrays[0])
 
 
-def _split_xy(x, y, sample_weight=None):
-    arrays = (data.as_numpy(x), data.as_numpy(y))
-    if sample_weight is not None:
-        arrays = (*arrays, np.asarray(sample_weight, np.float32))
-    data.num_samples(*arrays)
-    return arrays
+def _validation(validation_data, batch_size):
+    if validation_data is None:
+        return None
+    if _is_iterable_source(validation_data):
+        return data_lib.IterableData(validation_data)
+    if not isinstance(validation_data, (tuple, list)) or len(validation_data) not in (2, 3):
+        raise ValueError("validation_data must be (x, y), (x, y, sample_weight) or an "
+                         "iterable of such batches.")
+    return data_lib.ArrayData(*validation_data, batch_size=batch_size)
 
 
-def fit(model, x, y, batch_size=32, epochs=1, verbose=1, validation_data=None, shuffle=True,
-        sample_weight=None, seed=None):
-    """Train ``model`` on ``(x, y)``; returns a ``History`` of per-epoch logs."""
-    trainer = _trainer(model, x)
-    if y is None:
-        raise ValueError("fit needs targets: model.fit(x, y, ...).")
-    arrays = _split_xy(x, y, sample_weight)
-    n = data.num_samples(*arrays)
-    val_arrays = _split_xy(*validation_data) if validation_data is not None else None
-    rng = np.random.default_rng(seed)
-    ts = trainer.init_from_model(model._train_key, model._opt_state)
-    history = History()
-    steps = math.ceil(n / batch_size)
-    for epoch in range(epochs):
-        start = time.perf_counter()
-        order = rng.permutation(n) if shuffle else None
-        ts, logs = _run_epoch(trainer, ts, arrays, batch_size, order, False, True)
-        if val_arrays is not None:
-            _, val_logs = _run_epoch(trainer, ts, val_arrays, batch_size, None,
-                                     True, False)
-            logs.update({f"val_{k}": v for k, v in val_logs.items()})
-        history.record(epoch, logs)
-        if verbose:
-            seconds = time.perf_counter() - start
-            print(f"Epoch {epoch + 1}/{epochs} - {steps} steps - {seconds:.2f}s - "
-                  f"{_format_logs(logs)}", flush=True)
-    trainer.write_back(ts)
-    model._opt_state = ts.opt_state
-    model._train_key = jax.random.fold_in(ts.key, ts.step)  # next fit draws new masks
-    return history
+def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
+        validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
+        sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
+        validation_batch_size=None, validation_freq=1):
+    """Train ``model``; returns a ``History`` of per-epoch logs (see ``Model.fit``)."""
+    if validation_split and _is_iterable_source(x):
+        raise ValueError("validation_split needs array inputs; pass validation_data when x "
+                         "is an iterable of batches.")
+    if validation_split:
+        (x, y, sample_weight), validation_data = data_lib.split_validation(
+            x, y, sample_weight, validation_split)
+        validation_data = tuple(v for v in validation_data if v is not None) \
+            if validation_data[2] is None else validation_data
+    data = _make_data(x, y, sample_weight, batch_size, class_weight, steps_per_epoch)
+    _check_inputs(model, data)
+    val_data = _validation(validation_data, validation_batch_size or batch_size or 32)
+    if val_data is not None and isinstance(val_data, data_lib.IterableData):
+        val_data.steps = validation_steps
+    trainer = _trainer(model, data.arrays[0] if isinstance(data, data_lib.ArrayData) else None)
+    if not model.built:
+        raise ValueError(f"Model {model.name!r} is not built; build it (call it on an input) "
+                         "before fitting it on an iterable.")
+    steps = data.steps if isinstance(data, data_lib.ArrayData) else steps_per_epoch
+    if isinstance(data, data_lib.ArrayData) and steps_per_epoch is not None:
+        steps = data.steps = min(int(steps_per_epoch), data.steps)
+    model.stop_training = False
+    loop = fit_loop.FitLoop(model, trainer, trainer.init_from_model(
+        model._train_key, model._opt_state))
+    callback_list = CallbackList(callbacks, model=model, loop=loop, add_history=True,
+                                 add_progbar=verbose != 0, verbose=verbose, epochs=epochs,
+                                 steps=steps)
+    shuffle_rng = np.random.default_rng([model._seed, model._fits]) if shuffle else None
+    model._fits += 1
+    logs = {}
+    callback_list.on_train_begin()
+    try:
+        for epoch in range(initial_epoch, epochs):
+            loop.epoch = epoch
+            loop.train_state = trainer.reset_metrics(loop.train_state)
+            epoch_start = loop.global_step
+            callback_list.on_epoch_begin(epoch)
+            done = fit_loop.train_epoch(loop, callback_list, data, shuffle_rng=shuffle_rng,
+                                        steps_per_execution=model._steps_per_execution)
+            if done == 0:
+                warnings.warn(f"The training data ran out at epoch {epoch + 1}: the "
+                              "iterable produced no batches. Training stopped. Pass a "
+                              "re-iterable (e.g. a list), or steps_per_epoch with an "
+                              "endless generator.", RuntimeWarning, stacklevel=2)
+                break
+            metrics = loop.train_state.metrics
+            logs = fit_loop._epoch_logs(trainer, metrics)
+            fit_loop._check_finite(loop, metrics, epoch_start, callback_list)
+            if val_data is not None and (epoch + 1) % validation_freq == 0:
+                callback_list.on_test_begin()
+                val_logs = fit_loop.evaluate_data(trainer, loop.train_state, val_data)
+                callback_list.on_test_end(val_logs)
+                logs.update({f"val_{k}": v for k, v in val_logs.items()})
+            trainer.write_back(loop.train_state, copy=True)
+            callback_list.on_epoch_end(epoch, logs)
+            if loop.stop_training:
+                break
+        callback_list.on_train_end(logs)
+    finally:
+        ts = loop.train_state
+        trainer.write_back(ts, copy=True)
+        model._opt_state = ts.opt_state
+        model._train_key = jax.random.fold_in(ts.key, ts.step)  # next fit draws new masks
+    model.history = callback_list.history
+    return model.history
 
 
-def evaluate(model, x, y, batch_size=32, verbose=0, return_dict=False, sample_weight=None):
-    """Mean loss and metrics over ``(x, y)`` (padded batches; one compiled step)."""
-    trainer = _trainer(model, x)
-    ts = trainer.init_from_model(model._train_key, model._opt_state)
-    _, logs = _run_epoch(trainer, ts, _split_xy(x, y, sample_weight), batch_size,
-                         None, True, False)
-    if verbose:
-        print(_format_logs(logs), flush=True)
+def _eval_state(model, trainer):
+    return trainer.init_from_model(model._train_key, model._opt_state)
+
+
+def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
+             steps=None, callbacks=None, return_dict=False):
+    """Mean loss and metrics over ``(x, y)`` (padded batches; one compiled program)."""
+    data = _make_data(x, y, sample_weight, batch_size, None, steps)
+    _check_inputs(model, data)
+    trainer = _trainer(model, data.arrays[0] if isinstance(data, data_lib.ArrayData) else None)
+    callback_list = CallbackList(callbacks, model=model, add_history=False,
+                                 add_progbar=verbose != 0, verbose=verbose, epochs=1,
+                                 steps=data.steps)
+    callback_list.on_test_begin()
+    logs = fit_loop.evaluate_data(trainer, _eval_state(model, trainer), data, callback_list)
+    callback_list.on_test_end(logs)
     if return_dict:
         return logs
     values = list(logs.values())
     return values[0] if len(values) == 1 else values
 
 
-def _predictor(model, x):
-    """A jitted inference function for ``model``, compiled once and cached on it."""
-    if not model.built:
-        model(jax.tree_util.tree_map(lambda a: np.asarray(a)[:1], x))
-    fn = getattr(model, "_predictor", None)
-    if fn is None:
-        program = compiler.compile(model)
-        fn = model._predictor = jax.jit(lambda p, s, x: program.apply(p, s, x)[0])
-    return fn
+def predict(model, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
+    """Model outputs for ``x`` as NumPy arrays (padded batches; one compiled program)."""
+    data = _make_data(x, None, None, batch_size, None, steps, targets=False)
+    _check_inputs(model, data)
+    if not model.built and isinstance(data, data_lib.ArrayData):
+        model(jax.tree_util.tree_map(lambda a: np.asarray(a)[:1], data.arrays[0]))
+    predictor = getattr(model, "_trainer", None) or getattr(model, "_predictor", None)
+    if predictor is None:
+        predictor = model._predictor = Trainer(model, loss=None)  # inference only
+    callback_list = CallbackList(callbacks, model=model, add_history=False,
+                                 add_progbar=verbose != 0, verbose=verbose, epochs=1,
+                                 steps=data.steps)
+    callback_list.on_predict_begin()
+    ts = predictor.init_from_model(jax.random.PRNGKey(0), opt_state=())
+    outputs = fit_loop.predict_data(predictor, ts, data, callback_list)
+    callback_list.on_predict_end()
+    return outputs
 
-
-def predict(model, x, batch_size=32, verbose=0):
-    """Model outputs for ``x`` as NumPy arrays (padded batches; one compiled step)."""
-    predict_fn = _predictor(model, x)
-    params, state = compiler.variables(model)
-    x = data.as_numpy(x)
-    pieces = []
-    for (xb, _weights), real in data.prefetch_to_device(data.batches((x,), batch_size,
-                                                                     pad=True)):
-        out = predict_fn(params, state, xb)
-        pieces.append(jax.tree_util.tree_map(lambda a, r=real: np.asarray(a[:r]), out))
-    result = jax.tree_util.tree_map(lambda *parts: np.concatenate(parts), *pieces)
-    if verbose:
-        print(f"predicted {data.num_samples(x)} samples", flush=True)
-    return result

@@ -1,113 +1,391 @@
-"""Losses by Keras name, built on optax. Each returns one value per sample.
+"""Keras losses: ``loss(y_true, y_pred, sample_weight=None, mask=None) -> scalar``.
 
-A loss is ``fn(y_true, y_pred) -> per_sample`` of shape ``(batch,)``; the training step
-takes the (sample-weighted) mean. Strings follow Keras (``from_logits=False``); use the
-classes for logits, as in Keras.
+Every loss has Keras 3's name, constructor arguments and numbers. ``call`` gives the
+unreduced values (usually of shape ``y_pred.shape[:-1]``); calling the loss reduces them
+as Keras's ``"sum_over_batch_size"`` does, with ``mask`` playing the part of
+``y_pred._keras_mask``: masked-out entries weigh 0 and the sum is divided by the number
+of valid entries. So rows appended with mask 0 (padding) give the unpadded batch's value,
+and a fully masked batch gives 0. ``check`` validates shapes and dtypes before tracing.
 
 >>> import jax.numpy as jnp
 >>> loss = SparseCategoricalCrossentropy(from_logits=True)
->>> loss(jnp.array([0, 1]), jnp.array([[2.0, 0.0], [0.0, 2.0]])).shape
-(2,)
+>>> logits = jnp.array([[2.0, 0.0], [0.0, 2.0], [5.0, 5.0]])
+>>> labels = jnp.array([0, 1, 0])
+>>> loss.call(labels, logits).shape
+(3,)
+>>> padded = loss(labels, logits, mask=jnp.array([1, 1, 0]))
+>>> round(float(padded), 6) == round(float(loss(labels[:2], logits[:2])), 6)
+True
+>>> get("mse").name
+'mean_squared_error'
 """
 
 from __future__ import annotations
 
+import inspect
+import re
+
 import jax.numpy as jnp
-import optax
 
-_EPSILON = 1e-7  # Keras's backend epsilon, for probabilities clipped away from 0 and 1
+from runtime import loss_checks, loss_functions as fns
+from runtime.weighting import combine_masks, reduce_weighted, squeeze_or_expand_to_same_rank
+
+__all__ = [
+    "BinaryCrossentropy", "BinaryFocalCrossentropy", "CategoricalCrossentropy",
+    "CategoricalHinge", "CosineSimilarity", "Hinge", "Huber", "KLDivergence", "LogCosh",
+    "Loss", "LossFunctionWrapper", "MeanAbsoluteError", "MeanAbsolutePercentageError",
+    "MeanSquaredError", "MeanSquaredLogarithmicError", "Poisson",
+    "SparseCategoricalCrossentropy", "SquaredHinge", "get", "reduce_weighted",
+]
+
+_REDUCTIONS = ("sum_over_batch_size", "mean")  # identical in Keras
 
 
-def _per_sample(values):
-    """Mean over every axis but the first (Keras reduces the last axes per sample)."""
-    return values.reshape(values.shape[0], -1).mean(axis=1) if values.ndim > 1 else values
+def snake_case(name: str) -> str:
+    """Keras's ``to_snake_case``: "TopKCategoricalAccuracy" -> "top_k_categorical_accuracy"."""
+    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", re.sub(r"\W+", "", name))
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
 class Loss:
-    """Base class: a named per-sample loss."""
+    """Base class: subclass it and implement ``call(y_true, y_pred) -> values``, as in Keras.
 
-    name = "loss"
+    ``__call__`` converts ``y_pred`` (and non-integer ``y_true``) to float32, calls
+    ``call`` and reduces with ``sample_weight`` and ``mask`` (see ``reduce_weighted``).
 
-    def __call__(self, y_true, y_pred):
-        raise NotImplementedError
+    >>> import jax.numpy as jnp
+    >>> class Absolute(Loss):
+    ...     def call(self, y_true, y_pred):
+    ...         return jnp.abs(y_true - y_pred).mean(axis=-1)
+    >>> float(Absolute()(jnp.zeros((2, 3)), jnp.ones((2, 3)), sample_weight=jnp.array([1, 0])))
+    0.5
+    """
+
+    def __init__(self, name=None, reduction="sum_over_batch_size"):
+        if reduction not in _REDUCTIONS:
+            raise ValueError(f"Loss reduction must be one of {_REDUCTIONS} (Keras's default, "
+                             f"which training uses); received reduction={reduction!r}.")
+        self.name = name or snake_case(type(self).__name__)
+        self.reduction = reduction
+
+    def call(self, y_true, y_pred):
+        """The unreduced loss values."""
+        raise NotImplementedError(f"{type(self).__name__} must implement call(y_true, y_pred).")
+
+    def call_with_mask(self, y_true, y_pred):
+        """``(values, mask)``: ``call``'s values and the loss's own mask (None: all valid)."""
+        return self.call(y_true, y_pred), None
+
+    def __call__(self, y_true, y_pred, sample_weight=None, mask=None):
+        """The reduced loss (a scalar); ``mask`` acts as Keras's ``y_pred._keras_mask``."""
+        y_true, y_pred = _as_inputs(y_true, y_pred)
+        self.check(y_true, y_pred)
+        values, own_mask = self.call_with_mask(y_true, y_pred)
+        values = fns.as_float(values)
+        return reduce_weighted(values, sample_weight, combine_masks(mask, own_mask, values))
+
+    def check(self, y_true, y_pred) -> None:
+        """Raise a ValueError if ``y_true``/``y_pred`` (shapes and dtypes) can't be used."""
+        loss_checks.check_numeric(self.name, y_true, y_pred)
+
+    def get_config(self) -> dict:
+        return {"name": self.name, "reduction": self.reduction}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
 
     def __repr__(self):
-        return f"{type(self).__name__}()"
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items()
+                         if k not in ("reduction", "fn"))
+        return f"{type(self).__name__}({args})"
 
 
-class MeanSquaredError(Loss):
-    name = "mean_squared_error"
-
-    def __call__(self, y_true, y_pred):
-        y_true = jnp.asarray(y_true, y_pred.dtype).reshape(y_pred.shape)
-        return _per_sample(optax.squared_error(y_pred, y_true))
-
-
-class SparseCategoricalCrossentropy(Loss):
-    """Integer labels ``(batch,)`` against class scores ``(batch, classes)``."""
-
-    name = "sparse_categorical_crossentropy"
-
-    def __init__(self, from_logits=False):
-        self.from_logits = from_logits
-
-    def __call__(self, y_true, y_pred):
-        labels = jnp.asarray(y_true).astype(jnp.int32)
-        if labels.ndim == y_pred.ndim:  # (batch, 1) labels, as Keras accepts
-            labels = labels.squeeze(-1)
-        logits = y_pred if self.from_logits else jnp.log(jnp.clip(y_pred, _EPSILON, 1.0))
-        return _per_sample(optax.softmax_cross_entropy_with_integer_labels(logits, labels))
+def _as_inputs(y_true, y_pred):
+    """Float32 predictions; targets as float32 unless they are integer labels."""
+    y_pred = jnp.asarray(y_pred, jnp.float32)
+    y_true = jnp.asarray(y_true)
+    if not jnp.issubdtype(y_true.dtype, jnp.integer):
+        y_true = y_true.astype(jnp.float32)
+    return y_true, y_pred
 
 
-class CategoricalCrossentropy(Loss):
-    """One-hot (or soft) labels against class scores on the last axis."""
+class LossFunctionWrapper(Loss):
+    """A loss from ``fn(y_true, y_pred, **kwargs) -> values`` (what ``get`` makes of a
+    plain function; ``name`` defaults to the function's name).
 
-    name = "categorical_crossentropy"
+    >>> import jax.numpy as jnp
+    >>> def l1(y_true, y_pred):
+    ...     return jnp.abs(y_true - y_pred).sum(axis=-1)
+    >>> loss = get(l1)
+    >>> loss.name, float(loss(jnp.zeros((4, 2)), jnp.ones((4, 2))))
+    ('l1', 2.0)
+    """
 
-    def __init__(self, from_logits=False, label_smoothing=0.0):
-        self.from_logits = from_logits
-        self.label_smoothing = label_smoothing
+    check_fn = staticmethod(loss_checks.check_numeric)
 
-    def __call__(self, y_true, y_pred):
-        labels = jnp.asarray(y_true, y_pred.dtype)
-        if self.label_smoothing:
-            labels = optax.smooth_labels(labels, self.label_smoothing)
-        logits = y_pred if self.from_logits else jnp.log(jnp.clip(y_pred, _EPSILON, 1.0))
-        return _per_sample(optax.softmax_cross_entropy(logits, labels))
+    def __init__(self, fn, reduction="sum_over_batch_size", name=None, **kwargs):
+        super().__init__(name=name or _function_name(fn), reduction=reduction)
+        self.fn = fn
+        self._fn_kwargs = kwargs
 
+    def call(self, y_true, y_pred):
+        y_true, y_pred = squeeze_or_expand_to_same_rank(jnp.asarray(y_true),
+                                                        jnp.asarray(y_pred))
+        return self.fn(y_true, y_pred, **self._fn_kwargs)
 
-class BinaryCrossentropy(Loss):
-    """0/1 labels against one probability (or logit) per output unit."""
+    def check(self, y_true, y_pred) -> None:
+        self.check_fn(self.name, y_true, y_pred)
 
-    name = "binary_crossentropy"
-
-    def __init__(self, from_logits=False):
-        self.from_logits = from_logits
-
-    def __call__(self, y_true, y_pred):
-        labels = jnp.asarray(y_true, y_pred.dtype).reshape(y_pred.shape)
-        if self.from_logits:
-            return _per_sample(optax.sigmoid_binary_cross_entropy(y_pred, labels))
-        p = jnp.clip(y_pred, _EPSILON, 1.0 - _EPSILON)
-        return _per_sample(-(labels * jnp.log(p) + (1.0 - labels) * jnp.log(1.0 - p)))
+    def get_config(self) -> dict:
+        config = super().get_config()
+        if type(self) is LossFunctionWrapper:
+            config["fn"] = self.fn
+        return {**config, **self._fn_kwargs}
 
 
-_BY_NAME = {
-    "mse": MeanSquaredError, "mean_squared_error": MeanSquaredError,
-    "sparse_categorical_crossentropy": SparseCategoricalCrossentropy,
-    "categorical_crossentropy": CategoricalCrossentropy,
-    "binary_crossentropy": BinaryCrossentropy,
+def _function_name(fn) -> str:
+    name = getattr(fn, "__name__", None)
+    return name if name else snake_case(type(fn).__name__)
+
+
+class _Elementwise(LossFunctionWrapper):
+    """A Keras loss function with Keras's constructor ``(reduction, name)``."""
+
+    fn = None
+    default_name = None
+    check_fn = staticmethod(loss_checks.check_elementwise)
+
+    def __init__(self, reduction="sum_over_batch_size", name=None, **kwargs):
+        super().__init__(type(self).fn, reduction=reduction, name=name or self.default_name,
+                         **kwargs)
+
+
+class MeanSquaredError(_Elementwise):
+    """``mean(square(y_true - y_pred), axis=-1)``; names "mse", "mean_squared_error"."""
+
+    fn, default_name = staticmethod(fns.mean_squared_error), "mean_squared_error"
+
+
+class MeanAbsoluteError(_Elementwise):
+    """``mean(abs(y_true - y_pred), axis=-1)``; names "mae", "mean_absolute_error"."""
+
+    fn, default_name = staticmethod(fns.mean_absolute_error), "mean_absolute_error"
+
+
+class MeanAbsolutePercentageError(_Elementwise):
+    """``100 * mean(abs((y_true - y_pred) / y_true), axis=-1)``; name "mape"."""
+
+    fn = staticmethod(fns.mean_absolute_percentage_error)
+    default_name = "mean_absolute_percentage_error"
+
+
+class MeanSquaredLogarithmicError(_Elementwise):
+    """``mean(square(log(y_pred + 1) - log(y_true + 1)), axis=-1)``; name "msle"."""
+
+    fn = staticmethod(fns.mean_squared_logarithmic_error)
+    default_name = "mean_squared_logarithmic_error"
+
+
+class LogCosh(_Elementwise):
+    """``mean(log(cosh(y_pred - y_true)), axis=-1)``; names "log_cosh", "logcosh"."""
+
+    fn, default_name = staticmethod(fns.log_cosh), "log_cosh"
+
+
+class Hinge(_Elementwise):
+    """``mean(maximum(1 - y_true * y_pred, 0), axis=-1)``; 0/1 labels become -1/1."""
+
+    fn, default_name = staticmethod(fns.hinge), "hinge"
+
+
+class SquaredHinge(_Elementwise):
+    """``mean(square(maximum(1 - y_true * y_pred, 0)), axis=-1)``."""
+
+    fn, default_name = staticmethod(fns.squared_hinge), "squared_hinge"
+
+
+class CategoricalHinge(_Elementwise):
+    """``maximum(max((1 - y_true) * y_pred) - sum(y_true * y_pred) + 1, 0)``."""
+
+    fn, default_name = staticmethod(fns.categorical_hinge), "categorical_hinge"
+
+
+class KLDivergence(_Elementwise):
+    """``sum(y_true * log(y_true / y_pred), axis=-1)``; names "kld", "kl_divergence"."""
+
+    fn, default_name = staticmethod(fns.kl_divergence), "kl_divergence"
+
+
+class Poisson(_Elementwise):
+    """``mean(y_pred - y_true * log(y_pred), axis=-1)``."""
+
+    fn, default_name = staticmethod(fns.poisson), "poisson"
+
+
+class Huber(_Elementwise):
+    """Quadratic for errors within ``delta``, linear beyond; Keras's name "huber_loss"."""
+
+    fn, default_name = staticmethod(fns.huber), "huber_loss"
+
+    def __init__(self, delta=1.0, reduction="sum_over_batch_size", name="huber_loss"):
+        super().__init__(reduction=reduction, name=name, delta=delta)
+        self.delta = delta
+
+
+class CosineSimilarity(_Elementwise):
+    """Negative cosine similarity along ``axis`` (-1 for identical directions, as Keras)."""
+
+    fn, default_name = staticmethod(fns.cosine_similarity), "cosine_similarity"
+
+    def __init__(self, axis=-1, reduction="sum_over_batch_size", name="cosine_similarity"):
+        super().__init__(reduction=reduction, name=name, axis=axis)
+        self.axis = axis
+
+
+class BinaryCrossentropy(_Elementwise):
+    """0/1 labels against probabilities (or logits) of the same shape.
+
+    ``label_smoothing`` squeezes labels towards 0.5, as Keras does.
+
+    >>> import jax.numpy as jnp
+    >>> loss = BinaryCrossentropy(from_logits=True)
+    >>> round(float(loss(jnp.array([1.0, 0.0]), jnp.array([[0.0], [0.0]]))), 4)  # log(2)
+    0.6931
+    """
+
+    fn, default_name = staticmethod(fns.binary_crossentropy), "binary_crossentropy"
+    check_fn = staticmethod(loss_checks.check_same_shape)
+
+    def __init__(self, from_logits=False, label_smoothing=0.0, axis=-1,
+                 reduction="sum_over_batch_size", name="binary_crossentropy"):
+        super().__init__(reduction=reduction, name=name, from_logits=from_logits,
+                         label_smoothing=label_smoothing, axis=axis)
+        self.from_logits, self.label_smoothing, self.axis = from_logits, label_smoothing, axis
+
+
+class BinaryFocalCrossentropy(_Elementwise):
+    """Binary crossentropy down-weighting easy examples by ``(1 - p_t) ** gamma``."""
+
+    fn = staticmethod(fns.binary_focal_crossentropy)
+    default_name = "binary_focal_crossentropy"
+    check_fn = staticmethod(loss_checks.check_same_shape)
+
+    def __init__(self, apply_class_balancing=False, alpha=0.25, gamma=2.0, from_logits=False,
+                 label_smoothing=0.0, axis=-1, reduction="sum_over_batch_size",
+                 name="binary_focal_crossentropy"):
+        super().__init__(reduction=reduction, name=name,
+                         apply_class_balancing=apply_class_balancing, alpha=alpha,
+                         gamma=gamma, from_logits=from_logits,
+                         label_smoothing=label_smoothing, axis=axis)
+        self.apply_class_balancing, self.alpha, self.gamma = apply_class_balancing, alpha, gamma
+        self.from_logits, self.label_smoothing, self.axis = from_logits, label_smoothing, axis
+
+
+class CategoricalCrossentropy(_Elementwise):
+    """One-hot (or soft) labels against class probabilities (or logits) along ``axis``.
+
+    >>> import jax.numpy as jnp
+    >>> loss = CategoricalCrossentropy(label_smoothing=0.2)
+    >>> round(float(loss(jnp.array([[0.0, 1.0]]), jnp.array([[0.1, 0.9]]))), 4)
+    0.3251
+    """
+
+    fn, default_name = staticmethod(fns.categorical_crossentropy), "categorical_crossentropy"
+    check_fn = staticmethod(loss_checks.check_categorical)
+
+    def __init__(self, from_logits=False, label_smoothing=0.0, axis=-1,
+                 reduction="sum_over_batch_size", name="categorical_crossentropy"):
+        super().__init__(reduction=reduction, name=name, from_logits=from_logits,
+                         label_smoothing=label_smoothing, axis=axis)
+        self.from_logits, self.label_smoothing, self.axis = from_logits, label_smoothing, axis
+
+
+class SparseCategoricalCrossentropy(_Elementwise):
+    """Integer labels ``(batch, ...)`` (or ``(batch, ..., 1)``) against class scores.
+
+    Entries labelled ``ignore_class`` are masked out of the mean, as in Keras.
+    """
+
+    fn = staticmethod(fns.sparse_categorical_crossentropy)
+    default_name = "sparse_categorical_crossentropy"
+
+    def __init__(self, from_logits=False, ignore_class=None, reduction="sum_over_batch_size",
+                 axis=-1, name="sparse_categorical_crossentropy"):
+        super().__init__(reduction=reduction, name=name, from_logits=from_logits,
+                         ignore_class=ignore_class, axis=axis)
+        self.from_logits, self.ignore_class, self.axis = from_logits, ignore_class, axis
+
+    def call(self, y_true, y_pred):
+        return self.call_with_mask(y_true, y_pred)[0]
+
+    def call_with_mask(self, y_true, y_pred):
+        return fns.sparse_categorical_crossentropy_and_mask(y_true, y_pred, **self._fn_kwargs)
+
+    def check(self, y_true, y_pred) -> None:
+        loss_checks.check_sparse(self.name, y_true, y_pred, self.axis)
+
+
+_ALIASES = {
+    "mse": MeanSquaredError, "mae": MeanAbsoluteError, "mape": MeanAbsolutePercentageError,
+    "msle": MeanSquaredLogarithmicError, "huber": Huber, "logcosh": LogCosh,
+    "kld": KLDivergence, "kullback_leibler_divergence": KLDivergence,
+    "bce": BinaryCrossentropy,
 }
+_CLASSES = [MeanSquaredError, MeanAbsoluteError, MeanAbsolutePercentageError,
+            MeanSquaredLogarithmicError, Huber, LogCosh, CategoricalCrossentropy,
+            SparseCategoricalCrossentropy, BinaryCrossentropy, BinaryFocalCrossentropy,
+            KLDivergence, CosineSimilarity, Poisson, Hinge, SquaredHinge, CategoricalHinge]
+BY_NAME = {**{c.default_name: c for c in _CLASSES},
+           **{snake_case(c.__name__): c for c in _CLASSES}, **_ALIASES}
+_BY_CLASS_NAME = {c.__name__: c for c in _CLASSES}
+
+
+def from_keras(obj):
+    """The equivalent of a ``keras.losses`` object (same class name and arguments), else None.
+
+    The arguments come from its config and its function's keyword arguments (Keras leaves
+    some, like Huber's ``delta``, out of the config).
+    """
+    cls = _BY_CLASS_NAME.get(type(obj).__name__)
+    if cls is None or not type(obj).__module__.startswith("keras"):
+        return None
+    config = {**obj.get_config(), **getattr(obj, "_fn_kwargs", {})}
+    accepted = inspect.signature(cls).parameters
+    return cls.from_config({k: v for k, v in config.items() if k in accepted})
 
 
 def get(identifier) -> Loss:
-    """A loss from a Keras name or a callable ``fn(y_true, y_pred)``."""
-    if isinstance(identifier, str):
-        if identifier not in _BY_NAME:
-            raise ValueError(f"Unknown loss {identifier!r}. Expected one of {sorted(_BY_NAME)} "
-                             "or a callable fn(y_true, y_pred).")
-        return _BY_NAME[identifier]()
-    if callable(identifier):
+    """A ``Loss`` from a Keras name or alias, a class name, a Keras config dict, a ``Loss``
+    (returned as is), a ``keras.losses`` object (translated by its config) or a plain
+    function ``fn(y_true, y_pred) -> values``.
+
+    >>> get("sparse_categorical_crossentropy").from_logits
+    False
+    >>> get({"class_name": "Huber", "config": {"delta": 2.0}}).delta
+    2.0
+    """
+    if isinstance(identifier, Loss):
         return identifier
-    raise ValueError(f"A loss must be a name or a callable, received {identifier!r}. Pass "
-                     "loss=... to model.compile.")
+    if isinstance(identifier, str):
+        cls = BY_NAME.get(identifier) or _BY_CLASS_NAME.get(identifier)
+        if cls is None:
+            raise ValueError(f"Unknown loss {identifier!r}. Expected one of "
+                             f"{sorted(BY_NAME)}, a Loss, or a callable "
+                             "fn(y_true, y_pred) -> per-sample values.")
+        return cls()
+    if isinstance(identifier, dict) and "class_name" in identifier:
+        cls = _BY_CLASS_NAME.get(identifier["class_name"])
+        if cls is None:
+            raise ValueError(f"Unknown loss class {identifier['class_name']!r} in config "
+                             f"{identifier}. Expected one of {sorted(_BY_CLASS_NAME)}.")
+        return cls.from_config(identifier.get("config") or {})
+    if inspect.isclass(identifier) and issubclass(identifier, Loss):
+        return identifier()
+    translated = from_keras(identifier)
+    if translated is not None:
+        return translated
+    if callable(identifier):
+        return LossFunctionWrapper(identifier)
+    raise ValueError(f"A loss must be a name, a Loss or a callable fn(y_true, y_pred); "
+                     f"received {identifier!r} of type {type(identifier).__name__}.")

@@ -1,4 +1,4 @@
-"""``Trainer``: pure, jitted training and evaluation steps over a compiled model.
+"""``Trainer``: pure, jitted training, evaluation and prediction steps over a compiled model.
 
 >>> import jax, optax, jax.numpy as jnp, kgraph as kg
 >>> x = kg.Input(shape=(4,))
@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import collections
 from typing import Any, NamedTuple
 
 import jax
@@ -19,13 +20,16 @@ import jax.numpy as jnp
 import optax
 
 import compiler
-from runtime import losses, metrics as metrics_lib, optimizers
+from runtime import optimizers
+from runtime.objective import Objective
 
 
 class TrainState(NamedTuple):
     """Everything training carries from step to step, as one pytree.
 
-    ``key`` is the base PRNG key; step ``n`` uses ``fold_in(key, n)``.
+    ``key`` is the base PRNG key; step ``n`` uses ``fold_in(key, n)``. ``metrics`` holds
+    ``fit``'s running loss/metric states since the last ``Trainer.reset_metrics`` (None
+    in a train state from ``init``: ``train_step`` returns each batch's logs instead).
     """
 
     params: Any
@@ -33,52 +37,89 @@ class TrainState(NamedTuple):
     opt_state: Any
     step: Any
     key: Any
+    metrics: Any = None
 
 
-def _unpack(batch):
+def unpack(batch):
+    """``(x, y, sample_weight)`` from a batch ``(x, y)`` or ``(x, y, sample_weight)``."""
     if not isinstance(batch, (tuple, list)) or len(batch) not in (2, 3):
+        size = len(batch) if isinstance(batch, (tuple, list)) else "-"
         raise ValueError("A training batch must be (x, y) or (x, y, sample_weight), "
-                         f"received {type(batch).__name__} of length "
-                         f"{len(batch) if isinstance(batch, (tuple, list)) else '-'}.")
-    return (batch[0], batch[1], batch[2] if len(batch) == 3 else None)
+                         f"received {type(batch).__name__} of length {size}.")
+    return batch[0], batch[1], batch[2] if len(batch) == 3 else None
 
 
-def weighted_mean(values, sample_weight):
-    """Mean of per-sample ``values``, weighted (padding rows carry weight 0)."""
-    if sample_weight is None:
-        return jnp.mean(values)
-    weight = jnp.asarray(sample_weight, values.dtype).reshape(values.shape)
-    return jnp.sum(values * weight) / jnp.maximum(jnp.sum(weight), 1e-12)
+class _InferenceOnly:
+    """The objective of a Trainer made without a loss: it can only predict."""
+
+    log_names: list = []
+
+    def __init__(self, model_name):
+        self.model_name = model_name
+
+    def init_metrics(self):
+        return {}
+
+    def results(self, metrics):
+        return {}
+
+    def __getattr__(self, name):
+        raise ValueError(f"This Trainer of model {self.model_name!r} has no loss, so it can "
+                         "only predict; pass loss=... to train or evaluate.")
+
+
+def _scan(body, carry, xs, length=None):
+    """``lax.scan`` over training steps, unrolled on CPU: XLA:CPU runs convolution
+    gradients inside a while loop in a slow layout (about 10x slower), and ``k`` is small."""
+    unroll = True if jax.default_backend() == "cpu" else 1
+    return jax.lax.scan(body, carry, xs, length=length, unroll=unroll)
+
+
+def _take_rows(tree, index):
+    return jax.tree_util.tree_map(lambda a: jnp.take(a, index, axis=0, mode="clip"), tree)
 
 
 class Trainer:
-    """Pure training for ``model`` with an optax optimizer, a loss and metrics.
+    """Pure training of ``model`` with an optax optimizer, losses and metrics.
 
-    ``train_step(train_state, batch) -> (train_state, logs)`` is jitted and donates the
-    train state's buffers (don't reuse a train state after passing it in);
-    ``eval_step(train_state, batch) -> logs`` and ``predict_step(train_state, x)`` are
-    jitted. A batch is ``(x, y)`` or ``(x, y, sample_weight)``; ``logs`` holds the
-    (weighted) mean loss and metrics of the batch.
+    ``train_step(ts, batch) -> (ts, logs)`` is jitted and donates the train state's buffers
+    (don't reuse a train state after passing it in). ``train_steps(ts, batches)`` runs
+    ``k`` steps in one call with ``jax.lax.scan`` over batches stacked on a leading axis.
+    ``eval_step(ts, batch, metrics=None) -> (metrics, logs)`` accumulates evaluation
+    metrics (logs: their running values); ``predict_step(ts, x)`` returns the outputs.
+    ``train_step``'s logs are the batch's loss and metrics, as 0-d device arrays;
+    ``train_steps`` returns them stacked, one row per step. (``fit`` keeps running epoch
+    means in ``ts.metrics`` instead.)
 
     Args:
       model: a kgraph model (compiled here with ``compiler.compile``).
       optimizer: an optax ``GradientTransformation`` or a Keras name ("adam", "sgd", ...).
-      loss: a Keras loss name or ``fn(y_true, y_pred) -> per-sample loss``.
-      metrics: names or callables, each ``fn(y_true, y_pred) -> per-sample values``.
+      loss: a loss (name, object or callable), or a list/dict of them per output; None
+        makes an inference-only Trainer (``predict_step``).
+      metrics: metrics (names, objects or callables), or lists/dicts of them per output.
+      loss_weights: scales of each output's loss in the total (float, list or dict).
     """
 
-    def __init__(self, model, optimizer, loss, metrics=()):
-        if loss is None:
-            raise ValueError("Trainer needs a loss, e.g. loss='mse'.")
+    def __init__(self, model, optimizer="adam", loss=None, metrics=(), *, loss_weights=None):
         self.model = model
         self.program = compiler.compile(model)
         self.optimizer = optimizers.get(optimizer)
-        self.loss = losses.get(loss)
-        self.metrics = [metrics_lib.get(m, self.loss) for m in metrics]
-        self.metric_names = [metrics_lib.name_of(m) for m in self.metrics]
+        self.objective = (Objective(model, loss, metrics, loss_weights) if loss is not None
+                          else _InferenceOnly(model.name))
+        self.metric_names = self.objective.log_names
+        self.traces: collections.Counter = collections.Counter()  # traces (compiles) per kind
         self.train_step = jax.jit(self._train_step, donate_argnums=0)
+        self.train_steps = jax.jit(self._train_steps, donate_argnums=0)
         self.eval_step = jax.jit(self._eval_step)
         self.predict_step = jax.jit(self._predict_step)
+        self.results = jax.jit(self.objective.results)
+        # Padded forms used by fit/evaluate/predict: batches carry a 0/1 ``valid`` row mask.
+        self.fit_batches = jax.jit(self._fit_batches, donate_argnums=0)
+        self.fit_indexed = jax.jit(self._fit_indexed, donate_argnums=0,
+                                   static_argnames=("steps",))
+        self.eval_batch = jax.jit(self._eval_batch, donate_argnums=1)
+        self.eval_indexed = jax.jit(self._eval_indexed, donate_argnums=1)
+        self.predict_indexed = jax.jit(self._predict_indexed)
 
     # ----------------------------------------------------------------- states
     def init(self, key) -> TrainState:
@@ -93,46 +134,141 @@ class Trainer:
         return self._train_state(params, state, key, opt_state)
 
     def _train_state(self, params, state, key, opt_state=None):
+        params, state = jax.tree_util.tree_map(jnp.copy, (params, state))  # steps donate
         if opt_state is None:
             opt_state = self.optimizer.init(params)
         return TrainState(params, state, opt_state, jnp.zeros((), jnp.int32), key)
 
-    def write_back(self, train_state: TrainState) -> None:
-        """Copy the trained weights into the model's layers (eager calls see them)."""
-        compiler.assign(self.model, train_state.params, train_state.state)
+    def init_metrics(self) -> dict:
+        """Fresh metric states (for ``eval_step``)."""
+        return self.objective.init_metrics()
 
-    # ------------------------------------------------------------------ steps
-    def _logs(self, y, y_pred, sample_weight, loss):
-        logs = {"loss": loss}
-        for name, metric in zip(self.metric_names, self.metrics):
-            logs[name] = weighted_mean(metric(y, y_pred), sample_weight)
-        return logs
+    def reset_metrics(self, ts: TrainState) -> TrainState:
+        """``ts`` with fresh running metrics (e.g. at the start of an epoch)."""
+        return ts._replace(metrics=self.objective.init_metrics())
 
-    def _train_step(self, ts: TrainState, batch):
-        x, y, sample_weight = _unpack(batch)
+    def write_back(self, train_state: TrainState, copy: bool = False) -> None:
+        """Put the trained weights into the model's layers (eager calls see them).
+
+        ``copy=True`` copies them first, so the train state can still be donated.
+        """
+        params, state = train_state.params, train_state.state
+        if copy:
+            params, state = jax.tree_util.tree_map(jnp.copy, (params, state))
+        compiler.assign(self.model, params, state)
+
+    # ------------------------------------------------------------------- core
+    def _step(self, ts: TrainState, x, y, sample_weight, valid, accumulate=True):
+        """One optimizer step on a batch (``valid``: padding mask or None).
+
+        Returns ``(train_state, logs)``. With ``accumulate`` the batch goes into the
+        running metrics in ``ts.metrics`` (and ``logs`` is None); otherwise ``ts.metrics``
+        passes through and ``logs`` are this batch's values, so a custom loop's step
+        computes nothing it doesn't return.
+        """
+        self.traces["train"] += 1
         # The base key never changes; each step's key is derived from it and the step
         # number, so a model without random layers compiles to no key arithmetic at all.
         step_key = jax.random.fold_in(ts.key, ts.step)
 
         def objective(params):
-            y_pred, new_state, aux_loss = self.program.apply(
-                params, ts.state, x, training=True, key=step_key, return_losses=True)
-            loss = weighted_mean(self.loss(y, y_pred), sample_weight) + aux_loss
-            return loss, (y_pred, new_state)
+            run = self.program.run(params, ts.state, x, training=True, key=step_key,
+                                   sample_mask=valid)
+            self.objective.check(y, run.outputs)
+            total, per_output = self.objective.loss(y, run.outputs, sample_weight, valid,
+                                                    run.masks)
+            return total + run.loss, (run, per_output)
 
-        (loss, (y_pred, new_state)), grads = jax.value_and_grad(objective, has_aux=True)(
+        (loss, (run, per_output)), grads = jax.value_and_grad(objective, has_aux=True)(
             ts.params)
         updates, opt_state = self.optimizer.update(grads, ts.opt_state, ts.params)
         params = self.program.constrain(optax.apply_updates(ts.params, updates))
-        new_ts = TrainState(params, new_state, opt_state, ts.step + 1, ts.key)
-        return new_ts, self._logs(y, y_pred, sample_weight, loss)
+        logs, metrics = None, ts.metrics
+        if accumulate:
+            metrics = self.objective.update_metrics(
+                metrics if metrics is not None else self.objective.init_metrics(), y,
+                run.outputs, loss, per_output, sample_weight=sample_weight, valid=valid,
+                masks=run.masks, step=ts.step)
+        else:
+            logs = self.objective.results(self.objective.update_metrics(
+                self.objective.init_metrics(), y, run.outputs, loss, per_output,
+                sample_weight=sample_weight, valid=valid, masks=run.masks))
+        return TrainState(params, run.state, opt_state, ts.step + 1, ts.key, metrics), logs
 
-    def _eval_step(self, ts: TrainState, batch):
-        x, y, sample_weight = _unpack(batch)
-        y_pred, _ = self.program.apply(ts.params, ts.state, x, training=False)
-        loss = weighted_mean(self.loss(y, y_pred), sample_weight)
-        return self._logs(y, y_pred, sample_weight, loss)
+    def _evaluate(self, ts: TrainState, metrics, x, y, sample_weight, valid):
+        self.traces["eval"] += 1
+        run = self.program.run(ts.params, ts.state, x, training=False, sample_mask=valid)
+        self.objective.check(y, run.outputs)
+        total, per_output = self.objective.loss(y, run.outputs, sample_weight, valid,
+                                                run.masks)
+        return self.objective.update_metrics(metrics, y, run.outputs, total + run.loss,
+                                             per_output, sample_weight=sample_weight,
+                                             valid=valid, masks=run.masks)
 
-    def _predict_step(self, ts: TrainState, x):
-        y_pred, _ = self.program.apply(ts.params, ts.state, x, training=False)
-        return y_pred
+    def _predict(self, ts: TrainState, x):
+        self.traces["predict"] += 1
+        return self.program.run(ts.params, ts.state, x, training=False).outputs
+
+    # ------------------------------------------------------------ public steps
+    def _train_step(self, ts, batch):
+        return self._step(ts, *unpack(batch), None, accumulate=False)
+
+    def _train_steps(self, ts, batches):
+        def body(ts, batch):
+            return self._step(ts, *unpack(batch), None, accumulate=False)
+
+        return _scan(body, ts, batches)
+
+    def _eval_step(self, ts, batch, metrics=None):
+        metrics = self.objective.init_metrics() if metrics is None else metrics
+        metrics = self._evaluate(ts, metrics, *unpack(batch), None)
+        return metrics, self.objective.results(metrics)
+
+    def _predict_step(self, ts, x):
+        return self._predict(ts, x)
+
+    # ----------------------------------------------- padded forms (fit, evaluate)
+    def _fit_batches(self, ts, batches):
+        """Steps over host batches ``(x, y, sample_weight, valid)`` stacked on axis 0."""
+        def body(ts, batch):
+            return self._step(ts, *batch)
+
+        return _scan(body, ts, batches)[0]
+
+    def _fit_indexed(self, ts, data, index, valid, start, *, steps):
+        """``steps`` steps over device-resident ``data`` = (x, y, sample_weight).
+
+        Step ``n`` of the epoch (``n = ts.step - start``) trains on rows ``index[n]``;
+        ``valid[n]`` marks real rows (padding repeats a row with weight 0).
+        """
+        def body(ts, _):
+            position = ts.step - start
+            rows = jax.lax.dynamic_index_in_dim(index, position, keepdims=False)
+            mask = jax.lax.dynamic_index_in_dim(valid, position, keepdims=False)
+            x, y, sample_weight = _take_rows(data, rows)
+            return self._step(ts, x, y, sample_weight, mask)
+
+        if steps == 1:
+            return body(ts, None)[0]
+        return _scan(body, ts, None, length=steps)[0]
+
+    def _eval_batch(self, ts, metrics, batch):
+        return self._evaluate(ts, metrics, *batch)
+
+    def _eval_indexed(self, ts, metrics, data, index, valid, start, stop):
+        """Evaluate batches ``start .. stop - 1`` of the table (a loop with a dynamic trip
+        count: one compiled program for any number of batches)."""
+        def body(position, metrics):
+            rows = jax.lax.dynamic_index_in_dim(index, position, keepdims=False)
+            mask = jax.lax.dynamic_index_in_dim(valid, position, keepdims=False)
+            x, y, sample_weight = _take_rows(data, rows)
+            return self._evaluate(ts, metrics, x, y, sample_weight, mask)
+
+        return jax.lax.fori_loop(start, stop, body, metrics)
+
+    def _predict_indexed(self, ts, x_data, index):
+        """Outputs for every row of the index table, stacked ``(steps, batch, ...)``."""
+        def body(carry, rows):
+            return carry, self._predict(ts, _take_rows(x_data, rows))
+
+        return jax.lax.scan(body, None, index)[1]

@@ -76,7 +76,7 @@ def test_fit_is_deterministic_for_a_seed():
     for _ in range(2):
         kg.random.set_seed(3)
         model = _compiled(seed=5)
-        model.fit(*_data(64), batch_size=16, epochs=2, seed=7, verbose=0)
+        model.fit(*_data(64), batch_size=16, epochs=2, verbose=0)
         results.append(compiler.variables(model))
     for a, b in zip(jax.tree_util.tree_leaves(results[0]), jax.tree_util.tree_leaves(results[1])):
         np.testing.assert_array_equal(a, b)
@@ -94,7 +94,7 @@ def test_optimizer_state_carries_over_between_fit_calls():
 
 def test_fit_prints_per_epoch_progress(capsys):
     model = _compiled()
-    model.fit(*_data(32), batch_size=16, epochs=2, verbose=1)
+    model.fit(*_data(32), batch_size=16, epochs=2, verbose=2)
     out = capsys.readouterr().out
     assert "Epoch 1/2" in out and "Epoch 2/2" in out and "loss:" in out and "accuracy:" in out
 

@@ -99,13 +99,28 @@ def test_masks_flow_through_graphs_and_nested_models():
     np.testing.assert_allclose(out, expected)
 
 
+class Project(kg.Layer):
+    """Sums the features into both outputs; no ``supports_masking``."""
+
+    def call(self, inputs):
+        return inputs @ jnp.ones((inputs.shape[-1], 2), inputs.dtype)
+
+
 def test_a_layer_without_mask_support_drops_the_mask():
     x = kg.Input(shape=(4, 2))
-    h = layers.Dense(2, kernel_initializer="ones", use_bias=False)(MakeMask()(x))  # no support
-    model = kg.Model(x, MaskedSum()(h))
+    model = kg.Model(x, MaskedSum()(Project()(MakeMask()(x))))
     data = np.ones((1, 4, 2), np.float32)
     data[0, 0, 0] = 0.0
     np.testing.assert_allclose(model(data), (data @ np.ones((2, 2))).sum(axis=1))
+
+
+def test_dense_passes_a_sequence_mask_through_as_keras():
+    x = kg.Input(shape=(4, 2))
+    h = layers.Dense(2, kernel_initializer="ones", use_bias=False)(MakeMask()(x))
+    model = kg.Model(x, MaskedSum()(h))
+    data = np.ones((1, 4, 2), np.float32)
+    data[0, 0, 0] = 0.0
+    np.testing.assert_allclose(model(data), (data[:, 1:] @ np.ones((2, 2))).sum(axis=1))
 
 
 def test_explicit_mask_in_eager_calls():

@@ -98,7 +98,9 @@ def test_query_mask_flows_from_the_graph():
     mha = layers.MultiHeadAttention(num_heads=2, key_dim=3, name="mha")
     masked = MakeMask()(x)
     model = kg.Model(x, MaskOut()(mha(masked, masked)))
-    expected = np.asarray(mha(data, data, query_mask=Q_MASK)) * Q_MASK[..., None]
+    # Self-attention: the tensor's mask is both the query mask and the value mask (Keras).
+    expected = (np.asarray(mha(data, data, query_mask=Q_MASK, value_mask=Q_MASK))
+                * Q_MASK[..., None])
     out, _ = jax.jit(compiler.compile(model).apply)(*compiler.variables(model), data)
     np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6)
     assert mha.compute_mask(data, Q_MASK) is Q_MASK

@@ -8,7 +8,10 @@ import pytest
 
 import compiler
 import kgraph as kg
-from runtime import Trainer, TrainState
+from runtime import Trainer, TrainState, losses
+
+
+_LOGITS_LOSS = losses.SparseCategoricalCrossentropy(from_logits=True)
 
 
 def _classifier(dropout=0.0, batchnorm=False):
@@ -27,7 +30,7 @@ def _data(n=32, seed=0):
 
 
 def test_init_returns_train_state_pytree():
-    trainer = Trainer(_classifier(), optax.adam(1e-3), "sparse_categorical_crossentropy")
+    trainer = Trainer(_classifier(), optax.adam(1e-3), _LOGITS_LOSS)
     ts = trainer.init(jax.random.PRNGKey(0))
     assert isinstance(ts, TrainState)
     assert ts.params["out"]["kernel"].shape == (16, 3)
@@ -37,7 +40,7 @@ def test_init_returns_train_state_pytree():
 
 def test_train_step_matches_hand_written_optax_step():
     model = _classifier()
-    trainer = Trainer(model, optax.adam(1e-2), "sparse_categorical_crossentropy")
+    trainer = Trainer(model, optax.adam(1e-2), _LOGITS_LOSS)
     ts = trainer.init(jax.random.PRNGKey(0))
     x, y = _data()
     program = compiler.compile(model)
@@ -46,15 +49,14 @@ def test_train_step_matches_hand_written_optax_step():
     opt_state = opt.init(params)
 
     def hand_loss(p):
-        out, _ = program.apply(p, state, x)
-        probs = jnp.clip(out, 1e-7, 1.0)
-        return jnp.mean(optax.softmax_cross_entropy_with_integer_labels(jnp.log(probs), y))
+        logits, _ = program.apply(p, state, x)
+        return jnp.mean(optax.softmax_cross_entropy_with_integer_labels(logits, y))
 
     for _ in range(3):
         expected_loss, grads = jax.value_and_grad(hand_loss)(params)
         updates, opt_state = opt.update(grads, opt_state, params)
         params = optax.apply_updates(params, updates)
-        ts, logs = trainer.train_step(ts, (x, y))
+        ts, logs = trainer.train_step(trainer.reset_metrics(ts), (x, y))
         np.testing.assert_allclose(logs["loss"], expected_loss, rtol=1e-6, atol=1e-6)
     for a, b in zip(jax.tree_util.tree_leaves(ts.params), jax.tree_util.tree_leaves(params)):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
@@ -62,7 +64,7 @@ def test_train_step_matches_hand_written_optax_step():
 
 
 def test_train_step_donates_the_old_state():
-    trainer = Trainer(_classifier(), "adam", "sparse_categorical_crossentropy")
+    trainer = Trainer(_classifier(), "adam", _LOGITS_LOSS)
     ts = trainer.init(jax.random.PRNGKey(0))
     old_kernel = ts.params["hidden"]["kernel"]
     trainer.train_step(ts, _data())
@@ -71,7 +73,7 @@ def test_train_step_donates_the_old_state():
 
 def test_any_optax_transformation_works():
     opt = optax.chain(optax.clip_by_global_norm(1.0), optax.sgd(optax.exponential_decay(0.1, 10, 0.5)))
-    trainer = Trainer(_classifier(), opt, "sparse_categorical_crossentropy")
+    trainer = Trainer(_classifier(), opt, _LOGITS_LOSS)
     ts = trainer.init(jax.random.PRNGKey(1))
     before = np.asarray(ts.params["out"]["kernel"]).copy()
     ts, _ = trainer.train_step(ts, _data())
@@ -79,7 +81,7 @@ def test_any_optax_transformation_works():
 
 
 def test_batchnorm_state_updates_in_train_step_not_in_eval_step():
-    trainer = Trainer(_classifier(batchnorm=True), "sgd", "sparse_categorical_crossentropy")
+    trainer = Trainer(_classifier(batchnorm=True), "sgd", _LOGITS_LOSS)
     ts = trainer.init(jax.random.PRNGKey(0))
     assert "bn" in ts.state and "moving_mean" not in ts.params["bn"]
     mean0 = np.asarray(ts.state["bn"]["moving_mean"]).copy()
@@ -90,25 +92,28 @@ def test_batchnorm_state_updates_in_train_step_not_in_eval_step():
 
 
 def test_dropout_gets_a_new_key_every_step():
-    trainer = Trainer(_classifier(dropout=0.5), optax.sgd(0.0), "sparse_categorical_crossentropy")
+    trainer = Trainer(_classifier(dropout=0.5), optax.sgd(0.0), _LOGITS_LOSS)
     ts = trainer.init(jax.random.PRNGKey(0))
     x, y = _data()
     ts, logs1 = trainer.train_step(ts, (x, y))
-    ts, logs2 = trainer.train_step(ts, (x, y))
-    assert float(logs1["loss"]) != float(logs2["loss"])  # same weights, different masks
-    eval1 = trainer.eval_step(ts, (x, y))["loss"]
-    eval2 = trainer.eval_step(ts, (x, y))["loss"]
+    logs1 = float(logs1["loss"])
+    ts, logs2 = trainer.train_step(trainer.reset_metrics(ts), (x, y))
+    assert logs1 != float(logs2["loss"])  # same weights, different masks
+    eval1 = trainer.eval_step(ts, (x, y))[1]["loss"]
+    eval2 = trainer.eval_step(ts, (x, y))[1]["loss"]
     assert float(eval1) == float(eval2)  # inference is deterministic
 
 
-def test_sample_weight_zero_rows_do_not_count():
-    trainer = Trainer(_classifier(), "sgd", "sparse_categorical_crossentropy", ["accuracy"])
+def test_sample_weights_follow_keras_reduction():
+    """Keras divides weighted losses by the number of samples (sum_over_batch_size), and
+    metrics by the sum of weights."""
+    trainer = Trainer(_classifier(), "sgd", _LOGITS_LOSS, ["accuracy"])
     ts = trainer.init(jax.random.PRNGKey(0))
     x, y = _data(16)
     w = np.r_[np.ones(10), np.zeros(6)].astype(np.float32)
-    weighted = trainer.eval_step(ts, (x, y, w))
-    plain = trainer.eval_step(ts, (x[:10], y[:10]))
-    np.testing.assert_allclose(weighted["loss"], plain["loss"], rtol=1e-6)
+    _, weighted = trainer.eval_step(ts, (x, y, w))
+    _, plain = trainer.eval_step(ts, (x[:10], y[:10]))
+    np.testing.assert_allclose(weighted["loss"], plain["loss"] * 10 / 16, rtol=1e-6)
     np.testing.assert_allclose(weighted["accuracy"], plain["accuracy"], rtol=1e-6)
 
 

@@ -13,8 +13,6 @@ import operator
 import jax
 import jax.numpy as jnp
 
-from kgraph import constraints, initializers, regularizers
-
 
 def as_int(value):
     """``value`` as a Python int (NumPy ints too; not bools), else TypeError."""
@@ -73,12 +71,12 @@ def standardize_pairs(value, n, name, default_message):
 def standardize_data_format(data_format):
     if data_format is None:
         return "channels_last"
-    data_format = str(data_format).lower()
-    if data_format not in ("channels_first", "channels_last"):
+    value = str(data_format).lower()
+    if value not in ("channels_first", "channels_last"):
         raise ValueError("The `data_format` argument must be one of "
                          "{'channels_first', 'channels_last'}. "
                          f"Received: data_format={data_format}")
-    return data_format
+    return value
 
 
 def standardize_padding(padding, allow_causal=False):
@@ -155,20 +153,6 @@ def spatial_output_shape(layer_name, input_shape, data_format, channels, lengths
     if data_format == "channels_last":
         return (input_shape[0], *lengths, channels)
     return (input_shape[0], channels, *lengths)
-
-
-def serialize_initializer(initializer):
-    """``kgraph.initializers.serialize`` when available, else the identifier as given."""
-    serialize = getattr(initializers, "serialize", None)
-    return serialize(initializer) if serialize is not None else initializer
-
-
-def serialize_regularizer(regularizer):
-    return regularizers.serialize(regularizer)
-
-
-def serialize_constraint(constraint):
-    return constraints.serialize(constraint)
 
 
 def float_input(layer, inputs):

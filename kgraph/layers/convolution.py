@@ -14,10 +14,11 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from kgraph import activations, constraints, regularizers
+from kgraph import activations
 from kgraph.input_spec import InputSpec
 from kgraph.layer import Layer
 from kgraph.layers import conv_utils as cu
+from kgraph.layers import weight_args as wa
 
 
 class WindowedConv(Layer):
@@ -66,6 +67,10 @@ class WindowedConv(Layer):
             outputs = outputs + jnp.reshape(self.bias, shape)
         return self.activation(outputs)
 
+    def _add_bias(self, size):
+        if self.use_bias:
+            self.bias = wa.add_weight(self, "bias", (size,))
+
     def _set_input_spec(self, channels):
         self.input_spec = InputSpec(ndim=self.rank + 2,
                                     axes={cu.channel_axis(self.data_format): channels})
@@ -112,12 +117,12 @@ class BaseConv(WindowedConv):
         self._init_window(kernel_size, strides, padding, data_format, dilation_rate,
                           activation, use_bias)
         self._check_strides_and_dilation()
-        self.kernel_initializer = kernel_initializer
-        self.bias_initializer = bias_initializer
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.kernel_constraint = constraints.get(kernel_constraint)
-        self.bias_constraint = constraints.get(bias_constraint)
+        wa.set_weight_args(self, "kernel", kernel_initializer, kernel_regularizer,
+                           kernel_constraint)
+        wa.set_weight_args(self, "bias", bias_initializer, bias_regularizer, bias_constraint)
+
+    def _kernel_shape(self, channels):
+        return self.kernel_size + (channels // self.groups, self.filters)
 
     def build(self, input_shape):
         channels = cu.input_channels(self, input_shape, self.data_format)
@@ -127,14 +132,8 @@ class BaseConv(WindowedConv):
                              f"{self.groups}, but the input has {channels} channels (full "
                              f"input shape is {tuple(input_shape)}).")
         self.compute_output_shape(input_shape)
-        self.kernel = self.add_weight(self.kernel_size + (channels // self.groups, self.filters),
-                                      self.kernel_initializer, name="kernel",
-                                      regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint)
-        if self.use_bias:
-            self.bias = self.add_weight((self.filters,), self.bias_initializer, name="bias",
-                                        regularizer=self.bias_regularizer,
-                                        constraint=self.bias_constraint)
+        self.kernel = wa.add_weight(self, "kernel", self._kernel_shape(channels))
+        self._add_bias(self.filters)
         self._set_input_spec(channels)
         self.built = True
 
@@ -149,13 +148,7 @@ class BaseConv(WindowedConv):
         return {**super().get_config(), "filters": self.filters, **self._window_config(),
                 "groups": self.groups, "activation": activations.name_of(self.activation),
                 "use_bias": self.use_bias,
-                "kernel_initializer": cu.serialize_initializer(self.kernel_initializer),
-                "bias_initializer": cu.serialize_initializer(self.bias_initializer),
-                "kernel_regularizer": cu.serialize_regularizer(self.kernel_regularizer),
-                "bias_regularizer": cu.serialize_regularizer(self.bias_regularizer),
-                "activity_regularizer": cu.serialize_regularizer(self.activity_regularizer),
-                "kernel_constraint": cu.serialize_constraint(self.kernel_constraint),
-                "bias_constraint": cu.serialize_constraint(self.bias_constraint)}
+                **wa.weight_config(self, "kernel", "bias", activity=True)}
 
 
 class Conv1D(BaseConv):

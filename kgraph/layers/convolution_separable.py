@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from kgraph import activations, constraints, regularizers
+from kgraph import activations
 from kgraph.layers import conv_utils as cu
+from kgraph.layers import weight_args as wa
 from kgraph.layers.convolution import WindowedConv
 
 
@@ -26,7 +27,26 @@ def _depthwise(layer, x, kernel):
     return layer._convolve(x, kernel, groups=channels)
 
 
-class BaseDepthwiseConv(WindowedConv):
+class _DepthwiseWindowed(WindowedConv):
+    """The depthwise stage shared by depthwise and separable convolutions."""
+
+    def _init_depthwise(self, depth_multiplier, initializer, regularizer, constraint,
+                        bias_initializer, bias_regularizer, bias_constraint):
+        self.depth_multiplier = cu.positive_int("depth_multiplier", depth_multiplier)
+        wa.set_weight_args(self, "depthwise", initializer, regularizer, constraint)
+        wa.set_weight_args(self, "bias", bias_initializer, bias_regularizer, bias_constraint)
+
+    def _add_depthwise_kernel(self, input_shape):
+        """Check ``input_shape`` and add ``depthwise_kernel``; returns the input channels."""
+        channels = cu.input_channels(self, input_shape, self.data_format)
+        self.compute_output_shape(input_shape)
+        self.depthwise_kernel = wa.add_weight(
+            self, "depthwise", self.kernel_size + (channels, self.depth_multiplier),
+            name="depthwise_kernel")
+        return channels
+
+
+class BaseDepthwiseConv(_DepthwiseWindowed):
     """N-d depthwise convolution.
 
     Weights: ``depthwise_kernel`` ``(*kernel_size, in_channels, depth_multiplier)``,
@@ -39,28 +59,15 @@ class BaseDepthwiseConv(WindowedConv):
                  depthwise_regularizer=None, bias_regularizer=None, activity_regularizer=None,
                  depthwise_constraint=None, bias_constraint=None, **kwargs):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
-        self.depth_multiplier = cu.positive_int("depth_multiplier", depth_multiplier)
+        self._init_depthwise(depth_multiplier, depthwise_initializer, depthwise_regularizer,
+                             depthwise_constraint, bias_initializer, bias_regularizer,
+                             bias_constraint)
         self._init_window(kernel_size, strides, padding, data_format, dilation_rate,
                           activation, use_bias)
-        self.depthwise_initializer = depthwise_initializer
-        self.bias_initializer = bias_initializer
-        self.depthwise_regularizer = regularizers.get(depthwise_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.depthwise_constraint = constraints.get(depthwise_constraint)
-        self.bias_constraint = constraints.get(bias_constraint)
 
     def build(self, input_shape):
-        channels = cu.input_channels(self, input_shape, self.data_format)
-        self.compute_output_shape(input_shape)
-        self.depthwise_kernel = self.add_weight(
-            self.kernel_size + (channels, self.depth_multiplier), self.depthwise_initializer,
-            name="depthwise_kernel", regularizer=self.depthwise_regularizer,
-            constraint=self.depthwise_constraint)
-        if self.use_bias:
-            self.bias = self.add_weight((channels * self.depth_multiplier,),
-                                        self.bias_initializer, name="bias",
-                                        regularizer=self.bias_regularizer,
-                                        constraint=self.bias_constraint)
+        channels = self._add_depthwise_kernel(input_shape)
+        self._add_bias(channels * self.depth_multiplier)
         self._set_input_spec(channels)
         self.built = True
 
@@ -77,13 +84,7 @@ class BaseDepthwiseConv(WindowedConv):
         return {**super().get_config(), "depth_multiplier": self.depth_multiplier,
                 **self._window_config(), "activation": activations.name_of(self.activation),
                 "use_bias": self.use_bias,
-                "depthwise_initializer": cu.serialize_initializer(self.depthwise_initializer),
-                "bias_initializer": cu.serialize_initializer(self.bias_initializer),
-                "depthwise_regularizer": cu.serialize_regularizer(self.depthwise_regularizer),
-                "bias_regularizer": cu.serialize_regularizer(self.bias_regularizer),
-                "activity_regularizer": cu.serialize_regularizer(self.activity_regularizer),
-                "depthwise_constraint": cu.serialize_constraint(self.depthwise_constraint),
-                "bias_constraint": cu.serialize_constraint(self.bias_constraint)}
+                **wa.weight_config(self, "depthwise", "bias", activity=True)}
 
 
 class DepthwiseConv1D(BaseDepthwiseConv):
@@ -103,7 +104,7 @@ class DepthwiseConv2D(BaseDepthwiseConv):
     rank = 2
 
 
-class BaseSeparableConv(WindowedConv):
+class BaseSeparableConv(_DepthwiseWindowed):
     """N-d separable convolution: depthwise (strided, padded, dilated), then 1x1 pointwise.
 
     Weights: ``depthwise_kernel`` ``(*kernel_size, in, depth_multiplier)``,
@@ -120,34 +121,20 @@ class BaseSeparableConv(WindowedConv):
                  **kwargs):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.filters = cu.positive_int("filters", filters)
-        self.depth_multiplier = cu.positive_int("depth_multiplier", depth_multiplier)
+        self._init_depthwise(depth_multiplier, depthwise_initializer, depthwise_regularizer,
+                             depthwise_constraint, bias_initializer, bias_regularizer,
+                             bias_constraint)
         self._init_window(kernel_size, strides, padding, data_format, dilation_rate,
                           activation, use_bias)
-        self.depthwise_initializer = depthwise_initializer
-        self.pointwise_initializer = pointwise_initializer
-        self.bias_initializer = bias_initializer
-        self.depthwise_regularizer = regularizers.get(depthwise_regularizer)
-        self.pointwise_regularizer = regularizers.get(pointwise_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.depthwise_constraint = constraints.get(depthwise_constraint)
-        self.pointwise_constraint = constraints.get(pointwise_constraint)
-        self.bias_constraint = constraints.get(bias_constraint)
+        wa.set_weight_args(self, "pointwise", pointwise_initializer, pointwise_regularizer,
+                           pointwise_constraint)
 
     def build(self, input_shape):
-        channels = cu.input_channels(self, input_shape, self.data_format)
-        self.compute_output_shape(input_shape)
-        self.depthwise_kernel = self.add_weight(
-            self.kernel_size + (channels, self.depth_multiplier), self.depthwise_initializer,
-            name="depthwise_kernel", regularizer=self.depthwise_regularizer,
-            constraint=self.depthwise_constraint)
-        self.pointwise_kernel = self.add_weight(
-            (1,) * self.rank + (channels * self.depth_multiplier, self.filters),
-            self.pointwise_initializer, name="pointwise_kernel",
-            regularizer=self.pointwise_regularizer, constraint=self.pointwise_constraint)
-        if self.use_bias:
-            self.bias = self.add_weight((self.filters,), self.bias_initializer, name="bias",
-                                        regularizer=self.bias_regularizer,
-                                        constraint=self.bias_constraint)
+        channels = self._add_depthwise_kernel(input_shape)
+        self.pointwise_kernel = wa.add_weight(
+            self, "pointwise", (1,) * self.rank + (channels * self.depth_multiplier,
+                                                   self.filters), name="pointwise_kernel")
+        self._add_bias(self.filters)
         self._set_input_spec(channels)
         self.built = True
 
@@ -163,16 +150,7 @@ class BaseSeparableConv(WindowedConv):
         return {**super().get_config(), "depth_multiplier": self.depth_multiplier,
                 "filters": self.filters, **self._window_config(),
                 "activation": activations.name_of(self.activation), "use_bias": self.use_bias,
-                "depthwise_initializer": cu.serialize_initializer(self.depthwise_initializer),
-                "pointwise_initializer": cu.serialize_initializer(self.pointwise_initializer),
-                "bias_initializer": cu.serialize_initializer(self.bias_initializer),
-                "depthwise_regularizer": cu.serialize_regularizer(self.depthwise_regularizer),
-                "pointwise_regularizer": cu.serialize_regularizer(self.pointwise_regularizer),
-                "bias_regularizer": cu.serialize_regularizer(self.bias_regularizer),
-                "activity_regularizer": cu.serialize_regularizer(self.activity_regularizer),
-                "depthwise_constraint": cu.serialize_constraint(self.depthwise_constraint),
-                "pointwise_constraint": cu.serialize_constraint(self.pointwise_constraint),
-                "bias_constraint": cu.serialize_constraint(self.bias_constraint)}
+                **wa.weight_config(self, "depthwise", "pointwise", "bias", activity=True)}
 
 
 class SeparableConv1D(BaseSeparableConv):

@@ -56,19 +56,8 @@ class BaseConvTranspose(BaseConv):
     def _output_paddings(self):
         return self.output_padding or (None,) * self.rank
 
-    def build(self, input_shape):
-        channels = cu.input_channels(self, input_shape, self.data_format)
-        self.compute_output_shape(input_shape)
-        self.kernel = self.add_weight(self.kernel_size + (self.filters, channels),
-                                      self.kernel_initializer, name="kernel",
-                                      regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint)
-        if self.use_bias:
-            self.bias = self.add_weight((self.filters,), self.bias_initializer, name="bias",
-                                        regularizer=self.bias_regularizer,
-                                        constraint=self.bias_constraint)
-        self._set_input_spec(channels)
-        self.built = True
+    def _kernel_shape(self, channels):
+        return self.kernel_size + (self.filters, channels)
 
     def call(self, inputs):
         x = cu.float_input(self, inputs)

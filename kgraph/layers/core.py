@@ -20,6 +20,8 @@ class Dense(Layer):
     (None, 4)
     """
 
+    supports_masking = True  # as Keras: a sequence mask passes through
+
     def __init__(self, units, activation=None, use_bias=True,
                  kernel_initializer="glorot_uniform", bias_initializer="zeros", **kwargs):
         super().__init__(**kwargs)
@@ -66,6 +68,8 @@ class Dense(Layer):
 class Activation(Layer):
     """Apply an activation function (a Keras name or a callable)."""
 
+    supports_masking = True  # as Keras: a sequence mask passes through
+
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
         self.activation = activations.get(activation)
@@ -87,6 +91,8 @@ class Dropout(Layer):
     ``key`` given to ``apply`` or to an eager call).
     """
 
+    supports_masking = True  # as Keras: a sequence mask passes through
+
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
         if not 0 <= rate <= 1:
@@ -94,6 +100,12 @@ class Dropout(Layer):
         self.rate = float(rate)
         self.noise_shape = noise_shape
         self.seed = seed
+
+    def _noise_shape(self, shape):
+        """The shape of the keep mask (size-1 axes share one draw)."""
+        if self.noise_shape is None:
+            return shape
+        return tuple(s if n is None else n for s, n in zip(shape, self.noise_shape))
 
     def call(self, inputs, training=False):
         if not training or self.rate == 0:
@@ -103,10 +115,7 @@ class Dropout(Layer):
         key = self.random_key()
         if self.seed is not None:
             key = jax.random.fold_in(key, self.seed)
-        shape = inputs.shape
-        if self.noise_shape is not None:
-            shape = tuple(s if n is None else n for s, n in zip(inputs.shape, self.noise_shape))
-        keep = jax.random.bernoulli(key, 1.0 - self.rate, shape)
+        keep = jax.random.bernoulli(key, 1.0 - self.rate, self._noise_shape(inputs.shape))
         return jnp.where(keep, inputs / (1.0 - self.rate), jnp.zeros((), inputs.dtype))
 
     def compute_output_shape(self, input_shape):

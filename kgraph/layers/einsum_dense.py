@@ -6,10 +6,12 @@ import re
 
 import jax.numpy as jnp
 
-from kgraph import activations, constraints, initializers, regularizers
+from kgraph import activations, initializers
 from kgraph.input_spec import InputSpec
 from kgraph.layer import Layer
-from kgraph.layers.embedding import resolve_initializer, serialize_initializer
+from kgraph.layers import weight_args as wa
+from kgraph.layers.embedding import resolve_initializer
+
 
 class EinsumDense(Layer):
     """``activation(einsum(equation, inputs, kernel) + bias)``.
@@ -43,12 +45,9 @@ class EinsumDense(Layer):
                                      else tuple(output_shape))
         self.bias_axes = bias_axes
         self.activation = activations.get(activation)
-        self.kernel_initializer = kernel_initializer
-        self.bias_initializer = bias_initializer
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.kernel_constraint = constraints.get(kernel_constraint)
-        self.bias_constraint = constraints.get(bias_constraint)
+        wa.set_weight_args(self, "kernel", kernel_initializer, kernel_regularizer,
+                           kernel_constraint)
+        wa.set_weight_args(self, "bias", bias_initializer, bias_regularizer, bias_constraint)
         analyze_einsum_string(equation, bias_axes, None, self.partial_output_shape)  # validate
 
     def _analyze(self, input_shape):
@@ -65,15 +64,11 @@ class EinsumDense(Layer):
                              f"{tuple(kernel_shape)} from input shape {tuple(input_shape)} and "
                              f"output_shape {self.partial_output_shape}: every kernel "
                              "dimension must be known.")
-        self.kernel = self.add_weight(tuple(kernel_shape),
-                                      self._kernel_initializer(input_axes, output_axes),
-                                      name="kernel", regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint)
+        self.kernel = wa.add_weight(self, "kernel", tuple(kernel_shape),
+                                    self._kernel_initializer(input_axes, output_axes))
         if bias_shape is not None:
-            self.bias = self.add_weight(tuple(bias_shape),
-                                        resolve_initializer(self.bias_initializer), name="bias",
-                                        regularizer=self.bias_regularizer,
-                                        constraint=self.bias_constraint)
+            self.bias = wa.add_weight(self, "bias", tuple(bias_shape),
+                                      resolve_initializer(self.bias_initializer))
         self._has_bias = bias_shape is not None
         self.input_spec = InputSpec(ndim=len(input_shape))
         self.built = True
@@ -106,12 +101,7 @@ class EinsumDense(Layer):
         return {**super().get_config(), "output_shape": list(self.partial_output_shape),
                 "equation": self.equation, "activation": activations.name_of(self.activation),
                 "bias_axes": self.bias_axes,
-                "kernel_initializer": serialize_initializer(self.kernel_initializer),
-                "bias_initializer": serialize_initializer(self.bias_initializer),
-                "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
-                "bias_regularizer": regularizers.serialize(self.bias_regularizer),
-                "kernel_constraint": constraints.serialize(self.kernel_constraint),
-                "bias_constraint": constraints.serialize(self.bias_constraint)}
+                **wa.weight_config(self, "kernel", "bias", strict=False)}
 
 
 def analyze_einsum_string(equation, bias_axes, input_shape, output_shape):

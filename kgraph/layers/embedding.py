@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from kgraph import constraints, initializers, regularizers
 from kgraph.layer import Layer
+from kgraph.layers import weight_args as wa
 
 # Keras's short aliases that kgraph.initializers.get does not know.
 _ALIASES = {"uniform": "random_uniform", "normal": "random_normal"}
@@ -17,18 +17,6 @@ def resolve_initializer(identifier):
     if isinstance(identifier, str):
         return _ALIASES.get(identifier.lower(), identifier)
     return identifier
-
-
-def serialize_initializer(identifier):
-    """The config form of an initializer: ``initializers.serialize`` if it exists and
-    accepts it, else the identifier as given (as ``Dense`` does)."""
-    serialize = getattr(initializers, "serialize", None)
-    if serialize is None:
-        return identifier
-    try:
-        return serialize(identifier)
-    except (TypeError, ValueError):
-        return identifier
 
 
 def _positive_int(value, name):
@@ -58,9 +46,8 @@ class Embedding(Layer):
         super().__init__(**kwargs)
         self.input_dim = input_dim
         self.output_dim = output_dim
-        self.embeddings_initializer = embeddings_initializer
-        self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
-        self.embeddings_constraint = constraints.get(embeddings_constraint)
+        wa.set_weight_args(self, "embeddings", embeddings_initializer, embeddings_regularizer,
+                           embeddings_constraint)
         self.mask_zero = bool(mask_zero)
         self.supports_masking = self.mask_zero
         if weights is not None:
@@ -70,10 +57,8 @@ class Embedding(Layer):
     def build(self, input_shape=None):
         if self.built:
             return
-        self.embeddings = self.add_weight(
-            (self.input_dim, self.output_dim), resolve_initializer(self.embeddings_initializer),
-            name="embeddings", regularizer=self.embeddings_regularizer,
-            constraint=self.embeddings_constraint)
+        self.embeddings = wa.add_weight(self, "embeddings", (self.input_dim, self.output_dim),
+                                        resolve_initializer(self.embeddings_initializer))
         self.built = True
 
     def call(self, inputs):
@@ -95,7 +80,5 @@ class Embedding(Layer):
     def get_config(self):
         return {**super().get_config(), "input_dim": self.input_dim,
                 "output_dim": self.output_dim,
-                "embeddings_initializer": serialize_initializer(self.embeddings_initializer),
-                "embeddings_regularizer": regularizers.serialize(self.embeddings_regularizer),
-                "embeddings_constraint": constraints.serialize(self.embeddings_constraint),
+                **wa.weight_config(self, "embeddings", strict=False),
                 "mask_zero": self.mask_zero}

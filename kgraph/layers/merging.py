@@ -80,12 +80,15 @@ class _Merge(Layer):
         return [jnp.reshape(x, _expanded_shape(x.shape, ndim)) if x.ndim < ndim else x
                 for x in inputs]
 
-    def compute_mask(self, inputs, mask=None):
-        if mask is None:
-            return None
+    def _check_mask_list(self, inputs, mask):
         if not isinstance(mask, (list, tuple)) or len(mask) != len(inputs):
             raise ValueError(f'Layer "{self.name}": `mask` should be a list with one entry per '
                              f"input ({len(inputs)}), received {mask!r}.")
+
+    def compute_mask(self, inputs, mask=None):
+        if mask is None:
+            return None
+        self._check_mask_list(inputs, mask)
         if any(m is None for m in mask):
             return None
         out = mask[0]
@@ -237,9 +240,7 @@ class Concatenate(_Merge):
     def compute_mask(self, inputs, mask=None):
         if mask is None:
             return None
-        if not isinstance(mask, (list, tuple)) or len(mask) != len(inputs):
-            raise ValueError(f'Layer "{self.name}": `mask` should be a list with one entry per '
-                             f"input ({len(inputs)}), received {mask!r}.")
+        self._check_mask_list(inputs, mask)
         if all(m is None for m in mask):
             return None
         full = [jnp.ones(x.shape, bool) if m is None else _broadcast_mask(m, x)

@@ -5,15 +5,19 @@ Projections are ``EinsumDense`` sub-layers named as in Keras: ``query``, ``key``
 optionally ``gate``, and ``attention_output`` (kernel (num_heads, value_dim, out_dim), bias
 (out_dim,)); ``get_weights()`` lists them in that order, as Keras.
 
-Masks combine as in Keras: the query mask (from ``query_mask=`` or the mask flowing in the
-graph with ``query``) as (B, T, 1), ``value_mask``/``key_mask`` as (B, 1, S), the causal
-mask (``use_causal_mask=True``) as (1, T, S), a ``sliding_window`` band, and
-``attention_mask`` (B, T, S), all ANDed. The softmax runs in float32; dropout applies to the
-attention probabilities in training (the returned scores are before dropout).
+Masks combine as in Keras: the query mask as (B, T, 1), the value and key masks as
+(B, 1, S), the causal mask (``use_causal_mask=True``) as (1, T, S), a ``sliding_window``
+band, and ``attention_mask`` (B, T, S), all ANDed. In a graph, the Keras masks of
+``query``, ``value`` and ``key`` arrive as ``query_mask``, ``value_mask`` and ``key_mask``
+(``kgraph.masking``), so ``Embedding(mask_zero=True)`` padding of the value sequence is
+never attended to; eagerly, pass them by name. The output's mask is the query's. The
+softmax runs in float32; dropout applies to the attention probabilities in training (the
+returned scores are before dropout).
 
-Note: ``key`` here is the attention key tensor (Keras's argument), so an eager
-``layer(q, v, key=...)`` call cannot also take a PRNG key that way; eager randomness comes
-from ``kgraph.random`` (or the enclosing model call's ``key=``).
+``key=`` in a call is the attention key tensor (``layer(query, value, key=k)``, as Keras),
+not a PRNG key: eager dropout draws from ``kgraph.random`` (or the enclosing call's key).
+An explicit ``query_mask=`` is honoured (Keras 3 reads the query mask only from the
+tensor's own mask and ignores the argument).
 
 >>> import kgraph as kg
 >>> x = kg.Input(shape=(5, 16))
@@ -29,12 +33,13 @@ import string
 import jax
 import jax.numpy as jnp
 
-from kgraph import constraints, regularizers, shape_inference
+from kgraph import regularizers, shape_inference
 from kgraph.input_spec import InputSpec
 from kgraph.keras_tensor import KerasTensor
 from kgraph.layer import Layer
+from kgraph.layers import weight_args as wa
 from kgraph.layers.einsum_dense import EinsumDense
-from kgraph.layers.rnn_cells import salted, serialize_initializer
+from kgraph.layers.rnn_cells import salted
 
 
 class _Projection(EinsumDense):
@@ -163,13 +168,10 @@ class MultiHeadAttention(Layer):
                              f"Received: sliding_window={sliding_window}")
         self.sliding_window = sliding_window
         self.flash_attention = flash_attention
-        self.kernel_initializer = kernel_initializer
-        self.bias_initializer = bias_initializer
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
+        wa.set_weight_args(self, "kernel", kernel_initializer, kernel_regularizer,
+                           kernel_constraint)
+        wa.set_weight_args(self, "bias", bias_initializer, bias_regularizer, bias_constraint)
         self._projection_activity_regularizer = regularizers.get(activity_regularizer)
-        self.kernel_constraint = constraints.get(kernel_constraint)
-        self.bias_constraint = constraints.get(bias_constraint)
         self.seed = seed
         self._inverse_sqrt_key_dim = 1.0 / math.sqrt(float(self.key_dim))
         self._returned_scores = False
@@ -242,28 +244,6 @@ class MultiHeadAttention(Layer):
         self._norm_axes = tuple(range(scores_rank - len(self.attention_axes), scores_rank))
 
     # ------------------------------------------------------------------ call
-    def __call__(self, *args, **kwargs):
-        """Accept ``(query, value[, key])`` positionally or by name; build from all three."""
-        args = list(args)
-        for position, name in enumerate(("query", "value", "key")):
-            if name not in kwargs:
-                continue
-            if len(args) > position:
-                raise TypeError(f"MultiHeadAttention got multiple values for argument '{name}'.")
-            if len(args) < position:
-                raise TypeError("MultiHeadAttention needs `query` and `value` before `key`.")
-            args.append(kwargs.pop(name))
-        if len(args) < 2:
-            raise TypeError(f'Layer "{self.name}" (MultiHeadAttention) must be called with '
-                            "`query` and `value` tensors (and optionally `key`).")
-        if len(args) == 3 and args[2] is None:
-            args.pop()
-        if not self.built:
-            self.build(*[tuple(a.shape) for a in args[:3]])
-        # The key tensor goes positionally: the framework reads a ``key=`` keyword of a
-        # layer call whose ``call`` names a ``key`` argument as that call's PRNG key.
-        return super().__call__(*args, **kwargs)
-
     def _compute_causal_mask(self, query, value):
         return jnp.tril(jnp.ones((query.shape[1], value.shape[1]), bool))[None]
 
@@ -315,12 +295,9 @@ class MultiHeadAttention(Layer):
 
     def call(self, query, value, key=None, query_mask=None, value_mask=None, key_mask=None,
              attention_mask=None, return_attention_scores=False, training=None,
-             use_causal_mask=False, mask=None):
-        # ``mask`` is the graph's mask of ``query`` (Keras reads it from the tensor).
+             use_causal_mask=False):
         if key is None:
             key = value
-        if query_mask is None:
-            query_mask = mask
         attention_mask = self._compute_attention_mask(
             query, value, query_mask=query_mask, value_mask=value_mask, key_mask=key_mask,
             attention_mask=attention_mask, use_causal_mask=use_causal_mask)
@@ -367,12 +344,7 @@ class MultiHeadAttention(Layer):
                 "attention_axes": (None if self.attention_axes is None
                                    else list(self.attention_axes)),
                 "sliding_window": self.sliding_window,
-                "kernel_initializer": serialize_initializer(self.kernel_initializer),
-                "bias_initializer": serialize_initializer(self.bias_initializer),
-                "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
-                "bias_regularizer": regularizers.serialize(self.bias_regularizer),
+                **wa.weight_config(self, "kernel", "bias", strict=False),
                 "activity_regularizer": regularizers.serialize(
                     self._projection_activity_regularizer),
-                "kernel_constraint": constraints.serialize(self.kernel_constraint),
-                "bias_constraint": constraints.serialize(self.bias_constraint),
                 "seed": self.seed}

@@ -12,9 +12,10 @@ import warnings
 import jax
 import jax.numpy as jnp
 
-from kgraph import constraints, initializers, regularizers
+from kgraph import context, initializers
 from kgraph.input_spec import InputSpec
 from kgraph.layer import Layer
+from kgraph.layers import weight_args as wa
 
 _MASK_EPSILON = 1e-7  # Keras's backend.epsilon(), used for masked moments
 
@@ -73,7 +74,11 @@ def _broadcast_shape(ndim, axes, shape):
 
 
 class _FloatStatsLayer(Layer):
-    """Reads weights uncast (float32 under mixed policies); outputs the compute dtype."""
+    """Reads weights uncast (float32 under mixed policies); outputs the compute dtype.
+
+    Also holds what the normalizations with ``center``/``scale`` share: the ``beta`` and
+    ``gamma`` arguments, weights and config entries.
+    """
 
     autocast = False
 
@@ -82,6 +87,25 @@ class _FloatStatsLayer(Layer):
 
     def compute_output_shape(self, input_shape):
         return input_shape
+
+    def _init_affine(self, center, scale, beta_initializer, gamma_initializer,
+                     beta_regularizer, gamma_regularizer, beta_constraint, gamma_constraint):
+        self.center = center
+        self.scale = scale
+        wa.set_weight_args(self, "beta", beta_initializer, beta_regularizer, beta_constraint)
+        wa.set_weight_args(self, "gamma", gamma_initializer, gamma_regularizer,
+                           gamma_constraint)
+
+    def _add_affine(self, shape, gamma=True, beta=True):
+        """Add ``gamma`` then ``beta`` of ``shape`` (each only if asked for)."""
+        if gamma:
+            self.gamma = wa.add_weight(self, "gamma", shape)
+        if beta:
+            self.beta = wa.add_weight(self, "beta", shape)
+
+    def _affine_config(self):
+        return {"center": self.center, "scale": self.scale,
+                **wa.weight_config(self, "beta", "gamma")}
 
 
 class BatchNormalization(_FloatStatsLayer):
@@ -92,7 +116,8 @@ class BatchNormalization(_FloatStatsLayer):
     ``moving = moving * momentum + batch_stat * (1 - momentum)``). A layer with
     ``trainable=False`` runs in inference mode, as in Keras. ``axis`` may be a list of
     feature axes (weights then have the shape of those axes). With a ``mask`` (one rank
-    less than the inputs), training statistics count only unmasked positions. With
+    less than the inputs), training statistics count only unmasked positions; rows the
+    call context marks as padding (``kgraph.context.sample_mask_for``) never count. With
     ``renorm=True``, Batch Renormalization (extra state ``moving_stddev``,
     ``renorm_mean``, ``renorm_stddev``).
 
@@ -113,16 +138,10 @@ class BatchNormalization(_FloatStatsLayer):
         self.axis = _standardize_axes(axis, "BatchNormalization")
         self.momentum = float(momentum)
         self.epsilon = float(epsilon)
-        self.center = center
-        self.scale = scale
-        self.beta_initializer = beta_initializer
-        self.gamma_initializer = gamma_initializer
+        self._init_affine(center, scale, beta_initializer, gamma_initializer, beta_regularizer,
+                          gamma_regularizer, beta_constraint, gamma_constraint)
         self.moving_mean_initializer = moving_mean_initializer
         self.moving_variance_initializer = moving_variance_initializer
-        self.beta_regularizer = regularizers.get(beta_regularizer)
-        self.gamma_regularizer = regularizers.get(gamma_regularizer)
-        self.beta_constraint = constraints.get(beta_constraint)
-        self.gamma_constraint = constraints.get(gamma_constraint)
         self.renorm = bool(renorm)
         if renorm:
             renorm_clipping = dict(renorm_clipping or {})
@@ -149,14 +168,7 @@ class BatchNormalization(_FloatStatsLayer):
             raise ValueError(f'Layer "{self.name}": axis {self.axis} of input shape '
                              f"{tuple(input_shape)} must exist and be known.") from error
         shape = tuple(input_shape[a] for a in self._axes)
-        if self.scale:
-            self.gamma = self.add_weight(shape, self.gamma_initializer, name="gamma",
-                                         regularizer=self.gamma_regularizer,
-                                         constraint=self.gamma_constraint)
-        if self.center:
-            self.beta = self.add_weight(shape, self.beta_initializer, name="beta",
-                                        regularizer=self.beta_regularizer,
-                                        constraint=self.beta_constraint)
+        self._add_affine(shape, gamma=self.scale, beta=self.center)
         self.moving_mean = self.add_weight(shape, self.moving_mean_initializer,
                                            trainable=False, name="moving_mean")
         self.moving_variance = self.add_weight(shape, self.moving_variance_initializer,
@@ -178,11 +190,20 @@ class BatchNormalization(_FloatStatsLayer):
         self.built = True
 
     def _moments(self, x, mask):
+        """Batch mean and variance over the non-feature axes, counting only positions the
+        Keras ``mask`` keeps and rows the context's ``sample_mask`` marks real."""
         reduce = tuple(i for i in range(x.ndim) if i not in self._axes)
-        if mask is None:
+        rows = context.sample_mask_for(x)
+        if mask is None and rows is None:
             return jnp.mean(x, axis=reduce), jnp.var(x, axis=reduce)
-        weights = jnp.broadcast_to(jnp.expand_dims(mask, -1), x.shape).astype(bool)
-        count = jnp.sum(weights.astype(x.dtype), axis=reduce, keepdims=True) + _MASK_EPSILON
+        weights = jnp.ones(x.shape, bool)
+        if mask is not None:
+            weights = jnp.broadcast_to(jnp.expand_dims(mask, -1), x.shape).astype(bool)
+        if rows is not None:
+            weights = weights & context.row_mask(rows, x)
+        count = jnp.sum(weights.astype(x.dtype), axis=reduce, keepdims=True)
+        # Keras's masked moments add an epsilon; padding alone divides by the exact count.
+        count = count + _MASK_EPSILON if mask is not None else jnp.maximum(count, 1.0)
         mean = jnp.sum(jnp.where(weights, x, 0), axis=reduce, keepdims=True) / count
         variance = jnp.sum(jnp.square(jnp.where(weights, x - mean, 0)), axis=reduce,
                            keepdims=True) / count
@@ -255,16 +276,10 @@ class BatchNormalization(_FloatStatsLayer):
 
     def get_config(self):
         return {**super().get_config(), "axis": self.axis, "momentum": self.momentum,
-                "epsilon": self.epsilon, "center": self.center, "scale": self.scale,
-                "beta_initializer": initializers.serialize(self.beta_initializer),
-                "gamma_initializer": initializers.serialize(self.gamma_initializer),
+                "epsilon": self.epsilon, **self._affine_config(),
                 "moving_mean_initializer": initializers.serialize(self.moving_mean_initializer),
                 "moving_variance_initializer":
                     initializers.serialize(self.moving_variance_initializer),
-                "beta_regularizer": regularizers.serialize(self.beta_regularizer),
-                "gamma_regularizer": regularizers.serialize(self.gamma_regularizer),
-                "beta_constraint": constraints.serialize(self.beta_constraint),
-                "gamma_constraint": constraints.serialize(self.gamma_constraint),
                 "renorm": self.renorm, "renorm_clipping": self.renorm_clipping,
                 "renorm_momentum": self.renorm_momentum}
 
@@ -295,29 +310,16 @@ class LayerNormalization(_FloatStatsLayer):
         super().__init__(**kwargs)
         self.axis = _standardize_axes(axis, "LayerNormalization")
         self.epsilon = epsilon
-        self.center = center
-        self.scale = scale
+        self._init_affine(center, scale, beta_initializer, gamma_initializer, beta_regularizer,
+                          gamma_regularizer, beta_constraint, gamma_constraint)
         self.rms_scaling = rms_scaling
-        self.beta_initializer = beta_initializer
-        self.gamma_initializer = gamma_initializer
-        self.beta_regularizer = regularizers.get(beta_regularizer)
-        self.gamma_regularizer = regularizers.get(gamma_regularizer)
-        self.beta_constraint = constraints.get(beta_constraint)
-        self.gamma_constraint = constraints.get(gamma_constraint)
 
     def build(self, input_shape):
         self._axes = _resolve_axes(self.axis, input_shape, self.name)
         shape = tuple(input_shape[a] for a in self._axes)
         self._has_gamma = bool(self.scale or self.rms_scaling)
         self._has_beta = bool(self.center and not self.rms_scaling)
-        if self._has_gamma:
-            self.gamma = self.add_weight(shape, self.gamma_initializer, name="gamma",
-                                         regularizer=self.gamma_regularizer,
-                                         constraint=self.gamma_constraint)
-        if self._has_beta:
-            self.beta = self.add_weight(shape, self.beta_initializer, name="beta",
-                                        regularizer=self.beta_regularizer,
-                                        constraint=self.beta_constraint)
+        self._add_affine(shape, gamma=self._has_gamma, beta=self._has_beta)
         self.input_spec = _axes_spec(self.axis, input_shape, self._axes)
         self.built = True
 
@@ -348,13 +350,7 @@ class LayerNormalization(_FloatStatsLayer):
 
     def get_config(self):
         return {**super().get_config(), "axis": self.axis, "epsilon": self.epsilon,
-                "center": self.center, "scale": self.scale, "rms_scaling": self.rms_scaling,
-                "beta_initializer": initializers.serialize(self.beta_initializer),
-                "gamma_initializer": initializers.serialize(self.gamma_initializer),
-                "beta_regularizer": regularizers.serialize(self.beta_regularizer),
-                "gamma_regularizer": regularizers.serialize(self.gamma_regularizer),
-                "beta_constraint": constraints.serialize(self.beta_constraint),
-                "gamma_constraint": constraints.serialize(self.gamma_constraint)}
+                "rms_scaling": self.rms_scaling, **self._affine_config()}
 
 
 class GroupNormalization(_FloatStatsLayer):
@@ -384,14 +380,8 @@ class GroupNormalization(_FloatStatsLayer):
         self.groups = groups
         self.axis = axis
         self.epsilon = epsilon
-        self.center = center
-        self.scale = scale
-        self.beta_initializer = beta_initializer
-        self.gamma_initializer = gamma_initializer
-        self.beta_regularizer = regularizers.get(beta_regularizer)
-        self.gamma_regularizer = regularizers.get(gamma_regularizer)
-        self.beta_constraint = constraints.get(beta_constraint)
-        self.gamma_constraint = constraints.get(gamma_constraint)
+        self._init_affine(center, scale, beta_initializer, gamma_initializer, beta_regularizer,
+                          gamma_regularizer, beta_constraint, gamma_constraint)
 
     def build(self, input_shape):
         ndim = len(input_shape)
@@ -412,14 +402,7 @@ class GroupNormalization(_FloatStatsLayer):
             raise ValueError(f'Layer "{self.name}": number of groups ({self.groups}) must be a '
                              f"multiple of the number of channels ({dim}).")
         self.input_spec = InputSpec(ndim=ndim, axes={self.axis: dim})
-        if self.scale:
-            self.gamma = self.add_weight((dim,), self.gamma_initializer, name="gamma",
-                                         regularizer=self.gamma_regularizer,
-                                         constraint=self.gamma_constraint)
-        if self.center:
-            self.beta = self.add_weight((dim,), self.beta_initializer, name="beta",
-                                        regularizer=self.beta_regularizer,
-                                        constraint=self.beta_constraint)
+        self._add_affine((dim,), gamma=self.scale, beta=self.center)
         self.built = True
 
     def call(self, inputs):
@@ -444,13 +427,7 @@ class GroupNormalization(_FloatStatsLayer):
 
     def get_config(self):
         return {**super().get_config(), "groups": self.groups, "axis": self.axis,
-                "epsilon": self.epsilon, "center": self.center, "scale": self.scale,
-                "beta_initializer": initializers.serialize(self.beta_initializer),
-                "gamma_initializer": initializers.serialize(self.gamma_initializer),
-                "beta_regularizer": regularizers.serialize(self.beta_regularizer),
-                "gamma_regularizer": regularizers.serialize(self.gamma_regularizer),
-                "beta_constraint": constraints.serialize(self.beta_constraint),
-                "gamma_constraint": constraints.serialize(self.gamma_constraint)}
+                "epsilon": self.epsilon, **self._affine_config()}
 
 
 class UnitNormalization(Layer):

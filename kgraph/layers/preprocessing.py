@@ -10,18 +10,9 @@ import numpy as np
 
 from kgraph.input_spec import InputSpec
 from kgraph.layer import Layer
+from kgraph.layers import conv_utils as cu
 
 _EPSILON = 1e-7  # Keras's backend.epsilon()
-
-
-def _standardize_data_format(data_format):
-    if data_format is None:
-        return "channels_last"
-    value = str(data_format).lower()
-    if value not in {"channels_first", "channels_last"}:
-        raise ValueError("The `data_format` argument must be one of {'channels_first', "
-                         f"'channels_last'}}. Received: data_format={data_format}")
-    return value
 
 
 def _to_config_value(value):
@@ -342,7 +333,7 @@ class Resizing(_ImageLayer):
         self.fill_mode = fill_mode
         self.fill_value = fill_value
         self.antialias = bool(antialias)
-        self.data_format = _standardize_data_format(data_format)
+        self.data_format = cu.standardize_data_format(data_format)
         self.input_spec = InputSpec(min_ndim=3, max_ndim=4)
 
     def call(self, inputs):
@@ -393,7 +384,7 @@ class CenterCrop(_ImageLayer):
         super().__init__(**kwargs)
         self.height = int(height)
         self.width = int(width)
-        self.data_format = _standardize_data_format(data_format)
+        self.data_format = cu.standardize_data_format(data_format)
         self.input_spec = InputSpec(min_ndim=3, max_ndim=4)
 
     def call(self, inputs):

@@ -30,7 +30,8 @@ from kgraph import regularizers, shape_inference
 from kgraph.input_spec import InputSpec
 from kgraph.keras_tensor import KerasTensor
 from kgraph.layer import Layer
-from kgraph.layers.rnn_cells import GRUCell, LSTMCell, SimpleRNNCell, _Cell
+from kgraph.layers.rnn_cells import (GRUCell, LSTMCell, SimpleRNNCell, _Cell, init_arguments,
+                                     parameter_names)
 
 
 def _shape_str(shape):
@@ -229,11 +230,11 @@ class RNN(Layer):
                 "cell": serialize_layer(self.cell)}
 
     @classmethod
-    def from_config(cls, config):
+    def from_config(cls, config, custom_objects=None, safe_mode=True):
         from kgraph.layers.wrappers import deserialize_layer
 
         config = dict(config)
-        cell = deserialize_layer(config.pop("cell"))
+        cell = deserialize_layer(config.pop("cell"), custom_objects, safe_mode)
         return cls(cell, **config)
 
 
@@ -248,17 +249,17 @@ class _BuiltinRNN(RNN):
     _cell_class = None
     _cell_name = None
 
-    def __init__(self, cell_kwargs, return_sequences=False, return_state=False,
-                 go_backwards=False, stateful=False, unroll=False, activity_regularizer=None,
-                 use_cudnn="auto", **kwargs):
+    def __init__(self, use_cudnn="auto", **arguments):
+        """``arguments``: the subclass's ``__init__`` arguments (``init_arguments``); the
+        cell's go to the cell, the rest to ``RNN``."""
         if use_cudnn not in ("auto", True, False):
             raise ValueError("Invalid valid received for argument `use_cudnn`. Expected one of "
                              f"{{'auto', True, False}}. Received: use_cudnn={use_cudnn}")
-        cell = self._cell_class(**cell_kwargs, dtype=kwargs.get("dtype"),
-                                trainable=kwargs.get("trainable", True), name=self._cell_name)
-        super().__init__(cell, return_sequences=return_sequences, return_state=return_state,
-                         go_backwards=go_backwards, stateful=stateful, unroll=unroll,
-                         activity_regularizer=activity_regularizer, **kwargs)
+        cell_names = parameter_names(self._cell_class.__init__)
+        cell_kwargs = {k: arguments.pop(k) for k in list(arguments) if k in cell_names}
+        cell = self._cell_class(**cell_kwargs, dtype=arguments.get("dtype"),
+                                trainable=arguments.get("trainable", True), name=self._cell_name)
+        super().__init__(cell, **arguments)
         cell._weight_salt = self.name
         self.use_cudnn = use_cudnn  # accepted for compatibility; there is no cuDNN path
         self.input_spec = InputSpec(ndim=3)
@@ -311,18 +312,7 @@ class SimpleRNN(_BuiltinRNN):
                  recurrent_constraint=None, bias_constraint=None, dropout=0.0,
                  recurrent_dropout=0.0, return_sequences=False, return_state=False,
                  go_backwards=False, stateful=False, unroll=False, seed=None, **kwargs):
-        cell_kwargs = dict(
-            units=units, activation=activation, use_bias=use_bias,
-            kernel_initializer=kernel_initializer, recurrent_initializer=recurrent_initializer,
-            bias_initializer=bias_initializer, kernel_regularizer=kernel_regularizer,
-            recurrent_regularizer=recurrent_regularizer, bias_regularizer=bias_regularizer,
-            kernel_constraint=kernel_constraint, recurrent_constraint=recurrent_constraint,
-            bias_constraint=bias_constraint, dropout=dropout,
-            recurrent_dropout=recurrent_dropout, seed=seed)
-        super().__init__(cell_kwargs, return_sequences=return_sequences,
-                         return_state=return_state, go_backwards=go_backwards,
-                         stateful=stateful, unroll=unroll,
-                         activity_regularizer=activity_regularizer, **kwargs)
+        super().__init__(**init_arguments(locals()))
 
 
 class LSTM(_BuiltinRNN):
@@ -343,20 +333,7 @@ class LSTM(_BuiltinRNN):
                  dropout=0.0, recurrent_dropout=0.0, seed=None, return_sequences=False,
                  return_state=False, go_backwards=False, stateful=False, unroll=False,
                  use_cudnn="auto", **kwargs):
-        cell_kwargs = dict(
-            units=units, activation=activation, recurrent_activation=recurrent_activation,
-            use_bias=use_bias, kernel_initializer=kernel_initializer,
-            recurrent_initializer=recurrent_initializer, bias_initializer=bias_initializer,
-            unit_forget_bias=unit_forget_bias, kernel_regularizer=kernel_regularizer,
-            recurrent_regularizer=recurrent_regularizer, bias_regularizer=bias_regularizer,
-            kernel_constraint=kernel_constraint, recurrent_constraint=recurrent_constraint,
-            bias_constraint=bias_constraint, dropout=dropout,
-            recurrent_dropout=recurrent_dropout, seed=seed)
-        super().__init__(cell_kwargs, return_sequences=return_sequences,
-                         return_state=return_state, go_backwards=go_backwards,
-                         stateful=stateful, unroll=unroll,
-                         activity_regularizer=activity_regularizer, use_cudnn=use_cudnn,
-                         **kwargs)
+        super().__init__(**init_arguments(locals()))
 
     recurrent_activation = _cell_property("recurrent_activation")
     unit_forget_bias = _cell_property("unit_forget_bias")
@@ -381,20 +358,7 @@ class GRU(_BuiltinRNN):
                  recurrent_dropout=0.0, seed=None, return_sequences=False, return_state=False,
                  go_backwards=False, stateful=False, unroll=False, reset_after=True,
                  use_cudnn="auto", **kwargs):
-        cell_kwargs = dict(
-            units=units, activation=activation, recurrent_activation=recurrent_activation,
-            use_bias=use_bias, kernel_initializer=kernel_initializer,
-            recurrent_initializer=recurrent_initializer, bias_initializer=bias_initializer,
-            kernel_regularizer=kernel_regularizer, recurrent_regularizer=recurrent_regularizer,
-            bias_regularizer=bias_regularizer, kernel_constraint=kernel_constraint,
-            recurrent_constraint=recurrent_constraint, bias_constraint=bias_constraint,
-            dropout=dropout, recurrent_dropout=recurrent_dropout, reset_after=reset_after,
-            seed=seed)
-        super().__init__(cell_kwargs, return_sequences=return_sequences,
-                         return_state=return_state, go_backwards=go_backwards,
-                         stateful=stateful, unroll=unroll,
-                         activity_regularizer=activity_regularizer, use_cudnn=use_cudnn,
-                         **kwargs)
+        super().__init__(**init_arguments(locals()))
 
     recurrent_activation = _cell_property("recurrent_activation")
     reset_after = _cell_property("reset_after")

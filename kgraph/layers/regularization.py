@@ -15,17 +15,8 @@ import jax.numpy as jnp
 from kgraph import regularizers
 from kgraph.input_spec import InputSpec
 from kgraph.layer import Layer
+from kgraph.layers import conv_utils as cu
 from kgraph.layers.core import Dropout
-
-
-def _standardize_data_format(data_format):
-    if data_format is None:
-        return "channels_last"
-    value = str(data_format).lower()
-    if value not in {"channels_first", "channels_last"}:
-        raise ValueError("The `data_format` argument must be one of {'channels_first', "
-                         f"'channels_last'}}. Received: data_format={data_format}")
-    return value
 
 
 def _check_rate(rate, name="rate"):
@@ -41,24 +32,13 @@ class _SpatialDropout(Dropout):
 
     def __init__(self, rate, data_format=None, seed=None, **kwargs):
         super().__init__(rate, seed=seed, **kwargs)
-        self.data_format = _standardize_data_format(data_format)
+        self.data_format = cu.standardize_data_format(data_format)
         self.input_spec = InputSpec(ndim=self._ndim)
 
     def _noise_shape(self, shape):
         if self.data_format == "channels_first":
             return (shape[0], shape[1]) + (1,) * (len(shape) - 2)
         return (shape[0],) + (1,) * (len(shape) - 2) + (shape[-1],)
-
-    def call(self, inputs, training=False):
-        if not training or self.rate == 0:
-            return inputs
-        if self.rate == 1:
-            return jnp.zeros_like(inputs)
-        key = self.random_key()
-        if self.seed is not None:
-            key = jax.random.fold_in(key, self.seed)
-        keep = jax.random.bernoulli(key, 1.0 - self.rate, self._noise_shape(inputs.shape))
-        return jnp.where(keep, inputs / (1.0 - self.rate), jnp.zeros((), inputs.dtype))
 
     def get_config(self):
         config = super().get_config()
@@ -192,7 +172,8 @@ class AlphaDropout(_NoiseLayer):
 
 class ActivityRegularization(Layer):
     """Identity that adds ``(l1 * sum(|x|) + l2 * sum(x**2)) / batch_size`` of its input to
-    the loss (Keras 3 normalizes activity penalties by the batch size)."""
+    the loss (Keras 3 normalizes activity penalties by the batch size; padding rows of the
+    call context's ``sample_mask`` count for nothing)."""
 
     supports_masking = True
 
@@ -203,10 +184,7 @@ class ActivityRegularization(Layer):
         self._penalty = regularizers.L1L2(l1=l1, l2=l2)
 
     def call(self, inputs):
-        penalty = self._penalty(inputs)
-        if inputs.ndim > 0 and inputs.shape[0]:
-            penalty = penalty / inputs.shape[0]
-        self.add_loss(penalty)
+        self.add_loss(regularizers.activity_penalty(self._penalty, inputs))
         return inputs
 
     def compute_output_shape(self, input_shape):

@@ -20,26 +20,32 @@ mask per gate, drawn once per sequence and reused at every step (Keras's
 
 from __future__ import annotations
 
+import functools
+import inspect
 from typing import Callable, NamedTuple
 
 import jax
 import jax.numpy as jnp
 
-from kgraph import activations, constraints, context, initializers, regularizers
+from kgraph import activations, context, initializers
 from kgraph.layer import Layer
+from kgraph.layers import weight_args as wa
 
 
 # --------------------------------------------------------------------------- helpers
-def serialize_initializer(identifier):
-    """Config form of an initializer: ``kgraph.initializers.serialize`` if it exists and
-    accepts it, else the identifier as given."""
-    serialize = getattr(initializers, "serialize", None)
-    if serialize is None:
-        return identifier
-    try:
-        return serialize(identifier)
-    except (TypeError, ValueError):
-        return identifier
+def init_arguments(frame_locals) -> dict:
+    """The arguments an ``__init__`` received, from its ``locals()`` taken before anything
+    else: the named parameters, then what ``**kwargs`` caught."""
+    named = {k: v for k, v in frame_locals.items() if k not in ("self", "kwargs", "__class__")}
+    return {**named, **frame_locals.get("kwargs", {})}
+
+
+@functools.lru_cache(maxsize=None)
+def parameter_names(fn) -> frozenset:
+    """The named parameters of ``fn`` (not ``self``, ``*args`` or ``**kwargs``)."""
+    params = inspect.signature(fn).parameters.values()
+    return frozenset(p.name for p in params if p.name != "self"
+                     and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD))
 
 
 def salted(initializer, salt):
@@ -180,15 +186,11 @@ class _Cell(Layer):
         self.units = units
         self.activation = activations.get(activation)
         self.use_bias = use_bias
-        self.kernel_initializer = kernel_initializer
-        self.recurrent_initializer = recurrent_initializer
-        self.bias_initializer = bias_initializer
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.recurrent_regularizer = regularizers.get(recurrent_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.kernel_constraint = constraints.get(kernel_constraint)
-        self.recurrent_constraint = constraints.get(recurrent_constraint)
-        self.bias_constraint = constraints.get(bias_constraint)
+        wa.set_weight_args(self, "kernel", kernel_initializer, kernel_regularizer,
+                           kernel_constraint)
+        wa.set_weight_args(self, "recurrent", recurrent_initializer, recurrent_regularizer,
+                           recurrent_constraint)
+        wa.set_weight_args(self, "bias", bias_initializer, bias_regularizer, bias_constraint)
         self.dropout = min(1.0, max(0.0, float(dropout)))  # clipped, as Keras
         self.recurrent_dropout = min(1.0, max(0.0, float(recurrent_dropout)))
         self.seed = seed
@@ -210,18 +212,15 @@ class _Cell(Layer):
 
     def _add_kernels(self, input_dim):
         k, salt = self._gates * self.units, self._weight_salt
-        self.kernel = self.add_weight(
-            (input_dim, k), _cell_initializer(self.kernel_initializer, salt), name="kernel",
-            regularizer=self.kernel_regularizer, constraint=self.kernel_constraint)
-        self.recurrent_kernel = self.add_weight(
-            (self.units, k), _cell_initializer(self.recurrent_initializer, salt),
-            name="recurrent_kernel", regularizer=self.recurrent_regularizer,
-            constraint=self.recurrent_constraint)
+        self.kernel = wa.add_weight(self, "kernel", (input_dim, k),
+                                    _cell_initializer(self.kernel_initializer, salt))
+        self.recurrent_kernel = wa.add_weight(
+            self, "recurrent", (self.units, k),
+            _cell_initializer(self.recurrent_initializer, salt), name="recurrent_kernel")
 
     def _add_bias(self, shape, initializer):
-        self.bias = self.add_weight(shape, _cell_initializer(initializer, self._weight_salt),
-                                    name="bias", regularizer=self.bias_regularizer,
-                                    constraint=self.bias_constraint)
+        self.bias = wa.add_weight(self, "bias", shape,
+                                  _cell_initializer(initializer, self._weight_salt))
 
     # ----------------------------------------------------------------- dropout
     def _key(self, index):
@@ -283,15 +282,7 @@ class _Cell(Layer):
     def get_config(self):
         return {**super().get_config(), "units": self.units,
                 "activation": activations.name_of(self.activation), "use_bias": self.use_bias,
-                "kernel_initializer": serialize_initializer(self.kernel_initializer),
-                "recurrent_initializer": serialize_initializer(self.recurrent_initializer),
-                "bias_initializer": serialize_initializer(self.bias_initializer),
-                "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
-                "recurrent_regularizer": regularizers.serialize(self.recurrent_regularizer),
-                "bias_regularizer": regularizers.serialize(self.bias_regularizer),
-                "kernel_constraint": constraints.serialize(self.kernel_constraint),
-                "recurrent_constraint": constraints.serialize(self.recurrent_constraint),
-                "bias_constraint": constraints.serialize(self.bias_constraint),
+                **wa.weight_config(self, "kernel", "recurrent", "bias", strict=False),
                 "dropout": self.dropout, "recurrent_dropout": self.recurrent_dropout,
                 "seed": self.seed}
 
@@ -330,16 +321,9 @@ class LSTMCell(_Cell):
                  recurrent_regularizer=None, bias_regularizer=None, kernel_constraint=None,
                  recurrent_constraint=None, bias_constraint=None, dropout=0.0,
                  recurrent_dropout=0.0, seed=None, **kwargs):
-        super().__init__(units, activation=activation, use_bias=use_bias,
-                         kernel_initializer=kernel_initializer,
-                         recurrent_initializer=recurrent_initializer,
-                         bias_initializer=bias_initializer,
-                         kernel_regularizer=kernel_regularizer,
-                         recurrent_regularizer=recurrent_regularizer,
-                         bias_regularizer=bias_regularizer, kernel_constraint=kernel_constraint,
-                         recurrent_constraint=recurrent_constraint,
-                         bias_constraint=bias_constraint, dropout=dropout,
-                         recurrent_dropout=recurrent_dropout, seed=seed, **kwargs)
+        arguments = init_arguments(locals())
+        del arguments["recurrent_activation"], arguments["unit_forget_bias"]
+        super().__init__(**arguments)
         self.recurrent_activation = activations.get(recurrent_activation)
         self.unit_forget_bias = unit_forget_bias
 
@@ -388,16 +372,9 @@ class GRUCell(_Cell):
                  bias_regularizer=None, kernel_constraint=None, recurrent_constraint=None,
                  bias_constraint=None, dropout=0.0, recurrent_dropout=0.0, reset_after=True,
                  seed=None, **kwargs):
-        super().__init__(units, activation=activation, use_bias=use_bias,
-                         kernel_initializer=kernel_initializer,
-                         recurrent_initializer=recurrent_initializer,
-                         bias_initializer=bias_initializer,
-                         kernel_regularizer=kernel_regularizer,
-                         recurrent_regularizer=recurrent_regularizer,
-                         bias_regularizer=bias_regularizer, kernel_constraint=kernel_constraint,
-                         recurrent_constraint=recurrent_constraint,
-                         bias_constraint=bias_constraint, dropout=dropout,
-                         recurrent_dropout=recurrent_dropout, seed=seed, **kwargs)
+        arguments = init_arguments(locals())
+        del arguments["recurrent_activation"], arguments["reset_after"]
+        super().__init__(**arguments)
         self.recurrent_activation = activations.get(recurrent_activation)
         self.reset_after = reset_after
 

@@ -3,9 +3,8 @@
 Both hold their inner layers as tracked sub-layers, so the inner weights nest in the
 params pytree (``bidirectional/forward_lstm/lstm_cell/kernel``) and ``get_weights()`` lists
 them in Keras's order. ``get_config`` serializes inner layers as
-``{"class_name": ..., "config": ...}`` (through ``kgraph.saving`` when it provides
-``serialize_layer``/``deserialize_layer``; otherwise the class is looked up by name in
-``kgraph.layers``).
+``{"class_name": ..., "config": ...}`` through ``kgraph.saving``; ``from_config`` takes
+``custom_objects`` and ``safe_mode`` and applies them to the inner layers too.
 
 >>> import kgraph as kg
 >>> x = kg.Input(shape=(5, 3))
@@ -18,56 +17,45 @@ them in Keras's order. ``get_config`` serializes inner layers as
 from __future__ import annotations
 
 import copy
-import importlib
 import types
 
 import jax
 import jax.numpy as jnp
 
+from kgraph import call_args, context, saving
 from kgraph.input_spec import InputSpec, assert_input_compatibility
 from kgraph.keras_tensor import KerasTensor
-from kgraph.layer import Layer, _call_parameters
+from kgraph.layer import Layer
 
 
 # ----------------------------------------------------------------- serialization
-def _saving():
-    try:
-        module = importlib.import_module("kgraph.saving")
-    except ImportError:
-        return None
-    if hasattr(module, "serialize_layer") and hasattr(module, "deserialize_layer"):
-        return module
-    return None
-
-
 def serialize_layer(layer) -> dict:
-    """``{"class_name": ..., "config": ...}`` for ``layer``."""
-    saving = _saving()
-    if saving is not None:
-        return saving.serialize_layer(layer)
-    return {"class_name": type(layer).__name__, "config": layer.get_config()}
+    """``{"class_name": ..., "config": ...}`` for an inner layer (``kgraph.saving``'s form)."""
+    return saving.serialize_layer(layer)
 
 
-def deserialize_layer(config):
-    """The layer ``serialize_layer`` described (classes resolved from ``kgraph.layers``)."""
+def deserialize_layer(config, custom_objects=None, safe_mode=True):
+    """The inner layer ``serialize_layer`` described, resolved and checked as a top-level
+    layer is: classes from kgraph, ``register_layer`` or ``custom_objects``; code-carrying
+    layers (``Lambda``) refused under ``safe_mode``."""
     if isinstance(config, Layer):
         return config
-    saving = _saving()
-    if saving is not None:
-        return saving.deserialize_layer(config)
-    from kgraph import layers
-
-    name = config.get("class_name") if isinstance(config, dict) else None
-    cls = getattr(layers, name, None) if isinstance(name, str) else None
-    if not (isinstance(cls, type) and issubclass(cls, Layer)):
-        raise ValueError(f"Could not deserialize layer {config!r}: unknown class_name "
-                         f"{name!r} (expected the name of a class in kgraph.layers).")
-    return cls.from_config(copy.deepcopy(config.get("config", {})))
+    return saving.deserialize_layer(config, custom_objects=custom_objects, safe_mode=safe_mode)
 
 
 def _clone(layer, **overrides):
-    """A fresh layer of the same class and config, with ``overrides`` applied."""
-    return type(layer).from_config({**copy.deepcopy(layer.get_config()), **overrides})
+    """A fresh layer of the same class and config, with ``overrides`` applied.
+
+    The classes of ``layer`` and its sub-layers (e.g. a custom RNN cell) resolve as
+    themselves, registered or not: the config comes from this process, not from a file.
+    """
+    classes, pending = {}, [layer]
+    while pending:
+        current = pending.pop()
+        classes[type(current).__name__] = type(current)
+        pending.extend(getattr(current, "_tracked_layers", list)())
+    config = {**copy.deepcopy(layer.get_config()), **overrides}
+    return saving.call_from_config(type(layer), config, custom_objects=classes, safe_mode=False)
 
 
 def _check_rank(layer, shape):
@@ -224,12 +212,12 @@ class Bidirectional(Layer):
                 "backward_layer": serialize_layer(self.backward_layer)}
 
     @classmethod
-    def from_config(cls, config):
+    def from_config(cls, config, custom_objects=None, safe_mode=True):
         config = copy.deepcopy(config)
-        config["layer"] = deserialize_layer(config["layer"])
+        config["layer"] = deserialize_layer(config["layer"], custom_objects, safe_mode)
         backward = config.pop("backward_layer", None)
         if backward is not None:
-            config["backward_layer"] = deserialize_layer(backward)
+            config["backward_layer"] = deserialize_layer(backward, custom_objects, safe_mode)
         return cls(**config)
 
 
@@ -243,7 +231,9 @@ class TimeDistributed(Layer):
 
     The time axis is folded into the batch axis (one call of ``layer`` on
     ``(batch * time, ...)``) and unfolded afterwards; a (batch, time) mask is folded the
-    same way for inner layers that take ``mask``, and passes through to the output.
+    same way for inner layers that take ``mask`` (and the call context's ``sample_mask``,
+    so padding rows stay out of an inner layer's batch statistics), and passes through to
+    the output.
     """
 
     supports_masking = True
@@ -292,9 +282,12 @@ class TimeDistributed(Layer):
                                  f"has shape {mask.shape}, incompatible with the input shape "
                                  f"{inputs.shape}: its first two dimensions (batch size and "
                                  "timesteps) must match the input's.")
-            if "mask" in _call_parameters(type(self.layer))[0]:
+            if "mask" in call_args.call_parameters(type(self.layer))[0]:
                 kwargs["mask"] = jnp.reshape(mask, (-1, *mask.shape[2:]))
-        outputs = self.layer(jnp.reshape(inputs, (-1, *inputs.shape[2:])), **kwargs)
+        rows = context.sample_mask_for(inputs)
+        folded_rows = None if rows is None else jnp.repeat(rows, time)
+        with context.sample_mask_scope(folded_rows):
+            outputs = self.layer(jnp.reshape(inputs, (-1, *inputs.shape[2:])), **kwargs)
         return jax.tree_util.tree_map(
             lambda y: jnp.reshape(y, (batch, time, *y.shape[1:])), outputs)
 
@@ -302,7 +295,7 @@ class TimeDistributed(Layer):
         return {**super().get_config(), "layer": serialize_layer(self.layer)}
 
     @classmethod
-    def from_config(cls, config):
+    def from_config(cls, config, custom_objects=None, safe_mode=True):
         config = dict(config)
-        config["layer"] = deserialize_layer(config["layer"])
+        config["layer"] = deserialize_layer(config["layer"], custom_objects, safe_mode)
         return cls(**config)

@@ -1,0 +1,85 @@
+"""Keras masks in graph runs: which mask arguments a node's layer receives, and which mask
+its ``compute_mask`` sees.
+
+A mask travels with the tensor it describes (``Embedding(mask_zero=True)`` or ``Masking``
+make one; ``compute_mask`` passes it on). When a node runs, the masks of its tensor
+arguments (``kgraph.call_args``) reach ``call`` as Keras 3 delivers them:
+
+* a call with one tensor argument gets its mask (in the argument's structure, e.g.
+  ``[query_mask, value_mask]`` for ``Attention([q, v])``) as ``mask=``;
+* a call with several gets, for each tensor argument ``x``, its mask as ``x_mask=``
+  when ``call`` has such a parameter (``MultiHeadAttention``'s ``query_mask``,
+  ``value_mask``, ``key_mask``), and the first argument's mask as ``mask=`` when
+  ``call`` has a ``mask`` parameter.
+
+A mask argument given explicitly (not None) is left alone. ``compute_mask(first_argument,
+mask)`` then sees the ``mask=`` argument if there is one, else the first argument's mask.
+
+Difference from Keras 3: with several tensor arguments Keras leaves ``mask=`` unset, so
+``LSTM(...)(x, initial_state=s)`` would ignore the padding of ``x``; here ``mask=`` gets
+the first argument's mask.
+
+>>> import kgraph as kg
+>>> tokens = kg.Input(shape=(6,), dtype="int32")
+>>> v = kg.layers.Embedding(10, 8, mask_zero=True)(tokens)   # masked where tokens == 0
+>>> q = kg.Input(shape=(3, 8))
+>>> out = kg.layers.MultiHeadAttention(num_heads=2, key_dim=4)(q, v)  # gets value_mask
+>>> out.shape
+(None, 3, 8)
+"""
+
+from __future__ import annotations
+
+import jax
+
+from kgraph import call_args
+from kgraph.keras_tensor import KerasTensor
+
+
+def _any(mask) -> bool:
+    return any(m is not None for m in jax.tree_util.tree_leaves(mask))
+
+
+def _tensor_arguments(node) -> dict:
+    """The node's tensor arguments by name (computed once per node)."""
+    if node._tensor_args is None:
+        node._tensor_args = call_args.tensor_arguments(type(node.layer), node.call_args,
+                                                       node.call_kwargs)
+    return node._tensor_args
+
+
+def mask_arguments(node, kwargs, input_masks):
+    """``(mask_kwargs, previous_mask)`` for running ``node``.
+
+    ``input_masks`` lists the masks of ``node._keras_inputs`` (None where unmasked);
+    ``kwargs`` are the call's keyword arguments. ``mask_kwargs`` are the mask arguments to
+    add; ``previous_mask`` is the mask ``compute_mask`` receives.
+    """
+    by_id = {id(t): m for t, m in zip(node._keras_inputs, input_masks or ()) if m is not None}
+
+    def mask_of(value):
+        if not by_id:
+            return None
+        mask = jax.tree_util.tree_map(
+            lambda t: by_id.get(id(t)) if isinstance(t, KerasTensor) else None, value)
+        return mask if _any(mask) else None
+
+    cls = type(node.layer)
+    accepted, _ = call_args.call_parameters(cls)
+    first = call_args.first_argument(cls, node.call_args, node.call_kwargs)
+    filled = {}
+    if by_id:
+        tensors = _tensor_arguments(node)
+        wanted = ({"mask": next(iter(tensors.values()))} if len(tensors) == 1 else
+                  {f"{name}_mask": value for name, value in tensors.items()})
+        if len(tensors) > 1 and first is not None:
+            wanted["mask"] = first
+        for name, value in wanted.items():
+            if name in accepted and kwargs.get(name) is None:
+                mask = mask_of(value)
+                if mask is not None:
+                    filled[name] = mask
+    previous = kwargs.get("mask")
+    if previous is None:
+        previous = filled["mask"] if "mask" in filled else mask_of(first)
+    return filled, previous

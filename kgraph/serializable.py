@@ -1,0 +1,44 @@
+"""What regularizers, constraints and initializers share: a config round trip, lookup by
+Keras name or config dict, and serialization to ``{"class_name", "config"}``.
+
+>>> from kgraph import regularizers
+>>> l2 = lookup("l2", "regularizer", {"l2": regularizers.L2}, {"L2": regularizers.L2},
+...             "fn(weight) -> penalty")
+>>> to_config(l2, "regularizer", Serializable, "regularizers")
+{'class_name': 'L2', 'config': {'l2': 0.01}}
+"""
+
+from __future__ import annotations
+
+
+class Serializable:
+    """An object rebuilt from its ``get_config()`` by ``from_config``."""
+
+    def get_config(self) -> dict:
+        return {}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+
+def lookup(identifier, kind, by_name, classes, callable_form):
+    """``identifier`` (None, a callable, a Keras name in ``by_name`` or a config dict of one
+    of ``classes``) as an object; ValueError naming ``kind`` and the accepted forms."""
+    if identifier is None or callable(identifier):
+        return identifier
+    if isinstance(identifier, str) and identifier in by_name:
+        return by_name[identifier]()
+    if isinstance(identifier, dict) and identifier.get("class_name") in classes:
+        return classes[identifier["class_name"]].from_config(identifier.get("config", {}))
+    raise ValueError(f"Unknown {kind} {identifier!r}. Expected one of {sorted(by_name)}, "
+                     f"a config dict, or a callable {callable_form}.")
+
+
+def to_config(obj, kind, base, module):
+    """``{"class_name", "config"}`` for an instance of ``base`` (None stays None)."""
+    if obj is None:
+        return None
+    if isinstance(obj, base):
+        return {"class_name": type(obj).__name__, "config": obj.get_config()}
+    raise ValueError(f"Cannot serialize {kind} {obj!r}: use a kgraph.{module} object or name.")

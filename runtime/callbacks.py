@@ -1,0 +1,429 @@
+"""Keras 3's standard callbacks, driving the loop instead of a Keras model.
+
+``EarlyStopping``, ``ReduceLROnPlateau``, ``CSVLogger``, ``LambdaCallback`` and
+``TerminateOnNaN`` take Keras's arguments and defaults and act as Keras's do, through
+``self.loop``: they stop training with ``loop.stop_training`` (and
+``model.stop_training``), keep and restore weights through ``loop.train_state`` and change
+``loop.learning_rate``. This module also exports the protocol: ``Callback``,
+``CallbackList``, ``History`` and ``ProgressBar`` (alias ``ProgbarLogger``).
+
+>>> stop = EarlyStopping(monitor="val_loss", patience=1)
+>>> stop.on_train_begin()
+>>> for epoch, val_loss in enumerate([0.5, 0.4, 0.45]):
+...     stop.on_epoch_end(epoch, {"val_loss": val_loss})
+>>> stop.stopped_epoch, stop.best
+(2, 0.4)
+"""
+
+from __future__ import annotations
+
+import collections
+import csv
+import math
+import operator
+import os
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from runtime.callback import Callback
+from runtime.callback_list import CallbackList
+from runtime.history import History
+from runtime.progress import ProgressBar
+
+ProgbarLogger = ProgressBar
+
+__all__ = ["CSVLogger", "Callback", "CallbackList", "EarlyStopping", "History",
+           "LambdaCallback", "ProgbarLogger", "ProgressBar", "ReduceLROnPlateau",
+           "TerminateOnNaN"]
+
+# Metric names (without "val_") by the direction "auto" mode infers for them.
+_MAXIMIZED = ("acc", "auc", "precision", "recall", "f1", "fbeta", "iou", "r2",
+              "true_positives", "true_negatives", "specificity", "sensitivity",
+              "cosine_similarity")
+_MINIMIZED = ("loss", "error", "crossentropy", "hinge", "divergence", "poisson", "logcosh",
+              "false_positives", "false_negatives", "mse", "mae", "mape", "msle", "rmse")
+
+
+def _monitor_op(owner: str, monitor: str, mode: str):
+    """``operator.lt`` (minimize) or ``operator.gt`` (maximize) for ``monitor``."""
+    if mode == "min":
+        return operator.lt
+    if mode == "max":
+        return operator.gt
+    name = monitor.removeprefix("val_")
+    if name.endswith("loss"):
+        return operator.lt
+    if any(marker in name for marker in _MAXIMIZED):
+        return operator.gt
+    if any(marker in name for marker in _MINIMIZED):
+        return operator.lt
+    raise ValueError(f"{owner} callback received monitor={monitor}, but can't tell whether "
+                     "that metric should be maximized or minimized. Pass `mode='max'` in "
+                     "order to monitor based on the highest metric value, or pass "
+                     "`mode='min'` in order to use the lowest value.")
+
+
+class MonitorCallback(Callback):
+    """Shared by callbacks that watch one logged quantity for improvement (Keras's).
+
+    ``mode="auto"`` minimizes losses and errors and maximizes accuracy-like metrics
+    (accuracy, AUC, precision, recall, F1, IoU, R2); other names need ``mode``.
+    """
+
+    def __init__(self, monitor="val_loss", mode="auto", baseline=None, min_delta=0):
+        super().__init__()
+        if mode not in ("auto", "min", "max"):
+            warnings.warn(f"{type(self).__name__} mode '{mode}' is unknown, fallback to auto "
+                          "mode.", stacklevel=2)
+            mode = "auto"
+        self.monitor = monitor
+        self.mode = mode
+        self.best = baseline
+        self.monitor_op = _monitor_op(type(self).__name__, monitor, mode)
+        self.min_delta = abs(min_delta) * (-1 if self.monitor_op is operator.lt else 1)
+
+    def _is_improvement(self, monitor_value, reference_value) -> bool:
+        if reference_value is None:
+            return True
+        return bool(self.monitor_op(monitor_value - self.min_delta, reference_value))
+
+
+class EarlyStopping(MonitorCallback):
+    """Stop training when ``monitor`` has stopped improving for ``patience`` epochs.
+
+    Args (as Keras 3):
+      monitor: the logged quantity to watch.
+      min_delta: changes smaller than this are no improvement.
+      patience: epochs without improvement before stopping.
+      verbose: 1 prints when stopping and restoring.
+      mode: "auto", "min" or "max".
+      baseline: training stops if ``patience`` epochs pass without beating it.
+      restore_best_weights: at the end of training, go back to the weights (params and
+        state) of the best epoch; they are kept as device copies of the train state.
+      start_from_epoch: epochs of warm-up before monitoring starts.
+
+    >>> stop = EarlyStopping(monitor="loss", patience=3)
+    >>> stop.monitor_op.__name__
+    'lt'
+    """
+
+    def __init__(self, monitor="val_loss", min_delta=0, patience=0, verbose=0, mode="auto",
+                 baseline=None, restore_best_weights=False, start_from_epoch=0):
+        super().__init__(monitor, mode, min_delta=min_delta)
+        self.patience = patience
+        self.verbose = verbose
+        self.baseline = baseline
+        self.restore_best_weights = restore_best_weights
+        self.start_from_epoch = start_from_epoch
+        self.wait = 0
+        self.stopped_epoch = 0
+        self.best_weights = None
+        self.best_epoch = 0
+
+    def on_train_begin(self, logs=None):
+        self.wait = 0
+        self.stopped_epoch = 0
+        self.best = None
+        self.best_weights = None
+        self.best_epoch = 0
+
+    def on_epoch_end(self, epoch, logs=None):
+        current = self.get_monitor_value(logs)
+        if current is None or epoch < self.start_from_epoch:
+            return
+        self.wait += 1
+        if self._is_improvement(current, self.best):
+            self.best = current
+            self.best_epoch = epoch
+            if self.restore_best_weights:
+                self.best_weights = self._snapshot()
+            # Only restart waiting when both the baseline and the best so far are beaten.
+            if self.baseline is None or self._is_improvement(current, self.baseline):
+                self.wait = 0
+            return
+        if self.wait >= self.patience and epoch > 0:
+            self.stopped_epoch = epoch
+            self._stop_training()
+
+    def on_train_end(self, logs=None):
+        if self.stopped_epoch > 0 and self.verbose > 0:
+            print(f"Epoch {self.stopped_epoch + 1}: early stopping")
+        if self.restore_best_weights and self.best_weights is not None:
+            if self.verbose > 0:
+                print("Restoring model weights from the end of the best epoch: "
+                      f"{self.best_epoch + 1}.")
+            self._restore(self.best_weights)
+
+    def get_monitor_value(self, logs):
+        logs = logs or {}
+        value = logs.get(self.monitor)
+        if value is None:
+            warnings.warn(f"Early stopping conditioned on metric `{self.monitor}` which is not "
+                          f"available. Available metrics are: {','.join(list(logs.keys()))}",
+                          stacklevel=2)
+        return value
+
+    def _snapshot(self):
+        """A copy of the current weights (the loop donates its train state's buffers)."""
+        if self.loop is not None:
+            train_state = self.loop.train_state
+            return jax.tree_util.tree_map(jnp.copy, (train_state.params, train_state.state))
+        if self.model is not None:
+            return self.model.get_weights()
+        raise RuntimeError("EarlyStopping(restore_best_weights=True) needs the training loop "
+                           "or the model to copy weights from; received neither (pass it in "
+                           "model.fit(callbacks=[...]) or call set_loop / set_model).")
+
+    def _restore(self, weights) -> None:
+        if self.loop is not None:
+            params, state = weights
+            self.loop.train_state = self.loop.train_state._replace(params=params, state=state)
+        else:
+            self.model.set_weights(weights)
+
+
+class ReduceLROnPlateau(MonitorCallback):
+    """Multiply the learning rate by ``factor`` when ``monitor`` stops improving.
+
+    Acts on ``loop.learning_rate``, so the optimizer needs an injectable learning rate:
+    ``optax.inject_hyperparams(optax.adam)(learning_rate=1e-3)``. Adds the epoch's
+    learning rate to the logs as ``learning_rate``, as Keras does.
+
+    Args (as Keras 3):
+      monitor: the logged quantity to watch.
+      factor: ``new_lr = lr * factor`` (below 1).
+      patience: epochs without improvement before reducing.
+      verbose: 1 prints each reduction.
+      mode: "auto", "min" or "max".
+      min_delta: changes smaller than this are no improvement.
+      cooldown: epochs to wait after a reduction before counting again.
+      min_lr: the learning rate never goes below this.
+
+    >>> ReduceLROnPlateau(factor=0.5, patience=2).min_delta
+    -0.0001
+    """
+
+    def __init__(self, monitor="val_loss", factor=0.1, patience=10, verbose=0, mode="auto",
+                 min_delta=1e-4, cooldown=0, min_lr=0.0, **kwargs):
+        super().__init__(monitor, mode, min_delta=min_delta)
+        if kwargs:
+            raise TypeError(f"ReduceLROnPlateau got unexpected arguments {sorted(kwargs)}.")
+        if factor >= 1.0:
+            raise ValueError("ReduceLROnPlateau does not support a factor >= 1.0. "
+                             f"Received factor={factor}")
+        self.factor = factor
+        self.min_lr = min_lr
+        self.patience = patience
+        self.verbose = verbose
+        self.cooldown = cooldown
+        self.cooldown_counter = 0
+        self.wait = 0
+
+    @property
+    def _loop(self):
+        if self.loop is None:
+            raise RuntimeError("ReduceLROnPlateau changes the learning rate through the "
+                               "training loop, but it has none; use it in "
+                               "model.fit(callbacks=[...]) or call set_loop(loop).")
+        return self.loop
+
+    def in_cooldown(self) -> bool:
+        return self.cooldown_counter > 0
+
+    def on_train_begin(self, logs=None):
+        self.best = None
+        self.cooldown_counter = 0
+        self.wait = 0
+        _ = self._loop.learning_rate  # fails now, not after an epoch, if it can't be changed
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = logs if logs is not None else {}
+        old_lr = float(self._loop.learning_rate)
+        logs["learning_rate"] = old_lr
+        current = logs.get(self.monitor)
+        if current is None:
+            warnings.warn("Learning rate reduction is conditioned on metric "
+                          f"`{self.monitor}` which is not available. Available metrics are: "
+                          f"{','.join(list(logs.keys()))}.", stacklevel=2)
+            return
+        if self.in_cooldown():
+            self.cooldown_counter -= 1
+            self.wait = 0
+        if self._is_improvement(current, self.best):
+            self.best = current
+            self.wait = 0
+        elif not self.in_cooldown():
+            self.wait += 1
+            if self.wait >= self.patience and old_lr > np.float32(self.min_lr):
+                new_lr = max(old_lr * self.factor, self.min_lr)
+                self.loop.learning_rate = new_lr
+                if self.verbose > 0:
+                    print(f"\nEpoch {epoch + 1}: ReduceLROnPlateau reducing learning rate "
+                          f"to {new_lr}.")
+                self.cooldown_counter = self.cooldown
+                self.wait = 0
+
+
+class CSVLogger(Callback):
+    """Write each epoch's logs as a row of a CSV file (Keras's format).
+
+    The header is ``epoch`` then the first epoch's log names, sorted; when they have no
+    ``val_`` names, a ``val_`` column per name is added (filled with ``NA``), as Keras.
+
+    Args:
+      filename: the file to write, e.g. ``"run/log.csv"``.
+      separator: the field separator.
+      append: append to an existing file (no second header) instead of overwriting.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "log.csv")
+    >>> logger = CSVLogger(path)
+    >>> logger.on_train_begin(); logger.on_epoch_end(0, {"loss": 0.5}); logger.on_train_end()
+    >>> open(path).read().splitlines()
+    ['epoch,loss,val_loss', '0,0.5,NA']
+    """
+
+    def __init__(self, filename, separator=",", append=False):
+        super().__init__()
+        self.sep = separator
+        self.filename = os.fspath(filename)
+        self.append = append
+        self.writer = None
+        self.keys = None
+        self.append_header = True
+        self.csv_file = None
+
+    def on_train_begin(self, logs=None):
+        if self.append:
+            if os.path.exists(self.filename):
+                with open(self.filename) as existing:
+                    self.append_header = not bool(len(existing.readline()))
+            mode = "a"
+        else:
+            mode = "w"
+        if self.csv_file and not self.csv_file.closed:
+            self.csv_file.close()
+        self.csv_file = open(self.filename, mode)
+        self.writer = None
+        self.keys = None
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = logs or {}
+        if self.keys is None:
+            self.keys = sorted(logs.keys())
+            if self.keys and not any(key.startswith("val_") for key in self.keys):
+                self.keys.extend([f"val_{key}" for key in self.keys])
+        if not self.writer:
+            dialect = type("CSVLoggerDialect", (csv.excel,), {"delimiter": self.sep})
+            self.writer = csv.DictWriter(self.csv_file, fieldnames=["epoch", *self.keys],
+                                         dialect=dialect)
+            if self.append_header:
+                self.writer.writeheader()
+        row = collections.OrderedDict({"epoch": epoch})
+        row.update((key, _csv_value(logs.get(key, "NA"))) for key in self.keys)
+        self.writer.writerow(row)
+        self.csv_file.flush()
+
+    def on_train_end(self, logs=None):
+        if self.csv_file and not self.csv_file.closed:
+            self.csv_file.close()
+        self.writer = None
+
+
+def _csv_value(value):
+    """Keras's cell format: strings and scalars as they are, sequences as "[a, b]"."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, collections.abc.Iterable) and not (
+            isinstance(value, np.ndarray) and value.ndim == 0):
+        return f'"[{", ".join(map(str, value))}]"'
+    return value
+
+
+class LambdaCallback(Callback):
+    """A callback made of functions, one per hook, called with the hook's arguments.
+
+    ``on_epoch_begin/end(epoch, logs)``, ``on_train_begin/end(logs)``,
+    ``on_train_batch_begin/end(batch, logs)``; any other hook by keyword
+    (``on_test_end=fn``). Only the given hooks count as overridden, so the loop does
+    per-batch work only if a batch hook is given.
+
+    >>> seen = []
+    >>> callback = LambdaCallback(on_epoch_end=lambda epoch, logs: seen.append(logs["loss"]))
+    >>> callback.on_epoch_end(0, {"loss": 0.5}); seen, callback.uses_batch_hooks("train")
+    ([0.5], False)
+    """
+
+    def __init__(self, on_epoch_begin=None, on_epoch_end=None, on_train_begin=None,
+                 on_train_end=None, on_train_batch_begin=None, on_train_batch_end=None,
+                 **kwargs):
+        super().__init__()
+        hooks = dict(on_epoch_begin=on_epoch_begin, on_epoch_end=on_epoch_end,
+                     on_train_begin=on_train_begin, on_train_end=on_train_end,
+                     on_train_batch_begin=on_train_batch_begin,
+                     on_train_batch_end=on_train_batch_end, **kwargs)
+        known = sorted(name for name in vars(Callback) if name.startswith("on_"))
+        for name, fn in hooks.items():
+            if name not in known:
+                raise TypeError(f"LambdaCallback got an unknown hook {name!r}; expected "
+                                f"one of {known}.")
+            if fn is not None:
+                if not callable(fn):
+                    raise TypeError(f"LambdaCallback's {name} must be callable, received "
+                                    f"{type(fn).__name__}.")
+                setattr(self, name, fn)
+
+
+class TerminateOnNaN(Callback):
+    """Stop training when the loss becomes NaN or infinite.
+
+    Reads ``logs["loss"]`` after every training batch (which waits for that step) and
+    prints ``Epoch 3, batch 12 (step 212): invalid loss nan, terminating training.``
+    (batch within the epoch and step within this ``fit``, both 0-based). Training stops
+    after the current epoch; with ``raise_error=True`` a ``RuntimeError`` is raised at
+    once instead, skipping the other callbacks' ``on_train_end``.
+
+    >>> TerminateOnNaN().uses_batch_hooks("train")
+    True
+    """
+
+    def __init__(self, raise_error: bool = False):
+        super().__init__()
+        self.raise_error = raise_error
+        self._reset()
+
+    def _reset(self):
+        self._epoch = 0
+        self._steps_before_epoch = 0
+        self._batches_in_epoch = 0
+        self._terminated = False
+
+    def on_train_begin(self, logs=None):
+        self._reset()
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._epoch = epoch
+        self._batches_in_epoch = 0
+
+    def on_epoch_end(self, epoch, logs=None):
+        self._steps_before_epoch += self._batches_in_epoch
+
+    def on_train_batch_end(self, batch, logs=None):
+        self._batches_in_epoch = max(self._batches_in_epoch, batch + 1)
+        loss = (logs or {}).get("loss")
+        if loss is None or self._terminated:
+            return
+        loss = float(loss)
+        if math.isfinite(loss):
+            return
+        where = (f"Epoch {self._epoch + 1}, batch {batch} "
+                 f"(step {self._steps_before_epoch + batch})")
+        if self.raise_error:
+            raise RuntimeError(f"NaN or Inf loss encountered: {where}. Loss value: {loss}. "
+                               "Terminating training immediately.")
+        print(f"{where}: invalid loss {loss}, terminating training.")
+        self._terminated = True
+        self._stop_training()

@@ -1,0 +1,274 @@
+"""The fit/evaluate/predict loops: Python drives epochs, the device runs the steps.
+
+Per step, the host does one dispatch: in-memory data stays on the device and each step
+gathers its rows there; with ``steps_per_execution=k`` one dispatch runs ``k`` steps
+(``jax.lax.scan``). The loop only waits for the device where a value is needed: at epoch
+ends, and in batch callbacks that read their logs (the progress bar, throttled).
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections.abc import Mapping
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from optax import tree_utils as optax_tree
+
+from runtime import data as data_lib
+from runtime.callbacks import TerminateOnNaN
+from runtime.objective import NONFINITE_STEP
+
+
+class LazyLogs(Mapping):
+    """Batch logs computed from the running metric states on first access.
+
+    Reading a value waits for the step that produced it; a callback that never reads
+    costs nothing. Only valid during the callback it is passed to.
+    """
+
+    def __init__(self, results, metrics):
+        self._results, self._metrics, self._values = results, metrics, None
+
+    def _get(self):
+        if self._values is None:
+            if self._metrics is None:
+                raise RuntimeError("Batch logs can only be read inside the callback they were "
+                                   "passed to; copy them with dict(logs) to keep them.")
+            self._values = self._results(self._metrics)
+        return self._values
+
+    def seal(self):
+        self._metrics = None
+
+    def __getitem__(self, name):
+        return self._get()[name]
+
+    def __iter__(self):
+        return iter(self._get())
+
+    def __len__(self):
+        return len(self._get())
+
+
+class FitLoop:
+    """What callbacks see of a running ``fit`` (as ``callback.loop``).
+
+    Attributes:
+      train_state: the current ``TrainState`` (assign a new one to continue from it).
+      learning_rate: the optimizer's learning rate (optimizers built with
+        ``optax.inject_hyperparams``, which includes those given by name).
+      stop_training: set True to stop after the current epoch.
+      epoch, global_step: where training is.
+    """
+
+    def __init__(self, model, trainer, train_state):
+        self.model = model
+        self.trainer = trainer
+        self.train_state = train_state
+        self.epoch = 0
+        self.global_step = 0
+        self._stop = False
+
+    @property
+    def stop_training(self) -> bool:
+        return self._stop or bool(getattr(self.model, "stop_training", False))
+
+    @stop_training.setter
+    def stop_training(self, value: bool) -> None:
+        self._stop = bool(value)
+        self.model.stop_training = bool(value)
+
+    def _no_learning_rate(self):
+        return ValueError(
+            "The optimizer has no injectable learning rate, so it can't be read or changed "
+            "during training. Build it with optax.inject_hyperparams, e.g. "
+            "optax.inject_hyperparams(optax.adam)(learning_rate=1e-3), or pass a name such "
+            "as 'adam'.")
+
+    @property
+    def learning_rate(self) -> float:
+        value = optax_tree.tree_get(self.train_state.opt_state, "learning_rate", None)
+        if value is None or callable(value):
+            raise self._no_learning_rate()
+        return float(value)
+
+    @learning_rate.setter
+    def learning_rate(self, value: float) -> None:
+        old = optax_tree.tree_get(self.train_state.opt_state, "learning_rate", None)
+        if old is None or callable(old):
+            raise self._no_learning_rate()
+        new = jnp.asarray(value, jnp.asarray(old).dtype)
+        self.train_state = self.train_state._replace(
+            opt_state=optax_tree.tree_set(self.train_state.opt_state, learning_rate=new))
+
+
+def _epoch_logs(trainer, metrics) -> dict:
+    """Python floats in Keras order (loss first); jit returns dicts with sorted keys."""
+    values = trainer.results(metrics)
+    return {name: float(values[name]) for name in trainer.metric_names}
+
+
+def _check_finite(loop, metrics, epoch_start_step, callbacks=()):
+    """Stop training (with a message naming the step) after a non-finite loss.
+
+    Runs at every epoch end from a step number tracked on the device, so no step waits
+    for it; ``TerminateOnNaN`` (which reads every batch's loss) already said it.
+    """
+    bad = int(metrics[NONFINITE_STEP])
+    if bad < 0:
+        return
+    if loop.stop_training and any(isinstance(c, TerminateOnNaN) for c in callbacks):
+        return
+    batch = bad - epoch_start_step
+    message = (f"Epoch {loop.epoch + 1}, batch {batch} (step {bad}): the loss became "
+               "non-finite (NaN or Inf); training stopped. The weights are those after the "
+               "last step run. Lower the learning rate, clip gradients (optax.clip_by_global_"
+               "norm) or check the data for NaNs.")
+    warnings.warn(message, RuntimeWarning, stacklevel=3)
+    loop.stop_training = True
+
+
+class _HookClock:
+    """When to call batch hooks: never, every batch, or once per interval (the progress
+    bar asks for ~0.15 s) and always on the epoch's last batch."""
+
+    def __init__(self, callbacks, mode):
+        self.interval = callbacks.batch_hook_interval(mode) if callbacks is not None else None
+        self.last = -float("inf")
+
+    def due(self, last_batch: bool) -> bool:
+        if self.interval is None:
+            return False
+        now = time.perf_counter()
+        if self.interval == 0.0 or last_batch or now - self.last >= self.interval:
+            self.last = now
+            return True
+        return False
+
+
+def _batch_end(hook, batch, results, metrics):
+    logs = LazyLogs(results, metrics)
+    hook(batch, logs)
+    logs.seal()
+
+
+def train_epoch(loop, callbacks, data, *, shuffle_rng, steps_per_execution: int) -> int:
+    """Run one epoch of training steps; returns the number of steps run."""
+    trainer, k = loop.trainer, steps_per_execution
+    clock = _HookClock(callbacks, "train")
+    total = getattr(data, "steps", None)
+
+    def run(done, steps, step_fn):
+        due = clock.due(total is not None and done + steps >= total)
+        if due:
+            callbacks.on_train_batch_begin(done)
+        loop.train_state = step_fn()
+        loop.global_step += steps
+        if due:
+            _batch_end(callbacks.on_train_batch_end, done + steps - 1, trainer.results,
+                       loop.train_state.metrics)
+        return done + steps
+
+    if isinstance(data, data_lib.ArrayData) and data.device_resident:
+        order = shuffle_rng.permutation(data.size) if shuffle_rng is not None else None
+        index, valid = jax.device_put(data.epoch_table(order, padded_rows=True))
+        device_data = data.on_device()
+        start = jnp.asarray(loop.global_step, jnp.int32)
+        done = 0
+        while done < data.steps and not loop.stop_training:
+            steps = k if data.steps - done >= k else 1
+            done = run(done, steps, lambda s=steps: trainer.fit_indexed(
+                loop.train_state, device_data, index, valid, start, steps=s))
+        return done
+    if isinstance(data, data_lib.ArrayData):
+        order = shuffle_rng.permutation(data.size) if shuffle_rng is not None else None
+        batches = data.host_batches(order)
+    else:
+        batches = data.epoch()
+    done = 0
+    for block, steps in data_lib.prefetch_to_device(_blocks(batches, k)):
+        done = run(done, steps, lambda b=block: trainer.fit_batches(loop.train_state, b))
+        if loop.stop_training:
+            break
+    return done
+
+
+def _blocks(batches, k):
+    """Group padded host batches into stacked blocks of ``k`` (a last block of 1s)."""
+    pending = []
+    for batch, real in batches:
+        pending.append(batch)
+        if len(pending) == k:
+            yield data_lib.stack(pending), k
+            pending = []
+    for batch in pending:  # the remainder runs one step at a time (one extra compile)
+        yield data_lib.stack([batch]), 1
+
+
+def evaluate_data(trainer, train_state, data, callbacks=None) -> dict:
+    """Mean loss and metrics over ``data`` (padded batches; one compiled program).
+
+    In-memory data runs as one device call (a scan over its batches) unless a callback
+    needs every batch; the progress bar then just sees the last one.
+    """
+    metrics = trainer.init_metrics()
+    clock = _HookClock(callbacks, "test")
+    count = 0
+    if isinstance(data, data_lib.ArrayData) and data.device_resident:
+        index, valid = jax.device_put(data.epoch_table(padded_rows=True))
+        device_data = data.on_device()
+        per_batch = clock.interval == 0.0
+        for i in range(data.steps) if per_batch else [None]:
+            if per_batch:
+                callbacks.on_test_batch_begin(i)
+            start, steps = (0, data.steps) if i is None else (i, 1)
+            metrics = trainer.eval_indexed(train_state, metrics, device_data, index, valid,
+                                           jnp.asarray(start, jnp.int32),
+                                           jnp.asarray(start + steps, jnp.int32))
+            if clock.interval is not None:
+                _batch_end(callbacks.on_test_batch_end, start + steps - 1, trainer.results,
+                           metrics)
+        count = data.steps
+    else:
+        batches = data.host_batches() if isinstance(data, data_lib.ArrayData) else data.epoch()
+        for i, (batch, _) in enumerate(data_lib.prefetch_to_device(batches)):
+            due = clock.due(False)
+            if due:
+                callbacks.on_test_batch_begin(i)
+            metrics = trainer.eval_batch(train_state, metrics, batch)
+            if due:
+                _batch_end(callbacks.on_test_batch_end, i, trainer.results, metrics)
+            count = i + 1
+    if count == 0:
+        raise ValueError("No data to evaluate: the data produced no batches.")
+    return _epoch_logs(trainer, metrics)
+
+
+def predict_data(trainer, train_state, data, callbacks=None):
+    """Model outputs for every sample of ``data`` as NumPy arrays."""
+    clock = _HookClock(callbacks, "predict")
+    if isinstance(data, data_lib.ArrayData) and data.device_resident and clock.interval != 0.0:
+        index, _ = jax.device_put(data.epoch_table(padded_rows=True))
+        x_dev = data.on_device()[0]
+        stacked = trainer.predict_indexed(train_state, x_dev, index)
+        if clock.interval is not None:
+            callbacks.on_predict_batch_end(data.steps - 1, {"outputs": stacked})
+        return jax.tree_util.tree_map(
+            lambda a: np.asarray(a).reshape((-1, *a.shape[2:]))[:data.size], stacked)
+    batches = data.host_batches() if isinstance(data, data_lib.ArrayData) else data.epoch()
+    pieces = []
+    for i, ((x, _y, _w, _valid), real) in enumerate(data_lib.prefetch_to_device(batches)):
+        due = clock.due(False)
+        if due:
+            callbacks.on_predict_batch_begin(i)
+        out = trainer.predict_step(train_state, x)
+        pieces.append(jax.tree_util.tree_map(lambda a, r=real: np.asarray(a[:r]), out))
+        if due:
+            callbacks.on_predict_batch_end(i, {"outputs": out})
+    if not pieces:
+        raise ValueError("No data to predict: the data produced no batches.")
+    return jax.tree_util.tree_map(lambda *parts: np.concatenate(parts), *pieces)
+

@@ -1,0 +1,222 @@
+"""Keras's loss functions, one value per sample, built on optax where optax has them.
+
+Each ``fn(y_true, y_pred, ...)`` reduces the last axis, so ``(batch, d)`` inputs give
+``(batch,)`` values and ``(batch, time, d)`` give ``(batch, time)``, as
+``keras.losses.<name>`` does. The numbers are Keras's: probabilities are clipped to
+``[1e-7, 1 - 1e-7]`` (categorical ones renormalised first), the cosine similarity loss is
+negative, and binary labels are smoothed towards 0.5.
+
+>>> import jax.numpy as jnp
+>>> mean_squared_error(jnp.zeros((2, 3)), jnp.ones((2, 3))).tolist()
+[1.0, 1.0]
+>>> probs = jnp.array([[0.5, 0.5], [0.9, 0.1]])
+>>> [round(v, 3) for v in sparse_categorical_crossentropy(jnp.array([0, 1]), probs).tolist()]
+[0.693, 2.303]
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import optax
+
+from runtime.weighting import squeeze_or_expand_to_same_rank
+
+EPSILON = 1e-7  # keras.backend.epsilon()
+
+
+def as_float(x):
+    """``x`` as a floating array (float32 unless it already is floating)."""
+    x = jnp.asarray(x)
+    return x if jnp.issubdtype(x.dtype, jnp.floating) else x.astype(jnp.float32)
+
+
+def _aligned(y_true, y_pred, broadcast=False):
+    """Float ``y_true``/``y_pred`` with Keras's rank alignment (optionally broadcast)."""
+    y_pred = as_float(y_pred)
+    y_true = jnp.asarray(y_true).astype(y_pred.dtype)
+    y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
+    if broadcast and y_true.shape != y_pred.shape:
+        y_true, y_pred = jnp.broadcast_arrays(y_true, y_pred)
+    return y_true, y_pred
+
+
+# ---------------------------------------------------------------- regression
+def mean_squared_error(y_true, y_pred):
+    """``mean(square(y_true - y_pred), axis=-1)``."""
+    y_true, y_pred = _aligned(y_true, y_pred, broadcast=True)
+    return jnp.mean(optax.squared_error(y_pred, y_true), axis=-1)
+
+
+def mean_absolute_error(y_true, y_pred):
+    """``mean(abs(y_true - y_pred), axis=-1)``."""
+    y_true, y_pred = _aligned(y_true, y_pred)
+    return jnp.mean(jnp.abs(y_true - y_pred), axis=-1)
+
+
+def mean_absolute_percentage_error(y_true, y_pred):
+    """``100 * mean(abs((y_true - y_pred) / max(abs(y_true), 1e-7)), axis=-1)``."""
+    y_true, y_pred = _aligned(y_true, y_pred)
+    diff = jnp.abs((y_true - y_pred) / jnp.maximum(jnp.abs(y_true), EPSILON))
+    return 100.0 * jnp.mean(diff, axis=-1)
+
+
+def mean_squared_logarithmic_error(y_true, y_pred):
+    """``mean(square(log(max(y_pred, eps) + 1) - log(max(y_true, eps) + 1)), axis=-1)``."""
+    y_true, y_pred = _aligned(y_true, y_pred, broadcast=True)
+    first = jnp.log(jnp.maximum(y_pred, EPSILON) + 1.0)
+    second = jnp.log(jnp.maximum(y_true, EPSILON) + 1.0)
+    return jnp.mean(optax.squared_error(first, second), axis=-1)
+
+
+def huber(y_true, y_pred, delta=1.0):
+    """Quadratic within ``delta`` of the target, linear beyond; mean over the last axis."""
+    y_true, y_pred = _aligned(y_true, y_pred)
+    return jnp.mean(optax.huber_loss(y_pred, y_true, delta=delta), axis=-1)
+
+
+def log_cosh(y_true, y_pred):
+    """``mean(log(cosh(y_pred - y_true)), axis=-1)``."""
+    y_true, y_pred = _aligned(y_true, y_pred)
+    return jnp.mean(optax.log_cosh(y_pred, y_true), axis=-1)
+
+
+def cosine_similarity(y_true, y_pred, axis=-1):
+    """Negative cosine similarity along ``axis`` (Keras's loss sign: -1 is best)."""
+    y_true, y_pred = _aligned(y_true, y_pred, broadcast=True)
+    # Keras normalises with x * min(rsqrt(sum(x**2)), 1 / eps): optax's epsilon bounds
+    # the squared norm, hence eps**2.
+    return -optax.cosine_similarity(y_pred, y_true, epsilon=EPSILON ** 2, axis=axis)
+
+
+def poisson(y_true, y_pred):
+    """``mean(y_pred - y_true * log(y_pred + 1e-7), axis=-1)``."""
+    y_true, y_pred = _aligned(y_true, y_pred)
+    return jnp.mean(y_pred - y_true * jnp.log(y_pred + EPSILON), axis=-1)
+
+
+def kl_divergence(y_true, y_pred):
+    """``sum(y_true * log(y_true / y_pred), axis=-1)``, both clipped to ``[1e-7, 1]``."""
+    y_true, y_pred = _aligned(y_true, y_pred, broadcast=True)
+    y_true = jnp.clip(y_true, EPSILON, 1.0)
+    y_pred = jnp.clip(y_pred, EPSILON, 1.0)
+    return optax.kl_divergence(jnp.log(y_pred), y_true, axis=-1)
+
+
+# --------------------------------------------------------------------- hinge
+def _hinge_labels(y_true):
+    """0/1 labels become -1/1 (when every label is 0 or 1, as Keras decides)."""
+    is_binary = jnp.all((y_true == 0) | (y_true == 1))
+    return jnp.where(is_binary, 2.0 * y_true - 1.0, y_true)
+
+
+def hinge(y_true, y_pred):
+    """``mean(maximum(1 - y_true * y_pred, 0), axis=-1)`` with -1/1 (or 0/1) labels."""
+    y_true, y_pred = _aligned(y_true, y_pred)
+    return jnp.mean(optax.hinge_loss(y_pred, _hinge_labels(y_true)), axis=-1)
+
+
+def squared_hinge(y_true, y_pred):
+    """``mean(square(maximum(1 - y_true * y_pred, 0)), axis=-1)``."""
+    y_true, y_pred = _aligned(y_true, y_pred)
+    return jnp.mean(jnp.square(optax.hinge_loss(y_pred, _hinge_labels(y_true))), axis=-1)
+
+
+def categorical_hinge(y_true, y_pred):
+    """``maximum(max((1 - y_true) * y_pred) - sum(y_true * y_pred) + 1, 0)``."""
+    y_true, y_pred = _aligned(y_true, y_pred)
+    positive = jnp.sum(y_true * y_pred, axis=-1)
+    negative = jnp.max((1.0 - y_true) * y_pred, axis=-1)
+    return jnp.maximum(negative - positive + 1.0, 0.0)
+
+
+# --------------------------------------------------------------- crossentropy
+def _log_probabilities(y_pred, from_logits, axis):
+    """Log class probabilities: log-softmax of logits, or Keras's renormalised, clipped log."""
+    if from_logits:
+        return jax.nn.log_softmax(y_pred, axis=axis)
+    y_pred = y_pred / jnp.sum(y_pred, axis=axis, keepdims=True)
+    return jnp.log(jnp.clip(y_pred, EPSILON, 1.0 - EPSILON))
+
+
+def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
+    """Crossentropy of one-hot (or soft) labels against class scores along ``axis``."""
+    y_true, y_pred = _aligned(y_true, y_pred)
+    if label_smoothing:
+        y_true = optax.smooth_labels(y_true, label_smoothing, axis=axis)
+    if from_logits:
+        return optax.softmax_cross_entropy(y_pred, y_true, axis=axis)
+    return -jnp.sum(y_true * _log_probabilities(y_pred, False, axis), axis=axis)
+
+
+def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_class=None,
+                                    axis=-1):
+    """Crossentropy of integer labels against class scores along ``axis``.
+
+    Labels may have a trailing axis of size 1. With ``ignore_class``, entries whose label
+    is that class give 0 (``sparse_categorical_crossentropy_and_mask`` also returns the
+    mask that excludes them from the mean).
+    """
+    return sparse_categorical_crossentropy_and_mask(y_true, y_pred, from_logits,
+                                                    ignore_class, axis)[0]
+
+
+def sparse_categorical_crossentropy_and_mask(y_true, y_pred, from_logits=False,
+                                             ignore_class=None, axis=-1):
+    """``(values, valid)``: the sparse crossentropy and the mask of non-ignored labels."""
+    y_pred = as_float(y_pred)
+    y_true = jnp.asarray(y_true)
+    if y_true.ndim == y_pred.ndim and y_true.shape[axis] == 1:
+        y_true = jnp.squeeze(y_true, axis)
+    labels = y_true.astype(jnp.int32)
+    valid = None
+    if ignore_class is not None:
+        valid = labels != int(ignore_class)
+        labels = jnp.where(valid, labels, 0)
+    class_axis = axis % y_pred.ndim
+    if from_logits:
+        values = optax.softmax_cross_entropy_with_integer_labels(y_pred, labels,
+                                                                 axis=class_axis)
+    else:
+        log_probs = _log_probabilities(y_pred, False, class_axis)
+        picked = jnp.take_along_axis(log_probs, jnp.expand_dims(labels, class_axis),
+                                     axis=class_axis)
+        values = -jnp.squeeze(picked, class_axis)
+    if valid is not None:
+        values = jnp.where(valid, values, 0.0)
+    return values, valid
+
+
+def _binary_crossentropy_entries(y_true, y_pred, from_logits):
+    if from_logits:
+        return optax.sigmoid_binary_cross_entropy(y_pred, y_true)
+    y_pred = jnp.clip(y_pred, EPSILON, 1.0 - EPSILON)
+    return -(y_true * jnp.log(y_pred) + (1.0 - y_true) * jnp.log(1.0 - y_pred))
+
+
+def _smooth_binary(y_true, label_smoothing):
+    return y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
+
+
+def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
+    """Mean over ``axis`` of the crossentropy of 0/1 labels and probabilities (or logits)."""
+    y_true, y_pred = _aligned(y_true, y_pred)
+    if label_smoothing:
+        y_true = _smooth_binary(y_true, label_smoothing)
+    return jnp.mean(_binary_crossentropy_entries(y_true, y_pred, from_logits), axis=axis)
+
+
+def binary_focal_crossentropy(y_true, y_pred, apply_class_balancing=False, alpha=0.25,
+                              gamma=2.0, from_logits=False, label_smoothing=0.0, axis=-1):
+    """Binary crossentropy scaled by ``(1 - p_t) ** gamma`` (and ``alpha`` balancing)."""
+    y_true, y_pred = _aligned(y_true, y_pred)
+    if label_smoothing:
+        y_true = _smooth_binary(y_true, label_smoothing)
+    if from_logits:
+        y_pred = jax.nn.sigmoid(y_pred)
+    bce = _binary_crossentropy_entries(y_true, y_pred, False)
+    p_t = y_true * y_pred + (1.0 - y_true) * (1.0 - y_pred)
+    focal = jnp.power(1.0 - p_t, gamma) * bce
+    if apply_class_balancing:
+        focal = (y_true * alpha + (1.0 - y_true) * (1.0 - alpha)) * focal
+    return jnp.mean(focal, axis=axis)

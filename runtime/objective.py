@@ -1,0 +1,289 @@
+"""``Objective``: a model's compiled losses and metrics over its (possibly many) outputs.
+
+It resolves Keras-style ``loss``/``metrics``/``loss_weights`` arguments (one value, a list
+aligned with the outputs, or a dict keyed by output name) into per-output losses and
+metrics, computes the weighted total loss, and keeps every log value as a stateless
+metric pytree so a whole epoch accumulates on the device.
+
+Padding: ``valid`` is a ``(batch,)`` 0/1 vector marking the real rows of a padded batch.
+It enters losses as a Keras mask (so a padded batch gives the unpadded batch's value) and
+metrics as a sample weight, combined with the output's own Keras mask if it has one.
+
+>>> import jax.numpy as jnp, kgraph as kg
+>>> x = kg.Input(shape=(4,))
+>>> objective = Objective(kg.Model(x, kg.layers.Dense(2, name="out")(x)), "mse", ["mae"])
+>>> states = objective.init_metrics()
+>>> total, per_output = objective.loss(jnp.zeros((3, 2)), jnp.ones((3, 2)))
+>>> float(total), sorted(objective.results(states))
+(1.0, ['loss', 'mae'])
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from runtime import losses as losses_lib, metrics as metrics_lib
+
+NONFINITE_STEP = "__first_nonfinite_step"  # metric-state entry: first step with a bad loss
+
+
+def output_names(model) -> list[str]:
+    """Keras's output names: dict keys for dict outputs, else the producing layers' names."""
+    treedef = getattr(model, "_out_treedef", None)
+    outputs = list(getattr(model, "outputs", None) or ())
+    if treedef is not None and outputs:
+        example = jax.tree_util.tree_unflatten(treedef, list(range(len(outputs))))
+        if isinstance(example, dict):
+            return [str(k) for k in sorted(example)]
+    names, seen = [], {}
+    for i, tensor in enumerate(outputs):
+        history = getattr(tensor, "_keras_history", None)
+        name = history[0].name if history is not None else f"output_{i}"
+        if name in seen:
+            seen[name] += 1
+            name = f"{name}_{seen[name]}"
+        else:
+            seen[name] = 0
+        names.append(name)
+    return names or ["output"]
+
+
+def _per_output(value, names, what, allow_broadcast):
+    """``value`` spread over the outputs: a list aligned with ``names``."""
+    if isinstance(value, dict):
+        unknown = sorted(set(value) - set(names))
+        if unknown:
+            raise ValueError(f"{what} has keys {unknown} that are not outputs of the model; "
+                             f"its outputs are {names}.")
+        return [value.get(n) for n in names]
+    if isinstance(value, (list, tuple)) and len(names) > 1:
+        if len(value) != len(names):
+            raise ValueError(f"{what} is a list of {len(value)} entries, but the model has "
+                             f"{len(names)} outputs {names}. Pass one entry per output, or a "
+                             "dict keyed by output name.")
+        return list(value)
+    if len(names) == 1:
+        return [value]
+    if not allow_broadcast:
+        raise ValueError(f"{what} must be a list or a dict for a model with outputs {names}.")
+    return [value] * len(names)
+
+
+def _flat_outputs(tree, count, what):
+    """A model's output (or target) structure as a list of ``count`` leaves."""
+    if count == 1:
+        if isinstance(tree, (list, tuple)) and len(tree) == 1:
+            return [tree[0]]
+        if isinstance(tree, dict) and len(tree) == 1:
+            return list(tree.values())
+        return [tree]
+    if isinstance(tree, dict):
+        return [tree[k] for k in sorted(tree)]
+    leaves = list(tree) if isinstance(tree, (list, tuple)) else None
+    if leaves is None or len(leaves) != count:
+        raise ValueError(f"The model has {count} outputs, so {what} must be a list of {count} "
+                         f"arrays or a dict keyed by output name; received "
+                         f"{type(tree).__name__}"
+                         f"{f' of length {len(leaves)}' if leaves is not None else ''}.")
+    return leaves
+
+
+def _targets(y, names):
+    """``y`` as a list aligned with the outputs (dicts are keyed by output name)."""
+    if isinstance(y, dict) and len(names) > 1:
+        missing = sorted(set(names) - set(y))
+        if missing:
+            raise ValueError(f"Targets are missing output(s) {missing}; the model's outputs are "
+                             f"{names}, received keys {sorted(y)}.")
+        return [y[n] for n in names]
+    return _flat_outputs(y, len(names), "y")
+
+
+def _weights(sample_weight, names):
+    if sample_weight is None:
+        return [None] * len(names)
+    if isinstance(sample_weight, dict):
+        return [sample_weight.get(n) for n in names]
+    if isinstance(sample_weight, (list, tuple)):
+        return _flat_outputs(sample_weight, len(names), "sample_weight")
+    return [sample_weight] * len(names)
+
+
+def _combine_mask(valid, mask):
+    """The padding vector and an output's Keras mask as one mask (None if neither)."""
+    if valid is None:
+        return mask
+    if mask is None:
+        return valid
+    mask = jnp.asarray(mask, jnp.float32)
+    return mask * valid.reshape(valid.shape + (1,) * (mask.ndim - 1))
+
+
+class Objective:
+    """Losses and metrics for ``model``'s outputs, compiled from Keras-style arguments.
+
+    Args:
+      model: the model (its outputs give the names and count).
+      loss: a loss (name, ``runtime.losses.Loss`` or callable), a list aligned with the
+        outputs, or a dict keyed by output name (None entries: no loss for that output).
+      metrics: a list of metrics (applied to every output of a multi-output model), a list
+        of lists aligned with the outputs, or a dict keyed by output name.
+      loss_weights: a float, list or dict scaling each output's loss in the total.
+    """
+
+    def __init__(self, model, loss, metrics=(), loss_weights=None):
+        if loss is None:
+            raise ValueError("Training needs a loss, e.g. compile(loss='mse').")
+        self.names = output_names(model)
+        multi = len(self.names) > 1
+        self.losses = [None if spec is None else losses_lib.get(spec)
+                       for spec in _per_output(loss, self.names, "loss", True)]
+        if all(loss_fn is None for loss_fn in self.losses):
+            raise ValueError(f"No loss given for any output of the model {self.names}.")
+        weights = loss_weights if loss_weights is not None else 1.0
+        self.loss_weights = [1.0 if w is None else float(w)
+                             for w in _per_output(weights, self.names, "loss_weights", True)]
+        self.metrics: list[tuple[int, str, object]] = []  # (output index, log name, metric)
+        for index, specs in enumerate(self._metric_specs(metrics)):
+            for spec in specs:
+                metric = metrics_lib.get(spec, self.losses[index])
+                name = metrics_lib.name_of(metric)
+                self.metrics.append((index, f"{self.names[index]}_{name}" if multi else name,
+                                     metric))
+        self.log_names = ["loss"]
+        if multi:
+            self.log_names += [f"{n}_loss" for n, fn in zip(self.names, self.losses) if fn]
+        self.log_names += [name for _, name, _ in self.metrics]
+        duplicates = sorted({n for n in self.log_names if self.log_names.count(n) > 1})
+        if duplicates:
+            raise ValueError(f"Metric names {duplicates} appear twice in the logs; give the "
+                             "metrics distinct names.")
+        self._mean = metrics_lib.Mean()
+
+    def _metric_specs(self, metrics):
+        if metrics is None:
+            return [[] for _ in self.names]
+        if isinstance(metrics, str) or callable(metrics):
+            metrics = [metrics]
+        if isinstance(metrics, dict):
+            return [self._as_list(m) for m in _per_output(metrics, self.names, "metrics", False)]
+        metrics = list(metrics)
+        nested = any(isinstance(m, (list, tuple)) for m in metrics)
+        if nested and len(self.names) > 1:
+            return [self._as_list(m) for m in _per_output(metrics, self.names, "metrics", False)]
+        if nested:
+            metrics = [m for group in metrics for m in self._as_list(group)]
+        return [metrics for _ in self.names]
+
+    @staticmethod
+    def _as_list(specs):
+        if specs is None:
+            return []
+        return [specs] if isinstance(specs, str) or callable(specs) else list(specs)
+
+    # --------------------------------------------------------------- checking
+    def check(self, y, y_pred) -> None:
+        """Static checks of targets against outputs (shapes/dtypes; raise clear errors)."""
+        targets = _targets(y, self.names)
+        preds = _flat_outputs(y_pred, len(self.names), "the model outputs")
+        for name, loss_fn, t, p in zip(self.names, self.losses, targets, preds):
+            if loss_fn is None:
+                continue
+            if t is None:
+                raise ValueError(f"No target given for output {name!r}, which has a loss.")
+            check = getattr(loss_fn, "check", None)
+            if check is not None:
+                try:
+                    check(t, p)
+                except ValueError as error:
+                    prefix = f"Output {name!r}: " if len(self.names) > 1 else ""
+                    raise ValueError(f"{prefix}{error}") from None
+
+    # ------------------------------------------------------------------- loss
+    def loss(self, y, y_pred, sample_weight=None, valid=None, masks=None):
+        """``(total, per_output)``: the weighted total loss and each output's loss."""
+        targets = _targets(y, self.names)
+        preds = _flat_outputs(y_pred, len(self.names), "the model outputs")
+        weights = _weights(sample_weight, self.names)
+        masks = masks if masks is not None else [None] * len(self.names)
+        total, per_output = jnp.zeros((), jnp.float32), []
+        for loss_fn, scale, t, p, w, m in zip(self.losses, self.loss_weights, targets, preds,
+                                              weights, masks):
+            if loss_fn is None:
+                per_output.append(None)
+                continue
+            value = _apply_loss(loss_fn, t, p, w, _combine_mask(valid, m))
+            per_output.append(value)
+            total = total + scale * value.astype(jnp.float32)
+        return total, per_output
+
+    # ---------------------------------------------------------------- metrics
+    def init_metrics(self) -> dict:
+        """Fresh metric states for every log value (plus the non-finite-loss tracker)."""
+        states = {"loss": self._mean.init()}
+        for name in self.log_names[1:]:
+            if name.endswith("_loss") and name[:-5] in self.names:
+                states[name] = self._mean.init()
+        for _, name, metric in self.metrics:
+            states[name] = metric.init()
+        states[NONFINITE_STEP] = jnp.full((), -1, jnp.int32)
+        return states
+
+    def update_metrics(self, states, y, y_pred, total, per_output, *, sample_weight=None,
+                       valid=None, masks=None, step=None):
+        """States updated with one batch (``valid`` weights padding rows 0)."""
+        targets = _targets(y, self.names)
+        preds = _flat_outputs(y_pred, len(self.names), "the model outputs")
+        weights = _weights(sample_weight, self.names)
+        masks = masks if masks is not None else [None] * len(self.names)
+        rows = (jnp.sum(valid) if valid is not None
+                else jnp.asarray(_batch_size(preds), jnp.float32))
+        new = dict(states)
+        new["loss"] = self._mean.update(states["loss"], total, rows)
+        for name, value in zip(self.names, per_output):
+            if value is not None and f"{name}_loss" in states:
+                new[f"{name}_loss"] = self._mean.update(states[f"{name}_loss"], value, rows)
+        for index, name, metric in self.metrics:
+            weight = _metric_weight(weights[index], valid)
+            new[name] = metric.update(states[name], targets[index], preds[index],
+                                      sample_weight=weight, mask=masks[index])
+        bad = states[NONFINITE_STEP]
+        if step is not None:
+            new[NONFINITE_STEP] = jnp.where((bad < 0) & ~jnp.isfinite(total),
+                                            step.astype(jnp.int32), bad)
+        return new
+
+    def results(self, states) -> dict:
+        """Log values (scalars) from metric states, in Keras order: loss, then metrics."""
+        out = {"loss": self._mean.result(states["loss"])}
+        for name in self.log_names[1:]:
+            if name in states and name.endswith("_loss") and name[:-5] in self.names:
+                out[name] = self._mean.result(states[name])
+        for _, name, metric in self.metrics:
+            out[name] = metric.result(states[name])
+        return out
+
+
+def _batch_size(preds):
+    for p in preds:
+        shape = getattr(p, "shape", ())
+        if shape:
+            return shape[0]
+    return 1
+
+
+def _metric_weight(sample_weight, valid):
+    if valid is None:
+        return sample_weight
+    if sample_weight is None:
+        return valid
+    sample_weight = jnp.asarray(sample_weight, jnp.float32)
+    return sample_weight * valid.reshape(valid.shape + (1,) * (sample_weight.ndim - 1))
+
+
+def _apply_loss(loss_fn, y_true, y_pred, sample_weight, mask):
+    """A loss object's Keras reduction; plain callables get the same reduction."""
+    if isinstance(loss_fn, losses_lib.Loss):
+        return loss_fn(y_true, y_pred, sample_weight=sample_weight, mask=mask)
+    return losses_lib.reduce_weighted(loss_fn(y_true, y_pred), sample_weight, mask)
