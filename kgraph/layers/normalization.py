@@ -195,7 +195,9 @@ class BatchNormalization(_FloatStatsLayer):
         reduce = tuple(i for i in range(x.ndim) if i not in self._axes)
         rows = context.sample_mask_for(x)
         if mask is None and rows is None:
-            return jnp.mean(x, axis=reduce), jnp.var(x, axis=reduce)
+            mean = jnp.mean(x, axis=reduce, keepdims=True)
+            variance = jnp.mean(jnp.square(x - mean), axis=reduce)  # reuses the mean
+            return jnp.squeeze(mean, reduce), variance
         weights = jnp.ones(x.shape, bool)
         if mask is not None:
             weights = jnp.broadcast_to(jnp.expand_dims(mask, -1), x.shape).astype(bool)
@@ -332,20 +334,21 @@ class LayerNormalization(_FloatStatsLayer):
         gamma = jnp.reshape(self.gamma.astype(x.dtype), broadcast) if self._has_gamma else None
         beta = jnp.reshape(self.beta.astype(x.dtype), broadcast) if self._has_beta else None
         if self.rms_scaling:
-            variance = jnp.var(x, axis=axes, keepdims=True)
+            mean = jnp.mean(x, axis=axes, keepdims=True)
+            variance = jnp.mean(jnp.square(x - mean), axis=axes, keepdims=True)
             outputs = x * jax.lax.rsqrt(variance + self.epsilon)
             if gamma is not None:
                 outputs = outputs * gamma
         else:
             mean = jnp.mean(x, axis=axes, keepdims=True)
-            variance = jnp.var(x, axis=axes, keepdims=True)
+            centered = x - mean  # reused by the variance (jnp.var would recompute the mean)
+            variance = jnp.mean(jnp.square(centered), axis=axes, keepdims=True)
             inv = jax.lax.rsqrt(variance + self.epsilon)
             if gamma is not None:
                 inv = inv * gamma
-            res = -mean * inv
+            outputs = centered * inv
             if beta is not None:
-                res = res + beta
-            outputs = x * inv + res
+                outputs = outputs + beta
         return outputs.astype(self.compute_dtype)
 
     def get_config(self):
@@ -415,7 +418,7 @@ class GroupNormalization(_FloatStatsLayer):
         broadcast = [1] * grouped.ndim
         broadcast[axis], broadcast[axis + 1] = self.groups, channels // self.groups
         mean = jnp.mean(grouped, axis=reduce, keepdims=True)
-        variance = jnp.var(grouped, axis=reduce, keepdims=True)
+        variance = jnp.mean(jnp.square(grouped - mean), axis=reduce, keepdims=True)
         inv = jax.lax.rsqrt(variance + self.epsilon)
         if self.scale:
             inv = inv * jnp.reshape(self.gamma.astype(x.dtype), broadcast)
