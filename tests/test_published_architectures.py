@@ -178,6 +178,6 @@ def test_a_small_transformer_block_trains_compiled():
     data = jnp.asarray(np.random.default_rng(2).normal(size=(2, 6, 16)), jnp.float32)
     np.testing.assert_allclose(jax.jit(program.apply)(params, state, data)[0], model(data),
                                rtol=1e-4, atol=1e-4)
-    grads = jax.grad(lambda p: program.apply(p, state, data, training=True,
-                                             key=jax.random.PRNGKey(0))[0].sum())(params)
+    grads = jax.jit(jax.grad(lambda p: program.apply(p, state, data, training=True,
+                                                     key=jax.random.PRNGKey(0))[0].sum()))(params)
     assert all(np.all(np.isfinite(g)) for g in jax.tree_util.tree_leaves(grads))

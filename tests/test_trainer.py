@@ -53,7 +53,7 @@ def test_train_step_matches_hand_written_optax_step():
         return jnp.mean(optax.softmax_cross_entropy_with_integer_labels(logits, y))
 
     for _ in range(3):
-        expected_loss, grads = jax.value_and_grad(hand_loss)(params)
+        expected_loss, grads = jax.jit(jax.value_and_grad(hand_loss))(params)
         updates, opt_state = opt.update(grads, opt_state, params)
         params = optax.apply_updates(params, updates)
         ts, logs = trainer.train_step(trainer.reset_metrics(ts), (x, y))
