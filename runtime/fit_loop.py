@@ -70,15 +70,13 @@ class FitLoop:
         self.train_state = train_state
         self.epoch = 0
         self.global_step = 0
-        self._stop = False
 
     @property
     def stop_training(self) -> bool:
-        return self._stop or bool(getattr(self.model, "stop_training", False))
+        return bool(getattr(self.model, "stop_training", False))
 
     @stop_training.setter
     def stop_training(self, value: bool) -> None:
-        self._stop = bool(value)
         self.model.stop_training = bool(value)
 
     def _no_learning_rate(self):

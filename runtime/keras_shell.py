@@ -104,8 +104,6 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
     if validation_split:
         (x, y, sample_weight), validation_data = data_lib.split_validation(
             x, y, sample_weight, validation_split)
-        validation_data = tuple(v for v in validation_data if v is not None) \
-            if validation_data[2] is None else validation_data
     data = _make_data(x, y, sample_weight, batch_size, class_weight, steps_per_epoch)
     _check_inputs(model, data)
     val_data = _validation(validation_data, validation_batch_size or batch_size or 32)

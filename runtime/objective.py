@@ -110,15 +110,15 @@ def _weights(sample_weight, names):
     return [sample_weight] * len(names)
 
 
-def _combine_mask(valid, mask):
-    """The padding vector and an output's Keras mask as one mask (None if neither)."""
+def _with_rows(weight, valid):
+    """``weight`` (a mask or sample weight, or None) times the ``(batch,)`` padding
+    vector ``valid`` broadcast over its trailing axes (None if both are None)."""
     if valid is None:
-        return mask
-    if mask is None:
+        return weight
+    if weight is None:
         return valid
-    mask = jnp.asarray(mask, jnp.float32)
-    return mask * valid.reshape(valid.shape + (1,) * (mask.ndim - 1))
-
+    weight = jnp.asarray(weight, jnp.float32)
+    return weight * valid.reshape(valid.shape + (1,) * (weight.ndim - 1))
 
 class Objective:
     """Losses and metrics for ``model``'s outputs, compiled from Keras-style arguments.
@@ -213,7 +213,7 @@ class Objective:
             if loss_fn is None:
                 per_output.append(None)
                 continue
-            value = _apply_loss(loss_fn, t, p, w, _combine_mask(valid, m))
+            value = _apply_loss(loss_fn, t, p, w, _with_rows(m, valid))
             per_output.append(value)
             total = total + scale * value.astype(jnp.float32)
         return total, per_output
@@ -245,7 +245,7 @@ class Objective:
             if value is not None and f"{name}_loss" in states:
                 new[f"{name}_loss"] = self._mean.update(states[f"{name}_loss"], value, rows)
         for index, name, metric in self.metrics:
-            weight = _metric_weight(weights[index], valid)
+            weight = _with_rows(weights[index], valid)
             new[name] = metric.update(states[name], targets[index], preds[index],
                                       sample_weight=weight, mask=masks[index])
         bad = states[NONFINITE_STEP]
@@ -271,15 +271,6 @@ def _batch_size(preds):
         if shape:
             return shape[0]
     return 1
-
-
-def _metric_weight(sample_weight, valid):
-    if valid is None:
-        return sample_weight
-    if sample_weight is None:
-        return valid
-    sample_weight = jnp.asarray(sample_weight, jnp.float32)
-    return sample_weight * valid.reshape(valid.shape + (1,) * (sample_weight.ndim - 1))
 
 
 def _apply_loss(loss_fn, y_true, y_pred, sample_weight, mask):
