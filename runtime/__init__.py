@@ -6,14 +6,15 @@
 >>> trainer = Trainer(kg.Model(x, kg.layers.Dense(1)(x)), optax.sgd(0.1), "mse")
 """
 
-from runtime import callbacks, losses, metrics, optimizers
+from runtime import callbacks, losses, metrics, optimizers, packing
 from runtime.callbacks import (CSVLogger, Callback, EarlyStopping, LambdaCallback,
                                ReduceLROnPlateau, TerminateOnNaN)
 from runtime.fit_loop import FitLoop
 from runtime.history import History
 from runtime.optimizers import mask_by_path
+from runtime.packing import Packed
 from runtime.trainer import Trainer, TrainState
 
-__all__ = ["CSVLogger", "Callback", "EarlyStopping", "FitLoop", "History", "LambdaCallback",
+__all__ = ["CSVLogger", "Callback", "EarlyStopping", "FitLoop", "History", "LambdaCallback", "Packed",
            "ReduceLROnPlateau", "TerminateOnNaN", "TrainState", "Trainer", "callbacks",
            "losses", "mask_by_path", "metrics", "optimizers"]

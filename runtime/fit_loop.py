@@ -30,6 +30,7 @@ class LazyLogs(Mapping):
     """
 
     def __init__(self, results, metrics):
+        """``metrics``: the metric states, or a function returning them."""
         self._results, self._metrics, self._values = results, metrics, None
 
     def _get(self):
@@ -37,7 +38,8 @@ class LazyLogs(Mapping):
             if self._metrics is None:
                 raise RuntimeError("Batch logs can only be read inside the callback they were "
                                    "passed to; copy them with dict(logs) to keep them.")
-            self._values = self._results(self._metrics)
+            metrics = self._metrics() if callable(self._metrics) else self._metrics
+            self._values = self._results(metrics)
         return self._values
 
     def seal(self):
@@ -56,6 +58,9 @@ class LazyLogs(Mapping):
 class FitLoop:
     """What callbacks see of a running ``fit`` (as ``callback.loop``).
 
+    While steps run, the train state is kept packed (``runtime.packing``); reading
+    ``train_state`` unpacks it (one device call, cached until the next step).
+
     Attributes:
       train_state: the current ``TrainState`` (assign a new one to continue from it).
       learning_rate: the optimizer's learning rate (optimizers built with
@@ -67,9 +72,27 @@ class FitLoop:
     def __init__(self, model, trainer, train_state):
         self.model = model
         self.trainer = trainer
-        self.train_state = train_state
+        self._train_state = train_state
+        self._packed = None  # the packed train state, once steps have run
         self.epoch = 0
         self.global_step = 0
+
+    @property
+    def train_state(self):
+        if self._train_state is None:
+            self._train_state = self._packed.unpack()
+        return self._train_state
+
+    @train_state.setter
+    def train_state(self, train_state) -> None:
+        self._train_state, self._packed = train_state, None
+
+    def run_packed(self, step_fn) -> None:
+        """``step_fn(packed) -> packed``: advance the packed train state."""
+        if self._packed is None:
+            self._packed = self.trainer.pack(self._train_state)
+        self._packed = step_fn(self._packed)
+        self._train_state = None
 
     @property
     def stop_training(self) -> bool:
@@ -163,11 +186,11 @@ def train_epoch(loop, callbacks, data, *, shuffle_rng, steps_per_execution: int)
         due = clock.due(total is not None and done + steps >= total)
         if due:
             callbacks.on_train_batch_begin(done)
-        loop.train_state = step_fn()
+        loop.run_packed(step_fn)
         loop.global_step += steps
         if due:
             _batch_end(callbacks.on_train_batch_end, done + steps - 1, trainer.results,
-                       loop.train_state.metrics)
+                       lambda: loop.train_state.metrics)
         return done + steps
 
     if isinstance(data, data_lib.ArrayData) and data.device_resident:
@@ -178,8 +201,8 @@ def train_epoch(loop, callbacks, data, *, shuffle_rng, steps_per_execution: int)
         done = 0
         while done < data.steps and not loop.stop_training:
             steps = k if data.steps - done >= k else 1
-            done = run(done, steps, lambda s=steps: trainer.fit_indexed(
-                loop.train_state, device_data, index, valid, start, steps=s))
+            done = run(done, steps, lambda packed, s=steps: trainer.fit_indexed(
+                packed, device_data, index, valid, start, steps=s))
         return done
     if isinstance(data, data_lib.ArrayData):
         order = shuffle_rng.permutation(data.size) if shuffle_rng is not None else None
@@ -188,7 +211,7 @@ def train_epoch(loop, callbacks, data, *, shuffle_rng, steps_per_execution: int)
         batches = data.epoch()
     done = 0
     for block, steps in data_lib.prefetch_to_device(_blocks(batches, k)):
-        done = run(done, steps, lambda b=block: trainer.fit_batches(loop.train_state, b))
+        done = run(done, steps, lambda packed, b=block: trainer.fit_batches(packed, b))
         if loop.stop_training:
             break
     return done
