@@ -7,10 +7,12 @@
 For each workload in ``workloads.py`` (tiny MLP, MNIST-sized MLP, small CNN, one
 transformer encoder block; Adam(1e-3); random float32 data from a fixed seed):
 
-1. Step time: ``runtime.Trainer.train_step`` against a hand-written jitted, buffer-donating
-   JAX + optax step from the same initial weights on the same batch (their first-step
-   losses are checked equal first). Interleaved rounds, medians, ratio of medians with a
-   95% bootstrap interval (rounds resampled in pairs), as in ``bench_core.py``.
+1. Step time: ``runtime.Trainer.train_step`` on a ``TrainState`` and on a packed train
+   state (``Trainer.pack``, what ``fit`` trains on) against a hand-written jitted,
+   buffer-donating JAX + optax step from the same initial weights on the same batch
+   (their first-step losses are checked equal first). Interleaved rounds, medians, ratio
+   of medians with a 95% bootstrap interval (rounds resampled in pairs), as in
+   ``bench_core.py``.
 2. ``fit`` throughput (steps/s over one epoch of in-memory NumPy data, compiling epoch
    excluded): a hand-written Python loop over the jitted step slicing shuffled NumPy
    batches, kgraph ``model.fit`` with ``steps_per_execution`` 1 and 8, and Keras 3
@@ -53,6 +55,7 @@ TARGET_SPE8_VS_LOOP = 2.0     # kgraph fit with steps_per_execution=8 (tiny)
 LOSS_TOLERANCE = 1e-5         # first-step losses of kgraph and hand-written must agree
 HAND = "hand-written JAX"
 KGRAPH = "kgraph Trainer"
+PACKED = "kgraph Trainer, packed"
 
 
 def load_keras():
@@ -120,7 +123,7 @@ class StepSystem:
         return (time.perf_counter() - start) / steps
 
 
-def _trainer_system(workload, model, params0, x, y):
+def _trainer_system(workload, model, params0, x, y, packed=False):
     trainer = Trainer(model, optax.adam(LEARNING_RATE), workload.kgraph_loss())
 
     def init():
@@ -128,13 +131,15 @@ def _trainer_system(workload, model, params0, x, y):
         if jax.tree_util.tree_structure(ts.params) != jax.tree_util.tree_structure(params0):
             raise ValueError(f"{workload.name}: the Trainer's params pytree differs from "
                              "program.init's.")
-        return ts._replace(params=_copy(params0))
+        ts = ts._replace(params=_copy(params0))
+        return trainer.pack(ts) if packed else ts
 
     def step(ts):
         ts, logs = trainer.train_step(ts, (x, y))
         return ts, logs["loss"]
 
-    return StepSystem(KGRAPH, init, step, lambda ts: trainer.train_step.lower(ts, (x, y)))
+    return StepSystem(PACKED if packed else KGRAPH, init, step,
+                      lambda ts: trainer.train_step.lower(ts, (x, y)))
 
 
 def _hand_system(workload, params0, x, y):
@@ -150,12 +155,13 @@ def _hand_system(workload, params0, x, y):
 
 
 def step_systems(workload, batch=None):
-    """kgraph's ``Trainer.train_step`` and the hand-written step, same weights and batch
-    (of ``batch`` rows, default the workload's)."""
+    """kgraph's ``Trainer.train_step`` (on a TrainState, then a packed one) and the
+    hand-written step, same weights and batch (of ``batch`` rows, default the workload's)."""
     model = workload.build_kgraph()
     params0, _ = compiler.compile(model).init(jax.random.PRNGKey(0))
     x, y = (jnp.asarray(a) for a in workload.data(batch or workload.batch, seed=1))
     return [_trainer_system(workload, model, params0, x, y),
+            _trainer_system(workload, model, params0, x, y, packed=True),
             _hand_system(workload, params0, x, y)]
 
 
@@ -175,35 +181,44 @@ def max_difference(a, b):
 
 
 def measure_steps(workload, rounds, round_seconds, hlo, rng):
-    """Equality check, then interleaved step timing; a result dict (None if kgraph fails)."""
+    """Equality check, then interleaved step timing: ``{KGRAPH: result, PACKED: result}``
+    with ratio, interval and milliseconds (None if kgraph fails)."""
     try:
         systems = step_systems(workload)
         first = first_step(systems)
     except Exception as error:  # noqa: BLE001 - reported; the fit part still runs
         print(f"  step time: kgraph Trainer unavailable ({type(error).__name__}: {error})")
         return None
-    (k_loss, k_params), (h_loss, h_params) = first[KGRAPH], first[HAND]
-    same = "OK" if abs(k_loss - h_loss) <= LOSS_TOLERANCE else "MISMATCH: not the same model"
-    print(f"  same weights, same batch: first-step loss kgraph {k_loss:.7f}, hand {h_loss:.7f} "
-          f"(|diff| {abs(k_loss - h_loss):.1e}, {same}); params after it differ by <= "
-          f"{max_difference(k_params, h_params):.1e}")
+    h_loss, h_params = first[HAND]
+    for name in (KGRAPH, PACKED):
+        k_loss, k_params = first[name]
+        same = ("OK" if abs(k_loss - h_loss) <= LOSS_TOLERANCE
+                else "MISMATCH: not the same model")
+        print(f"  same weights, same batch: first-step loss {name} {k_loss:.7f}, hand "
+              f"{h_loss:.7f} (|diff| {abs(k_loss - h_loss):.1e}, {same}); params after it "
+              f"differ by <= {max_difference(k_params, h_params):.1e}")
     for system in systems:  # warm-up: compile and a few steps
         system.carry = system.init()
         system.run(3)
-    per_step = min(systems[1].run(3) for _ in range(3))
+    hand = next(s for s in systems if s.name == HAND)
+    per_step = min(hand.run(3) for _ in range(3))
     steps = int(np.clip(round(round_seconds / per_step), 1, 500))
     samples = interleave(systems, rounds, lambda s: s.run(steps))
-    ratio, ci = ratio_of_medians(samples[KGRAPH], samples[HAND], rng)
-    paired = float(np.median(np.asarray(samples[KGRAPH]) / np.asarray(samples[HAND])))
-    k_ms, h_ms = (float(np.median(samples[n])) * 1e3 for n in (KGRAPH, HAND))
-    print(f"  step time ({rounds} interleaved rounds x {steps} steps): kgraph Trainer "
-          f"{k_ms:.3f} ms, hand-written {h_ms:.3f} ms; ratio {ratio:.3f} "
-          f"[{ci[0]:.3f}, {ci[1]:.3f}] (median per-round ratio {paired:.3f})")
+    h_ms = float(np.median(samples[HAND])) * 1e3
+    results = {}
+    for name in (KGRAPH, PACKED):
+        ratio, ci = ratio_of_medians(samples[name], samples[HAND], rng)
+        paired = float(np.median(np.asarray(samples[name]) / np.asarray(samples[HAND])))
+        k_ms = float(np.median(samples[name])) * 1e3
+        print(f"  step time ({rounds} interleaved rounds x {steps} steps): {name} "
+              f"{k_ms:.3f} ms, hand-written {h_ms:.3f} ms; ratio {ratio:.3f} "
+              f"[{ci[0]:.3f}, {ci[1]:.3f}] (median per-round ratio {paired:.3f})")
+        results[name] = {"ratio": ratio, "ci": ci, "kgraph_ms": k_ms, "hand_ms": h_ms,
+                         "loss_diff": abs(first[name][0] - h_loss)}
     if hlo:
         from hlo_compare import compare_hlo
-        compare_hlo(systems, reference=HAND)
-    return {"ratio": ratio, "ci": ci, "kgraph_ms": k_ms, "hand_ms": h_ms,
-            "loss_diff": abs(k_loss - h_loss)}
+        compare_hlo([s for s in systems if s.name != PACKED], reference=HAND)
+    return results
 
 
 # ------------------------------------------------------------------- fit throughput
@@ -341,16 +356,23 @@ def _fit_cell(result, name):
     return f"{_rate(rate)} ({speedup:.2f}x)"
 
 
+def _step_cell(result, name):
+    if result["step"] is None:
+        return "n/a"
+    s = result["step"][name]
+    return (f"{s['ratio']:.3f} [{s['ci'][0]:.3f}, {s['ci'][1]:.3f}] "
+            f"({s['kgraph_ms']:.3f} vs {s['hand_ms']:.3f} ms)")
+
+
 def markdown_table(results):
-    lines = ["| workload | step ratio vs hand JAX [95% CI] | hand loop steps/s | kgraph fit "
-             "| kgraph fit spe=8 | Keras fit |", "|---|---|---|---|---|---|"]
+    lines = ["| workload | step ratio vs hand JAX [95% CI] | packed step ratio [95% CI] "
+             "| hand loop steps/s | kgraph fit | kgraph fit spe=8 | Keras fit |",
+             "|---|---|---|---|---|---|---|"]
     for name, r in results.items():
-        s = r["step"]
-        step = "n/a" if s is None else (f"{s['ratio']:.3f} [{s['ci'][0]:.3f}, {s['ci'][1]:.3f}] "
-                                        f"({s['kgraph_ms']:.3f} vs {s['hand_ms']:.3f} ms)")
         loop = _rate(r["fit"]["hand loop"][0])
-        lines.append(f"| {name} | {step} | {loop} | {_fit_cell(r, 'kgraph fit')} | "
-                     f"{_fit_cell(r, 'kgraph fit spe=8')} | {_fit_cell(r, 'Keras fit')} |")
+        lines.append(f"| {name} | {_step_cell(r, KGRAPH)} | {_step_cell(r, PACKED)} | {loop} "
+                     f"| {_fit_cell(r, 'kgraph fit')} | {_fit_cell(r, 'kgraph fit spe=8')} "
+                     f"| {_fit_cell(r, 'Keras fit')} |")
     return "\n".join(lines)
 
 
@@ -368,11 +390,13 @@ def target_lines(results):
 
     lines = []
     for name, r in results.items():
-        s = r["step"]
-        if s is None:
-            lines.append(f"{name}: step ratio <= {TARGET_STEP_RATIO}: n/a")
-        else:
-            lines.append(f"{name}: step ratio {s['ratio']:.3f} <= {TARGET_STEP_RATIO}: "
+        for system in (KGRAPH, PACKED):
+            if r["step"] is None:
+                lines.append(f"{name}: {system} step ratio <= {TARGET_STEP_RATIO}: n/a")
+                continue
+            s = r["step"][system]
+            lines.append(f"{name}: {system} step ratio {s['ratio']:.3f} <= "
+                         f"{TARGET_STEP_RATIO}: "
                          f"{verdict(s['ratio'], s['ci'], TARGET_STEP_RATIO, False)}")
         checks = []
         if name in ("tiny", "mlp"):

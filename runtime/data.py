@@ -1,8 +1,9 @@
 """Data for fit/evaluate/predict: in-memory arrays and Python iterables of batches.
 
 Arrays (a single array, a list or a dict, as the model's inputs) are put on the device
-once; each epoch only sends a table of row indices, and the compiled step gathers its
-batch on the device. The last partial batch is padded to the full batch size with a
+once; each epoch only sends a table of row indices. The compiled step gathers its batch
+on the device, or, for small batches, one gather puts the epoch's rows in order and each
+step slices its batch from them. The last partial batch is padded to the full batch size with a
 weight-0 row mask (``valid``), so one compiled step serves every batch and padded rows
 count for nothing. Iterables yield host batches, which are padded the same way (to the
 first batch's size) and put on the device one step ahead of their use.
@@ -20,9 +21,19 @@ import collections
 import math
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 DEVICE_RESIDENT_BYTES = 1 << 30  # arrays larger than this are batched on the host
+# Batches up to this size are gathered once per epoch (one copy of the data, in the
+# epoch's order, sliced contiguously by the steps): a small gather in every step costs
+# more in fixed overhead than its share of one big copy. Larger batches gather per step.
+EPOCH_GATHER_MAX_BATCH_BYTES = 1 << 16
+
+
+@jax.jit
+def _gather_rows(tree, rows):
+    return jax.tree_util.tree_map(lambda a: jnp.take(a, rows, axis=0, mode="clip"), tree)
 
 
 def bucket(n: int) -> int:
@@ -129,7 +140,9 @@ class ArrayData:
         self.steps = math.ceil(self.size / self.batch_size)
         nbytes = sum(a.nbytes for a in jax.tree_util.tree_leaves(self.arrays))
         self.device_resident = nbytes <= DEVICE_RESIDENT_BYTES
+        self.batch_bytes = self.batch_size * nbytes // max(self.size, 1)
         self._on_device = None
+        self._in_order = None  # the unshuffled epoch's rows, gathered once
 
     def on_device(self):
         """The arrays on the device (put there once), rows padded to a bucketed size."""
@@ -138,6 +151,23 @@ class ArrayData:
             arrays = _pad(self.arrays, extra) if extra else self.arrays
             self._on_device = jax.device_put(arrays)
         return self._on_device
+
+    def device_epoch(self, order=None):
+        """What fit's device steps read for one epoch: ``(arrays, index, valid)``.
+
+        Small batches: ``arrays`` are the epoch's rows already in table order (batch
+        ``n`` is rows ``n * batch_size ...``) and ``index`` is None. Larger batches:
+        ``arrays`` are the resident data and step ``n`` gathers rows ``index[n]``.
+        """
+        index, valid = self.epoch_table(order, padded_rows=True)
+        valid = jax.device_put(valid)
+        if self.batch_bytes > EPOCH_GATHER_MAX_BATCH_BYTES:
+            return self.on_device(), jax.device_put(index), valid
+        if order is not None:
+            return _gather_rows(self.on_device(), jax.device_put(index.reshape(-1))), None, valid
+        if self._in_order is None:
+            self._in_order = _gather_rows(self.on_device(), jax.device_put(index.reshape(-1)))
+        return self._in_order, None, valid
 
     def epoch_table(self, order=None, padded_rows=False):
         """``(index, valid)``: ``(steps, batch)`` row indices and 0/1 real-row mask.

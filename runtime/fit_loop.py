@@ -195,8 +195,7 @@ def train_epoch(loop, callbacks, data, *, shuffle_rng, steps_per_execution: int)
 
     if isinstance(data, data_lib.ArrayData) and data.device_resident:
         order = shuffle_rng.permutation(data.size) if shuffle_rng is not None else None
-        index, valid = jax.device_put(data.epoch_table(order, padded_rows=True))
-        device_data = data.on_device()
+        device_data, index, valid = data.device_epoch(order)
         start = jnp.asarray(loop.global_step, jnp.int32)
         done = 0
         while done < data.steps and not loop.stop_training:

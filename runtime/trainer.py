@@ -265,14 +265,21 @@ class Trainer:
     def _fit_indexed(self, packed, data, index, valid, start, *, steps):
         """``steps`` steps over device-resident ``data`` = (x, y, sample_weight).
 
-        Step ``n`` of the epoch (``n = ts.step - start``) trains on rows ``index[n]``;
-        ``valid[n]`` marks real rows (padding repeats a row with weight 0).
+        Step ``n`` of the epoch (``n = ts.step - start``) trains on rows ``index[n]``, or
+        with ``index=None`` on the ``n``-th contiguous block of rows (data gathered into
+        the epoch's order); ``valid[n]`` marks real rows (padding repeats a row with
+        weight 0).
         """
         def body(ts, _):
             position = ts.step - start
-            rows = jax.lax.dynamic_index_in_dim(index, position, keepdims=False)
             mask = jax.lax.dynamic_index_in_dim(valid, position, keepdims=False)
-            x, y, sample_weight = _take_rows(data, rows)
+            if index is None:
+                size = mask.shape[0]
+                x, y, sample_weight = jax.tree_util.tree_map(
+                    lambda a: jax.lax.dynamic_slice_in_dim(a, position * size, size), data)
+            else:
+                rows = jax.lax.dynamic_index_in_dim(index, position, keepdims=False)
+                x, y, sample_weight = _take_rows(data, rows)
             return self._step(ts, x, y, sample_weight, mask)
 
         ts = _unpacked(packed)

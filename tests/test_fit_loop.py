@@ -8,7 +8,7 @@ import pytest
 
 import compiler
 import kgraph as kg
-from runtime import Trainer, losses
+from runtime import Trainer, data as data_lib, losses
 
 
 def _model(batchnorm=False):
@@ -65,8 +65,12 @@ def _assert_trees_close(a, b, tol=1e-6):
         np.testing.assert_allclose(u, v, rtol=tol, atol=tol)
 
 
-@pytest.mark.parametrize("batchnorm", [False, True])
-def test_fit_equals_a_hand_written_loop_with_a_partial_last_batch(batchnorm):
+@pytest.mark.parametrize("batchnorm, gather_per_step",
+                         [(False, False), (True, False), (True, True)])
+def test_fit_equals_a_hand_written_loop_with_a_partial_last_batch(batchnorm, gather_per_step,
+                                                                   monkeypatch):
+    if gather_per_step:  # as for large batches: each step gathers its rows
+        monkeypatch.setattr(data_lib, "EPOCH_GATHER_MAX_BATCH_BYTES", 0)
     x, y = _data(70)  # 32 + 32 + 6: the last batch is padded to 32 and masked
     reference = _model(batchnorm)
     kg.reset_names()
@@ -134,6 +138,20 @@ def test_fit_is_bitwise_deterministic_for_a_seed():
         model.fit(*_data(50), batch_size=8, epochs=2, verbose=0)
         results.append(compiler.variables(model))
     for a, b in zip(jax.tree_util.tree_leaves(results[0]), jax.tree_util.tree_leaves(results[1])):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_shuffled_epochs_are_the_same_gathered_per_epoch_or_per_step(monkeypatch):
+    weights = []
+    for limit in (data_lib.EPOCH_GATHER_MAX_BATCH_BYTES, 0):
+        monkeypatch.setattr(data_lib, "EPOCH_GATHER_MAX_BATCH_BYTES", limit)
+        kg.reset_names()
+        kg.random.set_seed(0)
+        model = _model()
+        model.compile(optax.adam(1e-2), _loss(), seed=5)
+        model.fit(*_data(45), batch_size=8, epochs=2, verbose=0)
+        weights.append(model.get_weights())
+    for a, b in zip(*weights, strict=True):
         np.testing.assert_array_equal(a, b)
 
 
