@@ -15,6 +15,6 @@ from runtime.optimizers import mask_by_path
 from runtime.packing import Packed
 from runtime.trainer import Trainer, TrainState
 
-__all__ = ["CSVLogger", "Callback", "EarlyStopping", "FitLoop", "History", "LambdaCallback", "Packed",
-           "ReduceLROnPlateau", "TerminateOnNaN", "TrainState", "Trainer", "callbacks",
-           "losses", "mask_by_path", "metrics", "optimizers"]
+__all__ = ["CSVLogger", "Callback", "EarlyStopping", "FitLoop", "History", "LambdaCallback",
+           "Packed", "ReduceLROnPlateau", "TerminateOnNaN", "TrainState", "Trainer",
+           "callbacks", "losses", "mask_by_path", "metrics", "optimizers", "packing"]

@@ -238,8 +238,7 @@ def evaluate_data(trainer, train_state, data, callbacks=None) -> dict:
     clock = _HookClock(callbacks, "test")
     count = 0
     if isinstance(data, data_lib.ArrayData) and data.device_resident:
-        index, valid = jax.device_put(data.epoch_table(padded_rows=True))
-        device_data = data.on_device()
+        device_data, index, valid = data.device_epoch()
         per_batch = clock.interval == 0.0
         for i in range(data.steps) if per_batch else [None]:
             if per_batch:
@@ -271,9 +270,8 @@ def predict_data(trainer, train_state, data, callbacks=None):
     """Model outputs for every sample of ``data`` as NumPy arrays."""
     clock = _HookClock(callbacks, "predict")
     if isinstance(data, data_lib.ArrayData) and data.device_resident and clock.interval != 0.0:
-        index, _ = jax.device_put(data.epoch_table(padded_rows=True))
-        x_dev = data.on_device()[0]
-        stacked = trainer.predict_indexed(train_state, x_dev, index)
+        (x_dev, _, _), index, valid = data.device_epoch()
+        stacked = trainer.predict_indexed(train_state, x_dev, index, valid)
         if clock.interval is not None:
             callbacks.on_predict_batch_end(data.steps - 1, {"outputs": stacked})
         return jax.tree_util.tree_map(

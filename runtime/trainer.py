@@ -89,6 +89,18 @@ def _take_rows(tree, index):
     return jax.tree_util.tree_map(lambda a: jnp.take(a, index, axis=0, mode="clip"), tree)
 
 
+def _rows_at(data, index, valid, position):
+    """Batch ``position`` of an epoch table and its 0/1 row mask ``valid[position]``: rows
+    ``index[position]`` of ``data``, or with ``index=None`` its ``position``-th block of
+    contiguous rows (data already in the epoch's order)."""
+    mask = jax.lax.dynamic_index_in_dim(valid, position, keepdims=False)
+    if index is None:
+        size = mask.shape[0]
+        return jax.tree_util.tree_map(
+            lambda a: jax.lax.dynamic_slice_in_dim(a, position * size, size), data), mask
+    return _take_rows(data, jax.lax.dynamic_index_in_dim(index, position, keepdims=False)), mask
+
+
 class Trainer:
     """Pure training of ``model`` with an optax optimizer, losses and metrics.
 
@@ -271,15 +283,7 @@ class Trainer:
         weight 0).
         """
         def body(ts, _):
-            position = ts.step - start
-            mask = jax.lax.dynamic_index_in_dim(valid, position, keepdims=False)
-            if index is None:
-                size = mask.shape[0]
-                x, y, sample_weight = jax.tree_util.tree_map(
-                    lambda a: jax.lax.dynamic_slice_in_dim(a, position * size, size), data)
-            else:
-                rows = jax.lax.dynamic_index_in_dim(index, position, keepdims=False)
-                x, y, sample_weight = _take_rows(data, rows)
+            (x, y, sample_weight), mask = _rows_at(data, index, valid, ts.step - start)
             return self._step(ts, x, y, sample_weight, mask)
 
         ts = _unpacked(packed)
@@ -291,19 +295,18 @@ class Trainer:
         return self._evaluate(ts, metrics, *batch)
 
     def _eval_indexed(self, ts, metrics, data, index, valid, start, stop):
-        """Evaluate batches ``start .. stop - 1`` of the table (a loop with a dynamic trip
-        count: one compiled program for any number of batches)."""
+        """Evaluate batches ``start .. stop - 1`` of the epoch table (see ``_rows_at``; a
+        loop with a dynamic trip count: one compiled program for any number of batches)."""
         def body(position, metrics):
-            rows = jax.lax.dynamic_index_in_dim(index, position, keepdims=False)
-            mask = jax.lax.dynamic_index_in_dim(valid, position, keepdims=False)
-            x, y, sample_weight = _take_rows(data, rows)
+            (x, y, sample_weight), mask = _rows_at(data, index, valid, position)
             return self._evaluate(ts, metrics, x, y, sample_weight, mask)
 
         return jax.lax.fori_loop(start, stop, body, metrics)
 
-    def _predict_indexed(self, ts, x_data, index):
-        """Outputs for every row of the index table, stacked ``(steps, batch, ...)``."""
-        def body(carry, rows):
-            return carry, self._predict(ts, _take_rows(x_data, rows))
+    def _predict_indexed(self, ts, x_data, index, valid):
+        """Outputs for every batch of the epoch table, stacked ``(steps, batch, ...)``."""
+        def body(position, _):
+            (x,), _mask = _rows_at((x_data,), index, valid, position)
+            return position + 1, self._predict(ts, x)
 
-        return jax.lax.scan(body, None, index)[1]
+        return jax.lax.scan(body, jnp.zeros((), jnp.int32), None, length=valid.shape[0])[1]
