@@ -111,7 +111,9 @@ class Trainer:
     metrics (logs: their running values); ``predict_step(ts, x)`` returns the outputs.
     ``train_step``'s logs are the batch's loss and metrics, as 0-d device arrays;
     ``train_steps`` returns them stacked, one row per step. (``fit`` keeps running epoch
-    means in ``ts.metrics`` instead.)
+    means in ``ts.metrics`` instead.) Every step also takes a packed train state
+    (``pack(ts)``, see ``runtime.packing``) and returns one: the same numbers, with far
+    less dispatch overhead per step for small models.
 
     Args:
       model: a kgraph model (compiled here with ``compiler.compile``).
