@@ -129,46 +129,32 @@ def _self_attention(p, x, key_dim):
     return jnp.einsum("bthk,hkd->btd", heads, out["kernel"]) + out["bias"]
 
 
-# ---------------------------------------------------------------------------- tiny
-def _tiny_kgraph():
-    x = kg.Input(shape=(32,), name="features")
-    h = kg.layers.Dense(32, activation="relu", name="fc_1")(x)
-    h = kg.layers.Dense(32, activation="relu", name="fc_2")(h)
-    return kg.Model(x, kg.layers.Dense(1, name="out")(h), name="tiny")
+# ------------------------------------------------------------------------ tiny, mlp
+def _relu_mlp(name, input_name, inputs, width, outputs, output_name):
+    """``(build_kgraph, forward, build_keras)`` of an ``inputs-width-width-outputs`` ReLU MLP
+    whose layers are named ``fc_1``, ``fc_2`` and ``output_name``."""
+    def build_kgraph():
+        x = kg.Input(shape=(inputs,), name=input_name)
+        h = kg.layers.Dense(width, activation="relu", name="fc_1")(x)
+        h = kg.layers.Dense(width, activation="relu", name="fc_2")(h)
+        return kg.Model(x, kg.layers.Dense(outputs, name=output_name)(h), name=name)
+
+    def forward(p, x):
+        h = jax.nn.relu(_dense(p["fc_1"], x))
+        h = jax.nn.relu(_dense(p["fc_2"], h))
+        return _dense(p[output_name], h)
+
+    def build_keras(keras):
+        x = keras.Input(shape=(inputs,))
+        h = keras.layers.Dense(width, activation="relu")(x)
+        h = keras.layers.Dense(width, activation="relu")(h)
+        return keras.Model(x, keras.layers.Dense(outputs)(h))
+
+    return build_kgraph, forward, build_keras
 
 
-def _tiny_forward(p, x):
-    h = jax.nn.relu(_dense(p["fc_1"], x))
-    h = jax.nn.relu(_dense(p["fc_2"], h))
-    return _dense(p["out"], h)
-
-
-def _tiny_keras(keras):
-    x = keras.Input(shape=(32,))
-    h = keras.layers.Dense(32, activation="relu")(x)
-    h = keras.layers.Dense(32, activation="relu")(h)
-    return keras.Model(x, keras.layers.Dense(1)(h))
-
-
-# ----------------------------------------------------------------------------- mlp
-def _mlp_kgraph():
-    x = kg.Input(shape=(784,), name="pixels")
-    h = kg.layers.Dense(512, activation="relu", name="fc_1")(x)
-    h = kg.layers.Dense(512, activation="relu", name="fc_2")(h)
-    return kg.Model(x, kg.layers.Dense(10, name="logits")(h), name="mlp")
-
-
-def _mlp_forward(p, x):
-    h = jax.nn.relu(_dense(p["fc_1"], x))
-    h = jax.nn.relu(_dense(p["fc_2"], h))
-    return _dense(p["logits"], h)
-
-
-def _mlp_keras(keras):
-    x = keras.Input(shape=(784,))
-    h = keras.layers.Dense(512, activation="relu")(x)
-    h = keras.layers.Dense(512, activation="relu")(h)
-    return keras.Model(x, keras.layers.Dense(10)(h))
+_tiny_kgraph, _tiny_forward, _tiny_keras = _relu_mlp("tiny", "features", 32, 32, 1, "out")
+_mlp_kgraph, _mlp_forward, _mlp_keras = _relu_mlp("mlp", "pixels", 784, 512, 10, "logits")
 
 
 # ----------------------------------------------------------------------------- cnn

@@ -3,9 +3,9 @@
 Arrays (a single array, a list or a dict, as the model's inputs) are put on the device
 once; each epoch only sends a table of row indices. The compiled step gathers its batch
 on the device, or, for small batches, one gather puts the epoch's rows in order and each
-step slices its batch from them. The last partial batch is padded to the full batch size with a
-weight-0 row mask (``valid``), so one compiled step serves every batch and padded rows
-count for nothing. Iterables yield host batches, which are padded the same way (to the
+step slices its batch from them. The last partial batch is padded to the full batch size
+with a weight-0 row mask (``valid``), so one compiled step serves every batch and padded
+rows count for nothing. Iterables yield host batches, which are padded the same way (to the
 first batch's size) and put on the device one step ahead of their use.
 
 >>> import numpy as np
@@ -31,9 +31,12 @@ DEVICE_RESIDENT_BYTES = 1 << 30  # arrays larger than this are batched on the ho
 EPOCH_GATHER_MAX_BATCH_BYTES = 1 << 16
 
 
-@jax.jit
-def _gather_rows(tree, rows):
+def take_rows(tree, rows):
+    """Rows ``rows`` of every array in ``tree`` (traceable; indices are clipped)."""
     return jax.tree_util.tree_map(lambda a: jnp.take(a, rows, axis=0, mode="clip"), tree)
+
+
+_gather_rows = jax.jit(take_rows)
 
 
 def bucket(n: int) -> int:
@@ -163,11 +166,12 @@ class ArrayData:
         valid = jax.device_put(valid)
         if self.batch_bytes > EPOCH_GATHER_MAX_BATCH_BYTES:
             return self.on_device(), jax.device_put(index), valid
-        if order is not None:
-            return _gather_rows(self.on_device(), jax.device_put(index.reshape(-1))), None, valid
-        if self._in_order is None:
-            self._in_order = _gather_rows(self.on_device(), jax.device_put(index.reshape(-1)))
-        return self._in_order, None, valid
+        if order is None and self._in_order is not None:
+            return self._in_order, None, valid
+        arrays = _gather_rows(self.on_device(), jax.device_put(index.reshape(-1)))
+        if order is None:
+            self._in_order = arrays
+        return arrays, None, valid
 
     def epoch_table(self, order=None, padded_rows=False):
         """``(index, valid)``: ``(steps, batch)`` row indices and 0/1 real-row mask.

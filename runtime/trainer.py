@@ -21,6 +21,7 @@ import optax
 
 import compiler
 from runtime import optimizers, packing as packing_lib
+from runtime.data import take_rows
 from runtime.objective import Objective
 
 
@@ -85,10 +86,6 @@ def _like(original, ts):
     return original.packing.pack(ts) if isinstance(original, packing_lib.Packed) else ts
 
 
-def _take_rows(tree, index):
-    return jax.tree_util.tree_map(lambda a: jnp.take(a, index, axis=0, mode="clip"), tree)
-
-
 def _rows_at(data, index, valid, position):
     """Batch ``position`` of an epoch table and its 0/1 row mask ``valid[position]``: rows
     ``index[position]`` of ``data``, or with ``index=None`` its ``position``-th block of
@@ -98,7 +95,7 @@ def _rows_at(data, index, valid, position):
         size = mask.shape[0]
         return jax.tree_util.tree_map(
             lambda a: jax.lax.dynamic_slice_in_dim(a, position * size, size), data), mask
-    return _take_rows(data, jax.lax.dynamic_index_in_dim(index, position, keepdims=False)), mask
+    return take_rows(data, jax.lax.dynamic_index_in_dim(index, position, keepdims=False)), mask
 
 
 class Trainer:

@@ -10,6 +10,7 @@ import pytest
 import kgraph as kg
 from runtime import Callback, Trainer, TrainState, losses, packing as packing_lib
 from tests.conftest import tree_equal
+from tests.test_trainer import _classifier as _model, _data
 
 
 def _mixed_tree():
@@ -59,21 +60,6 @@ def test_packed_reads_fields_through_and_is_a_pytree():
     assert tree_equal(copied.unpack(), tree)
     with pytest.raises(AttributeError):
         packed.no_such_field
-
-
-def _model(dropout=0.0, batchnorm=False):
-    x = kg.Input(shape=(6,), name="x")
-    h = kg.layers.Dense(8, activation="relu", name="hidden")(x)
-    if batchnorm:
-        h = kg.layers.BatchNormalization(name="bn")(h)
-    if dropout:
-        h = kg.layers.Dropout(dropout, name="drop")(h)
-    return kg.Model(x, kg.layers.Dense(3, name="out")(h))
-
-
-def _data(n=24, seed=0):
-    rng = np.random.default_rng(seed)
-    return rng.normal(size=(n, 6)).astype(np.float32), rng.integers(0, 3, n).astype(np.int32)
 
 
 def test_trainer_steps_on_a_packed_state_equal_unpacked_steps_bitwise():

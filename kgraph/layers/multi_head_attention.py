@@ -87,8 +87,8 @@ def _build_attention_equation(rank, attn_axes):
     """Query-key dot-product and combination equations over ``attn_axes``.
 
     Keras's, except that the dot product takes the query first (Keras: key first): the
-    same scores, and XLA:CPU compiles this order to a faster program (about 3% of a
-    transformer block's train step).
+    same scores, and XLA:CPU compiles this order to a faster train step (compare
+    ``benchmarks/bench_runtime.py --workloads transformer`` with the operands swapped).
     """
     target = "".join(_letter(i) for i in range(rank))
     batch_dims = tuple(i for i in range(rank) if i not in attn_axes and i != rank - 1)
