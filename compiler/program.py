@@ -16,7 +16,8 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
-from compiler.weights import get_path, set_path, split_values, weight_entries
+from compiler.weights import (get_path, graph_signature, set_path, split_values,
+                              weight_entries)
 from kgraph import context
 from kgraph.graph import NodeHook
 from kgraph.layer import Layer
@@ -52,6 +53,7 @@ class Program:
         self.model = model
         self.nodes = list(getattr(model, "_nodes", ()))
         self._entries = weight_entries(model)
+        self._signature = graph_signature(model, self._entries)
         self._jitted = jax.jit(self.apply, static_argnames=("training",))
 
     def init(self, key) -> tuple[dict, dict]:
@@ -61,6 +63,7 @@ class Program:
         vmapped call (bitwise the same values as one call each), so deep models initialise
         in a few dispatches per kind of weight rather than several per weight.
         """
+        self._check_current()
         hashes = [context.stable_hash("/".join(e.path)) for e in self._entries]
         keys = jax.vmap(jax.random.fold_in, in_axes=(None, 0))(
             key, jnp.asarray(hashes, jnp.uint32))
@@ -112,11 +115,12 @@ class Program:
             sample_mask=None) -> Run:
         """Like ``apply``, returning a ``Run``: outputs, new state, auxiliary loss, output
         masks (Keras masks of the flattened outputs, None where unmasked) and captures."""
+        self._check_current()
         values = {id(e.variable): get_path(params if e.is_param else state, e.path,
                                             "params" if e.is_param else "state")
                   for e in self._entries}
         ctx = context.CallContext(values=values, training=training, key=key,
-                                  collect_assignments=True)
+                                  collect_assignments=True, strict=True)
         ctx.sample_mask = sample_mask
         captured = None
         if capture is not None:
@@ -145,6 +149,15 @@ class Program:
                                  f"{self.model.name!r}; paths are layer names, nested ones as "
                                  f"'inner_model/layer'.")
         return Run(outputs, new_state, loss, masks, captured)
+
+    def _check_current(self):
+        """Raise if the model changed since it was compiled (runs at trace time only)."""
+        if graph_signature(self.model) != self._signature:
+            raise ValueError(
+                f"Model {self.model.name!r} changed after it was compiled (layers added, "
+                "removed, rebuilt or re-assigned, or weights frozen or unfrozen), so this "
+                "program no longer describes it. Compile it again: compiler.compile(model) "
+                "(or model.compile(...) before fit).")
 
     def constrain(self, params):
         """``params`` with every weight constraint applied (after an optimizer update)."""

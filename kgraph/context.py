@@ -53,44 +53,86 @@ class CallContext:
     docstring; None means every row is real) and ``hooks``.
     """
 
-    def __init__(self, values=None, training=None, key=None, collect_assignments=False):
+    def __init__(self, values=None, training=None, key=None, collect_assignments=False,
+                 strict=False):
         self.values = values
         self.training = training
         self.key = key
         self.collect_assignments = collect_assignments
+        self.strict = strict  # reading a variable missing from ``values`` is an error
         self.sample_mask = None  # (batch,) floats: 1 for real rows, 0 for padding rows
         self.assignments: dict[int, Any] = {}
+        self.assigned: dict[int, Any] = {}  # id -> Variable, for the assignments above
         self.losses: list = []  # from layer.add_loss during this run
         self.hooks: tuple = ()  # kgraph.graph.NodeHook objects run around every node
         self.output_masks: dict = {}  # id(model) -> output masks of its last run
         self.path: list[str] = []
+        self.parent: CallContext | None = None
         self._key_counts: dict[str, int] = {}
 
+    def child(self, share_key_counts=True) -> CallContext:
+        """A fresh scope for one step of a loop (``scan``): it reads what this context
+        reads (and what was assigned in it so far), but collects its own assignments
+        and losses, which the loop carries out of the step."""
+        scope = CallContext(values=self.values, training=self.training, key=self.key,
+                            collect_assignments=True, strict=self.strict)
+        scope.sample_mask, scope.hooks, scope.path = self.sample_mask, self.hooks, self.path
+        scope.parent = self
+        scope._key_counts = self._key_counts if share_key_counts else dict(self._key_counts)
+        return scope
+
     def read(self, variable):
-        """The value of ``variable`` in this context, or None to use its stored value."""
+        """The value of ``variable`` in this context, or None to use its stored value.
+
+        A strict context (``compiler``'s pure ``apply``) raises for a variable that is
+        neither in its ``values`` nor assigned during the run: a layer outside the compiled
+        model, or a weight created after compiling, must never fall back silently to a
+        stored value (gradients would skip it).
+        """
         vid = id(variable)
-        if vid in self.assignments:
-            return self.assignments[vid]
+        scope = self
+        while scope is not None:
+            if vid in scope.assignments:
+                return scope.assignments[vid]
+            scope = scope.parent
         if self.values is not None:
-            return self.values.get(vid)
+            value = self.values.get(vid)
+            if value is None and self.strict:
+                raise ValueError(
+                    f'Weight "{variable.path}" was read while running a compiled program, but '
+                    "it is not among the program's params or state. It belongs to a layer "
+                    "that is not part of the compiled model (held in an attribute it does "
+                    "not track?), or was created after compiler.compile: compile the model "
+                    "again.")
+            return value
         return None
+
+    def record(self, variable, value):
+        """Record an assignment made during a pure run (instead of mutating)."""
+        self.assignments[id(variable)] = value
+        self.assigned[id(variable)] = variable
+
+    def _root_key(self):
+        if self.key is None:
+            if self.parent is not None:
+                self.key = self.parent._root_key()
+            else:
+                from kgraph import random as kg_random
+
+                self.key = kg_random.next_key()
+        return self.key
 
     def next_key(self, owner: str):
         """A fresh key for the layer at the current path (each call gets a new one)."""
         path = "/".join(self.path) or owner
         count = self._key_counts.get(path, 0)
         self._key_counts[path] = count + 1
-        if self.key is None:
-            from kgraph import random as kg_random
-
-            if self.values is not None:
-                raise ValueError(
-                    f'Layer "{owner}" needs a random key (it is random in this mode, e.g. '
-                    "training=True), but none was given. Pass key=jax.random.PRNGKey(...) "
-                    "to apply (or train with a Trainer, which passes one)."
-                )
-            self.key = kg_random.next_key()
-        key = jax.random.fold_in(self.key, stable_hash(path))
+        if self.key is None and self.values is not None:
+            raise ValueError(
+                f'Layer "{owner}" needs a random key (it is random in this mode, e.g. '
+                "training=True), but none was given. Pass key=jax.random.PRNGKey(...) "
+                "to apply (or train with a Trainer, which passes one).")
+        key = jax.random.fold_in(self._root_key(), stable_hash(path))
         return jax.random.fold_in(key, count)
 
     def __enter__(self):
@@ -156,3 +198,58 @@ def sample_mask_scope(mask):
         yield
     finally:
         ctx.sample_mask = saved
+
+
+def scan(body, init, xs, **kwargs):
+    """``jax.lax.scan`` for a body that runs layers (an RNN's cell over time).
+
+    Each step runs in a fresh scope (``CallContext.child``): the weights it assigns (state
+    such as a counter or running statistics) are carried from step to step, and its
+    ``add_loss`` values are summed over the steps; both reach the enclosing call after
+    the loop, as if the steps had run one after another. Without this, values traced
+    inside the loop body would leak out of it. Outside any call it is ``jax.lax.scan``.
+    """
+    parent = current()
+    if parent is None:
+        return jax.lax.scan(body, init, xs, **kwargs)
+    if parent.values is None:
+        parent._root_key()  # eager: draw the key now, outside the traced body
+
+    # One abstract step finds which weights the body assigns and whether it adds losses.
+    probe = parent.child(share_key_counts=False)
+
+    def probe_step(carry, x):
+        with probe:
+            return body(carry, x)
+
+    def spec(a):
+        return jax.ShapeDtypeStruct(jnp.shape(a), jnp.result_type(a))
+
+    jax.eval_shape(probe_step, jax.tree_util.tree_map(spec, init),
+                   jax.tree_util.tree_map(lambda a: jax.ShapeDtypeStruct(
+                       jnp.shape(a)[1:], jnp.result_type(a)), xs))
+    if not probe.assigned and not probe.losses:
+        return jax.lax.scan(body, init, xs, **kwargs)
+    assigned = dict(probe.assigned)
+    start = {vid: variable.value for vid, variable in assigned.items()}
+
+    def step(carry, x):
+        inner, state = carry
+        scope = parent.child()
+        scope.assignments.update(state)
+        with scope:
+            inner, y = body(inner, x)
+        unexpected = set(scope.assigned) - set(assigned)
+        if unexpected:
+            raise RuntimeError("A loop body assigned different weights on different traces: "
+                               f"{sorted(scope.assigned[v].path for v in unexpected)}.")
+        state = {vid: scope.assignments.get(vid, value) for vid, value in state.items()}
+        loss = sum((jnp.sum(value) for value in scope.losses), jnp.zeros((), jnp.float32))
+        return (inner, state), (y, loss)
+
+    (carry, state), (ys, losses) = jax.lax.scan(step, (init, start), xs, **kwargs)
+    for vid, variable in assigned.items():
+        variable.assign(state[vid])
+    if probe.losses:
+        parent.losses.append(jnp.sum(losses))
+    return carry, ys

@@ -80,10 +80,13 @@ class Functional(Model):
     def _tracked_layers(self):
         return self._layers
 
-    def _variable_tree(self):
+    def _variable_tree(self, _seen=None):
+        seen = {id(self)} if _seen is None else _seen | {id(self)}
         tree = {}
         for layer in self._layers:
-            sub = layer._variable_tree()
+            if id(layer) in seen:
+                continue
+            sub = layer._variable_tree(seen)
             if sub:
                 tree[layer.name] = sub
         return tree

@@ -50,6 +50,25 @@ def _to_jax(x):
 
 _shapes = call_args.shape_of
 
+# Attributes of the Layer machinery itself, never searched for sub-layers or weights.
+_UNTRACKED = frozenset({"_inbound_nodes", "_output_spec_cache", "_own_variables", "_var_attrs",
+                        "losses", "input_spec", "dtype_policy", "activity_regularizer"})
+
+
+def _collect(value, kind):
+    """Instances of ``kind`` in ``value``: itself, or inside nested lists, tuples, sets and
+    dict values (not inside other objects), in order."""
+    found, stack = [], [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, kind):
+            found.append(item)
+        elif isinstance(item, dict):
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, (list, tuple)):
+            stack.extend(reversed(item))
+    return found
+
 
 class Layer:
     """Base class of all layers.
@@ -85,8 +104,10 @@ class Layer:
     # ----------------------------------------------------------------- attributes
     def __setattr__(self, name, value):
         d = self.__dict__
+        var_attrs = d.get("_var_attrs")
         if isinstance(value, Variable):
             var_attrs = d.setdefault("_var_attrs", {})
+            old = var_attrs.get(name, d.get(name))
             var_attrs[name] = value
             if getattr(value, "_auto_named", False) and value.owner is self:
                 taken = {v.name for v in d.get("_own_variables", ()) if v is not value}
@@ -94,41 +115,73 @@ class Layer:
                     value.name = name
                 value._auto_named = False
             d.pop(name, None)
+            if old is not None and old is not value:
+                self._untrack_variables(old)
             return
-        var_attrs = d.get("_var_attrs")
         if var_attrs and name in var_attrs:
             if value is None:
-                del var_attrs[name]
+                self._untrack_variables(var_attrs.pop(name))
             else:
                 var_attrs[name].assign(value)
             return
-        if not name.startswith("_"):
-            if isinstance(value, Layer):
-                self._track_layer(value)
-            elif isinstance(value, (list, tuple)) and value and all(
-                    isinstance(v, Layer) for v in value):
-                for v in value:
-                    self._track_layer(v)
+        old = d.get(name)
         object.__setattr__(self, name, value)
+        if old is not None and old is not value and name not in _UNTRACKED:
+            self._untrack_variables(old)
+
+    def __delattr__(self, name):
+        var_attrs = self.__dict__.get("_var_attrs")
+        if var_attrs and name in var_attrs:
+            self._untrack_variables(var_attrs.pop(name))
+            return
+        old = self.__dict__.get(name)
+        object.__delattr__(self, name)
+        if old is not None and name not in _UNTRACKED:
+            self._untrack_variables(old)
 
     def __getattr__(self, name):
         var_attrs = self.__dict__.get("_var_attrs")
         if var_attrs is not None and name in var_attrs:
-            return self._autocast(var_attrs[name].value)
+            value = var_attrs[name].value
+            # The compute cast happens only inside a call; outside one a weight reads as
+            # its stored value (float32 under mixed_bfloat16).
+            return self._autocast(value) if context.current() is not None else value
         if isinstance(getattr(type(self), name, None), property):
             # A property (e.g. ``output``) raised AttributeError and Python fell back to
             # here: run it again so its own message, not a generic one, reaches the user.
             return getattr(type(self), name).fget(self)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
-    def _track_layer(self, layer):
-        tracked = self.__dict__.setdefault("_sublayers", [])
-        if all(layer is not t for t in tracked):
-            tracked.append(layer)
+    def _attribute_values(self):
+        """Values of the attributes that can hold sub-layers and weights."""
+        yield from self.__dict__.get("_var_attrs", {}).values()
+        for name, value in self.__dict__.items():
+            if name not in _UNTRACKED:
+                yield value
+
+    def _untrack_variables(self, old):
+        """Forget weights of this layer that ``old`` (a value an attribute no longer holds)
+        held, unless another attribute still holds them (Keras's untracking)."""
+        gone = {id(v): v for v in _collect(old, Variable) if v.owner is self}
+        if not gone:
+            return
+        for value in self._attribute_values():
+            for v in _collect(value, Variable):
+                gone.pop(id(v), None)
+        if gone:
+            self._own_variables = [v for v in self._own_variables if id(v) not in gone]
 
     def _tracked_layers(self) -> list:
-        """Sub-layers whose weights belong to this layer (nested in its weight tree)."""
-        return self.__dict__.get("_sublayers", [])
+        """Sub-layers whose weights belong to this layer (nested in its weight tree): the
+        layers its attributes hold, directly or in (nested) lists, tuples and dicts, in
+        attribute order. Reassigning or deleting an attribute untracks what it held."""
+        found, seen = [], {id(self)}
+        for value in self._attribute_values():
+            for layer in _collect(value, Layer):
+                if id(layer) not in seen:
+                    seen.add(id(layer))
+                    found.append(layer)
+        return found
 
     @property
     def dtype(self):
@@ -189,16 +242,18 @@ class Layer:
 
     @property
     def weights(self) -> list[Variable]:
-        """All weights: own first, then sub-layers', each once."""
-        seen, result = set(), []
-        for v in self._own_variables:
-            seen.add(id(v))
-            result.append(v)
-        for layer in self._tracked_layers():
-            for v in layer.weights:
-                if id(v) not in seen:
-                    seen.add(id(v))
+        """All weights: own first, then sub-layers' (depth first), each once."""
+        result, seen_vars, seen_layers, stack = [], set(), set(), [self]
+        while stack:
+            layer = stack.pop()
+            if id(layer) in seen_layers:
+                continue
+            seen_layers.add(id(layer))
+            for v in layer._own_variables:
+                if id(v) not in seen_vars:
+                    seen_vars.add(id(v))
                     result.append(v)
+            stack.extend(reversed(layer._tracked_layers()))
         return result
 
     @property
@@ -210,15 +265,19 @@ class Layer:
         ids = {id(v) for v in self.trainable_weights}
         return [v for v in self.weights if id(v) not in ids]
 
-    def _variable_tree(self) -> dict:
+    def _variable_tree(self, _seen=None) -> dict:
         """``{weight_name: Variable, sublayer_name: {...}}``: the shape of the params pytree."""
+        seen = {id(self)} if _seen is None else _seen | {id(self)}
         tree = {v.name: v for v in self._own_variables}
         for layer in self._tracked_layers():
-            sub = layer._variable_tree()
+            if id(layer) in seen:
+                continue
+            sub = layer._variable_tree(seen)
             if sub:
                 if layer.name in tree:
                     raise ValueError(f'Layer "{self.name}" has a weight and a sub-layer both '
-                                     f'named "{layer.name}".')
+                                     f'named "{layer.name}"; give the sub-layers distinct '
+                                     "names.")
                 tree[layer.name] = sub
         return tree
 

@@ -30,7 +30,8 @@ def seed() -> int:
 def next_key():
     """A fresh key from the eager stream."""
     global _key, _count
-    if _key is None:
-        _key = jax.random.PRNGKey(_seed)
-    _count += 1
-    return jax.random.fold_in(_key, _count)
+    with jax.ensure_compile_time_eval():  # concrete even when first drawn inside a trace
+        if _key is None:
+            _key = jax.random.PRNGKey(_seed)
+        _count += 1
+        return jax.random.fold_in(_key, _count)

@@ -81,7 +81,7 @@ class Variable:
                     "apply. Only non-trainable weights (state) may be updated inside call; "
                     "trainable weights change through the optimizer."
                 )
-            ctx.assignments[id(self)] = value
+            ctx.record(self, value)
         else:
             self._value = value
 

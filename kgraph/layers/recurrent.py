@@ -26,7 +26,7 @@ import functools
 import jax
 import jax.numpy as jnp
 
-from kgraph import regularizers, shape_inference
+from kgraph import context, regularizers, shape_inference
 from kgraph.input_spec import InputSpec
 from kgraph.keras_tensor import KerasTensor
 from kgraph.layer import Layer
@@ -61,7 +61,7 @@ def _scan(step, states, sequences, mask, *, go_backwards, zero_output_for_mask,
             new_states = [jnp.where(keep(n), n, s) for n, s in zip(new_states, carry)]
         return [n.astype(s.dtype) for n, s in zip(new_states, carry)], output
 
-    final, outputs = jax.lax.scan(body, list(states), xs if mask is None else (xs, mask))
+    final, outputs = context.scan(body, list(states), xs if mask is None else (xs, mask))
     return (jnp.swapaxes(outputs, 0, 1) if return_sequences else outputs[-1]), final
 
 
