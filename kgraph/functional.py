@@ -48,7 +48,7 @@ class Functional(Model):
     autocast = False  # each inner layer casts for itself
 
     def __init__(self, inputs, outputs, name=None, trainable=True):
-        super().__init__(name=name or naming.unique_name("functional"), trainable=trainable)
+        super().__init__(name=name, trainable=trainable)
         self._inputs_struct = inputs
         self._outputs_struct = outputs
         self.inputs, self._in_treedef = jax.tree_util.tree_flatten(inputs)
@@ -61,6 +61,7 @@ class Functional(Model):
             if id(layer) not in seen:
                 seen.add(id(layer))
                 layers.append(layer)
+        naming.localize_names(layers)
         counts = collections.Counter(layer.name for layer in layers)
         duplicated = [name for name, count in counts.items() if count > 1]
         if duplicated:

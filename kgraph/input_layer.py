@@ -35,6 +35,10 @@ class InputLayer(Layer):
     def call(self, inputs):
         return inputs
 
+    def _set_name(self, name):
+        self.name = name
+        self._inbound_nodes[0].outputs[0].name = name
+
     def get_config(self):
         """Keras 3's InputLayer config (``sparse``/``ragged``/``optional`` are always False)."""
         return {"batch_shape": list(self.batch_shape), "dtype": self.dtype.name,

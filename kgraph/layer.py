@@ -90,7 +90,11 @@ class Layer:
         if kwargs:
             raise TypeError(f"{type(self).__name__} got unexpected keyword argument(s) "
                             f"{sorted(kwargs)}.")
-        self.name = name or naming.unique_name(naming.to_snake_case(type(self).__name__))
+        base = self.__dict__.get("_name_base") or naming.to_snake_case(type(self).__name__)
+        self._name_base = base
+        self._auto_name = not name  # renamed unique within the first model it joins
+        self._created = naming.creation_index()
+        self.name = name or naming.unique_name(base)
         self._trainable = bool(trainable)
         self.dtype_policy = dtype_policy.get(dtype)
         self.activity_regularizer = regularizers.get(activity_regularizer)
@@ -182,6 +186,15 @@ class Layer:
                     seen.add(id(layer))
                     found.append(layer)
         return found
+
+    _name_local = False  # named unique within a model (see kgraph.naming)
+
+    def _set_name(self, name):
+        self.name = name
+
+    def _owns_namespace(self) -> bool:
+        """True for models: they name their own layers when they are built."""
+        return False
 
     @property
     def dtype(self):

@@ -37,6 +37,9 @@ class Model(Layer):
         super().__init__(*args, **kwargs)
         self._trainer = None
 
+    def _owns_namespace(self) -> bool:
+        return True
+
     # Subclassed models: the first build traces call() into graph form (kgraph.tracing).
     def _maybe_build(self, inputs):
         if not self.built:

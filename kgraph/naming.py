@@ -1,9 +1,30 @@
-"""Unique automatic names: ``dense``, ``dense_1``, ``dense_2``, ..."""
+"""Automatic layer names: ``dense``, ``dense_1``, ``dense_2``, ...
+
+A layer made without ``name=`` gets a process-wide unique name at once, as in Keras. When
+it first joins a model (``kg.Model(...)``, a ``Sequential``'s build, a subclassed model's
+first build), the model gives its auto-named layers names unique within the model,
+counted in the order the layers were created: a model built in a fresh process gets the
+names Keras would give, and a model built again in the same process (a notebook cell run
+twice) gets the same names again, so its params pytree and its initial values (which
+derive from weight paths) depend only on the code that built it and the key. Sub-layers
+held by a layer are named the same way within that layer. A layer keeps the name its
+first model gave it; a later model that holds two layers of the same auto-generated name
+renames the one created later.
+
+>>> import kgraph as kg
+>>> def build():
+...     x = kg.Input(shape=(3,))
+...     return kg.Model(x, kg.layers.Dense(2)(kg.layers.Dense(4)(x)))
+>>> [layer.name for layer in build().layers] == [layer.name for layer in build().layers]
+True
+"""
 
 import collections
+import itertools
 import re
 
 _counters: collections.Counter = collections.Counter()
+_creation = itertools.count()
 
 
 def to_snake_case(name: str) -> str:
@@ -22,3 +43,37 @@ def unique_name(prefix: str) -> str:
 def reset_names() -> None:
     """Forget every name handed out so far (tests and notebooks)."""
     _counters.clear()
+
+
+def creation_index() -> int:
+    """A number that grows with every layer made (orders a model's auto-named layers)."""
+    return next(_creation)
+
+
+def localize_names(layers) -> None:
+    """Rename the auto-named layers among ``layers`` (one model's namespace) so that their
+    names are unique among ``layers`` and do not depend on what the process made before
+    (see the module docstring). Then do the same inside each layer for its sub-layers."""
+    fresh = [layer for layer in layers if layer._auto_name and not layer._name_local]
+    taken = set()
+    kept = sorted((layer for layer in layers if not (layer._auto_name and
+                                                    not layer._name_local)),
+                  key=lambda layer: (layer._auto_name, layer._created))
+    for layer in kept:  # explicit names first, then names given by an earlier model
+        if layer.name in taken and layer._auto_name:
+            fresh.append(layer)
+        else:
+            taken.add(layer.name)
+    for layer in sorted(fresh, key=lambda layer: layer._created):
+        name, count = layer._name_base, 0
+        while name in taken:
+            count += 1
+            name = f"{layer._name_base}_{count}"
+        taken.add(name)
+        layer._set_name(name)
+        layer._name_local = True
+    for layer in layers:
+        if not layer._owns_namespace():
+            subs = layer._tracked_layers()
+            if subs:
+                localize_names(subs)

@@ -28,7 +28,7 @@ from typing import Callable
 import jax
 import jax.numpy as jnp
 
-from kgraph import naming, shape_inference
+from kgraph import shape_inference
 from kgraph.keras_tensor import KerasTensor
 from kgraph.layer import Layer
 
@@ -55,7 +55,8 @@ class Operation(Layer):
 
     def __init__(self, fn, name=None, **fn_kwargs):
         op_name = _NAME_OF_IMPL.get(fn) or getattr(fn, "__name__", "operation")
-        super().__init__(name=name or naming.unique_name(op_name))
+        self._name_base = op_name
+        super().__init__(name=name)
         self.fn = fn
         self.op_name = op_name
         self.fn_kwargs = fn_kwargs

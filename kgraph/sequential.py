@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import jax
 
-from kgraph import naming
 from kgraph.functional import Functional
 from kgraph.input_layer import InputLayer
 from kgraph.keras_tensor import KerasTensor
@@ -39,8 +38,7 @@ class Sequential(Functional):
     """
 
     def __init__(self, layers=None, trainable=True, name=None):
-        Model.__init__(self, name=name or naming.unique_name("sequential"),
-                       trainable=trainable)
+        Model.__init__(self, name=name, trainable=trainable)
         self._stack = []
         self._reset_graph()
         for layer in layers or ():

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import jax
 
-from kgraph import graph
+from kgraph import graph, naming
 from kgraph.input_layer import Input
 
 NOT_TRACEABLE = (
@@ -47,6 +47,7 @@ def trace_call(model, inputs) -> None:
         outputs = model.call(symbolic)
         model._nodes = graph.topological_order(jax.tree_util.tree_leaves(symbolic),
                                                jax.tree_util.tree_leaves(outputs))
+        naming.localize_names(model._tracked_layers())
         model.inputs = jax.tree_util.tree_leaves(symbolic)
         model.outputs = jax.tree_util.tree_leaves(outputs)
     except Exception as error:  # noqa: BLE001 - reported by compiler.compile
