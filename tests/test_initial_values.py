@@ -79,13 +79,22 @@ def _assert_bitwise(values, expected):
         assert np.asarray(value).tobytes() == np.asarray(reference).tobytes()
 
 
-def test_batched_draw_is_bitwise_one_call_per_weight(key, monkeypatch):
+def test_batched_draw_is_bitwise_one_call_per_weight(key):
     variables = _variables(_specs())
+    values = initial_values.draw(variables, key, [v.path for v in variables])
+    _assert_bitwise(values, _one_at_a_time(variables, key))
+
+
+def test_compile_options_never_change_values(key, monkeypatch):
+    # Small layouts compile for speed, large ones for run time: a weight's value must not
+    # depend on which, or adding a layer could change the others. One initializer of each
+    # family (uniform, truncated and plain normal, shifted, orthogonal, 16-bit).
+    specs = [((5, 3), I.GlorotUniform(), "float32"), ((2, 3, 4), I.HeNormal(), "float32"),
+             ((5, 3), I.RandomNormal(0.5, 2.0), "float32"), ((7,), I.RandomUniform(), "float32"),
+             ((4, 4), I.Orthogonal(), "float32"), ((4, 4), I.LecunNormal(), "bfloat16")]
+    variables = _variables(specs)
     paths = [v.path for v in variables]
     fast = initial_values.draw(variables, key, paths)
-    _assert_bitwise(fast, _one_at_a_time(variables, key))
-    # Small layouts compile for speed, large ones for run time: a weight's value must not
-    # depend on which, or adding a layer could change the others.
     monkeypatch.setattr(initial_values, "FAST_COMPILE_MAX_SIZE", 0)
     initial_values._layout_function.cache_clear()
     try:
