@@ -18,7 +18,7 @@ import jax.numpy as jnp
 
 from compiler.weights import (get_path, graph_signature, set_path, split_values,
                               weight_entries)
-from kgraph import context
+from kgraph import context, initial_values
 from kgraph.graph import NodeHook
 from kgraph.layer import Layer
 
@@ -59,28 +59,12 @@ class Program:
     def init(self, key) -> tuple[dict, dict]:
         """Fresh ``(params, state)``; each weight's key is derived from its path.
 
-        Weights with the same named initializer, shape and dtype are drawn in one
-        vmapped call (bitwise the same values as one call each), so deep models initialise
-        in a few dispatches per kind of weight rather than several per weight.
+        All weights are drawn by one jitted function, cached by the model's layout
+        (``kgraph.initial_values.draw``), so a deep model initialises in one dispatch.
         """
         self._check_current()
-        hashes = [context.stable_hash("/".join(e.path)) for e in self._entries]
-        keys = jax.vmap(jax.random.fold_in, in_axes=(None, 0))(
-            key, jnp.asarray(hashes, jnp.uint32))
-        groups: dict = {}
-        for i, e in enumerate(self._entries):
-            v = e.variable
-            kind = (v.initializer_kind, v.shape, v.dtype) if v.initializer_kind is not None else i
-            groups.setdefault(kind, []).append(i)
-        values = [None] * len(self._entries)
-        for indices in groups.values():
-            variable = self._entries[indices[0]].variable
-            if len(indices) == 1:
-                values[indices[0]] = variable.initial_value(keys[indices[0]])
-                continue
-            stacked = jax.vmap(variable.initial_value)(keys[jnp.asarray(indices)])
-            for i, value in zip(indices, stacked):
-                values[i] = value
+        values = initial_values.draw([e.variable for e in self._entries], key,
+                                     ["/".join(e.path) for e in self._entries])
         position = {id(e): i for i, e in enumerate(self._entries)}
         return split_values(self._entries, lambda e: values[position[id(e)]])
 

@@ -11,6 +11,8 @@ from typing import NamedTuple
 
 import jax.numpy as jnp
 
+from kgraph import initial_values
+
 
 class WeightEntry(NamedTuple):
     """One weight: its path in the pytree, the Variable, and whether it is a param."""
@@ -115,7 +117,9 @@ def variables(model) -> tuple[dict, dict]:
     >>> params["out"]["kernel"].shape
     (3, 2)
     """
-    return split_values(weight_entries(model), lambda e: e.variable.value)
+    entries = weight_entries(model)
+    initial_values.materialize([e.variable for e in entries])  # first values in one batch
+    return split_values(entries, lambda e: e.variable.value)
 
 
 def assign(model, params, state) -> None:

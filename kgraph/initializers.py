@@ -302,6 +302,12 @@ _CLASSES = [Constant, Zeros, Ones, Identity, RandomNormal, TruncatedNormal, Rand
             HeUniform, Orthogonal]
 
 
+def is_builtin(initializer) -> bool:
+    """Whether ``initializer`` is an instance of one of the classes above (not a subclass):
+    then its config alone decides what it draws, and it traces under ``jit`` and ``vmap``."""
+    return type(initializer) in _CLASSES
+
+
 def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 

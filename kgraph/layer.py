@@ -32,8 +32,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kgraph import (call_args, constraints, context, dtype_policy, naming, regularizers,
-                    shape_inference)
+from kgraph import (call_args, constraints, context, dtype_policy, initial_values, naming,
+                    regularizers, shape_inference)
 from kgraph.input_spec import assert_input_compatibility
 from kgraph.keras_tensor import KerasTensor
 from kgraph.node import Node
@@ -423,6 +423,7 @@ class Layer:
         ctx = context.current()
         own = ctx is None
         if own:
+            initial_values.materialize(self.weights)  # all first values in one batch
             ctx = context.CallContext(training=training, key=key)
         if training is None:
             training = ctx.training

@@ -18,8 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kgraph import context, initializers
-from kgraph import random as kg_random
+from kgraph import context, initial_values, initializers
 
 
 class Variable:
@@ -30,8 +29,6 @@ class Variable:
         self.shape = tuple(int(d) for d in shape)
         self.dtype = jnp.dtype(dtype)
         self.initializer = initializers.get(initializer)
-        # Weights made by the same named initializer can be drawn together (compiler init).
-        self.initializer_kind = initializer if isinstance(initializer, (str, int, float)) else None
         self.trainable = bool(trainable)
         self.name = name
         self.owner = owner  # the layer that created it
@@ -58,11 +55,10 @@ class Variable:
             if value is not None:
                 return value
         if self._value is None:
-            # Concrete even when first read inside a trace (a lazily built sub-layer).
-            with jax.ensure_compile_time_eval():
-                key = jax.random.fold_in(jax.random.PRNGKey(kg_random.seed()),
-                                         context.stable_hash(self.path))
-                self._value = self.initial_value(key)
+            # With the owner's other new weights, in one batch; concrete even when first
+            # read inside a trace (a lazily built sub-layer).
+            siblings = self.owner._own_variables if self.owner is not None else ()
+            initial_values.materialize([self, *siblings])
         return self._value
 
     def assign(self, value):
