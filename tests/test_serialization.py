@@ -327,8 +327,8 @@ def test_custom_class_needs_registration_or_custom_objects():
 
 
 def test_registered_class_round_trips(monkeypatch):
-    monkeypatch.setattr(saving, "_GLOBAL_CUSTOM_OBJECTS", {})
-    monkeypatch.setattr(saving, "_GLOBAL_CUSTOM_NAMES", {})
+    monkeypatch.setattr(saving.registry, "_GLOBAL_CUSTOM_OBJECTS", {})
+    monkeypatch.setattr(saving.registry, "_GLOBAL_CUSTOM_NAMES", {})
 
     @kg.register_layer(package="my_pkg")
     class Shift(kg.Layer):
