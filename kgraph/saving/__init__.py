@@ -6,8 +6,11 @@ A layer serializes to ``{"module", "class_name", "config", "registered_name"}`` 
 evaluates code from the config: a class is found among kgraph's own layers, classes
 registered with ``register_layer`` (Keras's ``register_keras_serializable``), or the
 ``custom_objects`` given (``registry``). A model is rebuilt by constructing those classes
-and calling them on KerasTensors. Layers whose config carries code (``Lambda``, or a class
-with ``unsafe_deserialization = True``) are refused unless ``safe_mode=False``.
+and calling them on KerasTensors; a layer shared across nesting levels is rebuilt once
+(``scope``). Layers whose config carries code (``Lambda``, or a class with
+``unsafe_deserialization = True``) are refused unless ``safe_mode=False``. A malformed
+config raises ``ConfigError`` (a ValueError) naming its config path, before anything is
+built (``validation``).
 
 >>> import kgraph as kg
 >>> x = kg.Input(shape=(3,), name="x")
@@ -17,7 +20,7 @@ with ``unsafe_deserialization = True``) are refused unless ``safe_mode=False``.
 True
 """
 
-from kgraph.saving import registry
+from kgraph.saving import registry, validation
 from kgraph.saving.functional_config import functional_from_config, functional_get_config
 from kgraph.saving.json_format import model_from_config, model_from_json, to_json
 from kgraph.saving.layer_config import (call_from_config, deserialize_keras_object,
@@ -27,11 +30,12 @@ from kgraph.saving.registry import (_GLOBAL_CUSTOM_NAMES, _GLOBAL_CUSTOM_OBJECTS
                                     get_custom_objects, get_registered_name,
                                     get_registered_object, register_keras_serializable,
                                     register_layer)
+from kgraph.saving.validation import MAX_CONFIG_DEPTH, ConfigError
 from kgraph.saving.values import decode_value as _decode_value
 from kgraph.saving.values import encode_value as _encode_value
 
-__all__ = ["call_from_config", "deserialize_keras_object", "deserialize_layer",
-           "functional_from_config", "functional_get_config", "get_custom_objects",
+__all__ = ["MAX_CONFIG_DEPTH", "ConfigError", "call_from_config", "deserialize_keras_object",
+           "deserialize_layer", "functional_from_config", "functional_get_config", "get_custom_objects",
            "get_registered_name", "get_registered_object", "model_from_config",
            "model_from_json", "register_keras_serializable", "register_layer", "registry",
-           "serialize_keras_object", "serialize_layer", "to_json"]
+           "serialize_keras_object", "serialize_layer", "to_json", "validation"]

@@ -20,7 +20,10 @@ from __future__ import annotations
 import collections
 
 from kgraph.keras_tensor import KerasTensor
-from kgraph.saving.layer_config import deserialize_layer, serialize_layer
+from kgraph.saving import scope, validation
+from kgraph.saving.layer_config import (REBUILD_ERRORS, deserialize_layer, rebuild_error,
+                                        serialize_layer)
+from kgraph.saving.validation import ConfigError, item
 from kgraph.saving.values import decode_value, encode_value, shape_list
 
 
@@ -32,6 +35,7 @@ def _offset(layer) -> int:
     return 1 if isinstance(layer, Functional) and not isinstance(layer, Sequential) else 0
 
 
+@scope.sharing
 def functional_get_config(model) -> dict:
     """``model``'s config in Keras 3's functional format (see the module docstring)."""
     own = {id(node) for node in model._nodes}
@@ -108,113 +112,116 @@ def _map_structure(fn, struct):
     return fn(struct)
 
 
-def _is_tensor_ref(value) -> bool:
-    return (isinstance(value, list) and len(value) == 3 and isinstance(value[0], str)
-            and isinstance(value[1], int) and isinstance(value[2], int))
-
-
-def _node_refs(node_data) -> list:
-    """The (layer_name, node_index) pairs a node's arguments refer to."""
-    refs, stack = [], [node_data.get("args", []), node_data.get("kwargs", {})]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, list):
-            stack.extend(value)
-        elif isinstance(value, dict):
-            if value.get("class_name") == "__keras_tensor__":
-                history = value["config"]["keras_history"]
-                refs.append((history[0], history[1]))
-            else:
-                stack.extend(value.values())
-    return refs
-
-
 def functional_from_config(cls, config, custom_objects=None, safe_mode=True):
     """Rebuild a Functional from ``functional_get_config``'s output (or Keras 3's).
 
-    Layers are constructed from their configs, then called on KerasTensors in dependency
-    order: a work list in which a node waits for the one node it is missing, so the
-    rebuild is linear in the size of the graph and uses no recursion per layer.
+    The config is checked first (``validation.parse_functional_config``). Layers are
+    constructed from their configs, then called on KerasTensors in dependency order: a work
+    list in which a node waits for the one node it is missing, so the rebuild is linear in
+    the size of the graph and uses no recursion per layer. A layer shared with a nested
+    model (``shared_object_id``) is built once; ``node_index`` counts this model's calls.
     """
-    for key in ("layers", "input_layers", "output_layers"):
-        if key not in config:
-            raise ValueError(f"A Functional config needs the key {key!r}; received keys "
-                             f"{sorted(config)}.")
-    created, order, pending = {}, [], {}
-    for layer_data in config["layers"]:
-        name = layer_data.get("name") or (layer_data.get("config") or {}).get("name")
-        if name in created:
-            raise ValueError(f"Invalid Functional config: two layers are named {name!r}.")
-        layer_config = {k: v for k, v in layer_data.items() if k not in ("name", "inbound_nodes")}
-        created[name] = deserialize_layer(layer_config, custom_objects, safe_mode, build=False)
-        order.append(name)
-        nodes = list(layer_data.get("inbound_nodes") or [])
-        if nodes and isinstance(nodes[0], list):
-            raise ValueError(f"Layer {name!r} uses the legacy (Keras 2) inbound_nodes format, "
-                             "which is not supported; re-save the model with Keras 3.")
-        pending[name] = [(node, _node_refs(node)) for node in nodes]
+    with scope.loading(config, "functional") as path:
+        plans = validation.parse_functional_config(config, path)
+        created, calls, owner = {}, {}, {}
+        for plan in plans:
+            layer = deserialize_layer(plan.config, custom_objects, safe_mode, build=False,
+                                      path=plan.path)
+            if id(layer) in owner:
+                raise ConfigError(f"Invalid config at {plan.path}: layers {owner[id(layer)]!r} "
+                                  f"and {plan.name!r} are one shared object; a model lists each "
+                                  "layer once.")
+            owner[id(layer)] = plan.name
+            created[plan.name] = layer
+            # this model's calls of the layer: an InputLayer's own node, then the rebuilt ones
+            calls[plan.name] = list(layer._inbound_nodes[:1]) if not plan.nodes and getattr(
+                layer, "is_input_layer", False) else []
+        _call_layers(plans, created, calls, safe_mode)
+        inputs = _io_tensors(config["input_layers"], f'{path}["input_layers"]', created, calls)
+        outputs = _io_tensors(config["output_layers"], f'{path}["output_layers"]', created,
+                              calls)
+        trainable = config.get("trainable")
+        try:
+            return cls(inputs=inputs, outputs=outputs, name=config.get("name"),
+                       trainable=True if trainable is None else trainable)
+        except REBUILD_ERRORS as err:
+            raise rebuild_error(path, None, f"building the model {config.get('name')!r} from "
+                                "its input_layers and output_layers", err) from err
 
-    def resolve(tensor_config):
+
+def _call_layers(plans, created, calls, safe_mode):
+    """Make every listed call, each once its KerasTensor arguments exist."""
+
+    def resolve(tensor_config, where):
         layer_name, node_index, tensor_index = tensor_config["keras_history"]
-        return created[layer_name]._inbound_nodes[node_index].outputs[tensor_index]
+        return _output(calls[layer_name][node_index], tensor_index,
+                       f'{where}["config"]["keras_history"]', layer_name)
 
-    def available(layer_name, node_index) -> bool:
-        if layer_name not in created:
-            raise ValueError(f"Invalid Functional config: a node refers to the unknown "
-                             f"layer {layer_name!r}.")
-        return len(created[layer_name]._inbound_nodes) > node_index
-
-    position = dict.fromkeys(order, 0)  # next node of each layer to create
-    ref_position = dict.fromkeys(order, 0)  # next argument of that node to check
-    waiting = collections.defaultdict(list)  # (layer_name, node_index) -> waiting layers
-    queue = collections.deque(order)
+    position = {plan.name: 0 for plan in plans}  # next call of each layer to make
+    ref_position = dict(position)  # next argument of that call to check
+    waiting = collections.defaultdict(list)  # (layer_name, node_index) -> waiting plans
+    queue = collections.deque(plans)
     while queue:
-        name = queue.popleft()
-        layer, nodes = created[name], pending[name]
-        while position[name] < len(nodes):
-            node_data, refs = nodes[position[name]]
+        plan = queue.popleft()
+        name, layer = plan.name, created[plan.name]
+        while position[name] < len(plan.nodes):
+            node = plan.nodes[position[name]]
             blocked = False
-            while ref_position[name] < len(refs):
-                ref = refs[ref_position[name]]
-                if not available(*ref):
-                    waiting[ref].append(name)
+            while ref_position[name] < len(node.refs):
+                ref_name, ref_index = ref = node.refs[ref_position[name]]
+                if len(calls[ref_name]) <= ref_index:
+                    waiting[ref].append(plan)
                     blocked = True
                     break
                 ref_position[name] += 1
             if blocked:
                 break
-            args = decode_value(node_data.get("args", []), resolve, safe_mode)
-            kwargs = decode_value(node_data.get("kwargs", {}), resolve, safe_mode)
-            layer(*args, **kwargs)
+            args = decode_value(node.data.get("args", []), resolve, safe_mode,
+                                f'{node.path}["args"]')
+            kwargs = decode_value(node.data.get("kwargs", {}), resolve, safe_mode,
+                                  f'{node.path}["kwargs"]')
+            count = len(layer._inbound_nodes)
+            try:
+                layer(*args, **kwargs)
+            except ConfigError:
+                raise
+            except REBUILD_ERRORS as err:
+                raise rebuild_error(node.path, name, "calling the layer", err) from err
+            if len(layer._inbound_nodes) != count + 1:
+                raise ConfigError(f"Invalid config at {node.path} (layer {name!r}): calling "
+                                  "the layer on the listed arguments made no graph node.")
+            calls[name].append(layer._inbound_nodes[-1])
             position[name] += 1
             ref_position[name] = 0
-            queue.extend(waiting.pop((name, len(layer._inbound_nodes) - 1), ()))
-    unresolved = [f"{name}[{position[name]}]" for name in order
-                  if position[name] < len(pending[name])]
+            queue.extend(waiting.pop((name, len(calls[name]) - 1), ()))
+    unresolved = [f"{plan.name}[{position[plan.name]}]" for plan in plans
+                  if position[plan.name] < len(plan.nodes)]
     if unresolved:
-        raise ValueError("Invalid Functional config: the graph has a cycle or refers to "
-                         f"nodes that are never created; unresolved layer calls: "
-                         f"{unresolved[:10]}{' ...' if len(unresolved) > 10 else ''}.")
+        raise ConfigError("Invalid config: the graph has a cycle; unresolved layer calls: "
+                          f"{unresolved[:10]}{' ...' if len(unresolved) > 10 else ''} (first at "
+                          f"{next(p.path for p in plans if position[p.name] < len(p.nodes))}).")
 
-    def io_tensor(ref):
-        layer_name, node_index, tensor_index = ref
-        if layer_name not in created:
-            raise ValueError(f"Invalid Functional config: unknown layer {layer_name!r} in "
-                             "input_layers/output_layers.")
-        layer = created[layer_name]
-        return layer._inbound_nodes[node_index - _offset(layer)].outputs[tensor_index]
 
-    def io_structure(struct):
-        if _is_tensor_ref(struct):
-            return io_tensor(struct)
-        if isinstance(struct, dict):
-            return {k: io_structure(v) for k, v in struct.items()}
-        if isinstance(struct, (list, tuple)):
-            return [io_structure(v) for v in struct]
-        raise ValueError(f"Invalid Functional config: bad input/output entry {struct!r}.")
+def _output(node, tensor_index, where, layer_name):
+    if tensor_index >= len(node.outputs):
+        raise ConfigError(f"Invalid config at {where}: expected a tensor index below "
+                          f"{len(node.outputs)} (the number of outputs of that call of layer "
+                          f"{layer_name!r}), received {tensor_index}.")
+    return node.outputs[tensor_index]
 
-    inputs = io_structure(config["input_layers"])
-    outputs = io_structure(config["output_layers"])
-    trainable = config.get("trainable")
-    return cls(inputs=inputs, outputs=outputs, name=config.get("name"),
-               trainable=True if trainable is None else trainable)
+
+def _io_tensors(struct, path, created, calls):
+    """``input_layers`` / ``output_layers`` (checked refs) as this model's KerasTensors."""
+    if validation.is_tensor_ref(struct):
+        layer_name, node_index, tensor_index = struct
+        own = calls[layer_name]
+        index = node_index - _offset(created[layer_name])
+        if not 0 <= index < len(own):
+            first = _offset(created[layer_name])
+            raise ConfigError(f"Invalid config at {path}: expected a call index of layer "
+                              f"{layer_name!r} from {first} to {first + len(own) - 1}, "
+                              f"received {node_index}.")
+        return _output(own[index], tensor_index, path, layer_name)
+    if isinstance(struct, dict):
+        return {k: _io_tensors(v, item(path, k), created, calls) for k, v in struct.items()}
+    return [_io_tensors(v, f"{path}[{i}]", created, calls) for i, v in enumerate(struct)]

@@ -13,7 +13,9 @@ import json
 
 import numpy as np
 
+from kgraph.saving import validation
 from kgraph.saving.layer_config import deserialize_layer, serialize_layer
+from kgraph.saving.validation import ConfigError
 
 
 def _json_default(value):
@@ -36,10 +38,18 @@ def model_from_json(json_string, custom_objects=None, safe_mode=True):
     """The model described by ``model.to_json()`` (new layers, fresh weights).
 
     Classes must be kgraph's, registered with ``register_layer``, or in ``custom_objects``.
-    ``safe_mode=True`` refuses layers that would execute code stored in the JSON.
+    ``safe_mode=True`` refuses layers that would execute code stored in the JSON. Malformed
+    or too deeply nested JSON raises a ValueError naming the problem and its place.
     """
-    return deserialize_layer(json.loads(json_string), custom_objects=custom_objects,
-                             safe_mode=safe_mode)
+    if not isinstance(json_string, (str, bytes, bytearray)):
+        raise TypeError(f"model_from_json expects a JSON string, received "
+                        f"{type(json_string).__name__}.")
+    validation.check_json_depth(json_string)
+    try:
+        config = json.loads(json_string)
+    except RecursionError:  # the caller's stack was already deep
+        raise ConfigError("Invalid JSON: nested too deeply for Python's JSON parser.") from None
+    return deserialize_layer(config, custom_objects=custom_objects, safe_mode=safe_mode)
 
 
 def model_from_config(config, custom_objects=None, safe_mode=True):

@@ -17,8 +17,12 @@ import json
 
 from kgraph import call_args
 from kgraph.layer import Layer
-from kgraph.saving import registry
+from kgraph.saving import registry, scope, validation
+from kgraph.saving.validation import ConfigError
 from kgraph.saving.values import decode_value, encode_value, shape_from_config, shape_struct
+
+# What a layer's own from_config/build/call raises for a config it cannot take.
+REBUILD_ERRORS = (TypeError, ValueError, KeyError, IndexError, AttributeError)
 
 
 def _operation_config(layer) -> dict:
@@ -47,6 +51,7 @@ def _build_config(layer):
     return None if shapes is None else {"input_shape": shapes}
 
 
+@scope.sharing
 def serialize_layer(layer) -> dict:
     """``{"module", "class_name", "config", "registered_name"[, "build_config"]}``."""
     if not isinstance(layer, Layer):
@@ -66,6 +71,7 @@ def serialize_layer(layer) -> dict:
     build_config = _build_config(layer)
     if build_config is not None:
         result["build_config"] = build_config
+    scope.mark(layer, result)
     return result
 
 
@@ -94,48 +100,91 @@ def call_from_config(cls, config, custom_objects=None, safe_mode=True):
     return cls.from_config(config, **kwargs)
 
 
-def _operation_from_config(cls, config):
+def _operation_from_config(cls, config, path):
     """An operation from its config: its registered ``op`` name and decoded ``kwargs``."""
     config = dict(config)
-    config["kwargs"] = decode_value(config.get("kwargs") or {})
+    kwargs = config.get("kwargs") or {}
+    if not isinstance(kwargs, dict):
+        validation.fail(f'{path}["kwargs"]', "a dict of the operation's parameters", kwargs,
+                        config.get("name"))
+    config["kwargs"] = decode_value(kwargs, path=f'{path}["kwargs"]')
     return cls.from_config(config)
 
 
-def deserialize_layer(config, custom_objects=None, safe_mode=True, build=True):
+def rebuild_error(path, name, doing, err):
+    """A ConfigError for an error raised by a layer's own code while rebuilding it."""
+    where = f"{path} (layer {name!r})" if isinstance(name, str) else path
+    return ConfigError(f"Invalid config at {where}: {doing} raised "
+                       f"{type(err).__name__}: {err}")
+
+
+def deserialize_layer(config, custom_objects=None, safe_mode=True, build=True, path=None):
     """The layer (or model) described by ``config`` (from ``serialize_layer``).
 
     Classes come from kgraph, ``register_layer`` or ``custom_objects`` only. With
     ``safe_mode=True`` (default) layers that would run code from the config (``Lambda``)
     are refused. ``build``: build the layer from its ``build_config`` (input shape), so
     that ``set_weights`` works at once; a model rebuilding its graph skips it (calling the
-    layer builds it).
+    layer builds it). A malformed config raises a ``ConfigError`` (a ValueError) naming
+    its place, ``path`` (default ``"config"``, or where an enclosing config holds it).
     """
     if isinstance(config, str):
         config = {"class_name": config, "config": {}, "registered_name": None}
-    if not isinstance(config, dict) or "class_name" not in config:
-        raise ValueError(f"A layer config must be a dict with a 'class_name' key (from "
-                         f"serialize_layer), received {config!r}.")
-    cls = registry.resolve_class(config, custom_objects)
+    with scope.loading(config, "layer") as base:
+        path = path or base
+        validation.check_layer_config(config, path)
+        name = validation.layer_name(config)
+        try:
+            cls = registry.resolve_class(config, custom_objects)
+        except ValueError as err:
+            raise ConfigError(f"Invalid config at {path}: {err}") from None
+        existing = scope.shared_object(config)
+        if existing is not None:
+            if type(existing) is not cls:
+                validation.fail(f'{path}["shared_object_id"]', f"the id of a {cls.__name__} "
+                                "(the class this config names)", type(existing).__name__, name)
+            return existing
+        layer = _construct(cls, config, custom_objects, safe_mode, path, name)
+        if build:
+            _build(layer, config.get("build_config") or {}, path, name)
+        scope.record(config, layer)
+        return layer
+
+
+def _construct(cls, config, custom_objects, safe_mode, path, name):
     inner = copy.deepcopy(config.get("config") or {})
     if safe_mode and registry.is_unsafe(cls):
-        raise ValueError(registry.UNSAFE_MESSAGE.format(
+        raise ConfigError(registry.UNSAFE_MESSAGE.format(
             what=f'layer "{inner.get("name", "?")}" of class {cls.__name__}'))
     if not (isinstance(cls, type) and issubclass(cls, Layer)):
-        raise ValueError(f"{config['class_name']!r} resolved to {cls!r}, which is not a "
-                         "kgraph Layer.")
-    if registry.is_operation(cls):
-        layer = _operation_from_config(cls, inner)
-    else:
-        layer = call_from_config(cls, _normalize_keras_config(inner), custom_objects,
-                                 safe_mode)
-    build_config = (config.get("build_config") or {}) if build else {}
-    if not layer.built and build_config.get("input_shape") is not None:
-        layer.build(shape_from_config(build_config["input_shape"]))
-        layer.built = True
-    elif not layer.built and build_config.get("shapes_dict"):
-        layer.build(**{k: shape_from_config(v) for k, v in build_config["shapes_dict"].items()})
-        layer.built = True
-    return layer
+        raise ConfigError(f"Invalid config at {path}: {config['class_name']!r} resolved to "
+                          f"{cls!r}, which is not a kgraph Layer.")
+    inner_path = f'{path}["config"]'
+    try:
+        with scope.at(inner_path):
+            if registry.is_operation(cls):
+                return _operation_from_config(cls, inner, inner_path)
+            return call_from_config(cls, _normalize_keras_config(inner), custom_objects,
+                                    safe_mode)
+    except ConfigError:
+        raise
+    except REBUILD_ERRORS as err:
+        raise rebuild_error(path, name, f"{cls.__name__}.from_config", err) from err
+
+
+def _build(layer, build_config, path, name):
+    """Build ``layer`` from its ``build_config`` (input shape), if not built yet."""
+    try:
+        if not layer.built and build_config.get("input_shape") is not None:
+            layer.build(shape_from_config(build_config["input_shape"]))
+            layer.built = True
+        elif not layer.built and build_config.get("shapes_dict"):
+            layer.build(**{k: shape_from_config(v)
+                           for k, v in build_config["shapes_dict"].items()})
+            layer.built = True
+    except REBUILD_ERRORS as err:
+        raise rebuild_error(path, name, f"building {type(layer).__name__} from its "
+                            "build_config", err) from err
 
 
 serialize_keras_object = serialize_layer

@@ -14,6 +14,7 @@ import numpy as np
 
 from kgraph.keras_tensor import KerasTensor
 from kgraph.saving.registry import UNSAFE_MESSAGE
+from kgraph.saving.validation import ConfigError, fail, item
 
 
 def encode_value(value, what):
@@ -54,37 +55,83 @@ def encode_value(value, what):
                     "Ellipsis and arrays can be stored in a config.")
 
 
-def decode_value(value, resolve_tensor=None, safe_mode=True):
-    """Inverse of ``encode_value``; ``__keras_tensor__`` goes to ``resolve_tensor``."""
+_ARRAY_KINDS = "biufc"  # bool, integer, unsigned, float, complex
+
+
+def _array(inner, path):
+    """A ``__numpy__`` / ``__tensor__`` value: a numeric dtype and a rectangular nested list."""
+    value = inner.get("value")
+    dtype = inner.get("dtype")
+    try:
+        dtype = np.dtype(dtype) if isinstance(dtype, str) else None
+    except TypeError:
+        dtype = None
+    if dtype is None or dtype.kind not in _ARRAY_KINDS:
+        fail(f'{path}["config"]["dtype"]', "the name of a numeric or bool dtype",
+             inner.get("dtype"))
+    if not isinstance(value, (list, int, float, complex)):
+        fail(f'{path}["config"]["value"]', f"a (nested) list of {dtype.name} numbers", value)
+    try:
+        return np.array(value, dtype=dtype)
+    except (TypeError, ValueError) as err:
+        fail(f'{path}["config"]["value"]', f"a (nested) list of {dtype.name} numbers "
+             f"({err})", value)
+
+
+def _special(class_name, inner, path, decode):
+    """Keras's ``__tuple__`` / ``__slice__`` / ... forms; ``decode(value, path)`` for parts."""
+    if not isinstance(inner, dict):
+        fail(f'{path}["config"]', f"the dict of a {class_name} value", inner)
+    if class_name == "__tuple__":
+        if not isinstance(inner.get("value"), list):
+            fail(f'{path}["config"]["value"]', "a list of the tuple's items", inner.get("value"))
+        return tuple(decode(v, f'{path}["config"]["value"][{i}]')
+                     for i, v in enumerate(inner["value"]))
+    if class_name == "__slice__":
+        parts = [decode(inner.get(k), f'{path}["config"]["{k}"]')
+                 for k in ("start", "stop", "step")]
+        if not all(p is None or isinstance(p, int) for p in parts):
+            fail(f'{path}["config"]', "slice start/stop/step: integers or None", inner)
+        return slice(*parts)
+    if class_name == "__ellipsis__":
+        return Ellipsis
+    if class_name == "__bytes__":
+        if not isinstance(inner.get("value"), str):
+            fail(f'{path}["config"]["value"]', "a string", inner.get("value"))
+        return inner["value"].encode("utf-8")
+    if class_name == "__numpy__":
+        return _array(inner, path)
+    import jax.numpy as jnp  # __tensor__
+
+    return jnp.asarray(_array(inner, path))
+
+
+_SPECIAL = ("__tuple__", "__slice__", "__ellipsis__", "__bytes__", "__numpy__", "__tensor__")
+
+
+def decode_value(value, resolve_tensor=None, safe_mode=True, path="value"):
+    """Inverse of ``encode_value``; ``__keras_tensor__`` goes to ``resolve_tensor(config,
+    path)``. ``path`` names ``value`` in error messages."""
+
+    def decode(value, path):
+        return decode_value(value, resolve_tensor, safe_mode, path)
+
     if isinstance(value, list):
-        return [decode_value(v, resolve_tensor, safe_mode) for v in value]
+        return [decode(v, f"{path}[{i}]") for i, v in enumerate(value)]
     if not isinstance(value, dict):
         return value
     class_name = value.get("class_name")
     inner = value.get("config")
     if class_name == "__keras_tensor__" and resolve_tensor is not None:
-        return resolve_tensor(inner)
-    if class_name == "__tuple__":
-        return tuple(decode_value(v, resolve_tensor, safe_mode) for v in inner["value"])
-    if class_name == "__slice__":
-        return slice(*(decode_value(inner[k], resolve_tensor, safe_mode)
-                       for k in ("start", "stop", "step")))
-    if class_name == "__ellipsis__":
-        return Ellipsis
-    if class_name == "__bytes__":
-        return inner["value"].encode("utf-8")
-    if class_name == "__numpy__":
-        return np.array(inner["value"], dtype=inner["dtype"])
-    if class_name == "__tensor__":
-        import jax.numpy as jnp
-
-        return jnp.asarray(np.array(inner["value"], dtype=inner["dtype"]))
+        return resolve_tensor(inner, path)
+    if class_name in _SPECIAL:
+        return _special(class_name, inner, path, decode)
     if class_name == "__lambda__":
         if safe_mode:
-            raise ValueError(UNSAFE_MESSAGE.format(what="a Python lambda"))
-        raise ValueError("Python lambdas stored as bytecode cannot be loaded by kgraph; "
+            raise ConfigError(UNSAFE_MESSAGE.format(what="a Python lambda"))
+        raise ConfigError("Python lambdas stored as bytecode cannot be loaded by kgraph; "
                          "use a named function registered in custom_objects.")
-    return {k: decode_value(v, resolve_tensor, safe_mode) for k, v in value.items()}
+    return {k: decode(v, item(path, k)) for k, v in value.items()}
 
 
 def shape_list(shape):
