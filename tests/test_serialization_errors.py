@@ -7,8 +7,10 @@ import json
 import re
 import sys
 
+import hypothesis.strategies as st
 import numpy as np
 import pytest
+from hypothesis import given, settings
 
 import kgraph as kg
 from kgraph import layers, saving
@@ -297,3 +299,61 @@ def test_valid_configs_are_not_changed_by_the_checks():
     before = copy.deepcopy(config)
     kg.Functional.from_config(config)
     assert config == before
+
+
+def test_errors_from_a_layer_call_name_the_call():
+    x = kg.Input(shape=(2,), name="x")
+    config = kg.Model(x, x * 2.0, name="m").get_config()
+    (position,) = [k for k, e in enumerate(config["layers"]) if e["class_name"] == "Operation"]
+    config["layers"][position]["inbound_nodes"][0]["args"][1] = 10**30  # no dtype holds it
+    with pytest.raises(ValueError, match=_where("layers", position, "inbound_nodes", 0)
+                       + ".*calling the layer raised OverflowError"):
+        kg.Functional.from_config(config)
+
+
+def _fuzz_config():
+    shared = layers.Dense(3, name="shared")
+    i = kg.Input(shape=(3,), name="inner_in")
+    inner = kg.Model(i, [layers.Dense(3, name="inner_d")(shared(i)), i[:, :2] * 2.0],
+                     name="inner")
+    x = kg.Input(shape=(3,), name="x")
+    h = layers.Dense(3, name="pre")(x)
+    a, b = inner(h)
+    seq = kg.Sequential([layers.Dense(2, name="s1")], name="seq")
+    outputs = [layers.Add(name="add")([a, shared(h)]), seq(b), kg.ops.reshape(b, (-1, 2, 1))]
+    return json.loads(kg.Model(x, outputs, name="outer").to_json())
+
+
+_JUNK = [None, -1, 0, 2, 10**12, 2.5, True, "x", "shared", [], {}, [None], ["x", 0, 0],
+         ["shared", 1, 0], ["inner", 2, 1], {"class_name": "__keras_tensor__", "config": {}},
+         {"class_name": "__tuple__", "config": {"value": 3}}, {"class_name": "Dense"},
+         [[1, 2], [3]]]
+
+
+def _places(value):
+    """Every (container, key) in a JSON value, found iteratively."""
+    found, stack = [], [value]
+    while stack:
+        value = stack.pop()
+        keys = value.keys() if isinstance(value, dict) else range(len(value))
+        for key in keys:
+            found.append((value, key))
+            if isinstance(value[key], (dict, list)):
+                stack.append(value[key])
+    return found
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(data=st.data())
+def test_any_damaged_config_builds_or_raises_a_value_error(data):
+    config = _fuzz_config()
+    for _ in range(data.draw(st.integers(1, 2))):
+        container, key = data.draw(st.sampled_from(_places(config)))
+        if isinstance(container, dict) and data.draw(st.booleans()):
+            del container[key]
+        else:
+            container[key] = copy.deepcopy(data.draw(st.sampled_from(_JUNK)))
+    try:
+        kg.model_from_json(json.dumps(config))
+    except ConfigError:
+        pass

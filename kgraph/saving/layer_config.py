@@ -22,7 +22,7 @@ from kgraph.saving.validation import ConfigError
 from kgraph.saving.values import decode_value, encode_value, shape_from_config, shape_struct
 
 # What a layer's own from_config/build/call raises for a config it cannot take.
-REBUILD_ERRORS = (TypeError, ValueError, KeyError, IndexError, AttributeError)
+REBUILD_ERRORS = (TypeError, ValueError, KeyError, IndexError, AttributeError, ArithmeticError)
 
 
 def _operation_config(layer) -> dict:
