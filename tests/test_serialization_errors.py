@@ -301,14 +301,37 @@ def test_valid_configs_are_not_changed_by_the_checks():
     assert config == before
 
 
-def test_errors_from_a_layer_call_name_the_call():
+class Split(kg.Layer):
+    """Keeps ``1 / parts`` of its input: ``parts=0`` in a config divides by zero."""
+
+    def __init__(self, parts=1, **kwargs):
+        super().__init__(**kwargs)
+        self.parts, self.fraction = parts, 1 / parts
+
+    def call(self, inputs):
+        return inputs * self.fraction
+
+    def get_config(self):
+        return {**super().get_config(), "parts": self.parts}
+
+
+def test_errors_from_a_layers_own_code_name_the_layer_and_call():
     x = kg.Input(shape=(2,), name="x")
-    config = kg.Model(x, x * 2.0, name="m").get_config()
-    (position,) = [k for k, e in enumerate(config["layers"]) if e["class_name"] == "Operation"]
-    config["layers"][position]["inbound_nodes"][0]["args"][1] = 10**30  # no dtype holds it
-    with pytest.raises(ValueError, match=_where("layers", position, "inbound_nodes", 0)
-                       + ".*calling the layer raised OverflowError"):
-        kg.Functional.from_config(config)
+    y = kg.Input(shape=(2,), name="y")
+    model = kg.Model([x, y], layers.Add(name="add")([Split(2, name="split")(x), y]))
+    config = model.get_config()
+    (split,) = [k for k, e in enumerate(config["layers"]) if e["name"] == "split"]
+    (add,) = [k for k, e in enumerate(config["layers"]) if e["name"] == "add"]
+    broken = copy.deepcopy(config)
+    broken["layers"][split]["config"]["parts"] = 0
+    with pytest.raises(ValueError, match=_where("layers", split) + r" \(layer 'split'\): "
+                       "Split.from_config raised ZeroDivisionError"):
+        kg.Functional.from_config(broken, custom_objects={"Split": Split})
+    broken = copy.deepcopy(config)
+    broken["layers"][0]["config"]["batch_shape"] = [None, 3]  # x no longer adds to y
+    with pytest.raises(ValueError, match=_where("layers", add, "inbound_nodes", 0)
+                       + r" \(layer 'add'\): calling the layer raised ValueError"):
+        kg.Functional.from_config(broken, custom_objects={"Split": Split})
 
 
 def _fuzz_config():
