@@ -15,6 +15,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 import compiler  # noqa: E402
+from tests.conftest import tree_equal  # noqa: E402
 import kgraph as kg  # noqa: E402
 from kgraph import layers, saving  # noqa: E402
 
@@ -254,6 +255,109 @@ def test_frozen_layers_and_dtype_policies_survive():
     assert set(params) == {"half"} and set(state) == {"frozen"}
 
 
+# ------------------------------------------------- layers shared across nesting levels
+def _shared_with_nested():
+    """A Dense used inside a nested model and directly in the outer one."""
+    shared = layers.Dense(3, name="shared")
+    i = kg.Input(shape=(3,), name="inner_in")
+    inner = kg.Model(i, layers.Dense(3, name="inner_d")(shared(i)), name="inner")
+    x = kg.Input(shape=(3,), name="x")
+    h = layers.Dense(3, name="pre")(x)
+    y = layers.Add(name="add")([inner(h), shared(h)])
+    return kg.Model(x, layers.Dense(2, name="post")(y), name="outer"), _data(2, 3)
+
+
+def _shared_by_sibling_models():
+    """One Dense in two nested models side by side (and nowhere else)."""
+    d = layers.Dense(2, name="d")
+    i1, i2 = kg.Input(shape=(2,), name="i1"), kg.Input(shape=(2,), name="i2")
+    m1 = kg.Model(i1, d(i1), name="m1")
+    m2 = kg.Model(i2, layers.Dense(2, name="m2_d")(d(i2)), name="m2")
+    x1, x2 = kg.Input(shape=(2,), name="x1"), kg.Input(shape=(2,), name="x2")
+    model = kg.Model([x1, x2], layers.Concatenate(name="cat")([m1(x1), m2(x2)]), name="pair")
+    return model, [_data(2, 2), _data(2, 2, seed=1)]
+
+
+def _shared_input_layer():
+    """The nested model is built on the outer model's own Input."""
+    x = kg.Input(shape=(3,), name="x")
+    e = layers.Dense(3, name="e")
+    inner = kg.Model(x, e(x), name="inner")
+    return kg.Model(x, [inner(x), e(inner(x))], name="outer"), _data(2, 3)
+
+
+def _shared_nested_model_three_levels():
+    """A nested model used directly and inside another nested model, plus a Dense shared
+    by the innermost model and the outer graph (called twice there)."""
+    deep = layers.Dense(3, name="deep")
+    i = kg.Input(shape=(3,), name="i")
+    block = kg.Model(i, deep(i), name="block")
+    j = kg.Input(shape=(3,), name="j")
+    wrap = kg.Model(j, layers.Dense(3, name="w")(block(j)), name="wrap")
+    x = kg.Input(shape=(3,), name="x")
+    outputs = [layers.Add(name="add")([wrap(x), block(x)]), deep(deep(x))]
+    return kg.Model(x, outputs, name="outer"), _data(2, 3)
+
+
+def _shared_with_nested_sequential():
+    d = layers.Dense(3, name="sd")
+    seq = kg.Sequential([kg.Input(shape=(3,)), d, layers.Dense(3, name="s2")], name="seq")
+    x = kg.Input(shape=(3,), name="x")
+    return kg.Model(x, layers.Add(name="add")([seq(x), d(x)]), name="outer"), _data(2, 3)
+
+
+def _all_layers(model):
+    """``{id: layer}`` of every layer reachable through nested models."""
+    found, stack = {}, [model]
+    while stack:
+        for layer in stack.pop().layers:
+            if id(layer) not in found:
+                found[id(layer)] = layer
+                stack.extend([layer] if hasattr(layer, "layers") else [])
+    return found
+
+
+@pytest.mark.parametrize("build", [_shared_with_nested, _shared_by_sibling_models,
+                                   _shared_input_layer, _shared_nested_model_three_levels,
+                                   _shared_with_nested_sequential])
+def test_layers_shared_across_nesting_levels_are_rebuilt_shared(build, key):
+    model, inputs = build()
+    program = compiler.compile(model)
+    from_config = kg.Functional.from_config(model.get_config())
+    from_json = _round_trip(model, inputs)  # same configs, same outputs with copied weights
+    for clone in (from_config, from_json):
+        originals, copies = _all_layers(model), _all_layers(clone)
+        assert sorted(l.name for l in copies.values()) == sorted(
+            l.name for l in originals.values())  # each layer once: shared, not duplicated
+        assert len(clone.weights) == len(model.weights)
+        assert tree_equal(compiler.compile(clone).init(key), program.init(key))
+    from_config.set_weights(model.get_weights())
+    expected, _ = program.apply(*compiler.variables(model), inputs)
+    got, _ = compiler.compile(from_config).apply(*compiler.variables(from_config), inputs)
+    assert tree_equal(got, expected)
+
+
+def test_shared_layers_carry_keras_shared_object_ids():
+    model, _ = _shared_with_nested()
+    config = model.get_config()
+    entries = {e["name"]: e for e in config["layers"]}
+    inner_entries = {e["name"]: e for e in entries["inner"]["config"]["layers"]}
+    assert entries["shared"]["shared_object_id"] == 1
+    assert inner_entries["shared"]["shared_object_id"] == 1
+    marked = [name for name, e in {**entries, **inner_entries}.items()
+              if "shared_object_id" in e]
+    assert marked == ["shared"]  # nothing else, and not the model itself
+    assert "shared_object_id" not in json.loads(model.to_json())
+    assert model.get_config() == config  # ids are numbered, not memory addresses
+    clone = kg.Functional.from_config(config)
+    assert clone.get_layer("shared") is clone.get_layer("inner").get_layer("shared")
+    assert len(clone.get_layer("shared")._inbound_nodes) == 2  # inner call, outer call
+    # without the ids (a config written by other tools) the layers are rebuilt separately
+    del entries["shared"]["shared_object_id"], inner_entries["shared"]["shared_object_id"]
+    apart = kg.Functional.from_config(config)
+    assert apart.get_layer("shared") is not apart.get_layer("inner").get_layer("shared")
+
+
 # -------------------------------------------------------- deep graphs, bad configs
 def test_thousand_layer_chain_rebuilds_iteratively_in_any_layer_order():
     x = kg.Input(shape=(2,), name="x")
@@ -327,8 +431,8 @@ def test_custom_class_needs_registration_or_custom_objects():
 
 
 def test_registered_class_round_trips(monkeypatch):
-    monkeypatch.setattr(saving, "_GLOBAL_CUSTOM_OBJECTS", {})
-    monkeypatch.setattr(saving, "_GLOBAL_CUSTOM_NAMES", {})
+    monkeypatch.setattr(saving.registry, "_GLOBAL_CUSTOM_OBJECTS", {})
+    monkeypatch.setattr(saving.registry, "_GLOBAL_CUSTOM_NAMES", {})
 
     @kg.register_layer(package="my_pkg")
     class Shift(kg.Layer):

@@ -56,8 +56,8 @@ def test_custom_cell_in_bidirectional_round_trips_with_custom_objects():
 
 
 def test_registered_custom_cell_in_bidirectional_round_trips(monkeypatch):
-    monkeypatch.setattr(saving, "_GLOBAL_CUSTOM_OBJECTS", {})
-    monkeypatch.setattr(saving, "_GLOBAL_CUSTOM_NAMES", {})
+    monkeypatch.setattr(saving.registry, "_GLOBAL_CUSTOM_OBJECTS", {})
+    monkeypatch.setattr(saving.registry, "_GLOBAL_CUSTOM_NAMES", {})
 
     @kg.register_layer(package="cells")
     class RegisteredCell(MinimalCell):

@@ -1,0 +1,116 @@
+"""The state of one top-level serialization or deserialization: shared layers, config paths.
+
+A layer used at two nesting levels (in a model and in a model nested in it, or in two
+nested models) appears once in each level's config. Serializing, every layer config is
+marked with its object; at the end of the top-level call, configs of objects seen more than
+once keep a ``"shared_object_id"`` (numbered 1, 2, ... in order of appearance, Keras 3's
+key) and the others lose the mark. Deserializing, the first config with an id builds the
+layer and later ones reuse it, so the rebuilt model shares exactly what the original did.
+
+The first deserialization call (``deserialize_layer``, ``functional_from_config``) checks
+the whole config (``validation.check_config_tree``) before anything is built; nested calls
+run inside it and report errors at their full config path.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import functools
+
+from kgraph.saving import validation
+
+_SAVING = contextvars.ContextVar("kgraph_saving_shared", default=None)
+_LOADING = contextvars.ContextVar("kgraph_loading_shared", default=None)
+_PATH = contextvars.ContextVar("kgraph_config_path", default="config")
+
+SHARED_KEY = "shared_object_id"
+
+
+# ---------------------------------------------------------------------- saving
+def sharing(serialize):
+    """Decorate a function returning a config: the outermost call numbers shared objects."""
+
+    @functools.wraps(serialize)
+    def wrapper(*args, **kwargs):
+        if _SAVING.get() is not None:
+            return serialize(*args, **kwargs)
+        seen = {}
+        token = _SAVING.set(seen)
+        try:
+            config = serialize(*args, **kwargs)
+        finally:
+            _SAVING.reset(token)
+        return _number_shared(config, seen)
+
+    return wrapper
+
+
+def mark(obj, config: dict) -> None:
+    """Record that ``config`` serializes ``obj`` (inside a ``sharing`` call)."""
+    seen = _SAVING.get()
+    if seen is not None:
+        seen.setdefault(id(obj), [obj, 0])[1] += 1
+        config[SHARED_KEY] = id(obj)
+
+
+def _number_shared(config, seen):
+    """Keep the marks of objects serialized more than once, numbered in order; drop others."""
+    numbers, stack = {}, [config]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            mark_id = value.get(SHARED_KEY)
+            if mark_id in seen:
+                if seen[mark_id][1] > 1:
+                    value[SHARED_KEY] = numbers.setdefault(mark_id, len(numbers) + 1)
+                else:
+                    del value[SHARED_KEY]
+            stack.extend(reversed(list(value.values())))
+        elif isinstance(value, (list, tuple)):
+            stack.extend(reversed(value))
+    return config
+
+
+# --------------------------------------------------------------------- loading
+@contextlib.contextmanager
+def loading(config, kind):
+    """Enter a deserialization; the outermost one checks ``config`` (of ``kind``) first.
+
+    Yields the config path of ``config`` (``"config"`` at the top).
+    """
+    path = _PATH.get()
+    if _LOADING.get() is not None:
+        yield path
+        return
+    validation.check_config_tree(config, path, kind)
+    token = _LOADING.set({})
+    try:
+        yield path
+    finally:
+        _LOADING.reset(token)
+
+
+@contextlib.contextmanager
+def at(path):
+    """Deserialize nested configs as found at ``path`` (for error messages)."""
+    token = _PATH.set(path)
+    try:
+        yield
+    finally:
+        _PATH.reset(token)
+
+
+def shared_object(config):
+    """The object already built for ``config``'s shared id in this deserialization, or None."""
+    shared = _LOADING.get()
+    if shared is None or config.get(SHARED_KEY) is None:
+        return None
+    return shared.get(config[SHARED_KEY])
+
+
+def record(config, obj) -> None:
+    """Remember ``obj`` as the object of ``config``'s shared id (if it has one)."""
+    shared = _LOADING.get()
+    if shared is not None and config.get(SHARED_KEY) is not None:
+        shared[config[SHARED_KEY]] = obj
