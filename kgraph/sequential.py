@@ -237,6 +237,11 @@ class Sequential(Functional):
     def get_config(self):
         from kgraph import saving
 
+        return saving.scope.sharing(self._config)()
+
+    def _config(self):
+        from kgraph import saving
+
         config = {"name": self.name, "trainable": self.trainable,
                   "dtype": self.dtype_policy.name,
                   "layers": [saving.serialize_layer(layer) for layer in self._stack]}
@@ -252,9 +257,11 @@ class Sequential(Functional):
             raise ValueError(f"A Sequential config needs 'name' and 'layers' keys; received "
                              f"keys {sorted(config)}.")
         model = cls(name=config.get("name"), trainable=config.get("trainable", True))
-        for layer_config in config["layers"]:
-            model.add(saving.deserialize_layer(layer_config, custom_objects, safe_mode),
-                      rebuild=False)
+        entry = {"class_name": "Sequential", "config": config}
+        with saving.scope.loading(entry, "layer"):  # one scope: shared layers built once
+            for layer_config in config["layers"]:
+                model.add(saving.deserialize_layer(layer_config, custom_objects, safe_mode),
+                          rebuild=False)
         if model._stack:
             model._maybe_rebuild()
         shape = config.get("build_input_shape")

@@ -563,3 +563,15 @@ def test_config_structure_matches_keras():
     ours = structure(_json(build(kg, layers).get_config()))
     theirs = structure(_json(build(keras, keras.layers).get_config()))
     assert ours == theirs
+
+
+def test_a_sequential_rebuilt_from_its_config_keeps_a_layer_shared_with_a_nested_one():
+    shared = layers.Dense(3, name="shared")
+    inner = kg.Sequential([kg.Input(shape=(3,)), shared], name="inner")
+    outer = kg.Sequential([kg.Input(shape=(3,)), inner, shared, layers.Dense(2)], name="outer")
+    clone = kg.Sequential.from_config(outer.get_config())
+    assert len(clone.weights) == len(outer.weights) == 4
+    assert clone.layers[0].layers[0] is clone.layers[1]
+    clone.set_weights(outer.get_weights())
+    x = jnp.ones((2, 3))
+    np.testing.assert_allclose(clone(x), outer(x), rtol=1e-6)
