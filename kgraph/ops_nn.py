@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 
 from kgraph import config
-from kgraph.ops_registry import register_array_function, register_op
+from kgraph.ops_registry import register_array_function, register_op, static_axis as _axis
 
 _ACTIVATIONS = {
     "relu": jax.nn.relu, "relu6": jax.nn.relu6, "sigmoid": jax.nn.sigmoid,
@@ -18,10 +18,6 @@ _ACTIVATIONS = {
 }
 for _name, _fn in _ACTIVATIONS.items():
     globals()[_name] = register_array_function(_name, _fn, ("x",))
-
-
-def _axis(axis):
-    return tuple(axis) if isinstance(axis, list) else axis
 
 
 @register_op("softmax")

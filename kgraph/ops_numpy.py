@@ -13,13 +13,9 @@ import jax.numpy as jnp
 from kgraph.keras_tensor import KerasTensor
 from kgraph.ops_registry import (Operation, is_symbolic, register_array_function,
                                  register_custom, register_op)
+from kgraph.ops_registry import static_axis as _axis
 
 _HALF = (jnp.dtype("float16"), jnp.dtype("bfloat16"))
-
-
-def _axis(axis):
-    """Lists (as read back from a JSON config) become tuples; ints and None stay."""
-    return tuple(axis) if isinstance(axis, list) else axis
 
 
 def _statistic_dtypes(x):

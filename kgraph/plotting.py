@@ -20,7 +20,8 @@ import os
 import shutil
 import subprocess
 
-from kgraph.summary import _count, _fmt_shape, layer_nodes, summary_rows
+from kgraph.shape_inference import format_shapes
+from kgraph.summary import _count, layer_nodes, summary_rows
 
 INSTALL_HINT = (
     "plot_model needs Graphviz's `dot` program, which was not found on PATH. Install "
@@ -52,8 +53,7 @@ def _is_sequential(layer) -> bool:
 
 
 def _shapes_text(tensors):
-    shapes = [_fmt_shape(t.shape) for t in tensors]
-    return shapes[0] if len(shapes) == 1 else "[" + ", ".join(shapes) + "]"
+    return format_shapes([t.shape for t in tensors])
 
 
 def _same_or_multiple(values):

@@ -4,16 +4,11 @@ from __future__ import annotations
 
 import math
 
-
-def _fmt_shape(shape):
-    return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+from kgraph.shape_inference import format_shapes
 
 
 def _output_shape(nodes):
-    shapes = set()
-    for node in nodes:
-        s = [_fmt_shape(t.shape) for t in node.outputs]
-        shapes.add(s[0] if len(s) == 1 else "[" + ", ".join(s) + "]")
+    shapes = {format_shapes([t.shape for t in node.outputs]) for node in nodes}
     return shapes.pop() if len(shapes) == 1 else "multiple"
 
 
