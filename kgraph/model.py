@@ -35,7 +35,18 @@ class Model(Layer):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self._trainer = None
+        # Made by runtime on compile (or predict) and opaque here: compile's settings, the
+        # Trainer and what fit carries between calls (runtime.training_setup).
+        self._training_setup = None
+
+    # Read-only views into the training setup, kept for code that read these attributes.
+    @property
+    def _trainer(self):
+        return getattr(self._training_setup, "trainer", None)
+
+    @property
+    def _opt_state(self):
+        return getattr(self._training_setup, "opt_state", None)
 
     # Subclassed models: the first build traces call() into graph form (kgraph.tracing).
     def _maybe_build(self, inputs):
