@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import jax
 
+from kgraph import tracing
 from kgraph.layer import Layer, _shapes as _shapes_of
+from kgraph.summary import summary_text
 
 
 def _is_functional_init(args, kwargs) -> bool:
@@ -51,8 +53,6 @@ class Model(Layer):
     # Subclassed models: the first build traces call() into graph form (kgraph.tracing).
     def _maybe_build(self, inputs):
         if not self.built:
-            from kgraph import tracing
-
             if type(self).build is not Model.build:
                 self.build(_shapes_of(inputs))  # the user's own build first
             tracing.trace_call(self, jax.tree_util.tree_map(
@@ -62,8 +62,6 @@ class Model(Layer):
     def build(self, input_shape):
         """Build a subclassed model for ``input_shape`` (batch axis included, as Keras)."""
         if not self.built and type(self).build is Model.build:
-            from kgraph import tracing
-
             tracing.trace_call(self, jax.tree_util.tree_map(
                 lambda s: (tuple(s), "float32"), input_shape,
                 is_leaf=lambda s: isinstance(s, tuple)))
@@ -125,8 +123,6 @@ class Model(Layer):
         ``expand_nested`` lists nested models' layers indented under their row;
         ``show_trainable`` adds a Trainable column (Y/N; - for layers without weights).
         """
-        from kgraph.summary import summary_text
-
         print_fn(summary_text(self, line_length=line_length, expand_nested=expand_nested,
                               show_trainable=show_trainable))
 
@@ -138,6 +134,6 @@ class Model(Layer):
 
     def _repr_html_(self):
         """Jupyter display: the graph drawn by Graphviz if installed, else the summary table."""
-        from kgraph.plotting import repr_html
+        from kgraph.plotting import repr_html  # plotting draws Functional/Sequential graphs
 
         return repr_html(self)

@@ -67,9 +67,9 @@ def summary_rows(model):
 
 
 def _is_nested_model(layer) -> bool:
-    from kgraph.model import Model
-
-    return isinstance(layer, Model) and layer.built and bool(getattr(layer, "_nodes", None))
+    """A built layer with a graph of its own (only models have ``_nodes``, the graph
+    ``layer_nodes`` lists), so kgraph.model can import this module."""
+    return layer.built and bool(getattr(layer, "_nodes", None))
 
 
 def _trainable_flag(layer) -> str:
