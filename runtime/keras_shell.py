@@ -171,9 +171,7 @@ def predict(model, x, batch_size=None, verbose="auto", steps=None, callbacks=Non
     """Model outputs for ``x`` as NumPy arrays (padded batches; one compiled program)."""
     data = _make_data(x, None, None, batch_size, None, steps, targets=False)
     _check_inputs(model, data)
-    if not model.built and isinstance(data, data_lib.ArrayData):
-        model(jax.tree_util.tree_map(lambda a: np.asarray(a)[:1], data.arrays[0]))
-    predictor = TrainingSetup.of(model).predictor_for(model)
+    predictor = TrainingSetup.of(model).predictor_for(model, _first_batch(data))
     callback_list = CallbackList(callbacks, model=model, add_history=False,
                                  add_progbar=verbose != 0, verbose=verbose, epochs=1,
                                  steps=data.steps)

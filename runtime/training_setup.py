@@ -84,26 +84,30 @@ class TrainingSetup:
             self.trainer = self._predictor = self.opt_state = None
         self._graph = graph
 
+    def _build_on(self, model, x) -> None:
+        """Build ``model`` on the first row of ``x`` if needed; follow its graph."""
+        self._follow_graph(model)
+        if not model.built and x is not None:
+            model(_first_rows(x))
+            self._follow_graph(model)
+
     def trainer_for(self, model, x=None) -> Trainer:
         """The Trainer of ``compile``'s settings, made on first use (building the model on
         the first row of ``x`` if it is not built yet)."""
         if self.config is None:
             raise RuntimeError(f"You must call model.compile(optimizer, loss, metrics) before "
                                f"training or evaluating model {model.name!r}.")
-        self._follow_graph(model)
+        self._build_on(model, x)
         if self.trainer is None:
-            if not model.built and x is not None:
-                model(_first_rows(x))
-                self._follow_graph(model)
             config = self.config
             self.trainer = Trainer(model, config["optimizer"], config["loss"],
                                    config["metrics"], loss_weights=config["loss_weights"])
         return self.trainer
 
-    def predictor_for(self, model) -> Trainer:
+    def predictor_for(self, model, x=None) -> Trainer:
         """The Trainer ``predict`` runs: the training one if made, else an inference-only
-        one (made once)."""
-        self._follow_graph(model)
+        one (made once); builds the model on the first row of ``x`` like ``trainer_for``."""
+        self._build_on(model, x)
         if self.trainer is not None:
             return self.trainer
         if self._predictor is None:
