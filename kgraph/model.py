@@ -30,7 +30,7 @@ class Model(Layer):
 
     def __new__(cls, *args, **kwargs):
         if cls is Model and _is_functional_init(args, kwargs):
-            from kgraph.functional import Functional
+            from kgraph.functional import Functional  # a Model subclass: imported on use
 
             return Functional.__new__(Functional)
         return super().__new__(cls)
