@@ -7,8 +7,8 @@
 10
 """
 
-from kgraph import (activations, constraints, datasets, dtype_policy, initializers, layers, ops,
-                    random, regularizers)
+from kgraph import (activations, config, constraints, datasets, dtype_policy, initializers,
+                    layers, ops, random, regularizers)
 from kgraph.functional import Functional
 from kgraph.input_layer import Input, InputLayer
 from kgraph.input_spec import InputSpec
@@ -24,8 +24,8 @@ from kgraph.sequential import Sequential
 from kgraph.variables import Variable
 
 __all__ = ["Functional", "Input", "InputLayer", "InputSpec", "KerasHistory", "KerasTensor",
-           "Layer", "Model", "Node", "Variable", "activations", "constraints", "datasets",
-           "dtype_policy", "initializers", "is_keras_tensor", "layers", "ops", "random",
+           "Layer", "Model", "Node", "Variable", "activations", "config", "constraints",
+           "datasets", "dtype_policy", "initializers", "is_keras_tensor", "layers", "ops", "random",
            "regularizers", "reset_names"]
 __all__ += ["Sequential", "model_from_json", "model_to_dot", "plot_model", "plotting",
             "register_layer", "saving"]

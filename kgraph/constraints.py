@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from kgraph.config import epsilon
 from kgraph.serializable import Serializable, lookup, to_config
 
-_EPSILON = 1e-7
 
 
 class Constraint(Serializable):
@@ -33,7 +33,7 @@ class MaxNorm(Constraint):
     def __call__(self, w):
         norms = jnp.sqrt(jnp.sum(jnp.square(w), axis=self.axis, keepdims=True))
         desired = jnp.clip(norms, 0, self.max_value)
-        return w * (desired / (_EPSILON + norms))
+        return w * (desired / (epsilon() + norms))
 
     def get_config(self):
         return {"max_value": self.max_value, "axis": self.axis}
@@ -49,7 +49,8 @@ class UnitNorm(Constraint):
         self.axis = axis
 
     def __call__(self, w):
-        return w / (_EPSILON + jnp.sqrt(jnp.sum(jnp.square(w), axis=self.axis, keepdims=True)))
+        norms = jnp.sqrt(jnp.sum(jnp.square(w), axis=self.axis, keepdims=True))
+        return w / (epsilon() + norms)
 
     def get_config(self):
         return {"axis": self.axis}

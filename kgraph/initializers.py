@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import inspect
 import math
-import re
 from typing import Callable
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from kgraph import naming
 from kgraph.serializable import Serializable
 
 Initializer = Callable  # the protocol: fn(key, shape, dtype) -> array
@@ -308,12 +308,8 @@ def is_builtin(initializer) -> bool:
     return type(initializer) in _CLASSES
 
 
-def _snake(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
-
-
 _BY_NAME = {cls.__name__: cls for cls in _CLASSES}
-_BY_NAME.update({_snake(cls.__name__): cls for cls in _CLASSES})
+_BY_NAME.update({naming.to_snake_case(cls.__name__): cls for cls in _CLASSES})
 _BY_NAME.update({"normal": RandomNormal, "uniform": RandomUniform, "one": Ones, "zero": Zeros,
                  "IdentityInitializer": Identity, "OrthogonalInitializer": Orthogonal})
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from kgraph.shape_inference import format_shape
+
 
 class InputSpec:
     """Rank, dtype, shape and per-axis constraints for one input of a layer.
@@ -49,10 +51,6 @@ class InputSpec:
                 "axes": self.axes}
 
 
-def _shape_str(shape):
-    return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
-
-
 def assert_input_compatibility(input_spec, inputs, layer_name: str) -> None:
     """Raise a Keras-style ValueError if ``inputs`` (a structure of arrays) breaks the spec."""
     if not input_spec:
@@ -74,13 +72,13 @@ def assert_input_compatibility(input_spec, inputs, layer_name: str) -> None:
         where = f'Input {index} of layer "{layer_name}" is incompatible with the layer:'
         if spec.ndim is not None and not spec.allow_last_axis_squeeze and ndim != spec.ndim:
             raise ValueError(f"{where} expected ndim={spec.ndim}, found ndim={ndim}. "
-                             f"Full shape received: {_shape_str(shape)}")
+                             f"Full shape received: {format_shape(shape)}")
         if spec.max_ndim is not None and ndim > spec.max_ndim:
             raise ValueError(f"{where} expected max_ndim={spec.max_ndim}, found ndim={ndim}. "
-                             f"Full shape received: {_shape_str(shape)}")
+                             f"Full shape received: {format_shape(shape)}")
         if spec.min_ndim is not None and ndim < spec.min_ndim:
             raise ValueError(f"{where} expected min_ndim={spec.min_ndim}, found ndim={ndim}. "
-                             f"Full shape received: {_shape_str(shape)}")
+                             f"Full shape received: {format_shape(shape)}")
         if spec.dtype is not None and jnp.dtype(x.dtype) != spec.dtype:
             raise ValueError(f"{where} expected dtype={spec.dtype.name}, "
                              f"found dtype={jnp.dtype(x.dtype).name}")
@@ -89,12 +87,12 @@ def assert_input_compatibility(input_spec, inputs, layer_name: str) -> None:
                 continue
             if axis >= ndim or axis < -ndim:
                 raise ValueError(f"{where} expected axis {axis} of input shape to exist, "
-                                 f"but received input with shape {_shape_str(shape)}")
+                                 f"but received input with shape {format_shape(shape)}")
             if shape[axis] is not None and shape[axis] != value:
                 raise ValueError(f"{where} expected axis {axis} of input shape to have value "
-                                 f"{value}, but received input with shape {_shape_str(shape)}")
+                                 f"{value}, but received input with shape {format_shape(shape)}")
         if spec.shape is not None and spec.ndim == ndim:
             for expected, got in zip(spec.shape, shape):
                 if expected is not None and got is not None and expected != got:
-                    raise ValueError(f"{where} expected shape={_shape_str(spec.shape)}, "
-                                     f"found shape={_shape_str(shape)}")
+                    raise ValueError(f"{where} expected shape={format_shape(spec.shape)}, "
+                                     f"found shape={format_shape(shape)}")

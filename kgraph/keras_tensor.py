@@ -60,29 +60,29 @@ class KerasTensor:
     def __iter__(self):
         raise TypeError("Iterating over a symbolic KerasTensor is not supported; index it.")
 
-    # Operators build graph nodes through kgraph.ops.
-    def __add__(self, other): return _ops().add(self, other)
-    def __radd__(self, other): return _ops().add(other, self)
-    def __sub__(self, other): return _ops().subtract(self, other)
-    def __rsub__(self, other): return _ops().subtract(other, self)
-    def __mul__(self, other): return _ops().multiply(self, other)
-    def __rmul__(self, other): return _ops().multiply(other, self)
-    def __truediv__(self, other): return _ops().divide(self, other)
-    def __rtruediv__(self, other): return _ops().divide(other, self)
-    def __matmul__(self, other): return _ops().matmul(self, other)
-    def __rmatmul__(self, other): return _ops().matmul(other, self)
-    def __pow__(self, other): return _ops().power(self, other)
-    def __rpow__(self, other): return _ops().power(other, self)
-    def __neg__(self): return _ops().negative(self)
-    def __getitem__(self, index): return _ops().get_item(self, index)
+    # Operators build graph nodes through the ops of OPERATORS.
+    def __add__(self, other): return OPERATORS["add"](self, other)
+    def __radd__(self, other): return OPERATORS["add"](other, self)
+    def __sub__(self, other): return OPERATORS["subtract"](self, other)
+    def __rsub__(self, other): return OPERATORS["subtract"](other, self)
+    def __mul__(self, other): return OPERATORS["multiply"](self, other)
+    def __rmul__(self, other): return OPERATORS["multiply"](other, self)
+    def __truediv__(self, other): return OPERATORS["divide"](self, other)
+    def __rtruediv__(self, other): return OPERATORS["divide"](other, self)
+    def __matmul__(self, other): return OPERATORS["matmul"](self, other)
+    def __rmatmul__(self, other): return OPERATORS["matmul"](other, self)
+    def __pow__(self, other): return OPERATORS["power"](self, other)
+    def __rpow__(self, other): return OPERATORS["power"](other, self)
+    def __neg__(self): return OPERATORS["negative"](self)
+    def __getitem__(self, index): return OPERATORS["get_item"](self, index)
 
     __hash__ = object.__hash__  # identity: tensors are graph edges, not values
 
 
-def _ops():
-    from kgraph import ops
-
-    return ops
+# The ops behind KerasTensor's operators, by op name; ``kgraph.ops_numpy`` fills it where
+# it defines them (``import kgraph`` always does). The ops make Operation layers and nodes,
+# which know KerasTensor: so the ops come to this module rather than it importing them.
+OPERATORS: dict = {}
 
 
 def is_keras_tensor(x) -> bool:

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import jax
 
+from kgraph import tracing
 from kgraph.layer import Layer, _shapes as _shapes_of
+from kgraph.summary import summary_text
 
 
 def _is_functional_init(args, kwargs) -> bool:
@@ -28,14 +30,25 @@ class Model(Layer):
 
     def __new__(cls, *args, **kwargs):
         if cls is Model and _is_functional_init(args, kwargs):
-            from kgraph.functional import Functional
+            from kgraph.functional import Functional  # a Model subclass: imported on use
 
             return Functional.__new__(Functional)
         return super().__new__(cls)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self._trainer = None
+        # Made by runtime on compile (or predict) and opaque here: compile's settings, the
+        # Trainer and what fit carries between calls (runtime.training_setup).
+        self._training_setup = None
+
+    # Read-only views into the training setup, kept for code that read these attributes.
+    @property
+    def _trainer(self):
+        return getattr(self._training_setup, "trainer", None)
+
+    @property
+    def _opt_state(self):
+        return getattr(self._training_setup, "opt_state", None)
 
     def _owns_namespace(self) -> bool:
         return True
@@ -43,8 +56,6 @@ class Model(Layer):
     # Subclassed models: the first build traces call() into graph form (kgraph.tracing).
     def _maybe_build(self, inputs):
         if not self.built:
-            from kgraph import tracing
-
             if type(self).build is not Model.build:
                 self.build(_shapes_of(inputs))  # the user's own build first
             tracing.trace_call(self, jax.tree_util.tree_map(
@@ -54,8 +65,6 @@ class Model(Layer):
     def build(self, input_shape):
         """Build a subclassed model for ``input_shape`` (batch axis included, as Keras)."""
         if not self.built and type(self).build is Model.build:
-            from kgraph import tracing
-
             tracing.trace_call(self, jax.tree_util.tree_map(
                 lambda s: (tuple(s), "float32"), input_shape,
                 is_leaf=lambda s: isinstance(s, tuple)))
@@ -117,8 +126,6 @@ class Model(Layer):
         ``expand_nested`` lists nested models' layers indented under their row;
         ``show_trainable`` adds a Trainable column (Y/N; - for layers without weights).
         """
-        from kgraph.summary import summary_text
-
         print_fn(summary_text(self, line_length=line_length, expand_nested=expand_nested,
                               show_trainable=show_trainable))
 
@@ -130,6 +137,6 @@ class Model(Layer):
 
     def _repr_html_(self):
         """Jupyter display: the graph drawn by Graphviz if installed, else the summary table."""
-        from kgraph.plotting import repr_html
+        from kgraph.plotting import repr_html  # plotting draws Functional/Sequential graphs
 
         return repr_html(self)

@@ -28,8 +28,10 @@ _creation = itertools.count()
 
 
 def to_snake_case(name: str) -> str:
-    """``BatchNormalization`` -> ``batch_normalization``, ``Conv2D`` -> ``conv2d`` (as Keras)."""
-    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
+    """Keras's ``to_snake_case``: ``BatchNormalization`` -> ``batch_normalization``,
+    ``Conv2D`` -> ``conv2d``, ``TopKCategoricalAccuracy`` -> ``top_k_categorical_accuracy``
+    (characters other than letters, digits and ``_`` are dropped)."""
+    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", re.sub(r"\W+", "", name))
     return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
 
 

@@ -7,9 +7,8 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from kgraph.ops_registry import register_array_function, register_op
-
-_EPSILON = 1e-7  # Keras's backend.epsilon()
+from kgraph import config
+from kgraph.ops_registry import register_array_function, register_op, static_axis as _axis
 
 _ACTIVATIONS = {
     "relu": jax.nn.relu, "relu6": jax.nn.relu6, "sigmoid": jax.nn.sigmoid,
@@ -19,10 +18,6 @@ _ACTIVATIONS = {
 }
 for _name, _fn in _ACTIVATIONS.items():
     globals()[_name] = register_array_function(_name, _fn, ("x",))
-
-
-def _axis(axis):
-    return tuple(axis) if isinstance(axis, list) else axis
 
 
 @register_op("softmax")
@@ -135,7 +130,7 @@ def normalize(x, axis=-1, order=2, epsilon=None):
     x = jnp.asarray(x)
     if x.ndim == 0:
         x = jnp.expand_dims(x, 0)
-    epsilon = _EPSILON if epsilon is None else epsilon
+    epsilon = config.epsilon() if epsilon is None else epsilon
     axis = _axis(axis)
     if order == 2:
         inv = jax.lax.rsqrt(jnp.sum(jnp.square(x), axis=axis, keepdims=True))
@@ -145,11 +140,23 @@ def normalize(x, axis=-1, order=2, epsilon=None):
 
 
 # ---------------------------------------------------------------------- losses
-def _log_probabilities(output, from_logits, axis):
+# The crossentropy arithmetic lives here once; runtime's losses add Keras's loss options
+# (label smoothing, ignore_class, rank alignment) around these functions.
+def log_probabilities(output, from_logits=False, axis=-1):
+    """Log class probabilities along ``axis``: ``log_softmax`` of logits, or (Keras's
+    formula) probabilities renormalised to sum to 1 and clipped to ``[eps, 1 - eps]``."""
     if from_logits:
         return jax.nn.log_softmax(output, axis=axis)
     output = output / jnp.sum(output, axis, keepdims=True)
-    return jnp.log(jnp.clip(output, _EPSILON, 1.0 - _EPSILON))
+    return jnp.log(jnp.clip(output, config.epsilon(), 1.0 - config.epsilon()))
+
+
+def label_crossentropy(labels, output, from_logits=False, axis=-1):
+    """``-log p[label]`` along ``axis`` for integer ``labels`` of ``output``'s shape without
+    ``axis`` (no shape checks; the value of Keras's one-hot sum, without its 0 * inf)."""
+    log_prob = log_probabilities(output, from_logits, axis)
+    picked = jnp.take_along_axis(log_prob, jnp.expand_dims(labels, axis), axis=axis)
+    return -jnp.squeeze(picked, axis)
 
 
 @register_op("sparse_categorical_crossentropy", tensors=2)
@@ -163,23 +170,23 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
         raise ValueError("Arguments `target` and `output` must have the same shape up until "
                          f"the last dimension: target.shape={target.shape}, "
                          f"output.shape={output.shape}")
-    log_prob = _log_probabilities(output, from_logits, axis)
-    return -jnp.sum(jax.nn.one_hot(target, output.shape[axis], axis=axis, dtype=log_prob.dtype)
-                    * log_prob, axis=axis)
+    return label_crossentropy(target, output, from_logits, axis % output.ndim)
 
 
 @register_op("categorical_crossentropy", tensors=2)
 def categorical_crossentropy(target, output, from_logits=False, axis=-1):
-    return -jnp.sum(target * _log_probabilities(jnp.asarray(output), from_logits, axis),
+    """Per-sample cross-entropy of one-hot (or soft) ``target`` along ``axis``."""
+    return -jnp.sum(target * log_probabilities(jnp.asarray(output), from_logits, axis),
                     axis=axis)
 
 
 @register_op("binary_crossentropy", tensors=2, elementwise=True)
 def binary_crossentropy(target, output, from_logits=False):
+    """Elementwise cross-entropy of 0/1 ``target`` and probabilities (or logits)."""
     if from_logits:
         return (-target * jax.nn.log_sigmoid(output)
                 - (1.0 - target) * jax.nn.log_sigmoid(-output))
-    output = jnp.clip(output, _EPSILON, 1.0 - _EPSILON)
+    output = jnp.clip(output, config.epsilon(), 1.0 - config.epsilon())
     return -(target * jnp.log(output) + (1.0 - target) * jnp.log(1.0 - output))
 
 

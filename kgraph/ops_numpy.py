@@ -10,16 +10,12 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from kgraph.keras_tensor import KerasTensor
-from kgraph.ops_registry import (Operation, is_symbolic, register_array_function,
+from kgraph.keras_tensor import OPERATORS, KerasTensor
+from kgraph.ops_registry import (Operation, get_op, is_symbolic, register_array_function,
                                  register_custom, register_op)
+from kgraph.ops_registry import static_axis as _axis
 
 _HALF = (jnp.dtype("float16"), jnp.dtype("bfloat16"))
-
-
-def _axis(axis):
-    """Lists (as read back from a JSON config) become tuples; ints and None stay."""
-    return tuple(axis) if isinstance(axis, list) else axis
 
 
 def _statistic_dtypes(x):
@@ -410,6 +406,10 @@ def one_hot(x, num_classes, axis=-1, dtype=None, sparse=False):
         raise ValueError("ops.one_hot: sparse=True is not supported (JAX arrays are dense).")
     return jax.nn.one_hot(x, num_classes, axis=axis, dtype=dtype or "float32")
 
+
+# KerasTensor's operators: + - * / @ **, unary minus and indexing.
+OPERATORS.update({name: get_op(name) for name in (
+    "add", "subtract", "multiply", "divide", "matmul", "power", "negative", "get_item")})
 
 __all__ = sorted(list(_UNARY) + list(_BINARY) + [
     "matmul", "dot", "rsqrt", "clip", "round", "where", "nan_to_num", "stop_gradient", "cast",

@@ -40,6 +40,12 @@ _NAME_OF_IMPL: dict = {}  # array function -> op name (first registered wins)
 _ELEMENTWISE: set = set()  # array functions whose output shape is the broadcast shape
 
 
+def static_axis(axis):
+    """An op's ``axis`` argument: lists (as read back from a JSON config) become tuples;
+    ints, tuples and None stay."""
+    return tuple(axis) if isinstance(axis, list) else axis
+
+
 def _kwargs_key(kwargs) -> str:
     return repr(sorted(kwargs.items()))
 

@@ -20,7 +20,12 @@ import os
 import shutil
 import subprocess
 
-from kgraph.summary import _count, _fmt_shape, layer_nodes, summary_rows
+from kgraph import activations
+from kgraph.functional import Functional
+from kgraph.layer import Layer
+from kgraph.sequential import Sequential
+from kgraph.shape_inference import format_shapes
+from kgraph.summary import _count, layer_nodes, summary_rows
 
 INSTALL_HINT = (
     "plot_model needs Graphviz's `dot` program, which was not found on PATH. Install "
@@ -40,20 +45,15 @@ def _quote(text) -> str:
 
 
 def _is_graph_model(layer) -> bool:
-    from kgraph.functional import Functional
-
     return isinstance(layer, Functional) and layer.built
 
 
 def _is_sequential(layer) -> bool:
-    from kgraph.sequential import Sequential
-
     return isinstance(layer, Sequential)
 
 
 def _shapes_text(tensors):
-    shapes = [_fmt_shape(t.shape) for t in tensors]
-    return shapes[0] if len(shapes) == 1 else "[" + ", ".join(shapes) + "]"
+    return format_shapes([t.shape for t in tensors])
 
 
 def _same_or_multiple(values):
@@ -114,8 +114,6 @@ class _DotWriter:
         activation = getattr(layer, "activation", None)
         if self.show_layer_activations and activation is not None and not isinstance(
                 activation, str):
-            from kgraph import activations
-
             rows.append(f'<tr><td colspan="{span}">Activation: '
                         f"<b>{e(activations.name_of(activation))}</b></td></tr>")
         if cells:
@@ -184,8 +182,6 @@ def model_to_dot(model, show_shapes=False, show_dtype=False, show_layer_names=Tr
     ``expand_nested`` draws nested Functional/Sequential models as clusters of their own
     layers instead of one box. A model that is not a graph (subclassed) is one box.
     """
-    from kgraph.layer import Layer
-
     if not isinstance(model, Layer):
         raise TypeError(f"model_to_dot expects a kgraph Model, received {type(model).__name__}.")
     if not model.built:

@@ -19,12 +19,13 @@ from kgraph.keras_tensor import KerasTensor
 from kgraph.layer import Layer
 from kgraph.model import Model
 
-# Attributes that belong to the Sequential object itself (identity, weights it owns,
-# training state); everything else a Functional sets up describes the graph and is copied.
+# Attributes that belong to the Sequential object itself (identity, weights it owns, the
+# runtime's training setup, which follows graph changes itself); everything else a
+# Functional sets up describes the graph and is copied.
 _OWN_ATTRIBUTES = frozenset({
     "name", "_trainable", "dtype_policy", "activity_regularizer", "losses", "_inbound_nodes",
-    "_own_variables", "_output_spec_cache", "_sublayers", "_var_attrs", "_trainer",
-    "_compiled", "_opt_state", "_train_key", "_predictor", "_stack"})
+    "_own_variables", "_output_spec_cache", "_sublayers", "_var_attrs", "_training_setup",
+    "_stack"})
 
 
 class Sequential(Functional):
@@ -113,15 +114,7 @@ class Sequential(Functional):
         self.built = False
         self._nodes = []
         self._layers = self._stack
-        self._invalidate_compiled()
-
-    def _invalidate_compiled(self):
-        """Forget programs compiled for the previous graph (remade on next use)."""
-        self._output_spec_cache = {}
-        self.__dict__.pop("_predictor", None)  # runtime's cached compiled predict
-        if getattr(self, "_trainer", None) is not None:
-            self._trainer = None  # rebuilt from model.compile()'s settings on next use
-            self.__dict__["_opt_state"] = None
+        self._output_spec_cache = {}  # shapes inferred for the previous graph
 
     def _maybe_rebuild(self):
         self._reset_graph()
@@ -189,7 +182,7 @@ class Sequential(Functional):
             else:
                 self.__dict__[key] = value
         self._layers = self._stack
-        self._invalidate_compiled()
+        self._output_spec_cache = {}
         self.built = True
 
     def _maybe_build(self, inputs):

@@ -122,6 +122,17 @@ def specs_from_shapes(shape, dtype, layer):
                     f"of shapes, one per output; received {shape!r}.")
 
 
+def format_shape(shape) -> str:
+    """A shape as Keras prints it: ``(None, 3)``, ``(5,)``, ``()``."""
+    return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def format_shapes(shapes) -> str:
+    """One shape as ``format_shape`` does; several as ``[(None, 3), (None, 4)]``."""
+    texts = [format_shape(s) for s in shapes]
+    return texts[0] if len(texts) == 1 else "[" + ", ".join(texts) + "]"
+
+
 def broadcast_shapes(shapes) -> tuple:
     """NumPy broadcasting of shapes that may contain None; ValueError if incompatible."""
     ndim = max(len(s) for s in shapes)

@@ -4,16 +4,11 @@ from __future__ import annotations
 
 import math
 
-
-def _fmt_shape(shape):
-    return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+from kgraph.shape_inference import format_shapes
 
 
 def _output_shape(nodes):
-    shapes = set()
-    for node in nodes:
-        s = [_fmt_shape(t.shape) for t in node.outputs]
-        shapes.add(s[0] if len(s) == 1 else "[" + ", ".join(s) + "]")
+    shapes = {format_shapes([t.shape for t in node.outputs]) for node in nodes}
     return shapes.pop() if len(shapes) == 1 else "multiple"
 
 
@@ -72,9 +67,9 @@ def summary_rows(model):
 
 
 def _is_nested_model(layer) -> bool:
-    from kgraph.model import Model
-
-    return isinstance(layer, Model) and layer.built and bool(getattr(layer, "_nodes", None))
+    """A built layer with a graph of its own (only models have ``_nodes``, the graph
+    ``layer_nodes`` lists), so kgraph.model can import this module."""
+    return layer.built and bool(getattr(layer, "_nodes", None))
 
 
 def _trainable_flag(layer) -> str:

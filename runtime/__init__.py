@@ -14,7 +14,8 @@ from runtime.history import History
 from runtime.optimizers import mask_by_path
 from runtime.packing import Packed
 from runtime.trainer import Trainer, TrainState
+from runtime.training_setup import TrainingSetup
 
 __all__ = ["CSVLogger", "Callback", "EarlyStopping", "FitLoop", "History", "LambdaCallback",
            "Packed", "ReduceLROnPlateau", "TerminateOnNaN", "TrainState", "Trainer",
-           "callbacks", "losses", "mask_by_path", "metrics", "optimizers", "packing"]
+           "TrainingSetup", "callbacks", "losses", "mask_by_path", "metrics", "optimizers", "packing"]

@@ -2,7 +2,7 @@
 
 The model keeps its weights in its layers (eager calls and ``compiler.variables`` see the
 trained values after ``fit``, and after every epoch during it); the optimizer state lives
-with the model and carries over between ``fit`` calls, as in Keras.
+in the model's ``TrainingSetup`` and carries over between ``fit`` calls, as in Keras.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import numpy as np
 from runtime import data as data_lib, fit_loop, optimizers
 from runtime.callback_list import CallbackList
 from runtime.objective import Objective
-from runtime.trainer import Trainer
+from runtime.training_setup import TrainingSetup
 
 def compile_model(model, optimizer="adam", loss=None, metrics=None, loss_weights=None,
                   steps_per_execution=1, seed=None):
@@ -32,29 +32,13 @@ def compile_model(model, optimizer="adam", loss=None, metrics=None, loss_weights
     optimizer = optimizers.get(optimizer)
     if model.built:  # resolve names against the outputs now, so errors come at compile
         Objective(model, loss, metrics or (), loss_weights)
-    model._compiled = dict(optimizer=optimizer, loss=loss, metrics=metrics or (),
-                           loss_weights=loss_weights)
-    model._steps_per_execution = int(steps_per_execution)
-    model._trainer = None
-    model._opt_state = None
-    model._seed = 0 if seed is None else int(seed)
-    model._train_key = jax.random.PRNGKey(model._seed)
-    model._fits = 0
+    TrainingSetup.of(model).compile(optimizer, loss, metrics or (), loss_weights,
+                                    steps_per_execution, seed)
     model.stop_training = False
 
 
-def _trainer(model, x=None) -> Trainer:
-    """The model's Trainer, made on first use (building the model on ``x`` if needed)."""
-    if getattr(model, "_compiled", None) is None:
-        raise RuntimeError(f"You must call model.compile(optimizer, loss, metrics) before "
-                           f"training or evaluating model {model.name!r}.")
-    if model._trainer is None:
-        if not model.built and x is not None:
-            model(jax.tree_util.tree_map(lambda a: np.asarray(a)[:1], x))
-        config = model._compiled
-        model._trainer = Trainer(model, config["optimizer"], config["loss"],
-                                 config["metrics"], loss_weights=config["loss_weights"])
-    return model._trainer
+def _first_batch(data):
+    return data.arrays[0] if isinstance(data, data_lib.ArrayData) else None
 
 
 def _is_iterable_source(x) -> bool:
@@ -109,7 +93,8 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
     val_data = _validation(validation_data, validation_batch_size or batch_size or 32)
     if val_data is not None and isinstance(val_data, data_lib.IterableData):
         val_data.steps = validation_steps
-    trainer = _trainer(model, data.arrays[0] if isinstance(data, data_lib.ArrayData) else None)
+    setup = TrainingSetup.of(model)
+    trainer = setup.trainer_for(model, _first_batch(data))
     if not model.built:
         raise ValueError(f"Model {model.name!r} is not built; build it (call it on an input) "
                          "before fitting it on an iterable.")
@@ -118,12 +103,12 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
         steps = data.steps = min(int(steps_per_epoch), data.steps)
     model.stop_training = False
     loop = fit_loop.FitLoop(model, trainer, trainer.init_from_model(
-        model._train_key, model._opt_state))
+        setup.train_key, setup.opt_state))
     callback_list = CallbackList(callbacks, model=model, loop=loop, add_history=True,
                                  add_progbar=verbose != 0, verbose=verbose, epochs=epochs,
                                  steps=steps)
-    shuffle_rng = np.random.default_rng([model._seed, model._fits]) if shuffle else None
-    model._fits += 1
+    shuffle_rng = np.random.default_rng([setup.seed, setup.fits]) if shuffle else None
+    setup.fits += 1
     logs = {}
     callback_list.on_train_begin()
     try:
@@ -133,7 +118,7 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
             epoch_start = loop.global_step
             callback_list.on_epoch_begin(epoch)
             done = fit_loop.train_epoch(loop, callback_list, data, shuffle_rng=shuffle_rng,
-                                        steps_per_execution=model._steps_per_execution)
+                                        steps_per_execution=setup.steps_per_execution)
             if done == 0:
                 warnings.warn(f"The training data ran out at epoch {epoch + 1}: the "
                               "iterable produced no batches. Training stopped. Pass a "
@@ -156,14 +141,10 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
     finally:
         ts = loop.train_state
         trainer.write_back(ts, copy=True)
-        model._opt_state = ts.opt_state
-        model._train_key = jax.random.fold_in(ts.key, ts.step)  # next fit draws new masks
+        setup.opt_state = ts.opt_state
+        setup.train_key = jax.random.fold_in(ts.key, ts.step)  # next fit draws new masks
     model.history = callback_list.history
     return model.history
-
-
-def _eval_state(model, trainer):
-    return trainer.init_from_model(model._train_key, model._opt_state)
 
 
 def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
@@ -171,12 +152,14 @@ def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weig
     """Mean loss and metrics over ``(x, y)`` (padded batches; one compiled program)."""
     data = _make_data(x, y, sample_weight, batch_size, None, steps)
     _check_inputs(model, data)
-    trainer = _trainer(model, data.arrays[0] if isinstance(data, data_lib.ArrayData) else None)
+    setup = TrainingSetup.of(model)
+    trainer = setup.trainer_for(model, _first_batch(data))
     callback_list = CallbackList(callbacks, model=model, add_history=False,
                                  add_progbar=verbose != 0, verbose=verbose, epochs=1,
                                  steps=data.steps)
     callback_list.on_test_begin()
-    logs = fit_loop.evaluate_data(trainer, _eval_state(model, trainer), data, callback_list)
+    state = trainer.init_from_model(setup.train_key, setup.opt_state)
+    logs = fit_loop.evaluate_data(trainer, state, data, callback_list)
     callback_list.on_test_end(logs)
     if return_dict:
         return logs
@@ -188,11 +171,7 @@ def predict(model, x, batch_size=None, verbose="auto", steps=None, callbacks=Non
     """Model outputs for ``x`` as NumPy arrays (padded batches; one compiled program)."""
     data = _make_data(x, None, None, batch_size, None, steps, targets=False)
     _check_inputs(model, data)
-    if not model.built and isinstance(data, data_lib.ArrayData):
-        model(jax.tree_util.tree_map(lambda a: np.asarray(a)[:1], data.arrays[0]))
-    predictor = getattr(model, "_trainer", None) or getattr(model, "_predictor", None)
-    if predictor is None:
-        predictor = model._predictor = Trainer(model, loss=None)  # inference only
+    predictor = TrainingSetup.of(model).predictor_for(model, _first_batch(data))
     callback_list = CallbackList(callbacks, model=model, add_history=False,
                                  add_progbar=verbose != 0, verbose=verbose, epochs=1,
                                  steps=data.steps)

@@ -20,9 +20,9 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from kgraph import ops_nn
+from kgraph.config import epsilon
 from runtime.weighting import squeeze_or_expand_to_same_rank
-
-EPSILON = 1e-7  # keras.backend.epsilon()
 
 
 def as_float(x):
@@ -57,15 +57,15 @@ def mean_absolute_error(y_true, y_pred):
 def mean_absolute_percentage_error(y_true, y_pred):
     """``100 * mean(abs((y_true - y_pred) / max(abs(y_true), 1e-7)), axis=-1)``."""
     y_true, y_pred = _aligned(y_true, y_pred)
-    diff = jnp.abs((y_true - y_pred) / jnp.maximum(jnp.abs(y_true), EPSILON))
+    diff = jnp.abs((y_true - y_pred) / jnp.maximum(jnp.abs(y_true), epsilon()))
     return 100.0 * jnp.mean(diff, axis=-1)
 
 
 def mean_squared_logarithmic_error(y_true, y_pred):
     """``mean(square(log(max(y_pred, eps) + 1) - log(max(y_true, eps) + 1)), axis=-1)``."""
     y_true, y_pred = _aligned(y_true, y_pred, broadcast=True)
-    first = jnp.log(jnp.maximum(y_pred, EPSILON) + 1.0)
-    second = jnp.log(jnp.maximum(y_true, EPSILON) + 1.0)
+    first = jnp.log(jnp.maximum(y_pred, epsilon()) + 1.0)
+    second = jnp.log(jnp.maximum(y_true, epsilon()) + 1.0)
     return jnp.mean(optax.squared_error(first, second), axis=-1)
 
 
@@ -86,20 +86,20 @@ def cosine_similarity(y_true, y_pred, axis=-1):
     y_true, y_pred = _aligned(y_true, y_pred, broadcast=True)
     # Keras normalises with x * min(rsqrt(sum(x**2)), 1 / eps): optax's epsilon bounds
     # the squared norm, hence eps**2.
-    return -optax.cosine_similarity(y_pred, y_true, epsilon=EPSILON ** 2, axis=axis)
+    return -optax.cosine_similarity(y_pred, y_true, epsilon=epsilon() ** 2, axis=axis)
 
 
 def poisson(y_true, y_pred):
     """``mean(y_pred - y_true * log(y_pred + 1e-7), axis=-1)``."""
     y_true, y_pred = _aligned(y_true, y_pred)
-    return jnp.mean(y_pred - y_true * jnp.log(y_pred + EPSILON), axis=-1)
+    return jnp.mean(y_pred - y_true * jnp.log(y_pred + epsilon()), axis=-1)
 
 
 def kl_divergence(y_true, y_pred):
     """``sum(y_true * log(y_true / y_pred), axis=-1)``, both clipped to ``[1e-7, 1]``."""
     y_true, y_pred = _aligned(y_true, y_pred, broadcast=True)
-    y_true = jnp.clip(y_true, EPSILON, 1.0)
-    y_pred = jnp.clip(y_pred, EPSILON, 1.0)
+    y_true = jnp.clip(y_true, epsilon(), 1.0)
+    y_pred = jnp.clip(y_pred, epsilon(), 1.0)
     return optax.kl_divergence(jnp.log(y_pred), y_true, axis=-1)
 
 
@@ -131,22 +131,14 @@ def categorical_hinge(y_true, y_pred):
 
 
 # --------------------------------------------------------------- crossentropy
-def _log_probabilities(y_pred, from_logits, axis):
-    """Log class probabilities: log-softmax of logits, or Keras's renormalised, clipped log."""
-    if from_logits:
-        return jax.nn.log_softmax(y_pred, axis=axis)
-    y_pred = y_pred / jnp.sum(y_pred, axis=axis, keepdims=True)
-    return jnp.log(jnp.clip(y_pred, EPSILON, 1.0 - EPSILON))
-
-
+# The arithmetic is kgraph.ops's (as Keras's losses call keras.ops); here: Keras's loss
+# options around it.
 def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
     """Crossentropy of one-hot (or soft) labels against class scores along ``axis``."""
     y_true, y_pred = _aligned(y_true, y_pred)
     if label_smoothing:
         y_true = optax.smooth_labels(y_true, label_smoothing, axis=axis)
-    if from_logits:
-        return optax.softmax_cross_entropy(y_pred, y_true, axis=axis)
-    return -jnp.sum(y_true * _log_probabilities(y_pred, False, axis), axis=axis)
+    return ops_nn.categorical_crossentropy(y_true, y_pred, from_logits=from_logits, axis=axis)
 
 
 def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_class=None,
@@ -173,25 +165,10 @@ def sparse_categorical_crossentropy_and_mask(y_true, y_pred, from_logits=False,
     if ignore_class is not None:
         valid = labels != int(ignore_class)
         labels = jnp.where(valid, labels, 0)
-    class_axis = axis % y_pred.ndim
-    if from_logits:
-        values = optax.softmax_cross_entropy_with_integer_labels(y_pred, labels,
-                                                                 axis=class_axis)
-    else:
-        log_probs = _log_probabilities(y_pred, False, class_axis)
-        picked = jnp.take_along_axis(log_probs, jnp.expand_dims(labels, class_axis),
-                                     axis=class_axis)
-        values = -jnp.squeeze(picked, class_axis)
+    values = ops_nn.label_crossentropy(labels, y_pred, from_logits, axis % y_pred.ndim)
     if valid is not None:
         values = jnp.where(valid, values, 0.0)
     return values, valid
-
-
-def _binary_crossentropy_entries(y_true, y_pred, from_logits):
-    if from_logits:
-        return optax.sigmoid_binary_cross_entropy(y_pred, y_true)
-    y_pred = jnp.clip(y_pred, EPSILON, 1.0 - EPSILON)
-    return -(y_true * jnp.log(y_pred) + (1.0 - y_true) * jnp.log(1.0 - y_pred))
 
 
 def _smooth_binary(y_true, label_smoothing):
@@ -203,7 +180,7 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, 
     y_true, y_pred = _aligned(y_true, y_pred)
     if label_smoothing:
         y_true = _smooth_binary(y_true, label_smoothing)
-    return jnp.mean(_binary_crossentropy_entries(y_true, y_pred, from_logits), axis=axis)
+    return jnp.mean(ops_nn.binary_crossentropy(y_true, y_pred, from_logits=from_logits), axis=axis)
 
 
 def binary_focal_crossentropy(y_true, y_pred, apply_class_balancing=False, alpha=0.25,
@@ -214,7 +191,7 @@ def binary_focal_crossentropy(y_true, y_pred, apply_class_balancing=False, alpha
         y_true = _smooth_binary(y_true, label_smoothing)
     if from_logits:
         y_pred = jax.nn.sigmoid(y_pred)
-    bce = _binary_crossentropy_entries(y_true, y_pred, False)
+    bce = ops_nn.binary_crossentropy(y_true, y_pred)
     p_t = y_true * y_pred + (1.0 - y_true) * (1.0 - y_pred)
     focal = jnp.power(1.0 - p_t, gamma) * bce
     if apply_class_balancing:

@@ -23,10 +23,10 @@ True
 from __future__ import annotations
 
 import inspect
-import re
 
 import jax.numpy as jnp
 
+from kgraph.naming import to_snake_case
 from runtime import loss_checks, loss_functions as fns
 from runtime.weighting import combine_masks, reduce_weighted, squeeze_or_expand_to_same_rank
 
@@ -41,10 +41,7 @@ __all__ = [
 _REDUCTIONS = ("sum_over_batch_size", "mean")  # identical in Keras
 
 
-def snake_case(name: str) -> str:
-    """Keras's ``to_snake_case``: "TopKCategoricalAccuracy" -> "top_k_categorical_accuracy"."""
-    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", re.sub(r"\W+", "", name))
-    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
+snake_case = to_snake_case  # kept for code that imports it from here
 
 
 class Loss:
@@ -65,7 +62,7 @@ class Loss:
         if reduction not in _REDUCTIONS:
             raise ValueError(f"Loss reduction must be one of {_REDUCTIONS} (Keras's default, "
                              f"which training uses); received reduction={reduction!r}.")
-        self.name = name or snake_case(type(self).__name__)
+        self.name = name or to_snake_case(type(self).__name__)
         self.reduction = reduction
 
     def call(self, y_true, y_pred):
@@ -146,7 +143,7 @@ class LossFunctionWrapper(Loss):
 
 def _function_name(fn) -> str:
     name = getattr(fn, "__name__", None)
-    return name if name else snake_case(type(fn).__name__)
+    return name if name else to_snake_case(type(fn).__name__)
 
 
 class _Elementwise(LossFunctionWrapper):
@@ -337,7 +334,7 @@ _CLASSES = [MeanSquaredError, MeanAbsoluteError, MeanAbsolutePercentageError,
             SparseCategoricalCrossentropy, BinaryCrossentropy, BinaryFocalCrossentropy,
             KLDivergence, CosineSimilarity, Poisson, Hinge, SquaredHinge, CategoricalHinge]
 BY_NAME = {**{c.default_name: c for c in _CLASSES},
-           **{snake_case(c.__name__): c for c in _CLASSES}, **_ALIASES}
+           **{to_snake_case(c.__name__): c for c in _CLASSES}, **_ALIASES}
 _BY_CLASS_NAME = {c.__name__: c for c in _CLASSES}
 
 

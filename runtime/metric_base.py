@@ -21,7 +21,7 @@ import functools
 import jax
 import jax.numpy as jnp
 
-from runtime.losses import snake_case
+from kgraph.naming import to_snake_case
 from runtime.weighting import broadcast_to_values, divide_no_nan, weighted
 
 
@@ -75,7 +75,7 @@ class Metric:
     """
 
     def __init__(self, name=None):
-        self.name = name or snake_case(type(self).__name__)
+        self.name = name or to_snake_case(type(self).__name__)
 
     def init(self):
         raise NotImplementedError(f"{type(self).__name__} must implement init().")
@@ -169,7 +169,7 @@ class MeanMetricWrapper(Mean):
     """
 
     def __init__(self, fn, name=None, **fn_kwargs):
-        super().__init__(name=name or getattr(fn, "__name__", None) or snake_case(
+        super().__init__(name=name or getattr(fn, "__name__", None) or to_snake_case(
             type(fn).__name__))
         self.fn = fn
         self._fn_kwargs = fn_kwargs

@@ -22,6 +22,7 @@ import inspect
 
 import jax.numpy as jnp
 
+from kgraph.naming import to_snake_case
 from runtime import loss_functions as fns, losses
 from runtime.metric_base import Mean, MeanMetricWrapper, Metric, Sum
 from runtime.metrics_accuracy import (Accuracy, AutoAccuracy, BinaryAccuracy,
@@ -143,7 +144,7 @@ _CLASSES = [Accuracy, BinaryAccuracy, CategoricalAccuracy, SparseCategoricalAccu
             RootMeanSquaredError, LogCoshError, CosineSimilarity, Precision, Recall, AUC]
 _BY_CLASS_NAME = {c.__name__: c for c in _CLASSES}
 BY_NAME = {
-    **{losses.snake_case(c.__name__): c for c in _CLASSES},
+    **{to_snake_case(c.__name__): c for c in _CLASSES},
     "mse": MeanSquaredError, "mae": MeanAbsoluteError, "mape": MeanAbsolutePercentageError,
     "msle": MeanSquaredLogarithmicError, "rmse": RootMeanSquaredError,
     "log_cosh_error": LogCoshError, "logcosh": LogCoshError, "auc": AUC,

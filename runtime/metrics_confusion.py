@@ -23,10 +23,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from kgraph.config import epsilon
 from runtime.metric_base import Metric, merge_weights
 from runtime.weighting import divide_no_nan, squeeze_or_expand_to_same_rank
 
-EPSILON = 1e-7
 NEG_INF = -1e10  # the threshold used with top_k, as in Keras
 
 _COUNTS = ("true_positives", "false_positives", "true_negatives", "false_negatives")
@@ -45,7 +45,7 @@ def evenly_distributed(thresholds) -> bool:
     """Whether ``thresholds`` are ``0, 1/(n-1), ..., 1`` (n >= 3), as Keras checks."""
     n = len(thresholds)
     return n >= 3 and np.allclose(thresholds, np.arange(n, dtype=np.float32) / (n - 1),
-                                  atol=EPSILON)
+                                  atol=epsilon())
 
 
 def _filter_top_k(x, k):
@@ -239,7 +239,7 @@ class AUC(Metric):
             self.num_thresholds = num_thresholds
             inner = [(i + 1) / (num_thresholds - 1) for i in range(num_thresholds - 2)]
         self.init_thresholds = thresholds
-        self.thresholds = [0.0 - EPSILON] + inner + [1.0 + EPSILON]
+        self.thresholds = [0.0 - epsilon()] + inner + [1.0 + epsilon()]
         if multi_label and not num_labels:
             raise ValueError("AUC(multi_label=True) needs num_labels=<number of labels>: "
                              "metric states have fixed shapes.")

@@ -13,13 +13,10 @@ import jax
 import jax.numpy as jnp
 
 from kgraph import shape_inference
+from kgraph.shape_inference import format_shapes
 from kgraph.input_spec import InputSpec
 from kgraph.layer import Layer
 from kgraph.ops_nn import normalize as _l2_normalize
-
-
-def _fmt(shapes):
-    return ", ".join(str(tuple(s)) for s in shapes)
 
 
 def _expanded_shape(shape, ndim):
@@ -52,7 +49,7 @@ class _Merge(Layer):
             wanted = (f"exactly {self.min_inputs}" if self.min_inputs == self.max_inputs
                       else f"at least {self.min_inputs}")
             raise ValueError(f'Layer "{self.name}" ({type(self).__name__}) should be called on '
-                             f"{wanted} inputs, received {count}: {_fmt(input_shape)}.")
+                             f"{wanted} inputs, received {count}: {format_shapes(input_shape)}.")
 
     def build(self, input_shape):
         self._check_list(input_shape)
@@ -73,7 +70,7 @@ class _Merge(Layer):
                                                      for s in input_shape])
         except ValueError:
             raise ValueError(f'Layer "{self.name}" ({type(self).__name__}) received inputs with '
-                             f"incompatible shapes: {_fmt(input_shape)}.") from None
+                             f"incompatible shapes: {format_shapes(input_shape)}.") from None
 
     def _same_rank(self, inputs):
         ndim = max(x.ndim for x in inputs)
@@ -220,7 +217,7 @@ class Concatenate(_Merge):
         ranks = {len(s) for s in input_shape}
         if len(ranks) != 1:
             raise ValueError(f'Layer "{self.name}" (Concatenate) needs inputs of equal rank, '
-                             f"received shapes {_fmt(input_shape)}.")
+                             f"received shapes {format_shapes(input_shape)}.")
         ndim = ranks.pop()
         axis = self.axis % ndim
         result = []
@@ -233,7 +230,7 @@ class Concatenate(_Merge):
             if len(known) > 1:
                 raise ValueError(f'Layer "{self.name}" (Concatenate) needs inputs with matching '
                                  f"shapes except on the concat axis {self.axis}, received "
-                                 f"shapes {_fmt(input_shape)}.")
+                                 f"shapes {format_shapes(input_shape)}.")
             result.append(known.pop() if known else None)
         return tuple(result)
 
@@ -296,12 +293,12 @@ class Dot(_Merge):
         for s in (shape1, shape2):
             if len(s) < 2:
                 raise ValueError(f'Layer "{self.name}" (Dot) needs inputs of rank >= 2, '
-                                 f"received shapes {_fmt(input_shape)}.")
+                                 f"received shapes {format_shapes(input_shape)}.")
         a1, a2 = self._resolved_axes(len(shape1), len(shape2))
         if None not in (shape1[a1], shape2[a2]) and shape1[a1] != shape2[a2]:
             raise ValueError(f'Layer "{self.name}" (Dot): incompatible input shapes: axis values '
                              f"{shape1[a1]} (at axis {a1}) != {shape2[a2]} (at axis {a2}). "
-                             f"Full input shapes: {_fmt(input_shape)}.")
+                             f"Full input shapes: {format_shapes(input_shape)}.")
         batch = {shape1[0], shape2[0]} - {None}
         shape1.pop(a1)
         shape2.pop(a2)

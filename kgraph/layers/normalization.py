@@ -13,11 +13,11 @@ import jax
 import jax.numpy as jnp
 
 from kgraph import context, initializers
+from kgraph.config import epsilon
 from kgraph.input_spec import InputSpec
 from kgraph.layer import Layer
 from kgraph.layers import weight_args as wa
 
-_MASK_EPSILON = 1e-7  # Keras's backend.epsilon(), used for masked moments
 
 
 def _stat_dtype(dtype):
@@ -205,7 +205,7 @@ class BatchNormalization(_FloatStatsLayer):
             weights = weights & context.row_mask(rows, x)
         count = jnp.sum(weights.astype(x.dtype), axis=reduce, keepdims=True)
         # Keras's masked moments add an epsilon; padding alone divides by the exact count.
-        count = count + _MASK_EPSILON if mask is not None else jnp.maximum(count, 1.0)
+        count = count + epsilon() if mask is not None else jnp.maximum(count, 1.0)
         mean = jnp.sum(jnp.where(weights, x, 0), axis=reduce, keepdims=True) / count
         variance = jnp.sum(jnp.square(jnp.where(weights, x - mean, 0)), axis=reduce,
                            keepdims=True) / count

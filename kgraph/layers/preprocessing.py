@@ -8,11 +8,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from kgraph.config import epsilon
 from kgraph.input_spec import InputSpec
 from kgraph.layer import Layer
 from kgraph.layers import conv_utils as cu
 
-_EPSILON = 1e-7  # Keras's backend.epsilon()
 
 
 def _to_config_value(value):
@@ -222,7 +222,7 @@ class Normalization(Layer):
         else:
             mean = jnp.reshape(self.adapt_mean, self._broadcast_shape).astype(dtype)
             variance = jnp.reshape(self.adapt_variance, self._broadcast_shape).astype(dtype)
-        std = jnp.maximum(jnp.sqrt(variance), jnp.asarray(_EPSILON, dtype))
+        std = jnp.maximum(jnp.sqrt(variance), jnp.asarray(epsilon(), dtype))
         if self.invert:
             return mean + inputs * std
         return (inputs - mean) / std

@@ -34,10 +34,6 @@ from kgraph.layers.rnn_cells import (GRUCell, LSTMCell, SimpleRNNCell, _Cell, in
                                      parameter_names)
 
 
-def _shape_str(shape):
-    return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
-
-
 def _scan(step, states, sequences, mask, *, go_backwards, zero_output_for_mask,
           return_sequences):
     """Run ``step(x_t, states) -> (output, states)`` over axis 1 of ``sequences`` (Keras's
@@ -142,7 +138,7 @@ class RNN(Layer):
             expected = f"ndim={ndim}" if ndim is not None else f"min_ndim={min_ndim}"
             raise ValueError(f'Input 0 of layer "{self.name}" is incompatible with the layer: '
                              f"expected {expected}, found ndim={len(shape)}. Full shape "
-                             f"received: {_shape_str(shape)}")
+                             f"received: {shape_inference.format_shape(shape)}")
 
     def build(self, sequences_shape, initial_state_shape=None):
         self._check_rank(tuple(sequences_shape))

@@ -1,0 +1,115 @@
+"""``TrainingSetup``: what ``model.compile`` chose and what training carries between calls.
+
+A model holds one in ``model._training_setup`` (made here, on its first ``compile`` or
+``predict``; kgraph only carries it, never looks inside): ``compile``'s optimizer, losses
+and metrics, the ``Trainer`` made from them on first use, the optimizer state and PRNG key
+that carry over from one ``fit`` to the next (as in Keras), and the inference-only Trainer
+``predict`` uses on a model that was never compiled. When the model's graph changes (a
+Sequential's ``add`` / ``pop``), the Trainers and optimizer state made for the old graph
+are dropped and remade on next use.
+
+>>> import kgraph as kg
+>>> x = kg.Input(shape=(3,))
+>>> model = kg.Model(x, kg.layers.Dense(1)(x))
+>>> model.compile(optimizer="sgd", loss="mse", seed=1)
+>>> setup = TrainingSetup.of(model)
+>>> setup is model._training_setup, setup.seed, setup.trainer is None
+(True, 1, True)
+>>> setup.trainer_for(model) is setup.trainer
+True
+"""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+
+from runtime.trainer import Trainer
+
+
+def _first_rows(x):
+    return jax.tree_util.tree_map(lambda a: np.asarray(a)[:1], x)
+
+
+class TrainingSetup:
+    """A model's training configuration and the state ``fit`` carries between calls.
+
+    Attributes:
+      config: ``compile``'s ``optimizer``, ``loss``, ``metrics`` and ``loss_weights``
+        (None until ``compile``).
+      steps_per_execution, seed: from ``compile``.
+      train_key: the PRNG key the next ``fit`` starts from.
+      opt_state: the optimizer state the next ``fit`` continues (None: fresh).
+      fits: how many ``fit`` calls ran (the shuffling seed of each).
+      trainer: the Trainer made from ``config`` (None until first used).
+    """
+
+    def __init__(self):
+        self.config = None
+        self.steps_per_execution = 1
+        self.seed = 0
+        self.train_key = jax.random.PRNGKey(0)
+        self.opt_state = None
+        self.fits = 0
+        self.trainer = None
+        self._predictor = None
+        self._graph = ()  # the model's output tensors the Trainers were made for
+
+    @classmethod
+    def of(cls, model) -> "TrainingSetup":
+        """``model``'s setup, made (uncompiled) if it has none yet."""
+        setup = getattr(model, "_training_setup", None)
+        if setup is None:
+            setup = model._training_setup = cls()
+        return setup
+
+    def compile(self, optimizer, loss, metrics, loss_weights, steps_per_execution, seed):
+        """Record ``compile``'s choices; training starts afresh (new optimizer state)."""
+        self.config = dict(optimizer=optimizer, loss=loss, metrics=metrics,
+                           loss_weights=loss_weights)
+        self.steps_per_execution = int(steps_per_execution)
+        self.seed = 0 if seed is None else int(seed)
+        self.train_key = jax.random.PRNGKey(self.seed)
+        self.opt_state = None
+        self.fits = 0
+        self.trainer = None
+
+    def _follow_graph(self, model) -> None:
+        """Forget what was made for an earlier graph of ``model``."""
+        graph = tuple(getattr(model, "outputs", None) or ()) if model.built else ()
+        if len(graph) == len(self._graph) and all(
+                a is b for a, b in zip(graph, self._graph)):
+            return
+        if self._graph:
+            self.trainer = self._predictor = self.opt_state = None
+        self._graph = graph
+
+    def _build_on(self, model, x) -> None:
+        """Build ``model`` on the first row of ``x`` if needed; follow its graph."""
+        self._follow_graph(model)
+        if not model.built and x is not None:
+            model(_first_rows(x))
+            self._follow_graph(model)
+
+    def trainer_for(self, model, x=None) -> Trainer:
+        """The Trainer of ``compile``'s settings, made on first use (building the model on
+        the first row of ``x`` if it is not built yet)."""
+        if self.config is None:
+            raise RuntimeError(f"You must call model.compile(optimizer, loss, metrics) before "
+                               f"training or evaluating model {model.name!r}.")
+        self._build_on(model, x)
+        if self.trainer is None:
+            config = self.config
+            self.trainer = Trainer(model, config["optimizer"], config["loss"],
+                                   config["metrics"], loss_weights=config["loss_weights"])
+        return self.trainer
+
+    def predictor_for(self, model, x=None) -> Trainer:
+        """The Trainer ``predict`` runs: the training one if made, else an inference-only
+        one (made once); builds the model on the first row of ``x`` like ``trainer_for``."""
+        self._build_on(model, x)
+        if self.trainer is not None:
+            return self.trainer
+        if self._predictor is None:
+            self._predictor = Trainer(model, loss=None)
+        return self._predictor
