@@ -11,6 +11,7 @@ keras = pytest.importorskip("keras")
 
 import kgraph as kg  # noqa: E402
 from kgraph import layers, ops  # noqa: E402
+from tests.helpers import MaskedMean  # noqa: E402
 
 RNG = np.random.default_rng(0)
 
@@ -102,13 +103,6 @@ def test_masking_and_embedding_masks_reach_downstream_layers_as_in_keras():
     t, f = keras.Input(shape=(4,), dtype="int32"), keras.Input(shape=(4, 3))
     merged = keras.layers.Add()([emb_theirs(t), keras.layers.Masking()(f)])
     keras_model = keras.Model([t, f], keras.layers.GlobalAveragePooling1D()(merged))
-
-    class MaskedMean(kg.Layer):  # GlobalAveragePooling1D's masked mean
-        def call(self, inputs, mask=None):
-            if mask is None:  # shape inference runs without masks
-                return inputs.mean(1)
-            weights = mask[..., None].astype(inputs.dtype)
-            return (inputs * weights).sum(1) / weights.sum(1)
 
     t, f = kg.Input(shape=(4,), dtype="int32"), kg.Input(shape=(4, 3))
     merged = layers.Add()([emb_ours(t), layers.Masking()(f)])

@@ -8,6 +8,7 @@ import pytest
 import compiler
 import kgraph as kg
 from kgraph import layers
+from tests.helpers import MakeMask
 
 RNG = np.random.default_rng(0)
 Q = RNG.normal(size=(2, 4, 6)).astype(np.float32)
@@ -81,13 +82,6 @@ def test_causal_mask_hides_the_future():
 
 
 def test_query_mask_flows_from_the_graph():
-    class MakeMask(kg.Layer):
-        def call(self, inputs):
-            return inputs
-
-        def compute_mask(self, inputs, mask=None):
-            return inputs[..., 0] != 0
-
     class MaskOut(kg.Layer):
         def call(self, inputs, mask=None):
             return inputs if mask is None else inputs * mask[..., None].astype(inputs.dtype)
@@ -219,13 +213,6 @@ def test_additive_attention_matches_numpy():
 
 
 def test_attention_in_graph_with_masks_and_scores():
-    class MakeMask(kg.Layer):
-        def call(self, inputs):
-            return inputs
-
-        def compute_mask(self, inputs, mask=None):
-            return inputs[..., 0] != 0
-
     q_in, v_in = kg.Input(shape=(4, 3)), kg.Input(shape=(5, 3))
     att = layers.Attention(name="att")
     out, scores = att([MakeMask()(q_in), MakeMask()(v_in)], return_attention_scores=True)

@@ -8,6 +8,7 @@ import pytest
 import compiler
 import kgraph as kg
 from kgraph import layers
+from tests.helpers import MaskedSum
 
 RNG = np.random.default_rng(0)
 
@@ -18,15 +19,6 @@ def _double(x):
 
 def _keep_first_feature_mask(inputs, mask):
     return inputs[..., 0] > 0
-
-
-class MaskedSum(kg.Layer):
-    """Sums over time, counting only unmasked steps; records whether it saw a mask."""
-
-    def call(self, inputs, mask=None):
-        if mask is None:
-            return inputs.sum(axis=1)
-        return (inputs * mask[..., None]).sum(axis=1)
 
 
 # ------------------------------------------------------------------------ EinsumDense

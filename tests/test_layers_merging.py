@@ -8,21 +8,13 @@ import pytest
 import compiler
 import kgraph as kg
 from kgraph import layers
+from tests.helpers import MaskedSum
 
 RNG = np.random.default_rng(0)
 
 
 def _f(*shape):
     return RNG.normal(size=shape).astype(np.float32)
-
-
-class MaskedSum(kg.Layer):
-    """Sums over time, counting only unmasked steps (no mask: every step)."""
-
-    def call(self, inputs, mask=None):
-        if mask is None:
-            return inputs.sum(axis=1)
-        return (inputs * mask[..., None]).sum(axis=1)
 
 
 @pytest.mark.parametrize("layer_cls, reference", [

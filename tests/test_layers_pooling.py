@@ -8,6 +8,7 @@ import pytest
 import compiler
 import kgraph as kg
 from kgraph import layers
+from tests.helpers import MakeMask
 
 RNG = np.random.default_rng(0)
 
@@ -119,16 +120,6 @@ def test_global_max_pooling1d_ignores_masked_steps():
     np.testing.assert_array_equal(empty, np.zeros((2, 3)))
 
 
-class _MakeMask(kg.Layer):
-    """Masks steps whose first feature is zero (as Masking(0) would)."""
-
-    def call(self, inputs):
-        return inputs
-
-    def compute_mask(self, inputs, mask=None):
-        return inputs[..., 0] != 0
-
-
 class _SeesMask(kg.Layer):
     """Returns 1 where it got a mask, 0 otherwise (to see whether a mask flows)."""
 
@@ -139,7 +130,7 @@ class _SeesMask(kg.Layer):
 @pytest.mark.parametrize("cls", [layers.GlobalAveragePooling1D, layers.GlobalMaxPooling1D])
 def test_graph_masks_reach_global_pooling_and_stop_there(cls):
     x = kg.Input(shape=(4, 2))
-    pooled = cls(name="pool")(_MakeMask()(x))
+    pooled = cls(name="pool")(MakeMask()(x))
     model = kg.Model(x, [pooled, _SeesMask()(pooled)])
     data = np.arange(1, 17, dtype=np.float32).reshape(2, 4, 2)
     data[:, 1, 0] = 0.0  # step 1 masked

@@ -8,6 +8,7 @@ import pytest
 import compiler
 import kgraph as kg
 from kgraph import layers
+from tests.helpers import MakeMask, MaskedMean
 
 RNG = np.random.default_rng(0)
 X = RNG.normal(size=(2, 5, 3)).astype(np.float32)
@@ -183,24 +184,6 @@ def test_two_layers_and_bidirectional_halves_start_from_different_weights():
 
 
 # --------------------------------------------------------------- graph & masks
-class MakeMask(kg.Layer):
-    """Masks steps whose first feature is zero."""
-
-    def call(self, inputs):
-        return inputs
-
-    def compute_mask(self, inputs, mask=None):
-        return inputs[..., 0] != 0
-
-
-class MaskedMean(kg.Layer):
-    def call(self, inputs, mask=None):
-        if mask is None:
-            return inputs.mean(axis=1)
-        m = mask[..., None].astype(inputs.dtype)
-        return (inputs * m).sum(axis=1) / m.sum(axis=1)
-
-
 def test_masks_flow_through_graph_into_and_out_of_rnns():
     data = X.copy()
     data[:, :, 0] = np.where(MASK, data[:, :, 0], 0.0)

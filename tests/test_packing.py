@@ -9,8 +9,7 @@ import pytest
 
 import kgraph as kg
 from runtime import Callback, Trainer, TrainState, losses, packing as packing_lib
-from tests.conftest import tree_equal
-from tests.test_trainer import _classifier as _model, _data
+from tests.helpers import classification_data as _data, classifier as _model, tree_equal
 
 
 def _mixed_tree():
