@@ -19,6 +19,22 @@ needs_dot = pytest.mark.skipif(
     reason="needs the Graphviz `dot` program (apt-get install graphviz; .ci/run installs it)")
 
 
+# ---------------------------------------------------------------------------- test data
+def read_only(array):
+    """``array`` made read-only: data shared by a module's tests cannot be changed by one."""
+    array = np.asarray(array)
+    array.setflags(write=False)
+    return array
+
+
+def fixed_normal(seed, *shape):
+    """Standard normal float32 data of ``shape`` from its own generator (``seed``), read-only.
+
+    For constants that a module's parametrized cases close over; tests draw their other data
+    from the ``rng`` fixture."""
+    return read_only(np.random.default_rng(seed).normal(size=shape).astype(np.float32))
+
+
 # ------------------------------------------------------------------------------ pytrees
 def tree_allclose(a, b, rtol=1e-6, atol=1e-6) -> bool:
     """Same pytree structure and every leaf ``allclose`` (shapes must match exactly)."""
