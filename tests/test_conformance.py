@@ -11,8 +11,11 @@ from tests.layer_cases import all_cases
 CASES = all_cases()
 
 
+# A case's checks run in one process (pytest-xdist's loadgroup), where its gradient checks
+# share their compiled functions.
 @pytest.mark.parametrize("check", CHECKS, ids=[c.__name__.removeprefix("check_") for c in CHECKS])
-@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.name, marks=pytest.mark.xdist_group(c.name))
+                                  for c in CASES])
 def test_layer_conformance(case, check):
     check(case)
 
