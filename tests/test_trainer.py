@@ -23,6 +23,7 @@ def test_init_returns_train_state_pytree():
     assert len(jax.tree_util.tree_leaves(ts.opt_state)) > 0
 
 
+@pytest.mark.slow
 def test_train_step_matches_hand_written_optax_step():
     model = _classifier()
     trainer = Trainer(model, optax.adam(1e-2), _LOGITS_LOSS)
