@@ -8,9 +8,9 @@ needed (no Python binding).
 
 >>> import kgraph as kg
 >>> x = kg.Input(shape=(3,), name="x")
->>> model = kg.Model(x, kg.layers.Dense(2, name="d")(x))
+>>> model = kg.Model(x, kg.layers.Dense(2, name="d")(x), name="tiny")
 >>> print(model_to_dot(model).splitlines()[0])
-digraph "functional" {
+digraph "tiny" {
 """
 
 from __future__ import annotations

@@ -20,6 +20,8 @@ if _BENCHMARKS not in sys.path:
 import bench_runtime  # noqa: E402
 from workloads import WORKLOADS  # noqa: E402
 
+pytestmark = pytest.mark.benchmark  # runs the benchmark's code (deselect: -m "not benchmark")
+
 
 # The CNN's and the transformer's steps take several seconds each to compile.
 @pytest.mark.parametrize("name", ["tiny", "mlp", pytest.param("cnn", marks=pytest.mark.slow),

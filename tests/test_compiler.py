@@ -9,11 +9,9 @@ import compiler
 import kgraph as kg
 from kgraph import layers
 
-RNG = np.random.default_rng(0)
 
-
-def _data(*shape):
-    return RNG.normal(size=shape).astype(np.float32)
+def _data(rng, *shape):
+    return rng.normal(size=shape).astype(np.float32)
 
 
 class TraceCounter(kg.Layer):
@@ -85,9 +83,9 @@ def test_program_needs_a_built_layer():
         compiler.compile(layers.Dense(2))
 
 
-def test_compile_a_single_built_layer():
+def test_compile_a_single_built_layer(rng):
     layer = layers.Dense(2)
-    values = _data(3, 4)
+    values = _data(rng, 3, 4)
     eager = layer(values)
     program = compiler.compile(layer)
     params, state = compiler.variables(layer)
@@ -95,13 +93,13 @@ def test_compile_a_single_built_layer():
     np.testing.assert_allclose(program.apply(params, state, values)[0], eager, rtol=1e-6)
 
 
-def test_apply_is_pure(key, tree_equal):
+def test_apply_is_pure(key, tree_equal, rng):
     model = _mlp()
     program = compiler.compile(model)
     stored = compiler.variables(model)
     params, state = program.init(jax.random.PRNGKey(3))
     state_before = jax.tree_util.tree_map(jnp.array, state)
-    values = _data(8, 5)
+    values = _data(rng, 8, 5)
     out, new_state = program.apply(params, state, values, training=True, key=key)
     assert tree_equal(compiler.variables(model), stored)  # the model's weights untouched
     assert tree_equal(state, state_before)  # the state argument untouched
@@ -110,15 +108,15 @@ def test_apply_is_pure(key, tree_equal):
     assert tree_equal((out, new_state), (again, again_state))  # same inputs, same results
 
 
-def test_apply_reports_missing_weights(key):
+def test_apply_reports_missing_weights(key, rng):
     program = compiler.compile(_mlp())
     params, state = program.init(key)
     del params["logits"]["bias"]
     with pytest.raises(KeyError, match="params has no entry 'logits/bias'"):
-        program.apply(params, state, _data(2, 5))
+        program.apply(params, state, _data(rng, 2, 5))
 
 
-def test_no_retrace_under_jit(key):
+def test_no_retrace_under_jit(key, rng):
     counter = TraceCounter()
     x = kg.Input(shape=(3,))
     model = kg.Model(x, layers.Dense(2)(counter(x)))
@@ -126,33 +124,33 @@ def test_no_retrace_under_jit(key):
     params, state = program.init(key)
     step = jax.jit(program.apply)
     calls_before = counter.calls
-    first, _ = step(params, state, _data(4, 3))
-    second, _ = step(jax.tree_util.tree_map(lambda p: p + 1, params), state, _data(4, 3))
+    first, _ = step(params, state, _data(rng, 4, 3))
+    second, _ = step(jax.tree_util.tree_map(lambda p: p + 1, params), state, _data(rng, 4, 3))
     assert counter.calls == calls_before + 1  # traced once for two calls
-    step(params, state, _data(6, 3))
+    step(params, state, _data(rng, 6, 3))
     assert counter.calls == calls_before + 2  # a new shape traces once more
-    values = _data(4, 3)
+    values = _data(rng, 4, 3)
     np.testing.assert_allclose(step(params, state, values)[0],
                                program.apply(params, state, values)[0], rtol=1e-5, atol=1e-6)
 
 
-def test_jit_with_training_flag_and_key(key, tree_allclose):
+def test_jit_with_training_flag_and_key(key, tree_allclose, rng):
     model = _mlp()
     program = compiler.compile(model)
     params, state = program.init(key)
-    values = _data(8, 5)
+    values = _data(rng, 8, 5)
     jitted = jax.jit(program.apply, static_argnames=("training",))
     assert tree_allclose(jitted(params, state, values, training=True, key=key),
                          program.apply(params, state, values, training=True, key=key),
                          rtol=1e-5, atol=1e-5)
 
 
-def test_grad_matches_analytic_linear_model(key):
+def test_grad_matches_analytic_linear_model(key, rng):
     x = kg.Input(shape=(3,))
     model = kg.Model(x, layers.Dense(2, name="lin")(x))
     program = compiler.compile(model)
     params, state = program.init(key)
-    values = _data(5, 3)
+    values = _data(rng, 5, 3)
 
     def loss(p):
         return jnp.sum(program.apply(p, state, values)[0])
@@ -162,14 +160,14 @@ def test_grad_matches_analytic_linear_model(key):
     np.testing.assert_allclose(grads["lin"]["bias"], np.full(2, 5.0), rtol=1e-6)
 
 
-def test_vmap_over_stacked_params_is_an_ensemble(tree_allclose):
+def test_vmap_over_stacked_params_is_an_ensemble(tree_allclose, rng):
     model = _mlp()
     program = compiler.compile(model)
     members = [program.init(jax.random.PRNGKey(i)) for i in range(3)]
     stacked_params = jax.tree_util.tree_map(lambda *p: jnp.stack(p),
                                             *[params for params, _ in members])
     state = members[0][1]
-    values = _data(6, 5)
+    values = _data(rng, 6, 5)
     ensemble = jax.vmap(lambda p: program.apply(p, state, values)[0])(stacked_params)
     assert ensemble.shape == (3, 6, 3)
     for i, (params, _) in enumerate(members):
@@ -177,11 +175,11 @@ def test_vmap_over_stacked_params_is_an_ensemble(tree_allclose):
                              rtol=1e-5, atol=1e-6)
 
 
-def test_per_example_gradients_with_vmap(key, tree_allclose):
+def test_per_example_gradients_with_vmap(key, tree_allclose, rng):
     model = _mlp()
     program = compiler.compile(model)
     params, state = program.init(key)
-    values = _data(4, 5)
+    values = _data(rng, 4, 5)
 
     def loss(p, example):
         out, _ = program.apply(p, state, example[None])
@@ -196,12 +194,12 @@ def test_per_example_gradients_with_vmap(key, tree_allclose):
                              rtol=1e-4, atol=1e-6)
 
 
-def test_hessian_matches_analytic_quadratic():
+def test_hessian_matches_analytic_quadratic(rng):
     x = kg.Input(shape=(3,))
     model = kg.Model(x, layers.Dense(1, use_bias=False, name="lin")(x))
     program = compiler.compile(model)
     params, state = program.init(jax.random.PRNGKey(0))
-    values = _data(5, 3)
+    values = _data(rng, 5, 3)
 
     def f(p):  # sum((X w)^2): Hessian in w is 2 X^T X
         return jnp.sum(program.apply(p, state, values)[0] ** 2)
@@ -211,12 +209,12 @@ def test_hessian_matches_analytic_quadratic():
     np.testing.assert_allclose(hessian[:, 0, :, 0], 2 * values.T @ values, rtol=1e-4, atol=1e-4)
 
 
-def test_hessian_matches_finite_differences_of_gradient():
+def test_hessian_matches_finite_differences_of_gradient(rng):
     x = kg.Input(shape=(2,))
     model = kg.Model(x, layers.Dense(1, activation="tanh", name="out")(x))
     program = compiler.compile(model)
     params, state = program.init(jax.random.PRNGKey(2))
-    values = _data(3, 2)
+    values = _data(rng, 3, 2)
 
     def f(inputs):  # Hessian with respect to the inputs, through a nonlinearity
         return jnp.sum(program.apply(params, state, inputs.reshape(3, 2))[0])
@@ -242,14 +240,14 @@ def test_lower_is_stablehlo_with_layer_named_scopes(key):
     assert "net/squash_act/tanh" in text  # even a layer without weights is named
 
 
-def test_variables_assign_round_trip(key, tree_equal, tree_allclose):
+def test_variables_assign_round_trip(key, tree_equal, tree_allclose, rng):
     model = _mlp()
     program = compiler.compile(model)
     new_params, new_state = program.init(jax.random.PRNGKey(42))
     new_state = jax.tree_util.tree_map(lambda s: s + 0.5, new_state)
     compiler.assign(model, new_params, new_state)
     assert tree_equal(compiler.variables(model), (new_params, new_state))
-    values = _data(4, 5)
+    values = _data(rng, 4, 5)
     # eager calls see the assigned weights
     assert tree_allclose(model(values), program.apply(new_params, new_state, values)[0],
                          rtol=1e-5, atol=1e-6)
@@ -268,17 +266,17 @@ def test_assign_validates_before_writing(key, tree_equal):
         compiler.assign(model, params, {})
 
 
-def test_training_dropout_without_key_names_the_layer(key):
+def test_training_dropout_without_key_names_the_layer(key, rng):
     x = kg.Input(shape=(4,))
     model = kg.Model(x, layers.Dropout(0.5, name="my_dropout")(layers.Dense(4)(x)))
     program = compiler.compile(model)
     params, state = program.init(key)
     with pytest.raises(ValueError, match='Layer "my_dropout" needs a random key'):
-        program.apply(params, state, _data(2, 4), training=True)
+        program.apply(params, state, _data(rng, 2, 4), training=True)
     with pytest.raises(ValueError, match='Layer "my_dropout" needs a random key'):
-        jax.jit(program.apply, static_argnames=("training",))(params, state, _data(2, 4),
+        jax.jit(program.apply, static_argnames=("training",))(params, state, _data(rng, 2, 4),
                                                               training=True)
-    program.apply(params, state, _data(2, 4), training=False)  # inference needs no key
+    program.apply(params, state, _data(rng, 2, 4), training=False)  # inference needs no key
 
 
 def test_trainable_weights_cannot_be_assigned_in_apply():

@@ -67,6 +67,7 @@ def _assert_trees_close(a, b, tol=1e-6):
 
 @pytest.mark.parametrize("batchnorm, gather_per_step",
                          [(False, False), (True, False), (True, True)])
+@pytest.mark.slow
 def test_fit_equals_a_hand_written_loop_with_a_partial_last_batch(batchnorm, gather_per_step,
                                                                    monkeypatch):
     if gather_per_step:  # as for large batches: each step gathers its rows
@@ -326,6 +327,7 @@ def test_steps_per_epoch_with_arrays_limits_the_epoch():
         [leaf for leaf in jax.tree_util.tree_leaves(model._opt_state) if leaf.ndim == 0])[0]) == 4
 
 
+@pytest.mark.slow
 def test_similar_dataset_sizes_share_compiled_steps():
     model = _model()
     model.compile(optax.adam(1e-2), _loss(), metrics=["accuracy"])

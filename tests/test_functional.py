@@ -9,11 +9,9 @@ import compiler
 import kgraph as kg
 from kgraph import layers
 
-RNG = np.random.default_rng(0)
 
-
-def _data(*shape):
-    return RNG.normal(size=shape).astype(np.float32)
+def _data(rng, *shape):
+    return rng.normal(size=shape).astype(np.float32)
 
 
 def _apply(model, inputs, **kwargs):
@@ -56,10 +54,10 @@ def test_input_layer_from_existing_tensor():
     assert model(jnp.ones((4, 2, 3))).shape == (4, 6)
 
 
-def test_single_tensor_in_and_out():
+def test_single_tensor_in_and_out(rng):
     x = kg.Input(shape=(3,))
     model = kg.Model(x, layers.Dense(2)(x))
-    values = _data(4, 3)
+    values = _data(rng, 4, 3)
     out = _apply(model, values)
     assert isinstance(out, jax.Array) and out.shape == (4, 2)
     np.testing.assert_allclose(out, model(values), rtol=1e-6)
@@ -67,12 +65,12 @@ def test_single_tensor_in_and_out():
     np.testing.assert_allclose(model([values]), out, rtol=1e-6)
 
 
-def test_list_inputs_and_outputs(tree_allclose):
+def test_list_inputs_and_outputs(tree_allclose, rng):
     a, b = kg.Input(shape=(2,), name="a"), kg.Input(shape=(3,), name="b")
     c = layers.Concatenate()([a, b])
     d = layers.Dense(4)(c)
     model = kg.Model([a, b], [d, c])
-    va, vb = _data(5, 2), _data(5, 3)
+    va, vb = _data(rng, 5, 2), _data(rng, 5, 3)
     out = _apply(model, [va, vb])
     assert isinstance(out, list) and len(out) == 2
     assert jax.tree_util.tree_structure(out) == jax.tree_util.tree_structure([0, 0])
@@ -86,11 +84,11 @@ def test_list_inputs_and_outputs(tree_allclose):
         model({"a": va})
 
 
-def test_dict_inputs_and_outputs_keep_structure(tree_allclose):
+def test_dict_inputs_and_outputs_keep_structure(tree_allclose, rng):
     a, b = kg.Input(shape=(2,), name="a"), kg.Input(shape=(3,), name="b")
     model = kg.Model(inputs={"b": b, "a": a},
                      outputs={"sum": layers.Dense(2)(b) + a, "both": [a, {"b": b}]})
-    va, vb = _data(5, 2), _data(5, 3)
+    va, vb = _data(rng, 5, 2), _data(rng, 5, 3)
     out = _apply(model, {"a": va, "b": vb})
     assert set(out) == {"sum", "both"}
     expected_tree = jax.tree_util.tree_structure({"sum": 0, "both": [0, {"b": 0}]})
@@ -104,20 +102,20 @@ def test_dict_inputs_and_outputs_keep_structure(tree_allclose):
         model({"a": va})
 
 
-def test_output_may_be_an_input():
+def test_output_may_be_an_input(rng):
     x = kg.Input(shape=(3,))
     model = kg.Model(x, [x, layers.Dense(1)(x)])
-    values = _data(2, 3)
+    values = _data(rng, 2, 3)
     out = _apply(model, values)
     np.testing.assert_array_equal(out[0], values)
     assert len(compiler.compile(model).nodes) == 1
 
 
-def test_unused_input_is_allowed():
+def test_unused_input_is_allowed(rng):
     a, b = kg.Input(shape=(3,)), kg.Input(shape=(3,))
     model = kg.Model([a, b], layers.Dense(2)(a))
-    va = _data(2, 3)
-    np.testing.assert_allclose(_apply(model, [va, _data(2, 3)]), model([va, va]), rtol=1e-6)
+    va = _data(rng, 2, 3)
+    np.testing.assert_allclose(_apply(model, [va, _data(rng, 2, 3)]), model([va, va]), rtol=1e-6)
 
 
 def test_model_needs_inputs_and_outputs():
@@ -131,7 +129,7 @@ def _inner_model():
     return kg.Model(i, layers.Dense(3, name="dense_out")(h), name="inner")
 
 
-def test_nested_model_symbolic_and_eager(tree_allclose):
+def test_nested_model_symbolic_and_eager(tree_allclose, rng):
     inner = _inner_model()
     x = kg.Input(shape=(3,))
     h = inner(x)
@@ -146,7 +144,7 @@ def test_nested_model_symbolic_and_eager(tree_allclose):
     init_params, _ = compiler.compile(outer).init(jax.random.PRNGKey(0))
     assert jax.tree_util.tree_structure(init_params) == jax.tree_util.tree_structure(params)
 
-    values = _data(4, 3)
+    values = _data(rng, 4, 3)
     inner_eager = inner(values)  # the inner model still works on its own
     expected = outer.get_layer("dense")(inner_eager)
     assert tree_allclose(outer(values), expected)
@@ -154,25 +152,25 @@ def test_nested_model_symbolic_and_eager(tree_allclose):
     assert outer.count_params() == inner.count_params() + 3 * 2 + 2
 
 
-def test_nested_model_called_twice_shares_weights(tree_allclose):
+def test_nested_model_called_twice_shares_weights(tree_allclose, rng):
     inner = _inner_model()
     a, b = kg.Input(shape=(3,)), kg.Input(shape=(3,))
     outer = kg.Model([a, b], layers.Add()([inner(a), inner(b)]))
     assert len(inner._inbound_nodes) == 2
     params, _ = compiler.variables(outer)
     assert set(params) == {"inner"}
-    va, vb = _data(2, 3), _data(2, 3)
+    va, vb = _data(rng, 2, 3), _data(rng, 2, 3)
     assert tree_allclose(_apply(outer, [va, vb]), inner(va) + inner(vb), rtol=1e-5)
 
 
-def test_nested_model_training_reaches_inner_layers():
+def test_nested_model_training_reaches_inner_layers(rng):
     i = kg.Input(shape=(3,))
     inner = kg.Model(i, layers.BatchNormalization(momentum=0.0, name="bn")(i), name="inner")
     x = kg.Input(shape=(3,))
     outer = kg.Model(x, inner(x))
     program = compiler.compile(outer)
     params, state = program.init(jax.random.PRNGKey(0))
-    values = _data(8, 3)
+    values = _data(rng, 8, 3)
     _, new_state = program.apply(params, state, values, training=True)
     np.testing.assert_allclose(new_state["inner"]["bn"]["moving_mean"], values.mean(0),
                                rtol=1e-5, atol=1e-6)

@@ -10,6 +10,7 @@ import kgraph as kg
 from kgraph import graph, layers
 
 
+@pytest.mark.slow
 def test_ten_thousand_layer_chain_builds_compiles_and_runs(assert_topological):
     depth = 10_000
     x = kg.Input(shape=(2,))

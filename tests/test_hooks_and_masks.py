@@ -9,6 +9,7 @@ import compiler
 import kgraph as kg
 from kgraph import layers
 from kgraph.graph import NodeHook
+from tests.helpers import MakeMask, MaskedSum
 
 
 def _nested_model():
@@ -57,25 +58,6 @@ def test_hooks_see_every_node_and_may_replace_outputs():
     assert hook.after == ["hidden", "inner/dense", "inner", "out"]  # a model ends after its nodes
     expected = model.get_layer("out")(model.get_layer("inner")(np.zeros((2, 2), np.float32)))
     np.testing.assert_allclose(out, expected, rtol=1e-6)
-
-
-class MakeMask(kg.Layer):
-    """Masks positions whose first feature is zero (as Masking(0) would)."""
-
-    def call(self, inputs):
-        return inputs
-
-    def compute_mask(self, inputs, mask=None):
-        return inputs[..., 0] != 0
-
-
-class MaskedSum(kg.Layer):
-    """Sums over time, counting only unmasked steps."""
-
-    def call(self, inputs, mask=None):
-        if mask is None:
-            return inputs.sum(axis=1)
-        return (inputs * mask[..., None]).sum(axis=1)
 
 
 class PassThrough(kg.Layer):

@@ -11,8 +11,6 @@ import compiler
 import kgraph as kg
 from kgraph import initializers as I
 
-KEY = jax.random.PRNGKey(0)
-
 
 @pytest.mark.parametrize("name, cls", [
     ("glorot_uniform", I.GlorotUniform), ("GlorotNormal", I.GlorotNormal),
@@ -25,14 +23,14 @@ KEY = jax.random.PRNGKey(0)
     ("truncated_normal", I.TruncatedNormal), ("variance_scaling", I.VarianceScaling),
     ("identity", I.Identity), ("IdentityInitializer", I.Identity), ("ZEROS", I.Zeros),
 ])
-def test_get_by_keras_name(name, cls):
+def test_get_by_keras_name(name, cls, key):
     init = I.get(name)
     assert type(init) is cls
-    assert init(KEY, (4, 4), "float32").shape == (4, 4)
+    assert init(key, (4, 4), "float32").shape == (4, 4)
 
 
-def _std(init, shape):
-    return float(np.std(np.asarray(init(KEY, shape, "float32"))))
+def _std(key, init, shape):
+    return float(np.std(np.asarray(init(key, shape, "float32"))))
 
 
 @pytest.mark.parametrize("init, shape, expected_std", [
@@ -47,48 +45,49 @@ def _std(init, shape):
     (I.RandomNormal(stddev=0.5), (300, 300), 0.5),
     (I.RandomUniform(-1.0, 1.0), (300, 300), 1 / np.sqrt(3)),
 ])
-def test_variance_of_random_initializers(init, shape, expected_std):
-    assert _std(init, shape) == pytest.approx(expected_std, rel=0.03)
+def test_variance_of_random_initializers(init, shape, expected_std, key):
+    assert _std(key, init, shape) == pytest.approx(expected_std, rel=0.03)
 
 
-def test_keras_defaults_and_truncation():
+def test_keras_defaults_and_truncation(key):
     assert I.RandomNormal().stddev == 0.05 and I.TruncatedNormal().stddev == 0.05
     assert (I.RandomUniform().minval, I.RandomUniform().maxval) == (-0.05, 0.05)
-    values = np.asarray(I.TruncatedNormal(mean=1.0, stddev=0.5)(KEY, (200, 200)))
+    values = np.asarray(I.TruncatedNormal(mean=1.0, stddev=0.5)(key, (200, 200)))
     assert values.min() >= 0.0 and values.max() <= 2.0  # within 2 stddev of the mean
     assert values.mean() == pytest.approx(1.0, abs=0.01)
-    normal = np.asarray(I.RandomNormal(mean=2.0, stddev=0.1)(KEY, (200, 200)))
+    normal = np.asarray(I.RandomNormal(mean=2.0, stddev=0.1)(key, (200, 200)))
     assert normal.mean() == pytest.approx(2.0, abs=0.01)
     # the 0.8796 correction makes the truncated VarianceScaling stddev equal sqrt(scale / n)
-    assert _std(I.VarianceScaling(2.0), (400, 300)) == pytest.approx(np.sqrt(2 / 400), rel=0.03)
-    uniform = np.asarray(I.RandomUniform(2.0, 3.0)(KEY, (1000,)))
+    assert _std(key, I.VarianceScaling(2.0), (400, 300)) == pytest.approx(np.sqrt(2 / 400),
+                                                                        rel=0.03)
+    uniform = np.asarray(I.RandomUniform(2.0, 3.0)(key, (1000,)))
     assert 2.0 <= uniform.min() and uniform.max() < 3.0
 
 
-def test_named_initializers_draw_what_jax_nn_initializers_draw():
+def test_named_initializers_draw_what_jax_nn_initializers_draw(key):
     cases = [("glorot_uniform", jax.nn.initializers.glorot_uniform(), (2, 3, 4, 5)),
              ("he_normal", jax.nn.initializers.he_normal(), (3, 4))]
     for name, jax_init, shape in cases:
-        np.testing.assert_array_equal(I.get(name)(KEY, shape), jax_init(KEY, shape))
+        np.testing.assert_array_equal(I.get(name)(key, shape), jax_init(key, shape))
 
 
-def test_orthogonal_identity_constant():
-    q = np.asarray(I.Orthogonal(gain=2.0)(KEY, (3, 6)))
+def test_orthogonal_identity_constant(key):
+    q = np.asarray(I.Orthogonal(gain=2.0)(key, (3, 6)))
     np.testing.assert_allclose(q @ q.T, 4.0 * np.eye(3), atol=1e-5)
-    tall = np.asarray(I.Orthogonal()(KEY, (2, 3, 4))).reshape(6, 4)
+    tall = np.asarray(I.Orthogonal()(key, (2, 3, 4))).reshape(6, 4)
     np.testing.assert_allclose(tall.T @ tall, np.eye(4), atol=1e-5)
-    half = I.Orthogonal()(KEY, (3, 3), jnp.bfloat16)  # drawn in float32, then cast
+    half = I.Orthogonal()(key, (3, 3), jnp.bfloat16)  # drawn in float32, then cast
     assert half.dtype == jnp.bfloat16
-    np.testing.assert_allclose(np.asarray(half, np.float32), I.Orthogonal()(KEY, (3, 3)),
+    np.testing.assert_allclose(np.asarray(half, np.float32), I.Orthogonal()(key, (3, 3)),
                                atol=1e-2)
     with pytest.raises(ValueError, match="at least two-dimensional"):
-        I.Orthogonal()(KEY, (3,))
-    np.testing.assert_array_equal(I.Identity(gain=3.0)(KEY, (2, 3)), 3.0 * np.eye(2, 3))
+        I.Orthogonal()(key, (3,))
+    np.testing.assert_array_equal(I.Identity(gain=3.0)(key, (2, 3)), 3.0 * np.eye(2, 3))
     with pytest.raises(ValueError, match="2D"):
-        I.Identity()(KEY, (2, 2, 2))
-    np.testing.assert_array_equal(I.Constant(0.5)(KEY, (2,), jnp.bfloat16),
+        I.Identity()(key, (2, 2, 2))
+    np.testing.assert_array_equal(I.Constant(0.5)(key, (2,), jnp.bfloat16),
                                   np.full(2, 0.5, np.float32))
-    assert I.Constant(0.5)(KEY, (2,), jnp.bfloat16).dtype == jnp.bfloat16
+    assert I.Constant(0.5)(key, (2,), jnp.bfloat16).dtype == jnp.bfloat16
 
 
 def test_compute_fans_follow_keras():
@@ -99,10 +98,10 @@ def test_compute_fans_follow_keras():
     assert I.compute_fans((2, 3, 4), input_axes=[0, 1], output_axes=[2]) == (6, 4)
 
 
-def test_seed_changes_the_draw_and_key_decides_it():
-    a = I.GlorotUniform()(KEY, (4, 4))
-    np.testing.assert_array_equal(a, I.GlorotUniform()(KEY, (4, 4)))
-    assert not np.array_equal(a, I.GlorotUniform(seed=1)(KEY, (4, 4)))
+def test_seed_changes_the_draw_and_key_decides_it(key):
+    a = I.GlorotUniform()(key, (4, 4))
+    np.testing.assert_array_equal(a, I.GlorotUniform()(key, (4, 4)))
+    assert not np.array_equal(a, I.GlorotUniform(seed=1)(key, (4, 4)))
     assert not np.array_equal(a, I.GlorotUniform()(jax.random.PRNGKey(1), (4, 4)))
     with pytest.raises(ValueError, match="seed"):
         I.RandomNormal(seed="x")
@@ -125,20 +124,20 @@ def test_argument_validation():
     I.Orthogonal(gain=1.5), I.VarianceScaling(2.0, "fan_avg", "uniform", input_axes=[0],
                                               output_axes=[1]),
 ])
-def test_config_round_trip_through_json(init):
+def test_config_round_trip_through_json(init, key):
     serialized = json.loads(json.dumps(I.serialize(init)))
     assert serialized["class_name"] == type(init).__name__
     clone = I.get(serialized)
     assert type(clone) is type(init) and clone.get_config() == init.get_config()
     assert clone == init
-    np.testing.assert_array_equal(clone(KEY, (3, 3)), init(KEY, (3, 3)))
+    np.testing.assert_array_equal(clone(key, (3, 3)), init(key, (3, 3)))
 
 
-def test_get_accepts_numbers_arrays_classes_callables_and_rejects_junk():
+def test_get_accepts_numbers_arrays_classes_callables_and_rejects_junk(key):
     assert isinstance(I.get(3), I.Constant) and I.get(3).value == 3
-    np.testing.assert_array_equal(I.get(np.arange(3.0))(KEY, (3,)), [0.0, 1.0, 2.0])
+    np.testing.assert_array_equal(I.get(np.arange(3.0))(key, (3,)), [0.0, 1.0, 2.0])
     with pytest.raises(ValueError, match="Expected `shape`"):
-        I.get(np.arange(3.0))(KEY, (4,))
+        I.get(np.arange(3.0))(key, (4,))
     assert type(I.get(I.HeNormal)) is I.HeNormal
     fn = jax.nn.initializers.normal(1.0)
     assert I.get(fn) is fn

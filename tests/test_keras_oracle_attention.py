@@ -11,16 +11,14 @@ import pytest  # noqa: E402
 import compiler  # noqa: E402
 import kgraph as kg  # noqa: E402
 from kgraph import layers  # noqa: E402
+from tests.helpers import fixed_normal, read_only  # noqa: E402
 
 keras = pytest.importorskip("keras")
 
-RNG = np.random.default_rng(0)
-Q = RNG.normal(size=(2, 4, 6)).astype(np.float32)
-V = RNG.normal(size=(2, 5, 6)).astype(np.float32)
-K = RNG.normal(size=(2, 5, 6)).astype(np.float32)
-ATT_MASK = RNG.random((2, 4, 5)) > 0.3
-Q_MASK = np.array([[1, 1, 1, 0], [1, 0, 1, 1]], bool)
-V_MASK = np.array([[1, 1, 0, 1, 0], [1, 1, 1, 1, 0]], bool)
+Q, V, K = fixed_normal(1, 2, 4, 6), fixed_normal(2, 2, 5, 6), fixed_normal(3, 2, 5, 6)
+ATT_MASK = read_only(np.random.default_rng(4).random((2, 4, 5)) > 0.3)
+Q_MASK = read_only(np.array([[1, 1, 1, 0], [1, 0, 1, 1]], bool))
+V_MASK = read_only(np.array([[1, 1, 0, 1, 0], [1, 1, 1, 1, 0]], bool))
 
 
 def assert_same(theirs, ours, atol=1e-5):
@@ -30,8 +28,8 @@ def assert_same(theirs, ours, atol=1e-5):
         np.testing.assert_allclose(np.asarray(y), np.asarray(x), rtol=1e-5, atol=atol)
 
 
-def noisy(weights):
-    return [w + 0.1 * RNG.normal(size=w.shape).astype(w.dtype) for w in weights]
+def noisy(rng, weights):
+    return [w + 0.1 * rng.normal(size=w.shape).astype(w.dtype) for w in weights]
 
 
 @pytest.mark.parametrize("kwargs", [
@@ -39,13 +37,13 @@ def noisy(weights):
     {"num_heads": 3, "key_dim": 2, "output_shape": 7, "use_bias": False},
     {"num_heads": 2, "key_dim": 3, "use_gate": True, "sliding_window": 2},
 ], ids=["default", "output_shape_no_bias", "gate_window"])
-def test_multi_head_attention_matches_keras(kwargs):
+def test_multi_head_attention_matches_keras(kwargs, rng):
     theirs = keras.layers.MultiHeadAttention(**kwargs)
     ours = layers.MultiHeadAttention(**kwargs)
     theirs(Q, V, K)
     ours(Q, V, K)
     assert [w.path.split("/", 1)[1] for w in theirs.weights] == [w.path for w in ours.weights]
-    weights = noisy(theirs.get_weights())
+    weights = noisy(rng, theirs.get_weights())
     theirs.set_weights(weights)
     ours.set_weights(weights)
     for call_kwargs in ({}, {"attention_mask": ATT_MASK}, {"use_causal_mask": True},
@@ -56,8 +54,8 @@ def test_multi_head_attention_matches_keras(kwargs):
     assert set(theirs.get_config()) == set(ours.get_config())
 
 
-def test_multi_head_attention_self_attention_scores_and_axes_match_keras():
-    x = RNG.normal(size=(2, 3, 4, 6)).astype(np.float32)
+def test_multi_head_attention_self_attention_scores_and_axes_match_keras(rng):
+    x = rng.normal(size=(2, 3, 4, 6)).astype(np.float32)
     theirs = keras.layers.MultiHeadAttention(2, 3, attention_axes=(1, 2))
     ours = layers.MultiHeadAttention(2, 3, attention_axes=(1, 2))
     theirs(x, x)
@@ -81,14 +79,14 @@ def test_multi_head_attention_self_attention_scores_and_axes_match_keras():
     ("AdditiveAttention", {}),
     ("AdditiveAttention", {"use_scale": False}),
 ], ids=["dot", "dot_scale", "concat_scale", "additive", "additive_no_scale"])
-def test_attention_matches_keras(class_name, kwargs):
+def test_attention_matches_keras(class_name, kwargs, rng):
     theirs = getattr(keras.layers, class_name)(**kwargs)
     ours = getattr(layers, class_name)(**kwargs)
     inputs = [Q, V, K]
     theirs(inputs)
     ours(inputs)
     assert [w.name for w in theirs.weights] == [w.name for w in ours.weights]
-    weights = noisy(theirs.get_weights())
+    weights = noisy(rng, theirs.get_weights())
     theirs.set_weights(weights)
     ours.set_weights(weights)
     for call_kwargs in ({}, {"mask": [Q_MASK, V_MASK]},
@@ -98,19 +96,19 @@ def test_attention_matches_keras(class_name, kwargs):
     assert set(theirs.get_config()) == set(ours.get_config())
 
 
-def paired_mha(**kwargs):
+def paired_mha(rng, **kwargs):
     """A Keras and a kgraph MultiHeadAttention with the same (noisy) weights."""
     theirs = keras.layers.MultiHeadAttention(**kwargs)
     ours = layers.MultiHeadAttention(**kwargs)
     theirs(Q, V, key=K)
     ours(Q, V, key=K)
-    theirs.set_weights(noisy(theirs.get_weights()))
+    theirs.set_weights(noisy(rng, theirs.get_weights()))
     ours.set_weights(theirs.get_weights())
     return theirs, ours
 
 
-def test_multi_head_attention_key_keyword_is_the_key_tensor_eager_and_symbolic():
-    theirs, ours = paired_mha(num_heads=2, key_dim=3)
+def test_multi_head_attention_key_keyword_is_the_key_tensor_eager_and_symbolic(rng):
+    theirs, ours = paired_mha(rng, num_heads=2, key_dim=3)
     expected = theirs(Q, V, key=K)
     assert not np.allclose(np.asarray(expected), np.asarray(theirs(Q, V)), atol=1e-3)
     assert_same(expected, ours(Q, V, key=K))
@@ -150,8 +148,8 @@ def embeddings(count, dim=6):
 
 
 @pytest.mark.parametrize("masked", ["value", "query_value", "query_value_key"])
-def test_multi_head_attention_takes_the_masks_of_query_value_and_key_as_keras(masked):
-    theirs, ours = paired_mha(num_heads=2, key_dim=3)
+def test_multi_head_attention_takes_the_masks_of_query_value_and_key_as_keras(masked, rng):
+    theirs, ours = paired_mha(rng, num_heads=2, key_dim=3)
     (eq_t, eq_o), (ev_t, ev_o), (ek_t, ek_o) = embeddings(3)
     pooled = keras.layers.GlobalAveragePooling1D(), layers.GlobalAveragePooling1D()
 

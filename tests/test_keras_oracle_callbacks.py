@@ -12,7 +12,7 @@ import pytest  # noqa: E402
 keras = pytest.importorskip("keras")
 
 from runtime import callbacks as ours  # noqa: E402
-from tests.test_runtime_callbacks import FakeLoop, drive_fit  # noqa: E402
+from tests.helpers import FakeLoop, drive_fit  # noqa: E402
 
 
 class KerasOptimizer:

@@ -11,12 +11,11 @@ keras = pytest.importorskip("keras")
 
 import kgraph as kg  # noqa: E402
 from kgraph import layers, ops  # noqa: E402
+from tests.helpers import fixed_normal, MaskedMean, read_only  # noqa: E402
 
-RNG = np.random.default_rng(0)
 
-
-def _f(*shape):
-    return RNG.normal(size=shape).astype(np.float32)
+def _f(rng, *shape):
+    return rng.normal(size=shape).astype(np.float32)
 
 
 def _both(kg_layer, keras_layer, *inputs):
@@ -35,8 +34,8 @@ def _both(kg_layer, keras_layer, *inputs):
     ("abc,cd->abd", (4, 6), "b", (2, 4, 3)),
     ("...b,bc->...c", 3, None, (2, 4, 5)),
 ])
-def test_einsum_dense_matches_keras(equation, output_shape, bias_axes, input_shape):
-    x = _f(*input_shape)
+def test_einsum_dense_matches_keras(equation, output_shape, bias_axes, input_shape, rng):
+    x = _f(rng, *input_shape)
     ours = layers.EinsumDense(equation, output_shape, bias_axes=bias_axes, activation="tanh",
                               bias_initializer="random_normal")
     theirs = keras.layers.EinsumDense(equation, output_shape, bias_axes=bias_axes,
@@ -63,8 +62,8 @@ def test_einsum_dense_config_keys_match_keras():
     assert list(ours["output_shape"]) == list(theirs["output_shape"])
 
 
-def test_embedding_matches_keras_values_and_mask():
-    tokens = RNG.integers(0, 8, size=(3, 5)).astype(np.int32)
+def test_embedding_matches_keras_values_and_mask(rng):
+    tokens = rng.integers(0, 8, size=(3, 5)).astype(np.int32)
     tokens[:, -1] = 0
     ours = layers.Embedding(8, 4, mask_zero=True)
     theirs = keras.layers.Embedding(8, 4, mask_zero=True)
@@ -77,8 +76,8 @@ def test_embedding_matches_keras_values_and_mask():
                                theirs(tokens.astype(np.float32)), rtol=1e-6)
 
 
-def test_masking_matches_keras_values_and_mask():
-    data = _f(2, 5, 3)
+def test_masking_matches_keras_values_and_mask(rng):
+    data = _f(rng, 2, 5, 3)
     data[0, 1] = 0.0
     data[1, 3:] = 0.0
     data[1, 0, 0] = 0.0  # one zero feature alone does not mask the step
@@ -87,10 +86,10 @@ def test_masking_matches_keras_values_and_mask():
     np.testing.assert_array_equal(ours.compute_mask(data), theirs.compute_mask(data))
 
 
-def test_masking_and_embedding_masks_reach_downstream_layers_as_in_keras():
+def test_masking_and_embedding_masks_reach_downstream_layers_as_in_keras(rng):
     """Masks made by Embedding(mask_zero) and Masking, merged by Add, weight a mean."""
     tokens = np.array([[2, 0, 5, 0], [0, 1, 1, 3]], np.int32)
-    feats = _f(2, 4, 3)
+    feats = _f(rng, 2, 4, 3)
     feats[0, 1] = 0.0
     feats[1, 0] = 0.0
     emb_theirs = keras.layers.Embedding(6, 3, mask_zero=True)
@@ -102,13 +101,6 @@ def test_masking_and_embedding_masks_reach_downstream_layers_as_in_keras():
     t, f = keras.Input(shape=(4,), dtype="int32"), keras.Input(shape=(4, 3))
     merged = keras.layers.Add()([emb_theirs(t), keras.layers.Masking()(f)])
     keras_model = keras.Model([t, f], keras.layers.GlobalAveragePooling1D()(merged))
-
-    class MaskedMean(kg.Layer):  # GlobalAveragePooling1D's masked mean
-        def call(self, inputs, mask=None):
-            if mask is None:  # shape inference runs without masks
-                return inputs.mean(1)
-            weights = mask[..., None].astype(inputs.dtype)
-            return (inputs * weights).sum(1) / weights.sum(1)
 
     t, f = kg.Input(shape=(4,), dtype="int32"), kg.Input(shape=(4, 3))
     merged = layers.Add()([emb_ours(t), layers.Masking()(f)])
@@ -123,8 +115,8 @@ def test_masking_and_embedding_masks_reach_downstream_layers_as_in_keras():
     (1, False, [(3, 6), (3, 6)]),
     ((1, 1), False, [(3, 4), (3, 4, 2)]),
 ])
-def test_dot_matches_keras(axes, normalize, shapes):
-    x, y = _f(*shapes[0]), _f(*shapes[1])
+def test_dot_matches_keras(axes, normalize, shapes, rng):
+    x, y = _f(rng, *shapes[0]), _f(rng, *shapes[1])
     ours = layers.Dot(axes=axes, normalize=normalize)([x, y])
     theirs = keras.layers.Dot(axes=axes, normalize=normalize)([x, y])
     np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-5)
@@ -135,8 +127,8 @@ def test_dot_matches_keras(axes, normalize, shapes):
 
 @pytest.mark.parametrize("name", ["Add", "Subtract", "Multiply", "Average", "Maximum",
                                   "Minimum", "Concatenate"])
-def test_merge_compute_mask_matches_keras(name):
-    x, y = _f(2, 3, 4), _f(2, 3, 4)
+def test_merge_compute_mask_matches_keras(name, rng):
+    x, y = _f(rng, 2, 3, 4), _f(rng, 2, 3, 4)
     mx = np.array([[True, False, False], [True, True, False]])
     my = np.array([[False, False, True], [True, False, False]])
     for masks in ([mx, my], [mx, None], [None, None]):
@@ -169,13 +161,13 @@ def test_masked_merge_values_match_keras(name):
 
 
 # ------------------------------------------------------------------------ ops
-X = _f(2, 5, 4)
-IMG = _f(2, 6, 6, 3)
-K2D = _f(3, 3, 3, 4)
-DEPTH = _f(3, 3, 3, 2)
-PROBS = np.abs(_f(2, 5)) + 0.1
-LABELS = np.array([1, 4], np.int32)
-INTS = np.array([[1, 2, 7], [3, 3, 0]], np.int32)
+X = fixed_normal(1, 2, 5, 4)
+IMG = fixed_normal(2, 2, 6, 6, 3)
+K2D = fixed_normal(3, 3, 3, 3, 4)
+DEPTH = fixed_normal(4, 3, 3, 3, 2)
+PROBS = read_only(np.abs(fixed_normal(5, 2, 5)) + 0.1)
+LABELS = read_only(np.array([1, 4], np.int32))
+INTS = read_only(np.array([[1, 2, 7], [3, 3, 0]], np.int32))
 
 OPS = [
     ("mean_int", lambda m: m.mean(INTS, axis=-1)),

@@ -16,11 +16,10 @@ from keras.src.trainers import compile_utils  # noqa: E402
 
 from runtime import losses, metrics  # noqa: E402
 
-RNG = np.random.default_rng(0)
 B, C = 6, 4
 
 
-def _data(batch=B, classes=C, rng=RNG):
+def _data(rng, batch=B, classes=C):
     """Named inputs of one batch: targets and predictions of every kind."""
     logits = rng.normal(size=(batch, classes)).astype(np.float32)
     labels = rng.integers(0, classes, batch)
@@ -92,11 +91,11 @@ def _keras_loss(loss, y_true, y_pred, sample_weight=None, mask=None):
 
 
 @pytest.mark.parametrize("case", sorted(LOSS_CASES))
-def test_loss_matches_keras_with_weights_and_masks(case):
+def test_loss_matches_keras_with_weights_and_masks(case, rng):
     ours, theirs, true_key, pred_key = LOSS_CASES[case]
-    data = _data()
+    data = _data(rng)
     y_true, y_pred = data[true_key], data[pred_key]
-    weight = RNG.uniform(0, 2, B).astype(np.float32)
+    weight = rng.uniform(0, 2, B).astype(np.float32)
     mask = np.array([1, 1, 0, 1, 0, 1], bool)
     for w, m in ((None, None), (weight, mask)):
         expected = _keras_loss(theirs, y_true, y_pred, w, m)
@@ -112,16 +111,16 @@ def test_loss_matches_keras_with_weights_and_masks(case):
     (losses.MeanSquaredError(), keras.losses.MeanSquaredError(), "real"),
     (losses.BinaryCrossentropy(True), keras.losses.BinaryCrossentropy(True), "binary"),
 ])
-def test_sequence_loss_with_temporal_mask_matches_keras(ours, theirs, kind):
+def test_sequence_loss_with_temporal_mask_matches_keras(ours, theirs, kind, rng):
     t = 5
-    logits = RNG.normal(size=(B, t, C)).astype(np.float32)
-    labels = RNG.integers(0, C, (B, t))
+    logits = rng.normal(size=(B, t, C)).astype(np.float32)
+    labels = rng.integers(0, C, (B, t))
     y_true = {"sparse": labels, "onehot": np.eye(C, dtype=np.float32)[labels],
-              "real": RNG.normal(size=(B, t, C)).astype(np.float32),
-              "binary": RNG.integers(0, 2, (B, t, C)).astype(np.float32)}[kind]
+              "real": rng.normal(size=(B, t, C)).astype(np.float32),
+              "binary": rng.integers(0, 2, (B, t, C)).astype(np.float32)}[kind]
     y_pred = np.exp(logits) / np.exp(logits).sum(-1, keepdims=True) if kind == "onehot" else logits
-    mask = RNG.uniform(size=(B, t)) > 0.3
-    weight = RNG.uniform(0, 2, (B, t)).astype(np.float32)
+    mask = rng.uniform(size=(B, t)) > 0.3
+    weight = rng.uniform(0, 2, (B, t)).astype(np.float32)
     np.testing.assert_allclose(float(ours(y_true, y_pred, sample_weight=weight, mask=mask)),
                                _keras_loss(theirs, y_true, y_pred, weight, mask), rtol=2e-6)
     np.testing.assert_allclose(float(ours(y_true, y_pred, mask=mask)),
@@ -155,12 +154,12 @@ def test_loss_config_matches_keras():
     assert loss.from_logits and loss.ignore_class == 3
 
 
-def test_keras_loss_objects_are_translated():
+def test_keras_loss_objects_are_translated(rng):
     theirs = keras.losses.CategoricalCrossentropy(from_logits=True, label_smoothing=0.1)
     ours = losses.get(theirs)
     assert type(ours) is losses.CategoricalCrossentropy
     assert ours.from_logits and ours.label_smoothing == 0.1
-    data = _data()
+    data = _data(rng)
     np.testing.assert_allclose(float(ours(data["onehot"], data["logits"])),
                                _keras_loss(theirs, data["onehot"], data["logits"]), rtol=2e-6)
     metric = metrics.get(keras.losses.Huber(delta=0.5))
@@ -235,24 +234,24 @@ METRIC_CASES = {
 }
 
 
-def _batches(true_key, pred_key):
+def _batches(rng, true_key, pred_key):
     """Three batches ``(y_true, y_pred, sample_weight)``: weighted, unweighted, weighted."""
     out = []
     for size, weighted in ((6, True), (6, False), (6, True)):
-        data = _data(batch=size)
-        data["labels_pred"] = np.where(RNG.uniform(size=size) > 0.5, data["labels"],
-                                       RNG.integers(0, C, size))
-        weight = RNG.uniform(0, 2, size).astype(np.float32) if weighted else None
+        data = _data(rng, batch=size)
+        data["labels_pred"] = np.where(rng.uniform(size=size) > 0.5, data["labels"],
+                                       rng.integers(0, C, size))
+        weight = rng.uniform(0, 2, size).astype(np.float32) if weighted else None
         out.append((data[true_key], data[pred_key], weight))
     return out
 
 
 @pytest.mark.parametrize("case", sorted(METRIC_CASES))
-def test_metric_accumulates_like_keras(case):
+def test_metric_accumulates_like_keras(case, rng):
     ours, theirs, true_key, pred_key = METRIC_CASES[case]
     theirs.reset_state()
     state = ours.init()
-    for y_true, y_pred, weight in _batches(true_key, pred_key):
+    for y_true, y_pred, weight in _batches(rng, true_key, pred_key):
         theirs.update_state(y_true, y_pred, sample_weight=weight)
         state = ours.update(state, y_true, y_pred, sample_weight=weight)
     np.testing.assert_allclose(np.asarray(ours.result(state)), np.asarray(theirs.result()),
@@ -262,10 +261,10 @@ def test_metric_accumulates_like_keras(case):
                                                "hinge", "squared_hinge", "categorical_hinge"}
 
 
-def test_mean_and_sum_match_keras_with_weights():
-    values = RNG.normal(size=(4, 3)).astype(np.float32)
-    for weight in (None, RNG.uniform(size=(4,)).astype(np.float32),
-                   RNG.uniform(size=(4, 3)).astype(np.float32)):
+def test_mean_and_sum_match_keras_with_weights(rng):
+    values = rng.normal(size=(4, 3)).astype(np.float32)
+    for weight in (None, rng.uniform(size=(4,)).astype(np.float32),
+                   rng.uniform(size=(4, 3)).astype(np.float32)):
         for ours, theirs in ((metrics.Mean(), keras.metrics.Mean()),
                              (metrics.Sum(), keras.metrics.Sum())):
             second = None if weight is None else weight[:2]
@@ -282,13 +281,13 @@ def test_mean_and_sum_match_keras_with_weights():
      keras.metrics.SparseCategoricalCrossentropy()),
     (metrics.MeanSquaredError(), keras.metrics.MeanSquaredError()),
 ])
-def test_metric_with_keras_mask_matches_keras(ours, theirs):
+def test_metric_with_keras_mask_matches_keras(ours, theirs, rng):
     t = 5
-    probs = RNG.dirichlet(np.ones(C), (B, t)).astype(np.float32)
-    labels = RNG.integers(0, C, (B, t))
+    probs = rng.dirichlet(np.ones(C), (B, t)).astype(np.float32)
+    labels = rng.integers(0, C, (B, t))
     y_true = labels if "sparse" in ours.name else np.eye(C, dtype=np.float32)[labels]
-    mask = RNG.uniform(size=(B, t)) > 0.4
-    weight = RNG.uniform(0, 2, (B, t)).astype(np.float32)
+    mask = rng.uniform(size=(B, t)) > 0.4
+    weight = rng.uniform(0, 2, (B, t)).astype(np.float32)
     for w in (None, weight):
         y_pred = jnp.asarray(probs)
         set_keras_mask(y_pred, jnp.asarray(mask))
@@ -300,14 +299,14 @@ def test_metric_with_keras_mask_matches_keras(ours, theirs):
 
 @pytest.mark.parametrize("true_shape, pred_shape", [
     ((B, 1), (B, 1)), ((B,), (B, C)), ((B, 1), (B, C)), ((B, C), (B, C))])
-def test_accuracy_without_informative_loss_resolves_like_keras_compile(true_shape, pred_shape):
-    y_pred = RNG.uniform(size=pred_shape).astype(np.float32)
+def test_accuracy_without_informative_loss_resolves_like_keras_compile(true_shape, pred_shape, rng):
+    y_pred = rng.uniform(size=pred_shape).astype(np.float32)
     if true_shape == pred_shape and pred_shape[-1] > 1:
-        y_true = np.eye(C, dtype=np.float32)[RNG.integers(0, C, B)]
+        y_true = np.eye(C, dtype=np.float32)[rng.integers(0, C, B)]
     elif pred_shape[-1] == 1:
-        y_true = RNG.integers(0, 2, true_shape).astype(np.float32)
+        y_true = rng.integers(0, 2, true_shape).astype(np.float32)
     else:
-        y_true = RNG.integers(0, C, true_shape)
+        y_true = rng.integers(0, C, true_shape)
     theirs = compile_utils.get_metric("acc", y_true, y_pred)
     theirs.update_state(y_true, y_pred)
     ours = metrics.get("acc", loss="mse")

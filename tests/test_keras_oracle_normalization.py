@@ -15,11 +15,9 @@ from kgraph import activations, layers  # noqa: E402
 
 keras = pytest.importorskip("keras")
 
-RNG = np.random.default_rng(0)
 
-
-def _x(*shape):
-    return (RNG.normal(size=shape) * 2 + 0.5).astype(np.float32)
+def _x(rng, *shape):
+    return (rng.normal(size=shape) * 2 + 0.5).astype(np.float32)
 
 
 def _pair(name, *args, **kwargs):
@@ -29,7 +27,7 @@ def _pair(name, *args, **kwargs):
                                                                                  **kwargs)
 
 
-def _same_weights(keras_layer, kg_layer, shape, randomize=True):
+def _same_weights(rng, keras_layer, kg_layer, shape, randomize=True):
     """Build both; check weight names/shapes; give both the same (random) values."""
     keras_layer.build(shape)
     kg_layer.build(shape)
@@ -38,7 +36,7 @@ def _same_weights(keras_layer, kg_layer, shape, randomize=True):
         tuple(w.shape) for w in keras_layer.weights]
     values = keras_layer.get_weights()
     if randomize:
-        values = [RNG.uniform(0.5, 1.5, size=np.shape(w)).astype(np.float32) for w in values]
+        values = [rng.uniform(0.5, 1.5, size=np.shape(w)).astype(np.float32) for w in values]
         keras_layer.set_weights(values)
     kg_layer.set_weights(values)
 
@@ -60,10 +58,10 @@ def _config_keys_match(keras_layer, kg_layer, keras_only=()):
     ({"center": False}, (4, 2, 3)),
     ({"scale": False, "momentum": 0.5}, (5, 3)),
 ])
-def test_batch_norm_inference_and_one_training_step(kwargs, shape):
+def test_batch_norm_inference_and_one_training_step(kwargs, shape, rng):
     keras_layer, kg_layer = _pair("BatchNormalization", **kwargs)
-    _same_weights(keras_layer, kg_layer, shape)
-    x = _x(*shape)
+    _same_weights(rng, keras_layer, kg_layer, shape)
+    x = _x(rng, *shape)
     np.testing.assert_allclose(kg_layer(x), keras_layer(x), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(kg_layer(x, training=True), keras_layer(x, training=True),
                                rtol=1e-4, atol=1e-5)
@@ -72,23 +70,23 @@ def test_batch_norm_inference_and_one_training_step(kwargs, shape):
     _config_keys_match(keras_layer, kg_layer, keras_only={"synchronized"})
 
 
-def test_batch_norm_masked_training_step():
+def test_batch_norm_masked_training_step(rng):
     keras_layer, kg_layer = _pair("BatchNormalization", momentum=0.7)
-    _same_weights(keras_layer, kg_layer, (3, 5, 4))
-    x = _x(3, 5, 4)
-    mask = RNG.random((3, 5)) > 0.4
+    _same_weights(rng, keras_layer, kg_layer, (3, 5, 4))
+    x = _x(rng, 3, 5, 4)
+    mask = rng.random((3, 5)) > 0.4
     np.testing.assert_allclose(kg_layer(x, training=True, mask=mask),
                                keras_layer(x, training=True, mask=mask), rtol=1e-4, atol=1e-5)
     _assert_weights_equal(keras_layer, kg_layer)
 
 
-def test_batch_norm_renorm_training_steps():
+def test_batch_norm_renorm_training_steps(rng):
     kwargs = {"renorm": True, "momentum": 0.8, "renorm_momentum": 0.7,
               "renorm_clipping": {"rmax": 1.2, "rmin": 0.8, "dmax": 0.3}}
     keras_layer, kg_layer = _pair("BatchNormalization", **kwargs)
-    _same_weights(keras_layer, kg_layer, (6, 3))
+    _same_weights(rng, keras_layer, kg_layer, (6, 3))
     for _ in range(2):
-        x = _x(6, 3)
+        x = _x(rng, 6, 3)
         np.testing.assert_allclose(kg_layer(x, training=True), keras_layer(x, training=True),
                                    rtol=1e-4, atol=1e-5)
         _assert_weights_equal(keras_layer, kg_layer)
@@ -109,10 +107,10 @@ def test_batch_norm_renorm_training_steps():
     ("UnitNormalization", {}, (3, 6)),
     ("UnitNormalization", {"axis": [1, 2]}, (2, 3, 4)),
 ])
-def test_normalization_layers(name, kwargs, shape):
+def test_normalization_layers(name, kwargs, shape, rng):
     keras_layer, kg_layer = _pair(name, **kwargs)
-    _same_weights(keras_layer, kg_layer, shape)
-    x = _x(*shape)
+    _same_weights(rng, keras_layer, kg_layer, shape)
+    x = _x(rng, *shape)
     np.testing.assert_allclose(kg_layer(x), keras_layer(x), rtol=1e-5, atol=1e-5)
     _config_keys_match(keras_layer, kg_layer)
 
@@ -132,25 +130,25 @@ def test_normalization_layers(name, kwargs, shape):
     ("Softmax", {"axis": [1, 2]}, (2, 3, 4)),
     ("Softmax", {"axis": 1}, (2, 3, 4)),
 ])
-def test_activation_layers(name, kwargs, shape):
+def test_activation_layers(name, kwargs, shape, rng):
     keras_layer, kg_layer = _pair(name, **kwargs)
-    _same_weights(keras_layer, kg_layer, shape)
-    x = _x(*shape)
+    _same_weights(rng, keras_layer, kg_layer, shape)
+    x = _x(rng, *shape)
     np.testing.assert_allclose(kg_layer(x), keras_layer(x), rtol=1e-5, atol=1e-6)
     _config_keys_match(keras_layer, kg_layer)
 
 
-def test_prelu_default_alpha_is_zero_as_keras():
+def test_prelu_default_alpha_is_zero_as_keras(rng):
     keras_layer, kg_layer = _pair("PReLU")
-    _same_weights(keras_layer, kg_layer, (2, 3), randomize=False)
+    _same_weights(rng, keras_layer, kg_layer, (2, 3), randomize=False)
     np.testing.assert_array_equal(kg_layer.get_weights()[0], np.zeros(3))
 
 
-def test_softmax_with_mask():
+def test_softmax_with_mask(rng):
     keras_layer, kg_layer = _pair("Softmax")
-    x = _x(2, 3, 5)
-    for mask in (RNG.random((2, 3, 5)) > 0.5, RNG.random((2, 1, 5)) > 0.3,
-                 (RNG.random((2, 3, 5)) > 0.5).astype(np.float32)):
+    x = _x(rng, 2, 3, 5)
+    for mask in (rng.random((2, 3, 5)) > 0.5, rng.random((2, 1, 5)) > 0.3,
+                 (rng.random((2, 3, 5)) > 0.5).astype(np.float32)):
         np.testing.assert_allclose(kg_layer(x, mask=mask), keras_layer(x, mask=mask),
                                    rtol=1e-5, atol=1e-6)
 
@@ -160,8 +158,8 @@ def test_softmax_with_mask():
 # onto the simplex: equal logits give all zeros); kgraph follows the paper, tested in
 # test_layers_activation.py.
 @pytest.mark.parametrize("name", sorted(set(activations._BY_NAME) - {"sparsemax"}))
-def test_every_activation_by_name(name):
-    x = _x(3, 6)
+def test_every_activation_by_name(name, rng):
+    x = _x(rng, 3, 6)
     expected = np.asarray(keras.activations.get(name)(x))
     np.testing.assert_allclose(activations.get(name)(x), expected, rtol=1e-5, atol=1e-6)
 
@@ -183,9 +181,9 @@ def test_activation_names_cover_keras():
     ("AlphaDropout", (0.3,), {"noise_shape": [None, 1]}, (2, 3)),
     ("ActivityRegularization", (), {"l1": 0.1, "l2": 0.2}, (2, 3)),
 ])
-def test_regularization_layers_in_inference_and_configs(name, args, kwargs, shape):
+def test_regularization_layers_in_inference_and_configs(name, args, kwargs, shape, rng):
     keras_layer, kg_layer = _pair(name, *args, **kwargs)
-    x = _x(*shape)
+    x = _x(rng, *shape)
     np.testing.assert_array_equal(kg_layer(x), keras_layer(x))
     kg_config, keras_config = kg_layer.get_config(), keras_layer.get_config()
     assert set(kg_config) == set(keras_config)
@@ -193,11 +191,11 @@ def test_regularization_layers_in_inference_and_configs(name, args, kwargs, shap
         assert kg_config[key] == keras_config[key], key
 
 
-def test_activity_regularization_loss_matches_keras():
+def test_activity_regularization_loss_matches_keras(rng):
     keras_layer, kg_layer = _pair("ActivityRegularization", l1=0.1, l2=0.2)
     inputs = keras.Input((3,))
     model = keras.Model(inputs, keras_layer(inputs))
-    x = _x(2, 3)
+    x = _x(rng, 2, 3)
     model(x)
     kg_layer(x)
     np.testing.assert_allclose(kg_layer.losses[0], model.losses[0], rtol=1e-6)

@@ -11,13 +11,11 @@ from kgraph import layers  # noqa: E402
 
 keras = pytest.importorskip("keras")
 
-RNG = np.random.default_rng(0)
 
-
-def compare(name, kwargs, shape, call_kwargs=None, rtol=1e-5, atol=1e-6):
+def compare(rng, name, kwargs, shape, call_kwargs=None, rtol=1e-5, atol=1e-6):
     keras_layer = getattr(keras.layers, name)(**kwargs)
     kg_layer = getattr(layers, name)(**kwargs)
-    x = RNG.normal(size=shape).astype(np.float32)
+    x = rng.normal(size=shape).astype(np.float32)
     call_kwargs = call_kwargs or {}
     expected = np.asarray(keras_layer(x, **call_kwargs))
     got = np.asarray(kg_layer(x, **call_kwargs))
@@ -36,39 +34,39 @@ def compare(name, kwargs, shape, call_kwargs=None, rtol=1e-5, atol=1e-6):
 @pytest.mark.parametrize("name", ["MaxPooling2D", "AveragePooling2D"])
 @pytest.mark.parametrize("pool,strides", [(2, None), (3, 2), ((3, 2), (2, 1)), (4, 3), (2, 1)])
 @pytest.mark.parametrize("padding", ["valid", "same"])
-def test_pooling2d(name, pool, strides, padding):
-    compare(name, dict(pool_size=pool, strides=strides, padding=padding), (2, 7, 6, 3))
+def test_pooling2d(name, pool, strides, padding, rng):
+    compare(rng, name, dict(pool_size=pool, strides=strides, padding=padding), (2, 7, 6, 3))
 
 
 @pytest.mark.parametrize("name", ["MaxPooling2D", "AveragePooling2D"])
-def test_pooling2d_channels_first_same(name):
-    compare(name, dict(pool_size=3, strides=2, padding="same", data_format="channels_first"),
+def test_pooling2d_channels_first_same(name, rng):
+    compare(rng, name, dict(pool_size=3, strides=2, padding="same", data_format="channels_first"),
             (2, 3, 7, 6))
 
 
 @pytest.mark.parametrize("padding", ["valid", "same"])
-def test_pooling1d_and_3d(padding):
+def test_pooling1d_and_3d(padding, rng):
     for name in ("MaxPooling1D", "AveragePooling1D"):
-        compare(name, dict(pool_size=3, strides=2, padding=padding), (2, 8, 3))
+        compare(rng, name, dict(pool_size=3, strides=2, padding=padding), (2, 8, 3))
     for name in ("MaxPooling3D", "AveragePooling3D"):
-        compare(name, dict(pool_size=(2, 3, 2), strides=(2, 2, 1), padding=padding),
+        compare(rng, name, dict(pool_size=(2, 3, 2), strides=(2, 2, 1), padding=padding),
                 (1, 5, 5, 4, 2))
 
 
 @pytest.mark.parametrize("keepdims", [False, True])
 @pytest.mark.parametrize("data_format", ["channels_last", "channels_first"])
-def test_global_pooling(keepdims, data_format):
+def test_global_pooling(keepdims, data_format, rng):
     kwargs = dict(keepdims=keepdims, data_format=data_format)
     for rank in (1, 2, 3):
         shape = (2, *(4, 3, 2)[:rank], 3)
         for kind in ("Max", "Average"):
-            compare(f"Global{kind}Pooling{rank}D", kwargs, shape)
+            compare(rng, f"Global{kind}Pooling{rank}D", kwargs, shape)
 
 
 @pytest.mark.parametrize("keepdims", [False, True])
 @pytest.mark.parametrize("data_format", ["channels_last", "channels_first"])
-def test_global_average_pooling1d_with_mask(keepdims, data_format):
+def test_global_average_pooling1d_with_mask(keepdims, data_format, rng):
     mask = np.array([[True, False, True, True, False, False],
                      [False, True, True, True, True, True]])
-    compare("GlobalAveragePooling1D", dict(keepdims=keepdims, data_format=data_format),
+    compare(rng, "GlobalAveragePooling1D", dict(keepdims=keepdims, data_format=data_format),
             (2, 6, 3) if data_format == "channels_last" else (2, 3, 6), dict(mask=mask))

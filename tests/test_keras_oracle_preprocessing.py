@@ -12,8 +12,6 @@ from kgraph import layers  # noqa: E402
 
 keras = pytest.importorskip("keras")
 
-RNG = np.random.default_rng(0)
-
 
 def _config_keys_match(keras_layer, kg_layer):
     assert set(kg_layer.get_config()) == set(keras_layer.get_config())
@@ -25,8 +23,8 @@ def _config_keys_match(keras_layer, kg_layer):
     ({"axis": None}, (20, 4)),
     ({"axis": 1, "invert": True}, (25, 3, 2)),
 ])
-def test_normalization_after_adapt(kwargs, shape):
-    data = RNG.normal(3.0, 2.0, size=shape).astype(np.float32)
+def test_normalization_after_adapt(kwargs, shape, rng):
+    data = rng.normal(3.0, 2.0, size=shape).astype(np.float32)
     keras_layer = keras.layers.Normalization(**kwargs)
     kg_layer = layers.Normalization(**kwargs)
     keras_layer.adapt(data)
@@ -34,7 +32,7 @@ def test_normalization_after_adapt(kwargs, shape):
     assert [w.name for w in kg_layer.weights] == [w.name for w in keras_layer.weights]
     for expected, got in zip(keras_layer.get_weights()[:2], kg_layer.get_weights()[:2]):
         np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
-    x = RNG.normal(3.0, 2.0, size=(4, *shape[1:])).astype(np.float32)
+    x = rng.normal(3.0, 2.0, size=(4, *shape[1:])).astype(np.float32)
     np.testing.assert_allclose(kg_layer(x), keras_layer(x), rtol=1e-5, atol=1e-5)
     # Keras's weights load into an un-adapted layer
     restored = layers.Normalization(**kwargs)
@@ -44,10 +42,10 @@ def test_normalization_after_adapt(kwargs, shape):
     _config_keys_match(keras_layer, kg_layer)
 
 
-def test_normalization_with_given_mean_and_variance():
+def test_normalization_with_given_mean_and_variance(rng):
     kwargs = {"axis": -1, "mean": [1.0, -2.0, 0.5], "variance": [4.0, 1.0, 0.25]}
     keras_layer, kg_layer = keras.layers.Normalization(**kwargs), layers.Normalization(**kwargs)
-    x = RNG.normal(size=(2, 4, 3)).astype(np.float32)
+    x = rng.normal(size=(2, 4, 3)).astype(np.float32)
     np.testing.assert_allclose(kg_layer(x), keras_layer(x), rtol=1e-6, atol=1e-6)
     assert kg_layer.get_config()["mean"] == keras_layer.get_config()["mean"]
 
@@ -63,9 +61,9 @@ def test_normalization_with_given_mean_and_variance():
     ({"height": 4, "width": 5, "interpolation": "lanczos3", "antialias": True}, (2, 7, 9, 3)),
     ({"height": 4, "width": 5}, (7, 9, 3)),  # one unbatched image
 ])
-def test_resizing(kwargs, shape):
+def test_resizing(kwargs, shape, rng):
     keras_layer, kg_layer = keras.layers.Resizing(**kwargs), layers.Resizing(**kwargs)
-    images = RNG.random(shape).astype(np.float32)
+    images = rng.random(shape).astype(np.float32)
     expected = np.asarray(keras_layer(images))
     np.testing.assert_allclose(kg_layer(images), expected, rtol=1e-5, atol=1e-5)
     symbolic = (None, *shape[1:]) if len(shape) == 4 else shape
@@ -74,8 +72,8 @@ def test_resizing(kwargs, shape):
     _config_keys_match(keras_layer, kg_layer)
 
 
-def test_resizing_integer_images():
-    pixels = (RNG.random((2, 7, 9, 3)) * 255).astype(np.uint8)
+def test_resizing_integer_images(rng):
+    pixels = (rng.random((2, 7, 9, 3)) * 255).astype(np.uint8)
     expected = np.asarray(keras.layers.Resizing(4, 5)(pixels))
     got = np.asarray(layers.Resizing(4, 5)(pixels))
     assert got.dtype == expected.dtype == np.uint8
@@ -88,9 +86,9 @@ def test_resizing_integer_images():
     ({"height": 10, "width": 12}, (2, 7, 9, 1)),  # larger than the image: crop + resize
     ({"height": 5, "width": 12}, (2, 7, 9, 1)),  # mixed
 ])
-def test_center_crop(kwargs, shape):
+def test_center_crop(kwargs, shape, rng):
     keras_layer, kg_layer = keras.layers.CenterCrop(**kwargs), layers.CenterCrop(**kwargs)
-    images = RNG.random(shape).astype(np.float32)
+    images = rng.random(shape).astype(np.float32)
     np.testing.assert_allclose(kg_layer(images), keras_layer(images), rtol=1e-5, atol=1e-5)
     _config_keys_match(keras_layer, kg_layer)
 
@@ -98,9 +96,9 @@ def test_center_crop(kwargs, shape):
 @pytest.mark.parametrize("scale, offset, dtype", [
     (1 / 255, 0.0, np.uint8), (2.0, -1.0, np.float32), ([0.5, 2.0, 1.0], 0.25, np.float32),
 ])
-def test_rescaling(scale, offset, dtype):
+def test_rescaling(scale, offset, dtype, rng):
     keras_layer = keras.layers.Rescaling(scale, offset=offset)
     kg_layer = layers.Rescaling(scale, offset=offset)
-    x = (RNG.random((2, 4, 3)) * 255).astype(dtype)
+    x = (rng.random((2, 4, 3)) * 255).astype(dtype)
     np.testing.assert_allclose(kg_layer(x), keras_layer(x), rtol=1e-6, atol=1e-6)
     _config_keys_match(keras_layer, kg_layer)

@@ -8,14 +8,12 @@ import pytest
 import compiler
 import kgraph as kg
 from kgraph import layers
+from tests.helpers import fixed_normal, MakeMask, read_only
 
-RNG = np.random.default_rng(0)
-Q = RNG.normal(size=(2, 4, 6)).astype(np.float32)
-V = RNG.normal(size=(2, 5, 6)).astype(np.float32)
-K = RNG.normal(size=(2, 5, 3)).astype(np.float32)
-ATT_MASK = RNG.random((2, 4, 5)) > 0.3
-Q_MASK = np.array([[1, 1, 1, 0], [1, 0, 1, 1]], bool)
-V_MASK = np.array([[1, 1, 0, 1, 0], [1, 1, 1, 1, 0]], bool)
+Q, V, K = fixed_normal(1, 2, 4, 6), fixed_normal(2, 2, 5, 6), fixed_normal(3, 2, 5, 3)
+ATT_MASK = read_only(np.random.default_rng(4).random((2, 4, 5)) > 0.3)
+Q_MASK = read_only(np.array([[1, 1, 1, 0], [1, 0, 1, 1]], bool))
+V_MASK = read_only(np.array([[1, 1, 0, 1, 0], [1, 1, 1, 1, 0]], bool))
 
 
 def softmax(x, mask=None):
@@ -69,9 +67,9 @@ def test_mha_weights_like_keras():
     assert y.shape == (None, 4, 7)
 
 
-def test_causal_mask_hides_the_future():
+def test_causal_mask_hides_the_future(rng):
     layer = layers.MultiHeadAttention(num_heads=2, key_dim=3)
-    x = RNG.normal(size=(1, 5, 6)).astype(np.float32)
+    x = rng.normal(size=(1, 5, 6)).astype(np.float32)
     changed = x.copy()
     changed[:, 3:] += 1.0
     a = np.asarray(layer(x, x, use_causal_mask=True))
@@ -81,13 +79,6 @@ def test_causal_mask_hides_the_future():
 
 
 def test_query_mask_flows_from_the_graph():
-    class MakeMask(kg.Layer):
-        def call(self, inputs):
-            return inputs
-
-        def compute_mask(self, inputs, mask=None):
-            return inputs[..., 0] != 0
-
     class MaskOut(kg.Layer):
         def call(self, inputs, mask=None):
             return inputs if mask is None else inputs * mask[..., None].astype(inputs.dtype)
@@ -219,13 +210,6 @@ def test_additive_attention_matches_numpy():
 
 
 def test_attention_in_graph_with_masks_and_scores():
-    class MakeMask(kg.Layer):
-        def call(self, inputs):
-            return inputs
-
-        def compute_mask(self, inputs, mask=None):
-            return inputs[..., 0] != 0
-
     q_in, v_in = kg.Input(shape=(4, 3)), kg.Input(shape=(5, 3))
     att = layers.Attention(name="att")
     out, scores = att([MakeMask()(q_in), MakeMask()(v_in)], return_attention_scores=True)

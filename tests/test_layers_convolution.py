@@ -10,11 +10,9 @@ import compiler
 import kgraph as kg
 from kgraph import layers
 
-RNG = np.random.default_rng(0)
 
-
-def _rand(*shape):
-    return RNG.normal(size=shape).astype(np.float32)
+def _rand(rng, *shape):
+    return rng.normal(size=shape).astype(np.float32)
 
 
 def _conv_ref(x, w, stride, padding, dilation=1, groups=1):
@@ -57,8 +55,8 @@ def _run(layer, x):
 @pytest.mark.parametrize("padding,strides,dilation", [
     ("valid", 1, 1), ("same", 1, 1), ("valid", 2, 1), ("same", 2, 1), ("same", 1, 2),
     ("valid", (2, 1), 1)])
-def test_conv2d_matches_numpy(padding, strides, dilation):
-    x = _rand(2, 7, 6, 3)
+def test_conv2d_matches_numpy(padding, strides, dilation, rng):
+    x = _rand(rng, 2, 7, 6, 3)
     layer = layers.Conv2D(4, (3, 2), strides=strides, padding=padding, dilation_rate=dilation,
                           bias_initializer="ones")
     out = _run(layer, x)
@@ -66,8 +64,8 @@ def test_conv2d_matches_numpy(padding, strides, dilation):
     np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-5)
 
 
-def test_conv2d_groups_and_channels_first():
-    x = _rand(2, 6, 5, 4)
+def test_conv2d_groups_and_channels_first(rng):
+    x = _rand(rng, 2, 6, 5, 4)
     last = layers.Conv2D(6, 3, groups=2, activation="relu")
     out = _run(last, x)
     assert last.kernel.shape == (3, 3, 2, 6)
@@ -82,8 +80,8 @@ def test_conv2d_groups_and_channels_first():
 
 
 @pytest.mark.parametrize("strides,dilation", [(1, 1), (1, 2), (2, 1)])
-def test_conv1d_causal_only_sees_the_past(strides, dilation):
-    x = _rand(2, 9, 2)
+def test_conv1d_causal_only_sees_the_past(strides, dilation, rng):
+    x = _rand(rng, 2, 9, 2)
     layer = layers.Conv1D(3, 3, strides=strides, padding="causal", dilation_rate=dilation)
     out = _run(layer, x)
     assert out.shape == (2, -(-9 // strides), 3)
@@ -95,8 +93,8 @@ def test_conv1d_causal_only_sees_the_past(strides, dilation):
         np.testing.assert_allclose(np.asarray(layer(y))[:, :5], out[:, :5], rtol=1e-6)
 
 
-def test_conv3d_shape_and_value():
-    x = _rand(1, 4, 4, 4, 2)
+def test_conv3d_shape_and_value(rng):
+    x = _rand(rng, 1, 4, 4, 4, 2)
     layer = layers.Conv3D(2, 2, strides=2, use_bias=False)
     out = _run(layer, x)
     w = np.asarray(layer.kernel)
@@ -107,9 +105,9 @@ def test_conv3d_shape_and_value():
 
 @pytest.mark.parametrize("padding,strides,kernel", [
     ("same", 2, 3), ("valid", 2, 3), ("same", 1, 3), ("valid", 1, 2), ("same", 2, 4)])
-def test_conv_transpose_is_the_gradient_of_the_conv(padding, strides, kernel):
+def test_conv_transpose_is_the_gradient_of_the_conv(padding, strides, kernel, rng):
     """Conv2DTranspose(kernel) == vjp of Conv2D(kernel) with respect to its input."""
-    y = _rand(2, 4, 3, 5)
+    y = _rand(rng, 2, 4, 3, 5)
     tlayer = layers.Conv2DTranspose(3, kernel, strides=strides, padding=padding, use_bias=False)
     out = _run(tlayer, y)
     kernel_value = np.asarray(tlayer.kernel)  # (k, k, filters=3, in=5) == Conv2D's (k, k, 3, 5)
@@ -125,11 +123,11 @@ def test_conv_transpose_is_the_gradient_of_the_conv(padding, strides, kernel):
 @pytest.mark.parametrize("padding,strides,output_padding,kernel,expected", [
     ("valid", 2, None, 3, 9), ("valid", 3, None, 2, 12), ("same", 2, None, 3, 8),
     ("same", 2, 1, 3, 8), ("same", 3, 0, 3, 10), ("valid", 2, 1, 3, 10)])
-def test_conv_transpose_output_lengths(padding, strides, output_padding, kernel, expected):
+def test_conv_transpose_output_lengths(padding, strides, output_padding, kernel, expected, rng):
     layer = layers.Conv1DTranspose(2, kernel, strides=strides, padding=padding,
                                    output_padding=output_padding)
     assert layer(kg.Input(shape=(4, 3))).shape == (None, expected, 2)
-    assert layer(_rand(1, 4, 3)).shape == (1, expected, 2)
+    assert layer(_rand(rng, 1, 4, 3)).shape == (1, expected, 2)
 
 
 def _depthwise_ref(x, w, strides, padding, dilation=1):
@@ -142,8 +140,8 @@ def _depthwise_ref(x, w, strides, padding, dilation=1):
 
 @pytest.mark.parametrize("padding,strides,dilation", [
     ("valid", 1, 1), ("same", 2, 1), ("same", 1, 2)])
-def test_depthwise_conv2d_matches_numpy(padding, strides, dilation):
-    x = _rand(2, 6, 5, 3)
+def test_depthwise_conv2d_matches_numpy(padding, strides, dilation, rng):
+    x = _rand(rng, 2, 6, 5, 3)
     layer = layers.DepthwiseConv2D(3, strides=strides, padding=padding, depth_multiplier=2,
                                    dilation_rate=dilation, bias_initializer="ones")
     out = _run(layer, x)
@@ -155,8 +153,8 @@ def test_depthwise_conv2d_matches_numpy(padding, strides, dilation):
 
 
 @pytest.mark.parametrize("padding,strides", [("valid", 1), ("same", 2)])
-def test_separable_conv2d_is_depthwise_then_pointwise(padding, strides):
-    x = _rand(2, 6, 6, 2)
+def test_separable_conv2d_is_depthwise_then_pointwise(padding, strides, rng):
+    x = _rand(rng, 2, 6, 6, 2)
     layer = layers.SeparableConv2D(4, 3, strides=strides, padding=padding, depth_multiplier=3,
                                    bias_initializer="ones")
     out = _run(layer, x)
@@ -174,23 +172,23 @@ def test_separable_conv1d_shapes():
     assert layer.depthwise_kernel.shape == (3, 3, 2)
 
 
-def test_unknown_spatial_dims_are_none_and_run():
+def test_unknown_spatial_dims_are_none_and_run(rng):
     layer = layers.Conv2D(2, 3, strides=2, padding="same")
     x = kg.Input(shape=(None, None, 3))
     y = layer(x)
     assert y.shape == (None, None, None, 2)
     model = kg.Model(x, y)
-    assert model(_rand(1, 7, 5, 3)).shape == (1, 4, 3, 2)
+    assert model(_rand(rng, 1, 7, 5, 3)).shape == (1, 4, 3, 2)
 
 
-def test_weight_regularizers_and_constraints_reach_the_program():
+def test_weight_regularizers_and_constraints_reach_the_program(rng):
     x = kg.Input(shape=(4, 4, 1))
     conv = layers.Conv2D(2, 2, name="c", kernel_initializer="ones", bias_initializer="ones",
                          kernel_regularizer="l2", bias_regularizer="l1",
                          kernel_constraint="non_neg")
     program = compiler.compile(kg.Model(x, conv(x)))
     params, state = program.init(jax.random.PRNGKey(0))
-    _, _, losses = program.apply(params, state, _rand(1, 4, 4, 1), return_losses=True)
+    _, _, losses = program.apply(params, state, _rand(rng, 1, 4, 4, 1), return_losses=True)
     np.testing.assert_allclose(losses, 0.01 * 8 + 0.01 * 2, rtol=1e-5)
     assert conv.weights[0].constraint is not None
     np.testing.assert_allclose(conv.weights[0].constraint(-jnp.ones(2)), [0.0, 0.0])
@@ -270,7 +268,7 @@ def test_an_unbuilt_layer_refuses_a_wrong_rank_by_name(make):
             make()(value)
 
 
-def test_gradients_flow_through_a_small_cnn():
+def test_gradients_flow_through_a_small_cnn(rng):
     """Every weight upstream of pooling, padding and transposed convolutions gets a gradient."""
     x = kg.Input(shape=(8, 8, 1))
     h = layers.Conv2D(4, 3, padding="same", activation="tanh", name="c")(x)
@@ -285,7 +283,7 @@ def test_gradients_flow_through_a_small_cnn():
     params, state = compiler.variables(model)
     assert params["dw"]["depthwise_kernel"].shape == (3, 3, 4, 1)
     assert params["up"]["kernel"].shape == (3, 3, 4, 8)
-    data = _rand(4, 8, 8, 1)
+    data = _rand(rng, 4, 8, 8, 1)
     labels = np.array([0, 1, 1, 0])
 
     def loss(p):

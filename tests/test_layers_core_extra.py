@@ -8,8 +8,7 @@ import pytest
 import compiler
 import kgraph as kg
 from kgraph import layers
-
-RNG = np.random.default_rng(0)
+from tests.helpers import MaskedSum
 
 
 def _double(x):
@@ -20,17 +19,8 @@ def _keep_first_feature_mask(inputs, mask):
     return inputs[..., 0] > 0
 
 
-class MaskedSum(kg.Layer):
-    """Sums over time, counting only unmasked steps; records whether it saw a mask."""
-
-    def call(self, inputs, mask=None):
-        if mask is None:
-            return inputs.sum(axis=1)
-        return (inputs * mask[..., None]).sum(axis=1)
-
-
 # ------------------------------------------------------------------------ EinsumDense
-def test_einsum_dense_multi_head_projection_matches_numpy():
+def test_einsum_dense_multi_head_projection_matches_numpy(rng):
     layer = layers.EinsumDense("abc,cde->abde", output_shape=(None, 2, 3), bias_axes="de",
                                bias_initializer="random_normal")
     x = kg.Input(shape=(4, 5))
@@ -38,14 +28,14 @@ def test_einsum_dense_multi_head_projection_matches_numpy():
     assert y.shape == (None, 4, 2, 3)
     assert [(w.name, w.shape) for w in layer.weights] == [("kernel", (5, 2, 3)),
                                                            ("bias", (2, 3))]
-    data = RNG.normal(size=(2, 4, 5)).astype(np.float32)
+    data = rng.normal(size=(2, 4, 5)).astype(np.float32)
     kernel, bias = layer.get_weights()
     expected = np.einsum("abc,cde->abde", data, kernel) + bias
     np.testing.assert_allclose(layer(data), expected, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(kg.Model(x, y)(data), expected, rtol=1e-5, atol=1e-5)
 
 
-def test_einsum_dense_bias_on_a_middle_axis_and_ellipsis():
+def test_einsum_dense_bias_on_a_middle_axis_and_ellipsis(rng):
     layer = layers.EinsumDense("abc,cd->abd", output_shape=(None, 4), bias_axes="b")
     layer(kg.Input(shape=(3, 2)))
     assert layer.bias.shape == (3, 1)  # broadcast over the last output axis (Keras layout)
@@ -54,7 +44,7 @@ def test_einsum_dense_bias_on_a_middle_axis_and_ellipsis():
     assert right.kernel.shape == (4, 2) and right.bias.shape == (2, 1)
     left = layers.EinsumDense("...b,bc->...c", output_shape=5)
     assert left(kg.Input(shape=(2, 3, 4))).shape == (None, 2, 3, 5)
-    data = RNG.normal(size=(1, 2, 3, 4)).astype(np.float32)
+    data = rng.normal(size=(1, 2, 3, 4)).astype(np.float32)
     np.testing.assert_allclose(left(data), data @ left.get_weights()[0], rtol=1e-5, atol=1e-5)
     no_bias = layers.EinsumDense("ab,bc->ac", output_shape=3)
     no_bias(kg.Input(shape=(2,)))

@@ -8,21 +8,11 @@ import pytest
 import compiler
 import kgraph as kg
 from kgraph import layers
-
-RNG = np.random.default_rng(0)
-
-
-def _f(*shape):
-    return RNG.normal(size=shape).astype(np.float32)
+from tests.helpers import MaskedSum
 
 
-class MaskedSum(kg.Layer):
-    """Sums over time, counting only unmasked steps (no mask: every step)."""
-
-    def call(self, inputs, mask=None):
-        if mask is None:
-            return inputs.sum(axis=1)
-        return (inputs * mask[..., None]).sum(axis=1)
+def _f(rng, *shape):
+    return rng.normal(size=shape).astype(np.float32)
 
 
 @pytest.mark.parametrize("layer_cls, reference", [
@@ -32,8 +22,8 @@ class MaskedSum(kg.Layer):
     (layers.Maximum, lambda xs: np.maximum(np.maximum(xs[0], xs[1]), xs[2])),
     (layers.Minimum, lambda xs: np.minimum(np.minimum(xs[0], xs[1]), xs[2])),
 ], ids=["add", "multiply", "average", "maximum", "minimum"])
-def test_elementwise_merges_match_numpy_with_broadcasting(layer_cls, reference):
-    xs = [_f(2, 3, 4), _f(2, 1, 4), _f(2, 3, 1)]
+def test_elementwise_merges_match_numpy_with_broadcasting(layer_cls, reference, rng):
+    xs = [_f(rng, 2, 3, 4), _f(rng, 2, 1, 4), _f(rng, 2, 3, 1)]
     layer = layer_cls()
     symbols = [kg.Input(shape=x.shape[1:]) for x in xs]
     out = layer(symbols)
@@ -42,12 +32,12 @@ def test_elementwise_merges_match_numpy_with_broadcasting(layer_cls, reference):
     np.testing.assert_allclose(kg.Model(symbols, out)(xs), reference(xs), rtol=1e-6, atol=1e-6)
 
 
-def test_subtract_and_lower_rank_inputs_get_axes_after_the_batch_axis():
-    a, b = _f(2, 3, 4), _f(2, 4)
+def test_subtract_and_lower_rank_inputs_get_axes_after_the_batch_axis(rng):
+    a, b = _f(rng, 2, 3, 4), _f(rng, 2, 4)
     out = layers.Subtract()([a, b])
     np.testing.assert_allclose(out, a - b[:, None, :], rtol=1e-6)
     # Keras aligns the batch axis (NumPy would align (2, 4) with the last two axes).
-    c = _f(4, 3)
+    c = _f(rng, 4, 3)
     symbolic = layers.Add()([kg.Input(shape=(4, 3)), kg.Input(shape=(3,))])
     assert symbolic.shape == (None, 4, 3)
     np.testing.assert_allclose(layers.Add()([c[None], c[:1, :]]), c[None] + c[:1, None, :])
@@ -86,8 +76,8 @@ def test_average_of_integers_is_float():
     ((1, 1), [(2, 3), (2, 3, 6)], lambda x, y: np.einsum("bk,bkj->bj", x, y)),
     ((2, 1), [(2, 5, 3), (2, 3)], lambda x, y: np.einsum("bik,bk->bi", x, y)),
 ], ids=["rank2", "last_axes", "pair", "rank2_rank3", "rank3_rank2"])
-def test_dot_matches_batched_einsum(axes, shapes, reference):
-    x, y = _f(*shapes[0]), _f(*shapes[1])
+def test_dot_matches_batched_einsum(axes, shapes, reference, rng):
+    x, y = _f(rng, *shapes[0]), _f(rng, *shapes[1])
     layer = layers.Dot(axes=axes)
     expected = reference(x, y)
     symbolic = layer([kg.Input(shape=shapes[0][1:]), kg.Input(shape=shapes[1][1:])])
@@ -95,8 +85,8 @@ def test_dot_matches_batched_einsum(axes, shapes, reference):
     np.testing.assert_allclose(layer([x, y]), expected, rtol=1e-5, atol=1e-5)
 
 
-def test_dot_normalize_gives_cosine_similarity():
-    x, y = _f(3, 4), _f(3, 4)
+def test_dot_normalize_gives_cosine_similarity(rng):
+    x, y = _f(rng, 3, 4), _f(rng, 3, 4)
     out = layers.Dot(axes=1, normalize=True)([x, y])
     cosine = np.sum(x * y, 1) / (np.linalg.norm(x, axis=1) * np.linalg.norm(y, axis=1))
     np.testing.assert_allclose(out[:, 0], cosine, rtol=1e-5, atol=1e-6)

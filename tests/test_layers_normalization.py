@@ -11,20 +11,11 @@ import pytest
 import compiler
 import kgraph as kg
 from kgraph import initializers, layers
+from tests.helpers import MakeMask
 
 
 def _data(*shape, seed=0):
     return (np.random.default_rng(seed).normal(size=shape) * 3 + 1).astype(np.float32)
-
-
-class MakeMask(kg.Layer):
-    """Masks time steps whose first feature is zero."""
-
-    def call(self, inputs):
-        return inputs
-
-    def compute_mask(self, inputs, mask=None):
-        return inputs[..., 0] != 0
 
 
 class MaskOf(kg.Layer):

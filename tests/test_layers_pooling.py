@@ -8,12 +8,11 @@ import pytest
 import compiler
 import kgraph as kg
 from kgraph import layers
+from tests.helpers import MakeMask
 
-RNG = np.random.default_rng(0)
 
-
-def _rand(*shape):
-    return RNG.normal(size=shape).astype(np.float32)
+def _rand(rng, *shape):
+    return rng.normal(size=shape).astype(np.float32)
 
 
 def _pool_ref(x, pool, strides, padding, mode):
@@ -39,8 +38,8 @@ def _pool_ref(x, pool, strides, padding, mode):
 @pytest.mark.parametrize("pool,strides,padding", [
     ((2, 2), None, "valid"), ((3, 3), (2, 2), "same"), ((3, 2), (1, 2), "same"),
     ((2, 3), (2, 1), "valid"), ((4, 4), (3, 3), "same")])
-def test_pooling2d_matches_numpy(mode, pool, strides, padding):
-    x = _rand(2, 7, 6, 3)
+def test_pooling2d_matches_numpy(mode, pool, strides, padding, rng):
+    x = _rand(rng, 2, 7, 6, 3)
     cls = layers.MaxPooling2D if mode == "max" else layers.AveragePooling2D
     layer = cls(pool, strides=strides, padding=padding)
     out = np.asarray(layer(x))
@@ -58,11 +57,11 @@ def test_same_average_pooling_excludes_padding_from_the_count():
                                np.ones((1, 2, 1)))  # the last window has 1 real element
 
 
-def test_pooling1d_and_3d():
-    x = _rand(2, 7, 3)
+def test_pooling1d_and_3d(rng):
+    x = _rand(rng, 2, 7, 3)
     out = np.asarray(layers.MaxPooling1D(3, strides=2)(x))
     np.testing.assert_allclose(out, np.stack([x[:, i:i + 3].max(1) for i in (0, 2, 4)], 1))
-    v = _rand(1, 4, 4, 2, 2)
+    v = _rand(rng, 1, 4, 4, 2, 2)
     out = np.asarray(layers.AveragePooling3D()(v))
     expected = v.reshape(1, 2, 2, 2, 2, 1, 2, 2).mean(axis=(2, 4, 6))
     np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6)
@@ -79,14 +78,14 @@ def test_max_pooling_keeps_int_dtype_and_average_pools_to_float():
     assert avg(kg.Input(shape=(4, 4, 1), dtype="int32")).dtype == jnp.float32
 
 
-def test_global_pooling_values_and_keepdims():
-    x = _rand(2, 3, 4, 5)
+def test_global_pooling_values_and_keepdims(rng):
+    x = _rand(rng, 2, 3, 4, 5)
     np.testing.assert_allclose(layers.GlobalAveragePooling2D()(x), x.mean((1, 2)), rtol=1e-5)
     np.testing.assert_allclose(layers.GlobalMaxPooling2D(keepdims=True)(x),
                                x.max((1, 2), keepdims=True))
     np.testing.assert_allclose(layers.GlobalAveragePooling2D(data_format="channels_first")(x),
                                x.mean((2, 3)), rtol=1e-5)
-    v = _rand(2, 2, 3, 2, 4)
+    v = _rand(rng, 2, 2, 3, 2, 4)
     np.testing.assert_allclose(layers.GlobalMaxPooling3D()(v), v.max((1, 2, 3)))
     assert layers.GlobalAveragePooling3D(keepdims=True).compute_output_shape(
         (None, 2, 3, 2, 4)) == (None, 1, 1, 1, 4)
@@ -97,8 +96,8 @@ def test_global_pooling_values_and_keepdims():
 MASK = np.array([[True, True, False, True, False], [False, False, True, True, True]])
 
 
-def test_global_average_pooling1d_masked_mean():
-    x = _rand(2, 5, 3)
+def test_global_average_pooling1d_masked_mean(rng):
+    x = _rand(rng, 2, 5, 3)
     out = np.asarray(layers.GlobalAveragePooling1D()(x, mask=MASK))
     expected = np.stack([x[b][MASK[b]].mean(0) for b in range(2)])
     np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6)
@@ -109,24 +108,14 @@ def test_global_average_pooling1d_masked_mean():
     np.testing.assert_array_equal(empty, np.zeros((2, 3)))  # no NaN for empty sequences
 
 
-def test_global_max_pooling1d_ignores_masked_steps():
-    x = _rand(2, 5, 3)
+def test_global_max_pooling1d_ignores_masked_steps(rng):
+    x = _rand(rng, 2, 5, 3)
     x[0, 2] = 1e3  # masked: must not win
     out = np.asarray(layers.GlobalMaxPooling1D()(x, mask=MASK))
     expected = np.stack([x[b][MASK[b]].max(0) for b in range(2)])
     np.testing.assert_allclose(out, expected)
     empty = layers.GlobalMaxPooling1D()(x, mask=np.zeros((2, 5), bool))
     np.testing.assert_array_equal(empty, np.zeros((2, 3)))
-
-
-class _MakeMask(kg.Layer):
-    """Masks steps whose first feature is zero (as Masking(0) would)."""
-
-    def call(self, inputs):
-        return inputs
-
-    def compute_mask(self, inputs, mask=None):
-        return inputs[..., 0] != 0
 
 
 class _SeesMask(kg.Layer):
@@ -139,7 +128,7 @@ class _SeesMask(kg.Layer):
 @pytest.mark.parametrize("cls", [layers.GlobalAveragePooling1D, layers.GlobalMaxPooling1D])
 def test_graph_masks_reach_global_pooling_and_stop_there(cls):
     x = kg.Input(shape=(4, 2))
-    pooled = cls(name="pool")(_MakeMask()(x))
+    pooled = cls(name="pool")(MakeMask()(x))
     model = kg.Model(x, [pooled, _SeesMask()(pooled)])
     data = np.arange(1, 17, dtype=np.float32).reshape(2, 4, 2)
     data[:, 1, 0] = 0.0  # step 1 masked
@@ -194,10 +183,10 @@ def test_an_unbuilt_layer_refuses_a_wrong_rank_by_name(make):
             make()(value)
 
 
-def test_pooling_gradients_with_respect_to_inputs():
+def test_pooling_gradients_with_respect_to_inputs(rng):
     """Max pooling routes the gradient to each window's maximum; "same" average pooling
     spreads it over the real elements only (this failed when the init value was traced)."""
-    x = jnp.asarray(_rand(1, 4, 3, 1))
+    x = jnp.asarray(_rand(rng, 1, 4, 3, 1))
     grad = jax.jit(jax.grad(lambda v: layers.MaxPooling2D(2, padding="same")(v).sum()))(x)
     expected = np.zeros((1, 4, 3, 1), np.float32)
     xs = np.asarray(x)[0, :, :, 0]

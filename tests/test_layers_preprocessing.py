@@ -9,8 +9,6 @@ import compiler
 import kgraph as kg
 from kgraph import layers
 
-RNG = np.random.default_rng(0)
-
 
 # ------------------------------------------------------------------- Rescaling
 def test_rescaling_values_dtypes_and_array_scale():
@@ -26,8 +24,8 @@ def test_rescaling_values_dtypes_and_array_scale():
 
 
 # --------------------------------------------------------------- Normalization
-def test_normalization_adapt_computes_feature_statistics():
-    data = RNG.normal(5.0, 3.0, size=(50, 3)).astype(np.float32)
+def test_normalization_adapt_computes_feature_statistics(rng):
+    data = rng.normal(5.0, 3.0, size=(50, 3)).astype(np.float32)
     layer = layers.Normalization()
     layer.adapt(data)
     mean, variance, count = layer.get_weights()
@@ -40,8 +38,8 @@ def test_normalization_adapt_computes_feature_statistics():
                                atol=1e-5)
 
 
-def test_normalization_adapt_on_batches_equals_whole_array_and_axis_variants():
-    data = RNG.normal(2.0, 4.0, size=(40, 2, 3)).astype(np.float32)
+def test_normalization_adapt_on_batches_equals_whole_array_and_axis_variants(rng):
+    data = rng.normal(2.0, 4.0, size=(40, 2, 3)).astype(np.float32)
     whole, batched = layers.Normalization(axis=(1, 2)), layers.Normalization(axis=(1, 2))
     whole.adapt(data)
     batched.adapt([data[:10], (data[10:25], None), data[25:]])  # (x, y) tuples use x
@@ -55,8 +53,8 @@ def test_normalization_adapt_on_batches_equals_whole_array_and_axis_variants():
                                atol=1e-4)
 
 
-def test_normalization_statistics_live_in_compiled_state():
-    data = RNG.normal(1.0, 2.0, size=(30, 4)).astype(np.float32)
+def test_normalization_statistics_live_in_compiled_state(rng):
+    data = rng.normal(1.0, 2.0, size=(30, 4)).astype(np.float32)
     norm = layers.Normalization(name="norm")
     norm.adapt(data)
     x_in = kg.Input(shape=(4,))
@@ -148,8 +146,8 @@ def test_resizing_nearest_and_bilinear_values():
     np.testing.assert_allclose(same, image)
 
 
-def test_resizing_crop_pad_channels_first_unbatched_and_int_images():
-    image = RNG.random((1, 4, 8, 2)).astype(np.float32)
+def test_resizing_crop_pad_channels_first_unbatched_and_int_images(rng):
+    image = rng.random((1, 4, 8, 2)).astype(np.float32)
     cropped = layers.Resizing(4, 4, crop_to_aspect_ratio=True)(image)
     np.testing.assert_allclose(cropped, image[:, :, 2:6])  # centred square crop, no resize
     padded = layers.Resizing(8, 8, pad_to_aspect_ratio=True, fill_value=-1.0)(image)
@@ -160,7 +158,7 @@ def test_resizing_crop_pad_channels_first_unbatched_and_int_images():
                                rtol=1e-6)
     single = layers.Resizing(2, 4)(image[0])
     np.testing.assert_allclose(single, layers.Resizing(2, 4)(image)[0], rtol=1e-6)
-    pixels = (RNG.random((1, 4, 4, 1)) * 255).astype(np.uint8)
+    pixels = (rng.random((1, 4, 4, 1)) * 255).astype(np.uint8)
     small = layers.Resizing(2, 2)(pixels)
     assert small.dtype == jnp.uint8
     np.testing.assert_array_equal(small, np.round(layers.Resizing(2, 2)(
@@ -180,8 +178,8 @@ def test_resizing_errors_and_shapes():
 
 
 # ------------------------------------------------------------------ CenterCrop
-def test_center_crop_slices_the_centre_and_resizes_small_images():
-    image = RNG.random((2, 5, 6, 3)).astype(np.float32)
+def test_center_crop_slices_the_centre_and_resizes_small_images(rng):
+    image = rng.random((2, 5, 6, 3)).astype(np.float32)
     np.testing.assert_array_equal(layers.CenterCrop(3, 2)(image), image[:, 1:4, 2:4])
     first = layers.CenterCrop(3, 2, data_format="channels_first")(np.moveaxis(image, -1, 1))
     np.testing.assert_array_equal(first, np.moveaxis(image[:, 1:4, 2:4], -1, 1))

@@ -8,10 +8,10 @@ import pytest
 import compiler
 import kgraph as kg
 from kgraph import layers
+from tests.helpers import fixed_normal, MakeMask, MaskedMean, read_only
 
-RNG = np.random.default_rng(0)
-X = RNG.normal(size=(2, 5, 3)).astype(np.float32)
-MASK = np.array([[1, 1, 0, 1, 0], [0, 1, 1, 1, 1]], bool)
+X = fixed_normal(0, 2, 5, 3)
+MASK = read_only(np.array([[1, 1, 0, 1, 0], [0, 1, 1, 1, 1]], bool))
 
 
 def sigmoid(x):
@@ -72,10 +72,10 @@ def weights_of(layer):
 
 # ------------------------------------------------------------------------ values
 @pytest.mark.parametrize("mask,go_backwards", [(None, False), (MASK, True)])
-def test_lstm_matches_numpy_loop(mask, go_backwards):
+def test_lstm_matches_numpy_loop(mask, go_backwards, rng):
     layer = layers.LSTM(4, return_sequences=True, return_state=True, go_backwards=go_backwards)
-    h0 = RNG.normal(size=(2, 4)).astype(np.float32)
-    c0 = RNG.normal(size=(2, 4)).astype(np.float32)
+    h0 = rng.normal(size=(2, 4)).astype(np.float32)
+    c0 = rng.normal(size=(2, 4)).astype(np.float32)
     out, h, c = layer(X, initial_state=[h0, c0], mask=mask)
     expected, (eh, ec) = np_rnn(lstm_step(*weights_of(layer)), X, [h0, c0], mask, go_backwards)
     np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
@@ -183,24 +183,6 @@ def test_two_layers_and_bidirectional_halves_start_from_different_weights():
 
 
 # --------------------------------------------------------------- graph & masks
-class MakeMask(kg.Layer):
-    """Masks steps whose first feature is zero."""
-
-    def call(self, inputs):
-        return inputs
-
-    def compute_mask(self, inputs, mask=None):
-        return inputs[..., 0] != 0
-
-
-class MaskedMean(kg.Layer):
-    def call(self, inputs, mask=None):
-        if mask is None:
-            return inputs.mean(axis=1)
-        m = mask[..., None].astype(inputs.dtype)
-        return (inputs * m).sum(axis=1) / m.sum(axis=1)
-
-
 def test_masks_flow_through_graph_into_and_out_of_rnns():
     data = X.copy()
     data[:, :, 0] = np.where(MASK, data[:, :, 0], 0.0)
@@ -220,13 +202,13 @@ def test_masks_flow_through_graph_into_and_out_of_rnns():
     assert state_masks[0] is MASK and state_masks[1] is None
 
 
-def test_initial_state_from_graph_inputs_and_return_state():
+def test_initial_state_from_graph_inputs_and_return_state(rng):
     x = kg.Input(shape=(5, 3))
     h0, c0 = kg.Input(shape=(4,)), kg.Input(shape=(4,))
     out, h, c = layers.LSTM(4, return_state=True, name="lstm")(x, initial_state=[h0, c0])
     assert out.shape == h.shape == c.shape == (None, 4)
     model = kg.Model([x, h0, c0], [out, h, c])
-    init = [RNG.normal(size=(2, 4)).astype(np.float32) for _ in range(2)]
+    init = [rng.normal(size=(2, 4)).astype(np.float32) for _ in range(2)]
     program = compiler.compile(model)
     got, _ = jax.jit(program.apply)(*compiler.variables(model), [X] + init)
     expected = model.get_layer("lstm")(X, initial_state=init)

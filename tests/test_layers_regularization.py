@@ -8,8 +8,6 @@ import compiler
 import kgraph as kg
 from kgraph import layers
 
-KEY = jax.random.PRNGKey(3)
-
 
 @pytest.mark.parametrize("layer, shape, channel_axis", [
     (layers.SpatialDropout1D(0.5), (4, 6, 10), -1),
@@ -18,9 +16,9 @@ KEY = jax.random.PRNGKey(3)
     (layers.SpatialDropout3D(0.5), (2, 2, 2, 2, 10), -1),
     (layers.SpatialDropout3D(0.5, data_format="channels_first"), (2, 10, 2, 2, 2), 1),
 ])
-def test_spatial_dropout_drops_whole_feature_maps(layer, shape, channel_axis):
+def test_spatial_dropout_drops_whole_feature_maps(layer, shape, channel_axis, key):
     x = np.ones(shape, np.float32)
-    out = np.asarray(layer(x, training=True, key=KEY))
+    out = np.asarray(layer(x, training=True, key=key))
     assert set(np.unique(out)) <= {0.0, 2.0}  # kept values scaled by 1 / (1 - rate)
     channels = np.moveaxis(out, channel_axis, -1).reshape(shape[0], -1, 10)
     # every (sample, channel) map is all kept or all dropped
@@ -42,18 +40,18 @@ def test_spatial_dropout_config_and_errors():
         layers.SpatialDropout2D(0.2)(kg.Input(shape=(3, 4)))
 
 
-def test_gaussian_noise_statistics_and_inference_identity():
+def test_gaussian_noise_statistics_and_inference_identity(key):
     x = np.full((200, 50), 3.0, np.float32)
-    out = np.asarray(layers.GaussianNoise(0.5)(x, training=True, key=KEY))
+    out = np.asarray(layers.GaussianNoise(0.5)(x, training=True, key=key))
     assert abs(out.mean() - 3.0) < 0.02 and abs(out.std() - 0.5) < 0.02
     np.testing.assert_array_equal(layers.GaussianNoise(0.5)(x), x)
     with pytest.raises(ValueError, match="stddev"):
         layers.GaussianNoise(-0.1)
 
 
-def test_gaussian_dropout_is_multiplicative_unit_mean_noise():
+def test_gaussian_dropout_is_multiplicative_unit_mean_noise(key):
     x = np.full((200, 50), 2.0, np.float32)
-    out = np.asarray(layers.GaussianDropout(0.2)(x, training=True, key=KEY))
+    out = np.asarray(layers.GaussianDropout(0.2)(x, training=True, key=key))
     expected_std = 2.0 * np.sqrt(0.2 / 0.8)
     assert abs(out.mean() - 2.0) < 0.03 and abs(out.std() - expected_std) < 0.03
     np.testing.assert_array_equal(layers.GaussianDropout(0.2)(x), x)
@@ -61,10 +59,10 @@ def test_gaussian_dropout_is_multiplicative_unit_mean_noise():
         layers.GaussianDropout(2)
 
 
-def test_alpha_dropout_keeps_selu_statistics():
+def test_alpha_dropout_keeps_selu_statistics(key):
     x = np.random.default_rng(0).normal(size=(400, 100)).astype(np.float32)
     layer = layers.AlphaDropout(0.2)
-    out = np.asarray(layer(x, training=True, key=KEY))
+    out = np.asarray(layer(x, training=True, key=key))
     assert abs(out.mean()) < 0.02 and abs(out.std() - 1.0) < 0.02
     dropped_value = -1.6732632423543772 * 1.0507009873554805
     a = ((1 - 0.2) * (1 + 0.2 * dropped_value ** 2)) ** -0.5
@@ -75,18 +73,18 @@ def test_alpha_dropout_keeps_selu_statistics():
     np.testing.assert_array_equal(layer(x), x)
 
 
-def test_noise_layers_honour_seed_and_key_in_compiled_training():
+def test_noise_layers_honour_seed_and_key_in_compiled_training(key):
     x_in = kg.Input(shape=(8,))
     model = kg.Model(x_in, layers.GaussianNoise(0.3, seed=1, name="noise")(x_in))
     program = compiler.compile(model)
     params, state = compiler.variables(model)
     data = np.zeros((2, 8), np.float32)
     apply = jax.jit(lambda d, k: program.apply(params, state, d, training=True, key=k)[0])
-    a, b = apply(data, KEY), apply(data, KEY)
+    a, b = apply(data, key), apply(data, key)
     np.testing.assert_array_equal(a, b)
     assert not np.array_equal(a, apply(data, jax.random.PRNGKey(4)))
-    other_seed = layers.GaussianNoise(0.3, seed=2)(data, training=True, key=KEY)
-    assert not np.array_equal(layers.GaussianNoise(0.3, seed=1)(data, training=True, key=KEY),
+    other_seed = layers.GaussianNoise(0.3, seed=2)(data, training=True, key=key)
+    assert not np.array_equal(layers.GaussianNoise(0.3, seed=1)(data, training=True, key=key),
                               other_seed)
     with pytest.raises(ValueError, match="needs a random key"):
         program.apply(params, state, data, training=True)

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from runtime import losses, metrics
+from tests.helpers import fixed_normal, read_only
 
-RNG = np.random.default_rng(0)
-LOGITS = RNG.normal(size=(5, 4)).astype(np.float32)
-LABELS = np.array([0, 3, 1, 1, 2], np.int32)
+LOGITS = fixed_normal(0, 5, 4)
+LABELS = read_only(np.array([0, 3, 1, 1, 2], np.int32))
 
 
 def _softmax(z):
@@ -19,8 +19,8 @@ def _softmax(z):
     return e / e.sum(-1, keepdims=True)
 
 
-def test_mse_is_mean_over_last_axis():
-    y, p = RNG.normal(size=(5, 3)), RNG.normal(size=(5, 3)).astype(np.float32)
+def test_mse_is_mean_over_last_axis(rng):
+    y, p = rng.normal(size=(5, 3)), rng.normal(size=(5, 3)).astype(np.float32)
     expected = ((p - y) ** 2).mean(-1)
     np.testing.assert_allclose(losses.get("mse").call(y, jnp.asarray(p)), expected, rtol=1e-5)
     np.testing.assert_allclose(losses.get("mse")(y, p), expected.mean(), rtol=1e-5)
@@ -44,8 +44,8 @@ def test_categorical_crossentropy_matches_sparse_on_one_hot():
                                expected.mean(), rtol=1e-5)
 
 
-def test_binary_crossentropy_logits_and_probabilities():
-    z = RNG.normal(size=(6, 1)).astype(np.float32)
+def test_binary_crossentropy_logits_and_probabilities(rng):
+    z = rng.normal(size=(6, 1)).astype(np.float32)
     y = np.array([[0], [1], [1], [0], [1], [0]], np.float32)
     p = 1 / (1 + np.exp(-z))
     expected = (-(y * np.log(p) + (1 - y) * np.log(1 - p))).mean(-1)

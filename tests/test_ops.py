@@ -12,24 +12,32 @@ import kgraph as kg
 from kgraph import ops
 from kgraph.ops import Operation
 
-RNG = np.random.default_rng(0)
 BATCH = 2
 
 
+# Input makers: ``_f(3)`` is ``rng -> array of shape (BATCH, 3)``; each test draws its inputs
+# from its own seeded generator (the ``rng`` fixture).
 def _f(*shape):
-    return (RNG.normal(size=(BATCH, *shape)) * 2).astype(np.float32)
+    return lambda rng: (rng.normal(size=(BATCH, *shape)) * 2).astype(np.float32)
 
 
 def _pos(*shape):
-    return (RNG.uniform(0.5, 3.0, size=(BATCH, *shape))).astype(np.float32)
+    return lambda rng: rng.uniform(0.5, 3.0, size=(BATCH, *shape)).astype(np.float32)
 
 
 def _i(*shape, high=5):
-    return RNG.integers(0, high, size=(BATCH, *shape)).astype(np.int32)
+    return lambda rng: rng.integers(0, high, size=(BATCH, *shape)).astype(np.int32)
 
 
 def _b(*shape):
-    return RNG.uniform(size=(BATCH, *shape)) > 0.5
+    return lambda rng: rng.uniform(size=(BATCH, *shape)) > 0.5
+
+
+def _constant(seed, *shape):
+    """Fixed read-only weights the op calls below close over."""
+    array = np.random.default_rng(seed).normal(size=shape).astype(np.float32)
+    array.setflags(write=False)
+    return array
 
 
 def _softmax(a, axis=-1):
@@ -48,8 +56,8 @@ def _conv1d_same(x, k):
     return out
 
 
-W34 = RNG.normal(size=(3, 4)).astype(np.float32)
-K1D = RNG.normal(size=(3, 3, 2)).astype(np.float32)
+W34 = _constant(1, 3, 4)
+K1D = _constant(2, 3, 3, 2)
 TABLE = np.arange(15, dtype=np.float32).reshape(5, 3)
 
 # (id, op call, inputs, NumPy reference)
@@ -154,7 +162,8 @@ CASES = [
 
 
 @pytest.mark.parametrize("name, call, inputs, reference", CASES, ids=[c[0] for c in CASES])
-def test_op_on_arrays_and_in_graphs_matches_numpy(name, call, inputs, reference):
+def test_op_on_arrays_and_in_graphs_matches_numpy(name, call, inputs, reference, rng):
+    inputs = [make(rng) for make in inputs]
     expected = np.asarray(reference(*inputs))
     eager = call(*[jnp.asarray(a) for a in inputs])
     assert isinstance(eager, jax.Array)
@@ -174,11 +183,11 @@ def test_op_on_arrays_and_in_graphs_matches_numpy(name, call, inputs, reference)
     np.testing.assert_allclose(compiled, expected, rtol=1e-5, atol=1e-5)
 
 
-def test_broadcast_to_needs_a_known_batch_size():
+def test_broadcast_to_needs_a_known_batch_size(rng):
     x = kg.Input(shape=(1, 3), batch_size=2)
     y = ops.broadcast_to(x, (2, 4, 3))
     assert y.shape == (2, 4, 3)
-    data = _f(1, 3)
+    data = _f(1, 3)(rng)
     np.testing.assert_allclose(kg.Model(x, y)(data), np.broadcast_to(data, (2, 4, 3)))
     with pytest.raises(ValueError, match='Layer "broadcast_to_1"'):
         ops.broadcast_to(kg.Input(shape=(1, 3)), (2, 4, 3))  # the batch size is unknown
@@ -199,7 +208,7 @@ def test_brief_example_mask_from_int_tokens_and_bool_input():
     np.testing.assert_array_equal(compiled, expected)
 
 
-def test_tuple_returning_ops_give_several_tensors():
+def test_tuple_returning_ops_give_several_tensors(rng):
     x = kg.Input(shape=(6, 3))
     parts = ops.split(x, 3, axis=1)
     values, indices = ops.top_k(x, 2)
@@ -212,7 +221,7 @@ def test_tuple_returning_ops_give_several_tensors():
     assert parts[0]._keras_history.layer is parts[2]._keras_history.layer
     assert [p._keras_history.tensor_index for p in parts] == [0, 1, 2]
     model = kg.Model(x, [*parts, values, indices, mean, variance])
-    data = RNG.normal(size=(2, 6, 3)).astype(np.float32)
+    data = rng.normal(size=(2, 6, 3)).astype(np.float32)
     out = model(data)
     for got, want in zip(out[:3], np.split(data, 3, axis=1)):
         np.testing.assert_allclose(got, want)
@@ -258,10 +267,10 @@ def test_operation_config_holds_op_name_and_static_kwargs():
     lambda x: ops.concatenate([x, x * 2.0], axis=1),
     lambda x: ops.cast(ops.argmax(x, axis=-1), "float32"),
 ], ids=["sum", "add_const", "rsub", "get_item", "einsum", "split", "concatenate", "argmax"])
-def test_nodes_rebuild_from_config_with_get_op(build):
+def test_nodes_rebuild_from_config_with_get_op(build, rng):
     x = kg.Input(shape=(3, 4))
     y = build(x)
-    data = RNG.normal(size=(2, 3, 4)).astype(np.float32)
+    data = rng.normal(size=(2, 3, 4)).astype(np.float32)
     expected = kg.Model(x, y)(data)
     # Rebuild the last node from its config and the original call arguments.
     layer = y._keras_history.layer
@@ -311,29 +320,29 @@ def test_einsum_accepts_both_call_forms_and_where_needs_both_branches():
         ops.where(a > 0, a)
 
 
-def test_ops_inside_layer_code_compute_on_tracers():
+def test_ops_inside_layer_code_compute_on_tracers(rng):
     class Scaled(kg.Layer):
         def call(self, inputs):
             return ops.softmax(ops.multiply(inputs, 2.0), axis=-1)
 
     x = kg.Input(shape=(4,))
     model = kg.Model(x, Scaled()(x))
-    data = RNG.normal(size=(2, 4)).astype(np.float32)
+    data = rng.normal(size=(2, 4)).astype(np.float32)
     program = compiler.compile(model)
     out, _ = jax.jit(program.apply)(*compiler.variables(model), data)
     np.testing.assert_allclose(out, _softmax(2 * data), rtol=1e-5, atol=1e-6)
     assert [type(n.layer).__name__ for n in program.nodes] == ["Scaled"]
 
 
-def test_conv_channels_first_strides_and_depthwise():
-    x = RNG.normal(size=(2, 7, 3)).astype(np.float32)
+def test_conv_channels_first_strides_and_depthwise(rng):
+    x = rng.normal(size=(2, 7, 3)).astype(np.float32)
     channels_first = ops.conv(np.transpose(x, (0, 2, 1)), K1D, strides=2,
                               data_format="channels_first")
     channels_last = ops.conv(x, K1D, strides=2)
     np.testing.assert_allclose(np.transpose(channels_first, (0, 2, 1)), channels_last,
                                rtol=1e-5, atol=1e-5)
     assert channels_last.shape == (2, 3, 2)
-    depth = RNG.normal(size=(3, 3, 2)).astype(np.float32)  # (width, in, multiplier)
+    depth = rng.normal(size=(3, 3, 2)).astype(np.float32)  # (width, in, multiplier)
     out = ops.depthwise_conv(x, depth)
     for c in range(3):
         single = ops.conv(x[..., c:c + 1], depth[:, c:c + 1, :])

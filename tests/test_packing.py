@@ -9,8 +9,7 @@ import pytest
 
 import kgraph as kg
 from runtime import Callback, Trainer, TrainState, losses, packing as packing_lib
-from tests.conftest import tree_equal
-from tests.test_trainer import _classifier as _model, _data
+from tests.helpers import classification_data as _data, classifier as _model, tree_equal
 
 
 def _mixed_tree():
@@ -62,6 +61,7 @@ def test_packed_reads_fields_through_and_is_a_pytree():
         packed.no_such_field
 
 
+@pytest.mark.slow
 def test_trainer_steps_on_a_packed_state_equal_unpacked_steps_bitwise():
     trainer = Trainer(_model(dropout=0.3, batchnorm=True), optax.adam(1e-2),
                       "sparse_categorical_crossentropy", metrics=["accuracy"])
@@ -95,6 +95,7 @@ def _fit_weights(monkeypatch, max_leaf_size):
     return model.get_weights(), history.history, model._trainer
 
 
+@pytest.mark.slow
 def test_fit_gives_the_same_weights_packed_or_not(monkeypatch):
     unpacked_weights, unpacked_history, trainer = _fit_weights(monkeypatch, 0)
     assert all(p.packed_leaves == 0 for p in trainer._packings.values())

@@ -1,6 +1,6 @@
 """plot_model / model_to_dot: DOT text written by kgraph, drawn by Graphviz's dot.
 
-The drawing tests need the Graphviz ``dot`` program (.ci/run installs it).
+The drawing tests need the Graphviz ``dot`` program and skip without it (.ci/run installs it).
 """
 
 import re
@@ -9,6 +9,7 @@ import pytest
 
 import kgraph as kg
 from kgraph import layers, plotting
+from tests.helpers import needs_dot
 
 NODE = re.compile(r'^\s*"([^"]+)" \[label=<(.*)>\];$')
 EDGE = re.compile(r'^\s*"([^"]+)" -> "([^"]+)";$')
@@ -121,6 +122,7 @@ def test_unbuilt_model_cannot_be_plotted():
         kg.model_to_dot(kg.Sequential([layers.Dense(2)]))
 
 
+@needs_dot
 def test_plot_model_writes_png_svg_and_pdf(tmp_path):
     model = _diamond_with_shared_layer()
     png = tmp_path / "model.png"
@@ -151,6 +153,7 @@ def test_missing_graphviz_gives_install_instructions(monkeypatch, tmp_path):
     assert "pre[0][0]" in html
 
 
+@needs_dot
 def test_notebook_display_is_the_svg_graph():
     html = _nested()._repr_html_()
     assert html.startswith("<div><svg") and html.endswith("</div>") and "</svg>" in html

@@ -9,6 +9,7 @@ Transformer base encoder block (Vaswani et al. 2017, d_model 512, 8 heads, d_ff 
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 import compiler
 import kgraph as kg
@@ -171,6 +172,7 @@ def test_transformer_encoder_block_matches_the_papers_parameter_count():
     assert model.outputs[0].shape == (None, 16, 512)
 
 
+@pytest.mark.slow
 def test_a_small_transformer_block_trains_compiled():
     model = transformer_encoder_block(seq_len=6, d_model=16, heads=4, d_ff=32)
     program = compiler.compile(model)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import warnings
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -13,76 +12,11 @@ import pytest
 import runtime
 from runtime.callbacks import (CSVLogger, Callback, CallbackList, EarlyStopping, History,
                                LambdaCallback, ProgressBar, ReduceLROnPlateau, TerminateOnNaN)
-from runtime.trainer import TrainState
-
-STEPS = 3
-
-
-class FakeLoop:
-    """The loop interface callbacks see: train_state, learning_rate, stop_training, ..."""
-
-    def __init__(self, learning_rate=0.1, injectable=True):
-        params = {"dense": {"kernel": jnp.zeros((2, 2)), "bias": jnp.zeros((2,))}}
-        state = {"norm": {"moving_mean": jnp.zeros((2,))}}
-        self.train_state = TrainState(params, state, None, jnp.zeros((), jnp.int32),
-                                      jax.random.PRNGKey(0))
-        self._learning_rate = learning_rate
-        self._injectable = injectable
-        self.stop_training = False
-        self.epoch = 0
-        self.global_step = 0
-
-    @property
-    def learning_rate(self):
-        if not self._injectable:
-            raise ValueError("The optimizer has no injectable learning rate; build it with "
-                             "optax.inject_hyperparams(optax.adam)(learning_rate=1e-3).")
-        return self._learning_rate
-
-    @learning_rate.setter
-    def learning_rate(self, value):
-        _ = self.learning_rate
-        self._learning_rate = float(value)
-
-    def step(self):
-        """One 'train step': every weight + 1; the old buffers are deleted (donated)."""
-        old = self.train_state
-        new = jax.tree_util.tree_map(lambda a: a + 1, (old.params, old.state))
-        jax.tree_util.tree_map(lambda a: a.delete(), (old.params, old.state))
-        self.train_state = old._replace(params=new[0], state=new[1], step=old.step + 1)
-        self.global_step += 1
+from tests.helpers import STEPS, FakeLoop, drive_fit
 
 
 class FakeModel:
     stop_training = False
-
-
-def drive_fit(callbacks, loop, epoch_logs, batch_losses=None, model=None):
-    """Run the hooks as the fit loop does; returns the number of epochs run.
-
-    ``epoch_logs[e]`` are epoch e's logs; ``batch_losses[e][b]`` the loss of batch b.
-    """
-    cbs = CallbackList(callbacks, model=model, loop=loop, verbose=0,
-                       epochs=len(epoch_logs), steps=STEPS)
-    batch_hooks = cbs.needs_batch_hooks("train")
-    cbs.on_train_begin()
-    epochs_run = 0
-    for epoch, logs in enumerate(epoch_logs):
-        loop.epoch = epoch
-        cbs.on_epoch_begin(epoch)
-        for batch in range(STEPS):
-            if batch_hooks:
-                cbs.on_train_batch_begin(batch)
-            loop.step()
-            if batch_hooks:
-                loss = batch_losses[epoch][batch] if batch_losses else 0.5
-                cbs.on_train_batch_end(batch, {"loss": jnp.asarray(loss, jnp.float32)})
-        cbs.on_epoch_end(epoch, logs)
-        epochs_run += 1
-        if loop.stop_training or (model is not None and model.stop_training):
-            break
-    cbs.on_train_end()
-    return epochs_run
 
 
 def kernel(loop):

@@ -8,11 +8,10 @@ import pytest
 from runtime import losses
 from runtime.weighting import reduce_weighted
 
-RNG = np.random.default_rng(0)
 B, T, C = 5, 3, 4
 
 
-def _inputs(name, batch=B, time=None, rng=RNG):
+def _inputs(rng, name, batch=B, time=None):
     """``(y_true, y_pred)`` that suit the loss ``name`` (``time`` adds a sequence axis)."""
     lead = (batch,) if time is None else (batch, time)
     logits = rng.normal(size=lead + (C,)).astype(np.float32)
@@ -77,14 +76,14 @@ def test_weights_broadcast_with_trailing_axes_and_bad_shapes_raise():
 
 
 @pytest.mark.parametrize("temporal", [False, True])
-def test_reduction_is_padding_invariant(temporal):
+def test_reduction_is_padding_invariant(temporal, rng):
     """Given the same per-sample values, rows appended with mask 0 (and weight 0) change
     the reduced value only by float rounding, eagerly and in a jitted step (whatever the
     padding rows hold, even NaN)."""
     shape = (B, T) if temporal else (B,)
-    values = RNG.normal(size=shape).astype(np.float32)
-    weight = RNG.uniform(0.5, 2.0, B).astype(np.float32)
-    mask = (RNG.uniform(size=shape) > 0.3).astype(np.float32)
+    values = rng.normal(size=shape).astype(np.float32)
+    weight = rng.uniform(0.5, 2.0, B).astype(np.float32)
+    mask = (rng.uniform(size=shape) > 0.3).astype(np.float32)
     mask[0] = 1.0
     padded = [_pad(a, 11) for a in (values, weight, mask)]
     padded[0][B:] = np.nan  # whatever the padding rows hold
@@ -99,14 +98,14 @@ def test_reduction_is_padding_invariant(temporal):
 
 @pytest.mark.parametrize("name", ALL_NAMES)
 @pytest.mark.parametrize("temporal", [False, True])
-def test_padded_batch_gives_the_unpadded_value(name, temporal):
+def test_padded_batch_gives_the_unpadded_value(name, temporal, rng):
     """A padded batch in a jitted step gives the unpadded batch's value. The reduction is
     exact (above); XLA may still sum a row's entries in another order for another batch
     size, so the per-sample values may differ in their last bit."""
     loss = losses.get(name)
-    y_true, y_pred = _inputs(name, time=T if temporal else None)
-    weight = RNG.uniform(0.5, 2.0, B).astype(np.float32) if temporal else None
-    mask = (RNG.uniform(size=(B, T)) > 0.3).astype(np.float32) if temporal else np.ones(B)
+    y_true, y_pred = _inputs(rng, name, time=T if temporal else None)
+    weight = rng.uniform(0.5, 2.0, B).astype(np.float32) if temporal else None
+    mask = (rng.uniform(size=(B, T)) > 0.3).astype(np.float32) if temporal else np.ones(B)
     padded = [_pad(a, 3) for a in (y_true, y_pred, mask)]
     padded_weight = None if weight is None else _pad(weight, 3)
 
@@ -120,9 +119,9 @@ def test_padded_batch_gives_the_unpadded_value(name, temporal):
     np.testing.assert_allclose(float(got), float(expected), rtol=1e-6, atol=0, err_msg=name)
 
 
-def test_padding_matches_the_plain_mean_without_mask():
+def test_padding_matches_the_plain_mean_without_mask(rng):
     loss = losses.MeanSquaredError()
-    y_true, y_pred = _inputs("mean_squared_error")
+    y_true, y_pred = _inputs(rng, "mean_squared_error")
     mask = _pad(np.ones((B,), np.float32), 4)
     np.testing.assert_allclose(loss(_pad(y_true, 4), _pad(y_pred, 4), mask=mask),
                                ((y_true - y_pred) ** 2).mean(), rtol=1e-6)
@@ -130,9 +129,9 @@ def test_padding_matches_the_plain_mean_without_mask():
 
 # -------------------------------------------------------------------- values
 @pytest.mark.parametrize("name", ALL_NAMES)
-def test_call_gives_one_value_per_sample_and_differentiates(name):
+def test_call_gives_one_value_per_sample_and_differentiates(name, rng):
     loss = losses.get(name)
-    y_true, y_pred = _inputs(name)
+    y_true, y_pred = _inputs(rng, name)
     values = loss.call(jnp.asarray(y_true), jnp.asarray(y_pred))
     assert values.shape == (B,)
     value, grads = jax.jit(jax.value_and_grad(lambda p: loss(y_true, p)))(jnp.asarray(y_pred))
@@ -140,9 +139,9 @@ def test_call_gives_one_value_per_sample_and_differentiates(name):
     assert np.all(np.isfinite(np.asarray(grads)))
 
 
-def test_sparse_crossentropy_ignore_class_masks_entries():
+def test_sparse_crossentropy_ignore_class_masks_entries(rng):
     loss = losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=-1)
-    logits = RNG.normal(size=(4, C)).astype(np.float32)
+    logits = rng.normal(size=(4, C)).astype(np.float32)
     labels = np.array([0, -1, 2, -1])
     values = loss.call(jnp.asarray(labels), jnp.asarray(logits))
     assert float(values[1]) == 0.0 and float(values[3]) == 0.0

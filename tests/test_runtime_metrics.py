@@ -7,11 +7,10 @@ import pytest
 
 from runtime import losses, metrics
 
-RNG = np.random.default_rng(0)
 B, C = 6, 4
 
 
-def _batch(batch=B, rng=RNG):
+def _batch(rng, batch=B):
     logits = rng.normal(size=(batch, C)).astype(np.float32)
     labels = rng.integers(0, C, batch)
     return {
@@ -67,13 +66,13 @@ def _close(a, b, rtol=1e-6):
 
 
 @pytest.mark.parametrize("case", sorted(CATALOG))
-def test_metric_is_pure_scans_merges_and_ignores_padding(case):
+def test_metric_is_pure_scans_merges_and_ignores_padding(case, rng):
     """States are fixed float32 pytrees; updates scanned under jit and states merged from
     two shards equal eager sequential updates; rows padded with sample weight 0 (how
     training pads a batch) change nothing."""
     metric, true_key, pred_key = CATALOG[case]
-    ys = [(b[true_key], b[pred_key], RNG.uniform(0.5, 2, B).astype(np.float32))
-          for b in (_batch(), _batch())]
+    ys = [(b[true_key], b[pred_key], rng.uniform(0.5, 2, B).astype(np.float32))
+          for b in (_batch(rng), _batch(rng))]
     state = metric.init()
     leaves = jax.tree_util.tree_leaves(state)
     assert leaves and all(isinstance(x, jax.Array) and x.dtype == jnp.float32 for x in leaves)
@@ -145,9 +144,9 @@ def test_confusion_metrics_use_the_mask():
     assert float(metrics.Recall()(y_true, y_pred, mask=mask)) == 1.0
 
 
-def test_loss_metric_skips_ignored_entries():
+def test_loss_metric_skips_ignored_entries(rng):
     metric = metrics.get(losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=0))
-    logits = RNG.normal(size=(4, C)).astype(np.float32)
+    logits = rng.normal(size=(4, C)).astype(np.float32)
     labels = np.array([1, 0, 2, 0])
     kept = metrics.get(losses.SparseCategoricalCrossentropy(from_logits=True))
     np.testing.assert_allclose(metric(labels, logits), kept(labels[[0, 2]], logits[[0, 2]]),

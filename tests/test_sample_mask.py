@@ -14,12 +14,11 @@ import kgraph as kg
 from kgraph import context, layers
 
 REAL, PADDED = 5, 8
-RNG = np.random.default_rng(0)
 
 
-def padded(x):
+def padded(rng, x):
     """``x`` with PADDED - REAL rows of large junk appended, and the sample mask."""
-    junk = 100.0 * RNG.normal(size=(PADDED - REAL, *x.shape[1:])).astype(x.dtype)
+    junk = 100.0 * rng.normal(size=(PADDED - REAL, *x.shape[1:])).astype(x.dtype)
     mask = jnp.asarray([1.0] * REAL + [0.0] * (PADDED - REAL))
     return np.concatenate([x, junk]), mask
 
@@ -39,11 +38,11 @@ def dense_bn_model():
     return kg.Model(x, layers.Dense(2, activity_regularizer="l1", name="out")(h))
 
 
-def test_padded_batch_matches_unpadded_through_apply():
+def test_padded_batch_matches_unpadded_through_apply(rng):
     program = compiler.compile(dense_bn_model())
     params, state = program.init(jax.random.PRNGKey(0))
-    x = RNG.normal(size=(REAL, 3)).astype(np.float32)
-    x_pad, mask = padded(x)
+    x = rng.normal(size=(REAL, 3)).astype(np.float32)
+    x_pad, mask = padded(rng, x)
     out, new_state, loss = program.apply(params, state, x, training=True, return_losses=True)
     out_pad, new_state_pad, loss_pad = jax.jit(
         lambda p, s, xs, m: program.apply(p, s, xs, training=True, return_losses=True,
@@ -67,10 +66,10 @@ def run_eager(model, x, sample_mask=None):
     return out, dict(ctx.assignments), sum(jnp.sum(v) for v in ctx.losses)
 
 
-def test_padded_batch_matches_unpadded_in_an_eager_context():
+def test_padded_batch_matches_unpadded_in_an_eager_context(rng):
     model = dense_bn_model()
-    x = RNG.normal(size=(REAL, 3)).astype(np.float32)
-    x_pad, mask = padded(x)
+    x = rng.normal(size=(REAL, 3)).astype(np.float32)
+    x_pad, mask = padded(rng, x)
     out, updates, loss = run_eager(model, x)
     out_pad, updates_pad, loss_pad = run_eager(model, x_pad, mask)
     assert_tree_close(out_pad[:REAL], out)
@@ -95,12 +94,12 @@ def test_sample_mask_combines_with_the_keras_mask_in_batch_normalization():
                       [updates[k] for k in sorted(updates)])
 
 
-def test_time_distributed_inner_layer_sees_the_sample_mask_per_time_step():
+def test_time_distributed_inner_layer_sees_the_sample_mask_per_time_step(rng):
     x_in = kg.Input(shape=(3, 2))
     model = kg.Model(x_in, layers.TimeDistributed(
         layers.BatchNormalization(name="bn"), name="td")(x_in))
-    x = RNG.normal(size=(REAL, 3, 2)).astype(np.float32)
-    x_pad, mask = padded(x)
+    x = rng.normal(size=(REAL, 3, 2)).astype(np.float32)
+    x_pad, mask = padded(rng, x)
     out, updates, _ = run_eager(model, x)
     out_pad, updates_pad, _ = run_eager(model, x_pad, mask)
     assert_tree_close(out_pad[:REAL], out)
@@ -116,11 +115,11 @@ class PerSampleLoss(kg.Layer):
         return inputs
 
 
-def test_per_sample_add_loss_ignores_padding_rows():
+def test_per_sample_add_loss_ignores_padding_rows(rng):
     x_in = kg.Input(shape=(3,))
     model = kg.Model(x_in, PerSampleLoss()(x_in))
-    x = RNG.normal(size=(REAL, 3)).astype(np.float32)
-    x_pad, mask = padded(x)
+    x = rng.normal(size=(REAL, 3)).astype(np.float32)
+    x_pad, mask = padded(rng, x)
     _, _, loss = run_eager(model, x)
     _, _, loss_pad = run_eager(model, x_pad, mask)
     np.testing.assert_allclose(loss_pad, loss, rtol=1e-6)

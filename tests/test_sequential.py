@@ -148,6 +148,7 @@ def test_clear_errors():
         unbuilt.layers = []
 
 
+@pytest.mark.slow
 def test_fit_builds_a_deferred_model_and_add_after_fit_recompiles():
     rng = np.random.default_rng(0)
     x = rng.normal(size=(64, 3)).astype(np.float32)

@@ -50,6 +50,7 @@ def test_build_with_a_shape_and_summary():
     assert "hidden (Dense)" in lines[0] and "out (Dense)" in lines[0]
 
 
+@pytest.mark.slow
 def test_subclassed_model_trains_with_fit():
     model = MLP(name="mlp")
     model.compile(optax.adam(1e-2), loss="mse")

@@ -7,26 +7,11 @@ import optax
 import pytest
 
 import compiler
-import kgraph as kg
 from runtime import Trainer, TrainState, losses
+from tests.helpers import classification_data as _data, classifier as _classifier
 
 
 _LOGITS_LOSS = losses.SparseCategoricalCrossentropy(from_logits=True)
-
-
-def _classifier(dropout=0.0, batchnorm=False):
-    x = kg.Input(shape=(6,), name="x")
-    h = kg.layers.Dense(16, activation="relu", name="hidden")(x)
-    if batchnorm:
-        h = kg.layers.BatchNormalization(name="bn")(h)
-    if dropout:
-        h = kg.layers.Dropout(dropout, name="drop")(h)
-    return kg.Model(x, kg.layers.Dense(3, name="out")(h))
-
-
-def _data(n=32, seed=0):
-    rng = np.random.default_rng(seed)
-    return rng.normal(size=(n, 6)).astype(np.float32), rng.integers(0, 3, n).astype(np.int32)
 
 
 def test_init_returns_train_state_pytree():
@@ -38,6 +23,7 @@ def test_init_returns_train_state_pytree():
     assert len(jax.tree_util.tree_leaves(ts.opt_state)) > 0
 
 
+@pytest.mark.slow
 def test_train_step_matches_hand_written_optax_step():
     model = _classifier()
     trainer = Trainer(model, optax.adam(1e-2), _LOGITS_LOSS)

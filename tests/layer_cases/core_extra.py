@@ -10,6 +10,9 @@ def _double(x):
     return x * 2.0
 
 
+LAMBDA = "a Lambda's function is Python code, which a JSON config does not carry"
+
+
 CASES = [
     LayerCase("core2_einsum_dense_matmul",
               lambda **kw: layers.EinsumDense("ab,bc->ac", output_shape=4, bias_axes="c", **kw),
@@ -34,13 +37,14 @@ CASES = [
               lambda **kw: layers.Embedding(10, 2, embeddings_regularizer="l2", **kw), (4,),
               input_dtype="float32", differentiable=True),
     LayerCase("core2_lambda_named", lambda **kw: layers.Lambda(_double, **kw), (3,),
-              serializable=False),
+              skip={"config_round_trip": LAMBDA}),
     LayerCase("core2_lambda_lambda_output_shape",
               lambda **kw: layers.Lambda(lambda x: jnp.sum(x, axis=-1, keepdims=True),
-                                         output_shape=(1,), **kw), (4,), serializable=False),
+                                         output_shape=(1,), **kw), (4,),
+              skip={"config_round_trip": LAMBDA}),
     LayerCase("core2_lambda_arguments",
               lambda **kw: layers.Lambda(jnp.roll, arguments={"shift": 1, "axis": -1}, **kw),
-              (2, 3), serializable=False),
+              (2, 3), skip={"config_round_trip": LAMBDA}),
     LayerCase("core2_identity", lambda **kw: layers.Identity(**kw), (3,)),
     LayerCase("core2_identity_list", lambda **kw: layers.Identity(**kw), [(3,), (2,)]),
     LayerCase("core2_masking", lambda **kw: layers.Masking(mask_value=0.5, **kw), (4, 2)),

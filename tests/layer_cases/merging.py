@@ -9,7 +9,7 @@ CASES = [
     LayerCase("merge_multiply", lambda **kw: layers.Multiply(**kw), [(3,), (3,), (3,)]),
     LayerCase("merge_average", lambda **kw: layers.Average(**kw), [(2, 3), (2, 3)]),
     LayerCase("merge_average_int", lambda **kw: layers.Average(**kw), [(3,), (3,)],
-              input_dtype="int32", differentiable=False),
+              input_dtype="int32"),
     LayerCase("merge_maximum", lambda **kw: layers.Maximum(**kw), [(4,), (4,)]),
     LayerCase("merge_minimum", lambda **kw: layers.Minimum(**kw), [(4,), (4,), (4,)]),
     LayerCase("merge_add_rank_mismatch", lambda **kw: layers.Add(**kw), [(2, 3), (3,)]),

@@ -6,6 +6,10 @@ from kgraph import layers
 from tests.conformance import LayerCase
 
 
+ADAPTED = ("adapted statistics are not config; a clone cannot be called (to build it and set "
+           "the weights) before it is adapted")
+
+
 def _adapted(layer, shape=(4,)):
     layer.adapt(np.random.default_rng(0).normal(3.0, 2.0, size=(20, *shape)))
     return layer
@@ -17,10 +21,10 @@ CASES = [
     LayerCase("prep_rescaling_int_input", lambda **kw: layers.Rescaling([1.0, 2.0], **kw), (2,),
               input_dtype="int32", input_range=(0, 255)),
     LayerCase("prep_normalization_adapted", lambda **kw: _adapted(layers.Normalization(**kw)),
-              (4,), bad_input_shape=(4, 1), serializable=False),
+              (4,), bad_input_shape=(4, 1), skip={"config_round_trip": ADAPTED}),
     LayerCase("prep_normalization_axis_none",
               lambda **kw: _adapted(layers.Normalization(axis=None, **kw), (2, 3)), (2, 3),
-              serializable=False),
+              skip={"config_round_trip": ADAPTED}),
     LayerCase("prep_normalization_given",
               lambda **kw: layers.Normalization(mean=[1.0, 2.0], variance=[4.0, 0.25], **kw),
               (3, 2)),
@@ -36,7 +40,7 @@ CASES = [
               lambda **kw: layers.Resizing(4, 4, pad_to_aspect_ratio=True,
                                            data_format="channels_first", **kw), (2, 3, 5)),
     LayerCase("prep_resizing_int_input", lambda **kw: layers.Resizing(2, 2, **kw), (4, 4, 1),
-              input_dtype="uint8", input_range=(0, 255), differentiable=False),
+              input_dtype="uint8", input_range=(0, 255)),
     LayerCase("prep_center_crop", lambda **kw: layers.CenterCrop(2, 3, **kw), (5, 5, 2),
               bad_input_shape=(5,)),
     LayerCase("prep_center_crop_upscale",

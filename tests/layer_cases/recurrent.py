@@ -42,7 +42,9 @@ CASES = [
         4, dropout=0.3, recurrent_dropout=0.3, reset_after=False, **kw), (5, 3), random=True,
         rtol=1e-4),
     LayerCase("rnn_custom_cell", lambda **kw: layers.RNN(
-        MinimalCell(4, **kw), return_sequences=True, **kw), (5, 3), serializable=False,
+        MinimalCell(4, **kw), return_sequences=True, **kw), (5, 3),
+        skip={"config_round_trip": "the user-written cell class is not registered for "
+                                   "deserialization"},
         rtol=1e-4),
     LayerCase("rnn_bidirectional_lstm", lambda **kw: layers.Bidirectional(
         layers.LSTM(4, return_sequences=True, **kw), **kw), (5, 3), bad_input_shape=(3,),
