@@ -15,7 +15,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 import compiler  # noqa: E402
-from tests.conftest import tree_equal  # noqa: E402
+from tests.helpers import tree_equal  # noqa: E402
 import kgraph as kg  # noqa: E402
 from kgraph import layers, saving  # noqa: E402
 
