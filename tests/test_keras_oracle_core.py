@@ -188,7 +188,7 @@ OPS = [
                                              data_format="channels_first")),
     ("depthwise_conv", lambda m: m.depthwise_conv(IMG, DEPTH, padding="same")),
     ("sparse_cce", lambda m: m.sparse_categorical_crossentropy(LABELS, PROBS)),
-    ("sparse_cce_logits", lambda m: m.sparse_categorical_crossentropy(LABELS, X[:, 0],
+    ("sparse_cce_logits", lambda m: m.sparse_categorical_crossentropy(LABELS, X[:, :, 0],
                                                                       from_logits=True)),
     ("cce", lambda m: m.categorical_crossentropy(np.eye(5, dtype=np.float32)[LABELS], PROBS)),
     ("bce_logits", lambda m: m.binary_crossentropy((X > 0).astype(np.float32), X,
