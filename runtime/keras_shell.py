@@ -12,7 +12,7 @@ import warnings
 import jax
 import numpy as np
 
-from runtime import data as data_lib, fit_loop, optimizers
+from runtime import data as data_lib, data_checks, fit_loop, optimizers
 from runtime.callback_list import CallbackList
 from runtime.objective import Objective
 from runtime.trainer import Trainer
@@ -71,6 +71,7 @@ def _make_data(x, y, sample_weight, batch_size, class_weight, steps, *, targets=
                                      class_weight=class_weight)
     if targets and y is None:
         raise ValueError("Targets are missing: pass y (or an iterable of (x, y) batches).")
+    batch_size = data_checks.check_batch_size(batch_size)
     return data_lib.ArrayData(x, y, sample_weight, batch_size=batch_size or 32,
                               class_weight=class_weight)
 
@@ -80,6 +81,16 @@ def _check_inputs(model, data):
     if (isinstance(data, data_lib.ArrayData) and model.built
             and hasattr(model, "_flatten_inputs")):
         model._flatten_inputs(data.arrays[0])
+
+
+def _check_labels(model, trainer, data, what="y"):
+    """Sparse labels in range, for in-memory targets (see ``data_checks``)."""
+    if isinstance(data, data_lib.ArrayData) and data.arrays[1] is not None:
+        objective = trainer.objective
+        names = getattr(objective, "names", None)
+        if names:
+            data_checks.check_sparse_labels(objective, data.arrays[1],
+                                            data_checks.output_shapes(model, len(names)), what)
 
 
 def _validation(validation_data, batch_size):
@@ -104,15 +115,23 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
     if validation_split:
         (x, y, sample_weight), validation_data = data_lib.split_validation(
             x, y, sample_weight, validation_split)
+    data_checks.check_class_weight(class_weight,
+                                   data_checks.num_classes(model) if model.built else None)
     data = _make_data(x, y, sample_weight, batch_size, class_weight, steps_per_epoch)
     _check_inputs(model, data)
-    val_data = _validation(validation_data, validation_batch_size or batch_size or 32)
+    val_batch = data_checks.check_batch_size(validation_batch_size, "validation_batch_size")
+    val_data = _validation(validation_data, val_batch or batch_size or 32)
     if val_data is not None and isinstance(val_data, data_lib.IterableData):
         val_data.steps = validation_steps
     trainer = _trainer(model, data.arrays[0] if isinstance(data, data_lib.ArrayData) else None)
     if not model.built:
         raise ValueError(f"Model {model.name!r} is not built; build it (call it on an input) "
                          "before fitting it on an iterable.")
+    _check_labels(model, trainer, data)
+    if isinstance(val_data, data_lib.ArrayData):
+        _check_inputs(model, val_data)
+        _check_labels(model, trainer, val_data, "validation_data")
+        data_checks.check_validation(trainer, val_data)
     steps = data.steps if isinstance(data, data_lib.ArrayData) else steps_per_epoch
     if isinstance(data, data_lib.ArrayData) and steps_per_epoch is not None:
         steps = data.steps = min(int(steps_per_epoch), data.steps)
@@ -172,6 +191,7 @@ def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weig
     data = _make_data(x, y, sample_weight, batch_size, None, steps)
     _check_inputs(model, data)
     trainer = _trainer(model, data.arrays[0] if isinstance(data, data_lib.ArrayData) else None)
+    _check_labels(model, trainer, data)
     callback_list = CallbackList(callbacks, model=model, add_history=False,
                                  add_progbar=verbose != 0, verbose=verbose, epochs=1,
                                  steps=data.steps)
