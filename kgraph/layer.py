@@ -403,6 +403,8 @@ class Layer:
         if self.autocast:
             args, kwargs = jax.tree_util.tree_map(self._autocast, (args, kwargs))
         inputs = call_args.first_argument(type(self), args, kwargs)
+        if not self.built:  # the spec's rank checks come before build reads the shape
+            self._check_inputs(inputs)
         self._build_for_call(args, kwargs, inputs)
         self._check_inputs(inputs)
         ctx = context.current()
@@ -432,6 +434,8 @@ class Layer:
 
     def _symbolic_call(self, args, kwargs):
         inputs = call_args.first_argument(type(self), args, kwargs)
+        if not self.built:
+            self._check_inputs(inputs)
         self._build_for_call(args, kwargs, inputs)
         self._check_inputs(inputs)
         outputs = self.compute_output_spec(*args, **kwargs)

@@ -138,6 +138,7 @@ class ArrayData:
         x, y = as_numpy(x), as_numpy(y)
         sample_weight = None if sample_weight is None else as_numpy(sample_weight)
         self.size = num_samples(x, y, sample_weight)
+        data_checks.check_sample_weight(sample_weight, y)
         sample_weight = _merge_weights(y, sample_weight, class_weight)
         if sample_weight is not None:
             sample_weight = jax.tree_util.tree_map(lambda a: np.asarray(a, np.float32),

@@ -109,3 +109,35 @@ def check_validation(trainer, val_data) -> None:
     except (ValueError, TypeError, KeyError) as error:
         raise type(error)(f"validation_data does not fit the model {trainer.model.name!r}: "
                           f"{error}") from None
+
+
+def _count(value, name, low):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        kind = "a positive integer" if low > 0 else "a non-negative integer"
+        raise ValueError(f"`{name}` must be {kind}, received {name}={value!r}.")
+
+
+def check_fit_arguments(epochs, initial_epoch, steps_per_epoch, validation_freq,
+                        validation_steps) -> None:
+    """``fit``'s counting arguments: ints in range (None where optional)."""
+    _count(epochs, "epochs", 0)
+    _count(initial_epoch, "initial_epoch", 0)
+    _count(validation_freq, "validation_freq", 1)
+    for name, value in (("steps_per_epoch", steps_per_epoch),
+                        ("validation_steps", validation_steps)):
+        if value is not None:
+            _count(value, name, 1)
+
+
+def check_sample_weight(sample_weight, y) -> None:
+    """A single ``sample_weight`` array for a single ``y`` array: its shape (trailing 1s
+    aside) must be a leading part of y's, e.g. ``(n,)`` for one weight per sample."""
+    if not isinstance(sample_weight, np.ndarray) or not isinstance(y, np.ndarray):
+        return
+    shape = sample_weight.shape
+    while len(shape) > 1 and shape[-1] == 1:
+        shape = shape[:-1]
+    if shape != y.shape[:len(shape)]:
+        raise ValueError(f"`sample_weight` of shape {sample_weight.shape} does not match y of "
+                         f"shape {y.shape}: expected {y.shape[:1]} (one weight per sample) or "
+                         f"a leading part of y's shape.")

@@ -109,6 +109,8 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
         sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
         validation_batch_size=None, validation_freq=1):
     """Train ``model``; returns a ``History`` of per-epoch logs (see ``Model.fit``)."""
+    data_checks.check_fit_arguments(epochs, initial_epoch, steps_per_epoch, validation_freq,
+                                    validation_steps)
     if validation_split and _is_iterable_source(x):
         raise ValueError("validation_split needs array inputs; pass validation_data when x "
                          "is an iterable of batches.")
