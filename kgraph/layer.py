@@ -404,7 +404,7 @@ class Layer:
             args, kwargs = jax.tree_util.tree_map(self._autocast, (args, kwargs))
         inputs = call_args.first_argument(type(self), args, kwargs)
         if not self.built:  # the spec's rank checks come before build reads the shape
-            self._check_inputs(inputs)
+            assert_input_compatibility(self.input_spec, inputs, self.name)
         self._build_for_call(args, kwargs, inputs)
         self._check_inputs(inputs)
         ctx = context.current()
@@ -435,7 +435,7 @@ class Layer:
     def _symbolic_call(self, args, kwargs):
         inputs = call_args.first_argument(type(self), args, kwargs)
         if not self.built:
-            self._check_inputs(inputs)
+            assert_input_compatibility(self.input_spec, inputs, self.name)
         self._build_for_call(args, kwargs, inputs)
         self._check_inputs(inputs)
         outputs = self.compute_output_spec(*args, **kwargs)
