@@ -16,9 +16,10 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
-from compiler.weights import (get_path, graph_signature, set_path, split_values,
-                              weight_entries)
+from compiler.weights import (check_weights, get_path, graph_signature, set_path,
+                              split_values, weight_entries)
 from kgraph import context, initial_values
+from kgraph.checks import checked
 from kgraph.graph import NodeHook
 from kgraph.layer import Layer
 
@@ -100,6 +101,7 @@ class Program:
         """Like ``apply``, returning a ``Run``: outputs, new state, auxiliary loss, output
         masks (Keras masks of the flattened outputs, None where unmasked) and captures."""
         self._check_current()
+        check_weights(self._entries, params, state, self.model.name)
         values = {id(e.variable): get_path(params if e.is_param else state, e.path,
                                             "params" if e.is_param else "state")
                   for e in self._entries}
@@ -142,6 +144,12 @@ class Program:
                 "removed, rebuilt or re-assigned, or weights frozen or unfrozen), so this "
                 "program no longer describes it. Compile it again: compiler.compile(model) "
                 "(or model.compile(...) before fit).")
+
+    def checked_apply(self, params, state, inputs, **kwargs):
+        """``apply`` with value checks (e.g. Embedding ids in range) that work under ``jit``:
+        returns ``(error, apply's result)``, a ``jax.experimental.checkify`` error naming the
+        layer (``error.throw()`` raises it; ``error.get()`` is None when all is well)."""
+        return checked(self.apply)(params, state, inputs, **kwargs)
 
     def constrain(self, params):
         """``params`` with every weight constraint applied (after an optimizer update)."""

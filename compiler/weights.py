@@ -133,3 +133,45 @@ def assign(model, params, state) -> None:
                              f"{entry.variable.shape}, received {tuple(jnp.shape(value))}.")
     for entry, value in new:
         entry.variable.assign(value)
+
+
+def check_weights(entries, params, state, model_name: str) -> None:
+    """Raise naming the weight path if ``params``/``state`` do not match the model's weights.
+
+    Checks the structure (dicts with exactly the model's weight paths), then each leaf's
+    shape and dtype against its Variable. Runs in Python on shapes only, so under ``jit`` it
+    costs nothing per call (it runs once, when the function is traced).
+    """
+    trees = {"params": params, "state": state}
+    for what, tree in trees.items():
+        if not isinstance(tree, dict):
+            raise TypeError(f"{what} of model {model_name!r} must be a nested dict of arrays "
+                            f"keyed by layer and weight name (from program.init or "
+                            f"compiler.variables), received {type(tree).__name__}.")
+    expected = {what: set() for what in trees}
+    for e in entries:
+        what = "params" if e.is_param else "state"
+        expected[what].add(e.path)
+        value = get_path(trees[what], e.path, what)
+        shape, dtype = getattr(value, "shape", None), getattr(value, "dtype", None)
+        if shape is None or dtype is None:
+            raise TypeError(f"{what}[{'/'.join(e.path)!r}] of model {model_name!r} must be an "
+                            f"array of shape {e.variable.shape} and dtype "
+                            f"{e.variable.dtype.name}, received {type(value).__name__}.")
+        if tuple(shape) != e.variable.shape or jnp.dtype(dtype) != e.variable.dtype:
+            raise ValueError(f"{what}[{'/'.join(e.path)!r}] of model {model_name!r}: expected "
+                             f"shape {e.variable.shape} and dtype {e.variable.dtype.name}, "
+                             f"received shape {tuple(shape)} and dtype {jnp.dtype(dtype).name}.")
+    for what, tree in trees.items():
+        extra = sorted("/".join(p) for p in _leaf_paths(tree) if p not in expected[what])
+        if extra:
+            raise ValueError(f"{what} of model {model_name!r} has entries that are not weights "
+                             f"of the model: {extra[:5]}{' ...' if len(extra) > 5 else ''}.")
+
+
+def _leaf_paths(tree, prefix=()):
+    for name, node in tree.items():
+        if isinstance(node, dict) and node:
+            yield from _leaf_paths(node, prefix + (name,))
+        else:
+            yield prefix + (name,)

@@ -7,9 +7,28 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from kgraph.keras_tensor import KerasTensor
-from kgraph.layer import Layer
+from kgraph.layer import Layer, check_allocatable
 from kgraph.node import Node
+
+
+def _check_dims(dims, argument, name):
+    """Every entry of a shape is None or a non-negative int (a bool or float is not)."""
+    try:
+        dims = tuple(dims)
+    except TypeError:
+        raise TypeError(f"Input {name!r}: `{argument}` must be a tuple of non-negative ints "
+                        f"or None, received {dims!r}.") from None
+    for d in dims:
+        ok = d is None or (isinstance(d, (int, np.integer)) and not isinstance(d, bool)
+                           and d >= 0)
+        if not ok:
+            raise ValueError(f"Input {name!r}: every entry of `{argument}` must be a "
+                             f"non-negative int or None, received {argument}={dims!r} "
+                             f"(bad entry {d!r}).")
+    return tuple(None if d is None else int(d) for d in dims)
 
 
 class InputLayer(Layer):
@@ -22,12 +41,19 @@ class InputLayer(Layer):
                  input_tensor=None, batch_shape=None):
         super().__init__(name=name, dtype=dtype)
         if input_tensor is None and batch_shape is not None:  # Keras: the full shape
-            input_tensor = KerasTensor(tuple(batch_shape), dtype=dtype, name=self.name)
+            batch_shape = _check_dims(batch_shape, "batch_shape", self.name)
+            input_tensor = KerasTensor(batch_shape, dtype=dtype, name=self.name)
         if input_tensor is None:
             if shape is None:
                 raise ValueError("Input needs a shape, e.g. Input(shape=(784,)).")
-            shape = (shape,) if isinstance(shape, int) else tuple(shape)
+            shape = (shape,) if isinstance(shape, (int, np.integer)) else shape
+            shape = _check_dims(shape, "shape", self.name)
+            (batch_size,) = _check_dims((batch_size,), "batch_size", self.name)
             input_tensor = KerasTensor((batch_size, *shape), dtype=dtype, name=self.name)
+        # One sample (the known dimensions) must fit in memory.
+        check_allocatable(f"Input {self.name!r}", "one sample",
+                          tuple(d for d in input_tensor.shape[1:] if d is not None),
+                          input_tensor.dtype)
         self.batch_shape = input_tensor.shape
         self.built = True
         Node(self, (), {}, input_tensor)

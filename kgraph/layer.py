@@ -26,7 +26,9 @@ run by ``compiler``'s pure ``apply``. Random layers call ``self.random_key()``.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
+import os
 
 import jax
 import jax.numpy as jnp
@@ -38,6 +40,22 @@ from kgraph.input_spec import assert_input_compatibility
 from kgraph.keras_tensor import KerasTensor
 from kgraph.node import Node
 from kgraph.variables import Variable
+
+
+def _weight_shape(layer, name, shape) -> tuple:
+    """``shape`` as a tuple of non-negative ints, else a ValueError naming the weight."""
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else shape
+    try:
+        dims = tuple(shape)
+        ok = all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 0
+                 for d in dims)
+    except TypeError:
+        ok = False
+    if not ok:
+        raise ValueError(f'Layer "{layer.name}": weight "{name}" needs a shape of '
+                         f"non-negative ints, received shape={shape!r}. Check the layer's "
+                         "size arguments and its input shape.")
+    return tuple(int(d) for d in dims)
 
 
 def _has_keras_tensor(tree) -> bool:
@@ -68,6 +86,42 @@ def _collect(value, kind):
         elif isinstance(item, (list, tuple)):
             stack.extend(reversed(item))
     return found
+
+
+@functools.lru_cache(maxsize=1)
+def physical_memory() -> int:
+    """The machine's physical memory in bytes (no limit where the OS does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return 2 ** 63
+
+
+def check_allocatable(owner: str, what: str, shape, dtype) -> None:
+    """ValueError if an array of ``shape`` and ``dtype`` is larger than physical memory
+    (it could never be allocated: better said now than as an abort at first use)."""
+    size = math.prod(shape) * jnp.dtype(dtype).itemsize
+    if size > physical_memory():
+        raise ValueError(f"{owner}: {what} of shape {tuple(shape)} and dtype "
+                         f"{jnp.dtype(dtype).name} needs {size:,} bytes, more than this "
+                         f"machine's physical memory ({physical_memory():,} bytes). Check "
+                         "the layer's sizes and its input shape.")
+
+
+def _check_numeric_inputs(layer, inputs) -> None:
+    """TypeError naming ``layer`` if an input is a string or another non-numeric object."""
+    for leaf in jax.tree_util.tree_leaves(inputs):
+        dtype = getattr(leaf, "dtype", None)
+        if dtype is None:
+            if isinstance(leaf, (bool, int, float, complex, np.generic)) or leaf is None:
+                continue
+            bad = f"{type(leaf).__name__} {leaf!r:.60}"
+        elif jnp.issubdtype(dtype, jnp.number) or jnp.issubdtype(dtype, jnp.bool_):
+            continue
+        else:
+            bad = f"an array of dtype {dtype}"
+        raise TypeError(f'Layer "{layer.name}" ({type(layer).__name__}) expects numeric '
+                        f"arrays (or KerasTensors) as inputs, received {bad}.")
 
 
 class Layer:
@@ -246,6 +300,8 @@ class Layer:
                 name = f"variable_{i}"
         elif any(v.name == name for v in self._own_variables):
             raise ValueError(f'Layer "{self.name}" already has a weight named "{name}".')
+        shape = _weight_shape(self, name, shape)
+        check_allocatable(f'Layer "{self.name}"', f'weight "{name}"', shape, dtype or self.dtype)
         variable = Variable(shape, initializer, dtype or self.dtype, trainable, name, owner=self,
                             regularizer=regularizers.get(regularizer),
                             constraint=constraints.get(constraint))
@@ -414,10 +470,13 @@ class Layer:
             training = kwargs.get("training")
         if _has_keras_tensor((args, kwargs)):
             return self._symbolic_call(args, kwargs)
+        _check_numeric_inputs(self, call_args.first_argument(type(self), args, kwargs))
         args, kwargs = jax.tree_util.tree_map(_to_jax, (args, kwargs))
         if self.autocast:
             args, kwargs = jax.tree_util.tree_map(self._autocast, (args, kwargs))
         inputs = call_args.first_argument(type(self), args, kwargs)
+        if not self.built:  # the spec's rank checks come before build reads the shape
+            assert_input_compatibility(self.input_spec, inputs, self.name)
         self._build_for_call(args, kwargs, inputs)
         self._check_inputs(inputs)
         ctx = context.current()
@@ -448,6 +507,8 @@ class Layer:
 
     def _symbolic_call(self, args, kwargs):
         inputs = call_args.first_argument(type(self), args, kwargs)
+        if not self.built:
+            assert_input_compatibility(self.input_spec, inputs, self.name)
         self._build_for_call(args, kwargs, inputs)
         self._check_inputs(inputs)
         outputs = self.compute_output_spec(*args, **kwargs)

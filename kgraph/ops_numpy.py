@@ -7,6 +7,8 @@ code in this module must not call those builtins by their bare names.
 
 from __future__ import annotations
 
+import builtins
+
 import jax
 import jax.numpy as jnp
 
@@ -363,8 +365,35 @@ def full_like(x, fill_value, dtype=None):
 # ---------------------------------------------------------------------- indexing
 @register_op("get_item")
 def get_item(x, key):
-    """``x[key]``; ``key`` (ints, slices, Ellipsis, None) is stored in the node."""
+    """``x[key]``; ``key`` (ints, slices, Ellipsis, None) is stored in the node.
+
+    An integer index out of range is an IndexError (JAX itself would clamp it).
+    """
+    _check_int_indices(tuple(x.shape), key)
     return x[key]
+
+
+def _check_int_indices(shape, key) -> None:
+    items = key if isinstance(key, tuple) else (key,)
+    if not builtins.all(k is None or k is Ellipsis or isinstance(k, (int, builtins.slice))
+                        for k in items):
+        return  # array indices: JAX's own rules
+    if builtins.any(k is Ellipsis for k in items):
+        cut = items.index(Ellipsis)
+        front, back = items[:cut], items[cut + 1:]
+    else:
+        front, back = items, ()
+    front = [k for k in front if k is not None]
+    back = [k for k in back if k is not None]
+    positions = list(zip(range(len(front)), front))
+    positions += list(zip(range(len(shape) - len(back), len(shape)), back))
+    for axis, k in positions:
+        if not isinstance(k, int) or isinstance(k, bool) or not 0 <= axis < len(shape):
+            continue
+        size = shape[axis]
+        if isinstance(size, int) and not -size <= k < size:
+            raise IndexError(f"index {k} is out of range for axis {axis} of size {size} "
+                             f"(array of shape {shape}).")
 
 
 @register_op("take", tensors=2)

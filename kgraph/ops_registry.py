@@ -151,7 +151,15 @@ def _make_public(name, impl, signature, tensor_names, static_names):
         if static.get("dtype") is not None:
             static["dtype"] = jnp.dtype(static["dtype"]).name  # a string in configs
         if not is_symbolic(tensors, static):
-            return impl(*tensors, **static)
+            try:
+                return impl(*tensors, **static)
+            except (TypeError, ValueError) as error:
+                if type(error) not in (TypeError, ValueError):  # JAX's own (tracer errors)
+                    raise
+                shapes = ", ".join(str(tuple(jnp.shape(t))) for t in tensors
+                                   if hasattr(t, "shape"))
+                raise type(error)(f"ops.{name} failed on inputs of shapes [{shapes}]: "
+                                  f"{error}") from error
         for n, v in static.items():
             if is_symbolic(v):
                 raise TypeError(f"Argument `{n}` of ops.{name} must be a Python value "

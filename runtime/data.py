@@ -24,6 +24,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from runtime import data_checks
+
 DEVICE_RESIDENT_BYTES = 1 << 30  # arrays larger than this are batched on the host
 # Batches up to this size are gathered once per epoch (one copy of the data, in the
 # epoch's order, sliced contiguously by the steps): a small gather in every step costs
@@ -79,7 +81,9 @@ def num_samples(x, y=None, sample_weight=None) -> int:
 def class_weights_to_sample_weights(y, class_weight: dict) -> np.ndarray:
     """Per-sample weights ``class_weight[class of y]`` (integer, (n, 1) or one-hot ``y``)."""
     y = np.asarray(y)
-    if y.ndim > 1 and y.shape[-1] > 1:
+    one_hot = y.ndim > 1 and y.shape[-1] > 1
+    data_checks.check_class_weight(class_weight, y.shape[-1] if one_hot else None)
+    if one_hot:
         classes = np.argmax(y, axis=-1)
     else:
         classes = np.round(y.reshape(y.shape[0], -1)[:, 0]).astype(np.int64)
@@ -134,6 +138,7 @@ class ArrayData:
         x, y = as_numpy(x), as_numpy(y)
         sample_weight = None if sample_weight is None else as_numpy(sample_weight)
         self.size = num_samples(x, y, sample_weight)
+        data_checks.check_sample_weight(sample_weight, y)
         sample_weight = _merge_weights(y, sample_weight, class_weight)
         if sample_weight is not None:
             sample_weight = jax.tree_util.tree_map(lambda a: np.asarray(a, np.float32),

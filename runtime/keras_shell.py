@@ -12,7 +12,7 @@ import warnings
 import jax
 import numpy as np
 
-from runtime import data as data_lib, fit_loop, optimizers
+from runtime import data as data_lib, data_checks, fit_loop, optimizers
 from runtime.callback_list import CallbackList
 from runtime.objective import Objective
 from runtime.training_setup import TrainingSetup
@@ -55,6 +55,7 @@ def _make_data(x, y, sample_weight, batch_size, class_weight, steps, *, targets=
                                      class_weight=class_weight)
     if targets and y is None:
         raise ValueError("Targets are missing: pass y (or an iterable of (x, y) batches).")
+    batch_size = data_checks.check_batch_size(batch_size)
     return data_lib.ArrayData(x, y, sample_weight, batch_size=batch_size or 32,
                               class_weight=class_weight)
 
@@ -64,6 +65,16 @@ def _check_inputs(model, data):
     if (isinstance(data, data_lib.ArrayData) and model.built
             and hasattr(model, "_flatten_inputs")):
         model._flatten_inputs(data.arrays[0])
+
+
+def _check_labels(model, trainer, data, what="y"):
+    """Sparse labels in range, for in-memory targets (see ``data_checks``)."""
+    if isinstance(data, data_lib.ArrayData) and data.arrays[1] is not None:
+        objective = trainer.objective
+        names = getattr(objective, "names", None)
+        if names:
+            data_checks.check_sparse_labels(objective, data.arrays[1],
+                                            data_checks.output_shapes(model, len(names)), what)
 
 
 def _validation(validation_data, batch_size):
@@ -82,15 +93,20 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
         sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
         validation_batch_size=None, validation_freq=1):
     """Train ``model``; returns a ``History`` of per-epoch logs (see ``Model.fit``)."""
+    data_checks.check_fit_arguments(epochs, initial_epoch, steps_per_epoch, validation_freq,
+                                    validation_steps)
     if validation_split and _is_iterable_source(x):
         raise ValueError("validation_split needs array inputs; pass validation_data when x "
                          "is an iterable of batches.")
     if validation_split:
         (x, y, sample_weight), validation_data = data_lib.split_validation(
             x, y, sample_weight, validation_split)
+    data_checks.check_class_weight(class_weight,
+                                   data_checks.num_classes(model) if model.built else None)
     data = _make_data(x, y, sample_weight, batch_size, class_weight, steps_per_epoch)
     _check_inputs(model, data)
-    val_data = _validation(validation_data, validation_batch_size or batch_size or 32)
+    val_batch = data_checks.check_batch_size(validation_batch_size, "validation_batch_size")
+    val_data = _validation(validation_data, val_batch or batch_size or 32)
     if val_data is not None and isinstance(val_data, data_lib.IterableData):
         val_data.steps = validation_steps
     setup = TrainingSetup.of(model)
@@ -98,6 +114,11 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
     if not model.built:
         raise ValueError(f"Model {model.name!r} is not built; build it (call it on an input) "
                          "before fitting it on an iterable.")
+    _check_labels(model, trainer, data)
+    if isinstance(val_data, data_lib.ArrayData):
+        _check_inputs(model, val_data)
+        _check_labels(model, trainer, val_data, "validation_data")
+        data_checks.check_validation(trainer, val_data)
     steps = data.steps if isinstance(data, data_lib.ArrayData) else steps_per_epoch
     if isinstance(data, data_lib.ArrayData) and steps_per_epoch is not None:
         steps = data.steps = min(int(steps_per_epoch), data.steps)
@@ -154,6 +175,7 @@ def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weig
     _check_inputs(model, data)
     setup = TrainingSetup.of(model)
     trainer = setup.trainer_for(model, _first_batch(data))
+    _check_labels(model, trainer, data)
     callback_list = CallbackList(callbacks, model=model, add_history=False,
                                  add_progbar=verbose != 0, verbose=verbose, epochs=1,
                                  steps=data.steps)

@@ -35,6 +35,7 @@ class LayerCase:
       input_shape: input shape without the batch axis; a list of shapes for a list input.
       input_dtype: dtype of the generated inputs ("float32", or an integer type).
       input_range: (low, high) for integer inputs.
+      float_range: (low, high) for uniform float inputs (default: N(0.5, 2) samples).
       call_kwargs: extra keyword arguments for every call.
       random: the output is random in training (needs a key; differs across keys).
       training_changes_output: deterministic, but training output differs (BatchNorm).
@@ -55,6 +56,7 @@ class LayerCase:
     input_shape: tuple | list
     input_dtype: str = "float32"
     input_range: tuple = (0, 10)
+    float_range: tuple | None = None
     call_kwargs: dict = dataclasses.field(default_factory=dict)
     random: bool = False
     training_changes_output: bool = False
@@ -93,6 +95,8 @@ def make_inputs(case, seed=0, batch=BATCH, shape=None):
     for s in shapes:
         if np.issubdtype(np.dtype(case.input_dtype), np.integer):
             arrays.append(rng.integers(*case.input_range, size=(batch, *s)).astype(case.input_dtype))
+        elif case.float_range is not None:
+            arrays.append(rng.uniform(*case.float_range, size=(batch, *s)).astype(case.input_dtype))
         else:
             arrays.append((rng.normal(size=(batch, *s)) * 2 + 0.5).astype(case.input_dtype))
     return arrays if _is_multi(case) else arrays[0]

@@ -10,6 +10,7 @@ import jax.numpy as jnp
 from kgraph import activations, constraints, initializers, regularizers
 from kgraph.input_spec import InputSpec
 from kgraph.layer import Layer
+from kgraph.layers import arg_checks
 
 
 class _Elementwise(Layer):
@@ -132,6 +133,7 @@ class ELU(_Elementwise):
     """``x`` for ``x > 0``, ``alpha * (exp(x) - 1)`` otherwise."""
 
     def __init__(self, alpha=1.0, **kwargs):
+        arg_checks.number("ELU", "alpha", alpha)
         super().__init__(**kwargs)
         self.alpha = alpha
 
@@ -157,6 +159,10 @@ class Softmax(_Elementwise):
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
         self.axis = list(axis) if isinstance(axis, (list, tuple)) else axis
+
+    def build(self, input_shape):
+        arg_checks.axes_in_range(self, self.axis, input_shape)
+        self.built = True
 
     def call(self, inputs, mask=None):
         x = inputs.astype(jnp.promote_types(inputs.dtype, jnp.float32))

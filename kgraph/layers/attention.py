@@ -74,6 +74,13 @@ class Attention(Layer):
 
     def build(self, input_shape):
         self._validate_inputs(input_shape)
+        query, key = input_shape[0], input_shape[2 if len(input_shape) > 2 else 1]
+        shapes = isinstance(query, (tuple, list)) and isinstance(key, (tuple, list))
+        if (shapes and query and key and None not in (query[-1], key[-1])
+                and query[-1] != key[-1]):
+            raise ValueError(f'Layer "{self.name}" ({type(self).__name__}): the query and the '
+                             f"key must have the same last dimension to be scored; received "
+                             f"query of shape {tuple(query)} and key of shape {tuple(key)}.")
         if self.use_scale:
             self.scale = self.add_weight((), "ones", name="scale")
         if self.score_mode == "concat":

@@ -5,7 +5,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from kgraph import activations
+from kgraph import activations, initializers
 from kgraph.input_spec import InputSpec
 from kgraph.layer import Layer
 
@@ -30,6 +30,8 @@ class Dense(Layer):
         self.units = units
         self.activation = activations.get(activation)
         self.use_bias = use_bias
+        initializers.get(kernel_initializer)  # unknown names fail now, not at build
+        initializers.get(bias_initializer)
         self.kernel_initializer = kernel_initializer
         self.bias_initializer = bias_initializer
         self.input_spec = InputSpec(min_ndim=2)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from kgraph import checks
 from kgraph.layer import Layer
 from kgraph.layers import weight_args as wa
 
@@ -30,6 +31,13 @@ class Embedding(Layer):
 
     Non-integer inputs are cast to int32 (as Keras). With ``mask_zero=True`` index 0 is
     padding: the output mask is ``inputs != 0`` (``input_dim`` should then count it).
+
+    Ids must be in ``[0, input_dim)``. On concrete arrays (eager calls, an un-jitted
+    ``program.apply``) an id outside raises a ValueError naming the layer and the id.
+    Under ``jit`` ids are data and are not checked: JAX's gather then wraps an id in
+    ``[-input_dim, 0)`` to ``id + input_dim`` (as Python indexing) and gives NaN rows for
+    every other out-of-range id. ``program.checked_apply`` (``jax.experimental.checkify``)
+    checks them under ``jit`` too and returns an error naming the layer.
 
     >>> import kgraph as kg
     >>> Embedding(10, 4)(kg.Input(shape=(5,), dtype="int32")).shape
@@ -64,6 +72,7 @@ class Embedding(Layer):
     def call(self, inputs):
         if inputs.dtype not in (jnp.int32, jnp.int64):
             inputs = inputs.astype(jnp.int32)
+        checks.check_index_range(self, inputs, self.input_dim)
         return jnp.take(self.embeddings, inputs, axis=0).astype(self.compute_dtype)
 
     def compute_mask(self, inputs, mask=None):

@@ -16,7 +16,7 @@ from kgraph import context, initializers
 from kgraph.config import epsilon
 from kgraph.input_spec import InputSpec
 from kgraph.layer import Layer
-from kgraph.layers import weight_args as wa
+from kgraph.layers import arg_checks, weight_args as wa
 
 
 
@@ -136,7 +136,8 @@ class BatchNormalization(_FloatStatsLayer):
                  renorm_momentum=0.99, **kwargs):
         super().__init__(**kwargs)
         self.axis = _standardize_axes(axis, "BatchNormalization")
-        self.momentum = float(momentum)
+        self.momentum = float(arg_checks.number(f'Layer "{self.name}" (BatchNormalization)',
+                                                "momentum", momentum, low=0, high=1))
         self.epsilon = float(epsilon)
         self._init_affine(center, scale, beta_initializer, gamma_initializer, beta_regularizer,
                           gamma_regularizer, beta_constraint, gamma_constraint)

@@ -11,7 +11,7 @@ import numpy as np
 from kgraph.config import epsilon
 from kgraph.input_spec import InputSpec
 from kgraph.layer import Layer
-from kgraph.layers import conv_utils as cu
+from kgraph.layers import arg_checks, conv_utils as cu
 
 
 
@@ -37,6 +37,11 @@ class Rescaling(Layer):
 
     def __init__(self, scale, offset=0.0, **kwargs):
         super().__init__(**kwargs)
+        for name, value in (("scale", scale), ("offset", offset)):
+            kind = np.asarray(value).dtype.kind if not callable(value) else "O"
+            if kind not in "biuf":
+                raise ValueError(f'Layer "{self.name}" (Rescaling): `{name}` must be a number '
+                                 f"or an array of numbers, received {name}={value!r}.")
         self.scale = _to_config_value(scale)
         self.offset = _to_config_value(offset)
 
@@ -135,8 +140,15 @@ class Normalization(Layer):
                 for i in range(1, mean.ndim + 1):
                     expanded[self._keep_axis[-i]] = mean.shape[-i]
                 mean, variance = mean.reshape(expanded), variance.reshape(expanded)
-            self._constant_mean = np.broadcast_to(mean, self._broadcast_shape)
-            self._constant_variance = np.broadcast_to(variance, self._broadcast_shape)
+            try:
+                self._constant_mean = np.broadcast_to(mean, self._broadcast_shape)
+                self._constant_variance = np.broadcast_to(variance, self._broadcast_shape)
+            except ValueError:
+                raise ValueError(f'Layer "{self.name}" (Normalization): `mean` and `variance` '
+                                 f"of shape {np.shape(self.input_mean)} do not fit inputs of "
+                                 f"shape {tuple(input_shape)} with axis={self.axis}: expected "
+                                 f"shape {self._mean_and_var_shape} (or broadcastable to "
+                                 "it).") from None
         spec_axes = {d: input_shape[d] for d in self._keep_axis}
         self.input_spec = InputSpec(ndim=ndim, axes=spec_axes)
         self.built = True
@@ -325,8 +337,8 @@ class Resizing(_ImageLayer):
         if pad_to_aspect_ratio and crop_to_aspect_ratio:
             raise ValueError("Only one of `pad_to_aspect_ratio` & `crop_to_aspect_ratio` can "
                              "be `True`.")
-        self.height = int(height)
-        self.width = int(width)
+        self.height = arg_checks.positive_int(type(self).__name__, "height", height)
+        self.width = arg_checks.positive_int(type(self).__name__, "width", width)
         self.interpolation = interpolation
         self.crop_to_aspect_ratio = bool(crop_to_aspect_ratio)
         self.pad_to_aspect_ratio = bool(pad_to_aspect_ratio)
@@ -382,8 +394,8 @@ class CenterCrop(_ImageLayer):
 
     def __init__(self, height, width, data_format=None, **kwargs):
         super().__init__(**kwargs)
-        self.height = int(height)
-        self.width = int(width)
+        self.height = arg_checks.positive_int(type(self).__name__, "height", height)
+        self.width = arg_checks.positive_int(type(self).__name__, "width", width)
         self.data_format = cu.standardize_data_format(data_format)
         self.input_spec = InputSpec(min_ndim=3, max_ndim=4)
 

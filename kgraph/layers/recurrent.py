@@ -145,6 +145,11 @@ class RNN(Layer):
         if not self.cell.built:
             self.cell.build((sequences_shape[0],) + tuple(sequences_shape[2:]))
             self.cell.built = True
+        spec = self.input_spec
+        if sequences_shape[-1] is not None and isinstance(spec, InputSpec):
+            # The cell's weights fix the feature size: later calls are checked against it.
+            self.input_spec = InputSpec(ndim=spec.ndim, min_ndim=spec.min_ndim,
+                                        axes={-1: sequences_shape[-1]})
         self.built = True
 
     def compute_output_shape(self, sequences_shape, initial_state_shape=None):

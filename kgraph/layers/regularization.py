@@ -15,7 +15,7 @@ import jax.numpy as jnp
 from kgraph import regularizers
 from kgraph.input_spec import InputSpec
 from kgraph.layer import Layer
-from kgraph.layers import conv_utils as cu
+from kgraph.layers import arg_checks, conv_utils as cu
 from kgraph.layers.core import Dropout
 
 
@@ -179,6 +179,8 @@ class ActivityRegularization(Layer):
 
     def __init__(self, l1=0.0, l2=0.0, **kwargs):
         super().__init__(**kwargs)
+        arg_checks.number(f'Layer "{self.name}" (ActivityRegularization)', "l1", l1, low=0)
+        arg_checks.number(f'Layer "{self.name}" (ActivityRegularization)', "l2", l2, low=0)
         self.l1 = l1
         self.l2 = l2
         self._penalty = regularizers.L1L2(l1=l1, l2=l2)

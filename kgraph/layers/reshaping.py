@@ -7,6 +7,7 @@ import math
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from kgraph.input_spec import InputSpec
 from kgraph.layer import Layer
@@ -50,9 +51,15 @@ class Reshape(Layer):
 
     def __init__(self, target_shape, **kwargs):
         super().__init__(**kwargs)
-        self.target_shape = tuple(int(d) for d in target_shape)
+        shape = (target_shape,) if isinstance(target_shape, int) else tuple(target_shape)
+        if not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool)
+                   and (d > 0 or d == -1) for d in shape):
+            raise ValueError(f'Layer "{self.name}" (Reshape): target_shape must be positive '
+                             f"ints with at most one -1, received target_shape={shape!r}.")
+        self.target_shape = tuple(int(d) for d in shape)
         if sum(d == -1 for d in self.target_shape) > 1:
-            raise ValueError(f"Reshape target_shape may contain at most one -1, received "
+            raise ValueError(f'Layer "{self.name}" (Reshape): target_shape may contain at most '
+                             f"one -1 (an unknown size), received target_shape="
                              f"{self.target_shape}.")
 
     def call(self, inputs):

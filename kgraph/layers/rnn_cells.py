@@ -29,7 +29,7 @@ import jax.numpy as jnp
 
 from kgraph import activations, context, initializers
 from kgraph.layer import Layer
-from kgraph.layers import weight_args as wa
+from kgraph.layers import arg_checks, weight_args as wa
 
 
 # --------------------------------------------------------------------------- helpers
@@ -191,8 +191,11 @@ class _Cell(Layer):
         wa.set_weight_args(self, "recurrent", recurrent_initializer, recurrent_regularizer,
                            recurrent_constraint)
         wa.set_weight_args(self, "bias", bias_initializer, bias_regularizer, bias_constraint)
-        self.dropout = min(1.0, max(0.0, float(dropout)))  # clipped, as Keras
-        self.recurrent_dropout = min(1.0, max(0.0, float(recurrent_dropout)))
+        for name, rate in (("dropout", dropout), ("recurrent_dropout", recurrent_dropout)):
+            arg_checks.number(f'Layer "{self.name}" ({type(self).__name__})', name, rate,
+                              low=0, high=1)
+        self.dropout = float(dropout)
+        self.recurrent_dropout = float(recurrent_dropout)
         self.seed = seed
         self._weight_salt = None  # set by the owning recurrent layer (see ``salted``)
 

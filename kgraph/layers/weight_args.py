@@ -28,6 +28,8 @@ def serialize_initializer(identifier, strict=True):
 def set_weight_args(layer, weight, initializer, regularizer=None, constraint=None):
     """Store ``<weight>_initializer`` (as given) and the resolved ``<weight>_regularizer``
     and ``<weight>_constraint`` on ``layer``."""
+    if not (isinstance(initializer, str) and initializer.lower() in ("uniform", "normal")):
+        initializers.get(initializer)  # an unknown name fails now, not at build
     setattr(layer, f"{weight}_initializer", initializer)
     setattr(layer, f"{weight}_regularizer", regularizers.get(regularizer))
     setattr(layer, f"{weight}_constraint", constraints.get(constraint))

@@ -88,6 +88,10 @@ class Bidirectional(Layer):
         if not isinstance(layer, Layer):
             raise ValueError("Please initialize `Bidirectional` layer with a `Layer` "
                              f"instance. Received: {layer}")
+        if not hasattr(layer, "go_backwards") or not hasattr(layer, "return_sequences"):
+            raise ValueError(f"Bidirectional needs a recurrent layer (with `go_backwards` and "
+                             f"`return_sequences`, e.g. LSTM), received {type(layer).__name__} "
+                             f'"{layer.name}".')
         if backward_layer is not None and not isinstance(backward_layer, Layer):
             raise ValueError("`backward_layer` need to be a `Layer` instance. "
                              f"Received: {backward_layer}")

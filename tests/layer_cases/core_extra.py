@@ -35,7 +35,7 @@ CASES = [
               input_dtype="int32", input_range=(0, 7)),
     LayerCase("core2_embedding_float_indices",
               lambda **kw: layers.Embedding(10, 2, embeddings_regularizer="l2", **kw), (4,),
-              input_dtype="float32", differentiable=True),
+              input_dtype="float32", float_range=(0, 10), differentiable=True),
     LayerCase("core2_lambda_named", lambda **kw: layers.Lambda(_double, **kw), (3,),
               skip={"config_round_trip": LAMBDA}),
     LayerCase("core2_lambda_lambda_output_shape",
