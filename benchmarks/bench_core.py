@@ -9,7 +9,7 @@ Prints, in one run:
    beforehand) for 1,000- and 10,000-layer chains of ``Dense(8)`` and a ladder of 60 diamonds
    (``x -> Dense a, Dense b -> Add``);
 2. the time of ``kg.Model(x, y)`` (discovers and orders the graph), of
-   ``kgraph.graph.topological_order`` alone, and of ``compiler.compile(model)``, with
+   ``kgraph.interpreter.walk.topological_order`` alone, and of ``compiler.compile(model)``, with
    ``len(program.nodes)``;
 3. the jitted train step (784-512-512-10 ReLU MLP, batch 128, Adam(1e-3), softmax
    cross-entropy on integer labels) of kgraph vs the same model hand-written in JAX + optax:
@@ -46,7 +46,7 @@ for _path in (_ROOT, _HERE):  # runnable as a script from anywhere
 import compiler  # noqa: E402
 import kgraph as kg  # noqa: E402
 from hlo_compare import compare_hlo  # noqa: E402
-from kgraph import graph as kg_graph  # noqa: E402
+from kgraph.interpreter import walk as kg_graph  # noqa: E402
 from runtime import Trainer, losses as rt_losses  # noqa: E402
 
 TARGET_MS_PER_CALL = 0.3
@@ -169,7 +169,7 @@ def run_graph_benchmarks(quick):
         print(f"{r['name']:<26}{r['model_s']:>12.4f}{r['order_s']:>14.4f}{r['compile_s']:>12.4f}"
               f"{total:>17.4f}{r['nodes']:>8}   {target}")
     print("(kg.Model = Functional construction incl. topological_order; topo_order = "
-          "kgraph.graph.topological_order alone)")
+          "kgraph.interpreter.walk.topological_order alone)")
     return results
 
 

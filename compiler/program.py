@@ -18,10 +18,11 @@ import jax.numpy as jnp
 
 from compiler.weights import (check_weights, get_path, graph_signature, set_path,
                               split_values, weight_entries)
-from kgraph import context, initial_values
-from kgraph.checks import checked
-from kgraph.graph import NodeHook
-from kgraph.layer import Layer
+from kgraph.base import initial_values
+from kgraph.base.layer import Layer
+from kgraph.interpreter import context
+from kgraph.interpreter.checks import checked
+from kgraph.interpreter.walk import NodeHook
 
 
 class Run(NamedTuple):
@@ -61,7 +62,7 @@ class Program:
         """Fresh ``(params, state)``; each weight's key is derived from its path.
 
         All weights are drawn by one jitted function, cached by the model's layout
-        (``kgraph.initial_values.draw``), so a deep model initialises in one dispatch.
+        (``kgraph.base.initial_values.draw``), so a deep model initialises in one dispatch.
         """
         self._check_current()
         values = initial_values.draw([e.variable for e in self._entries], key,
@@ -83,7 +84,7 @@ class Program:
             The result is then ``(outputs, new_state, losses)``.
           capture: layer paths (``"dense_1"``, ``"encoder/dense"``) whose outputs to return,
             or True for every node; a dict ``{path: outputs}`` is then appended to the result.
-          hooks: ``kgraph.graph.NodeHook`` objects run around every node.
+          hooks: ``kgraph.interpreter.walk.NodeHook`` objects run around every node.
           sample_mask: a ``(batch,)`` 0/1 array marking the real rows of a padded batch;
             batch statistics (BatchNormalization) and activity penalties ignore the rest.
         """

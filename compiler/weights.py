@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import jax.numpy as jnp
 
-from kgraph import initial_values
+from kgraph.base import initial_values
 
 
 class WeightEntry(NamedTuple):

@@ -7,21 +7,22 @@
 10
 """
 
-from kgraph import (activations, config, constraints, datasets, dtype_policy, initializers,
-                    layers, ops, random, regularizers)
-from kgraph.functional import Functional
-from kgraph.input_layer import Input, InputLayer
-from kgraph.input_spec import InputSpec
-from kgraph.keras_tensor import KerasTensor, is_keras_tensor
-from kgraph.layer import Layer
-from kgraph.model import Model
-from kgraph.naming import reset_names
-from kgraph.node import KerasHistory, Node
-from kgraph import plotting, saving
-from kgraph.plotting import model_to_dot, plot_model
+from kgraph import (activations, config, constraints, datasets, dtype_policy, initializers, layers,
+                    ops, random, regularizers)
+from kgraph import saving
+from kgraph.base.input_spec import InputSpec
+from kgraph.base.layer import Layer
+from kgraph.base.naming import reset_names
+from kgraph.base.variables import Variable
+from kgraph.display import plotting
+from kgraph.display.plotting import model_to_dot, plot_model
+from kgraph.graph.input_layer import Input, InputLayer
+from kgraph.graph.keras_tensor import KerasTensor, is_keras_tensor
+from kgraph.graph.node import KerasHistory, Node
+from kgraph.models.functional import Functional
+from kgraph.models.model import Model
+from kgraph.models.sequential import Sequential
 from kgraph.saving import model_from_json, register_layer
-from kgraph.sequential import Sequential
-from kgraph.variables import Variable
 
 __all__ = ["Functional", "Input", "InputLayer", "InputSpec", "KerasHistory", "KerasTensor",
            "Layer", "Model", "Node", "Variable", "activations", "config", "constraints",

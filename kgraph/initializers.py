@@ -24,7 +24,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kgraph import naming
+from kgraph.base import naming
 from kgraph.serializable import Serializable
 
 Initializer = Callable  # the protocol: fn(key, shape, dtype) -> array

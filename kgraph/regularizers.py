@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from kgraph import context
+from kgraph.interpreter import context
 from kgraph.serializable import Serializable, lookup, to_config
 
 
@@ -69,7 +69,7 @@ def serialize(regularizer):
 def activity_penalty(regularizer, x):
     """``regularizer(x)`` divided by the batch size (Keras 3's activity penalties).
 
-    Rows the call context marks as padding (``kgraph.context.sample_mask_for``) are zeroed
+    Rows the call context marks as padding (``kgraph.interpreter.context.sample_mask_for``) are zeroed
     first and the division is by the number of real rows, so a padded batch has the
     penalty of its real rows (exactly, for penalties that sum over entries, as ``L1L2``).
 

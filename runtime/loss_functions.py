@@ -20,8 +20,8 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from kgraph import ops_nn
 from kgraph.config import epsilon
+from kgraph.ops import nn as ops_nn
 from runtime.weighting import squeeze_or_expand_to_same_rank
 
 

@@ -26,7 +26,7 @@ import inspect
 
 import jax.numpy as jnp
 
-from kgraph.naming import to_snake_case
+from kgraph.base.naming import to_snake_case
 from runtime import loss_checks, loss_functions as fns
 from runtime.weighting import combine_masks, reduce_weighted, squeeze_or_expand_to_same_rank
 

@@ -21,7 +21,7 @@ import functools
 import jax
 import jax.numpy as jnp
 
-from kgraph.naming import to_snake_case
+from kgraph.base.naming import to_snake_case
 from runtime.weighting import broadcast_to_values, divide_no_nan, weighted
 
 

@@ -22,7 +22,7 @@ import inspect
 
 import jax.numpy as jnp
 
-from kgraph.naming import to_snake_case
+from kgraph.base.naming import to_snake_case
 from runtime import loss_functions as fns, losses
 from runtime.metric_base import Mean, MeanMetricWrapper, Metric, Sum
 from runtime.metrics_accuracy import (Accuracy, AutoAccuracy, BinaryAccuracy,

@@ -8,7 +8,8 @@ import pytest
 
 import compiler
 import kgraph as kg
-from kgraph import call_args, layers
+from kgraph import layers
+from kgraph.base import call_args
 
 TOKENS = np.array([[1, 2, 0, 0], [3, 0, 0, 0]], np.int32)
 FEATURES = np.arange(2 * 4 * 3, dtype=np.float32).reshape(2, 4, 3)

@@ -7,7 +7,8 @@ import pytest
 
 import compiler
 import kgraph as kg
-from kgraph import graph, layers
+from kgraph import layers
+from kgraph.interpreter import walk
 
 
 @pytest.mark.slow
@@ -123,7 +124,7 @@ def test_run_graph_returns_values_and_masks():
         seen.append(node.layer.name)
         return node.layer(*args, **kwargs), None
 
-    outputs, masks = graph.run_graph(model._nodes, model.inputs, [values], model.outputs,
+    outputs, masks = walk.run_graph(model._nodes, model.inputs, [values], model.outputs,
                                      run_node)
     assert seen == ["hidden", "out"] and masks == [None]
     np.testing.assert_allclose(outputs[0], model(values), rtol=1e-6)
@@ -133,7 +134,7 @@ def test_topological_order_function_directly():
     x = kg.Input(shape=(2,))
     y = layers.Dense(2)(x)
     z = layers.Dense(2)(y)
-    nodes = graph.topological_order([x], [z, y])
+    nodes = walk.topological_order([x], [z, y])
     assert [n.layer.name for n in nodes] == ["dense", "dense_1"]
-    assert graph.topological_order([x], [x]) == []
+    assert walk.topological_order([x], [x]) == []
     assert jax.tree_util.tree_leaves(nodes[0].outputs) == [y]

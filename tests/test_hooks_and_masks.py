@@ -8,7 +8,7 @@ import pytest
 import compiler
 import kgraph as kg
 from kgraph import layers
-from kgraph.graph import NodeHook
+from kgraph.interpreter.walk import NodeHook
 from tests.helpers import MakeMask, MaskedSum
 
 

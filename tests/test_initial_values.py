@@ -1,4 +1,4 @@
-"""kgraph.initial_values: many weights' initial values drawn in one compiled call."""
+"""kgraph.base.initial_values: many weights' initial values drawn in one compiled call."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ import pytest
 
 import compiler
 import kgraph as kg
-from kgraph import context, initial_values
 from kgraph import initializers as I
 from kgraph import layers
+from kgraph.base import initial_values
+from kgraph.interpreter import context
 
 # Every built-in initializer, on shapes that exercise fans, rank 0/1/3 and 16-bit dtypes.
 _BUILTIN = [I.GlorotUniform(), I.GlorotNormal(seed=3), I.HeNormal(), I.HeUniform(),

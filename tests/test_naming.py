@@ -1,4 +1,4 @@
-"""``kgraph.naming.to_snake_case`` is Keras's, and every name derived from a class uses it."""
+"""``kgraph.base.naming.to_snake_case`` is Keras's, and every name derived from a class uses it."""
 
 import os
 
@@ -8,7 +8,7 @@ import pytest  # noqa: E402
 from keras.src.utils.naming import to_snake_case as keras_to_snake_case  # noqa: E402
 
 from kgraph import initializers  # noqa: E402
-from kgraph.naming import to_snake_case  # noqa: E402
+from kgraph.base.naming import to_snake_case  # noqa: E402
 from runtime import losses, metrics  # noqa: E402
 
 

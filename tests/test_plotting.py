@@ -8,7 +8,8 @@ import re
 import pytest
 
 import kgraph as kg
-from kgraph import layers, plotting
+from kgraph import layers
+from kgraph.display import plotting
 from tests.helpers import needs_dot
 
 NODE = re.compile(r'^\s*"([^"]+)" \[label=<(.*)>\];$')

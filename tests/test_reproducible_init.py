@@ -1,5 +1,5 @@
 """Initial values and the params pytree depend on the code that built a model and the
-key only, not on how many layers the process made before (see ``kgraph.naming``)."""
+key only, not on how many layers the process made before (see ``kgraph.base.naming``)."""
 
 import jax
 import jax.numpy as jnp

@@ -11,7 +11,8 @@ import numpy as np
 
 import compiler
 import kgraph as kg
-from kgraph import context, layers
+from kgraph import layers
+from kgraph.interpreter import context
 
 REAL, PADDED = 5, 8
 

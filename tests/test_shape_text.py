@@ -4,7 +4,7 @@ import pytest
 
 import kgraph as kg
 from kgraph import layers
-from kgraph.shape_inference import format_shape, format_shapes
+from kgraph.base.shape_inference import format_shape, format_shapes
 
 
 def test_format_shape_and_shapes():

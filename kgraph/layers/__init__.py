@@ -1,8 +1,8 @@
 """The layer catalog, one module per family (Keras 3 names, arguments and weight names)."""
 
 # base
-from kgraph.input_layer import InputLayer
-from kgraph.layer import Layer
+from kgraph.base.layer import Layer
+from kgraph.graph.input_layer import InputLayer
 from kgraph.ops import Operation
 
 # core

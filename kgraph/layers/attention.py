@@ -18,8 +18,8 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from kgraph.keras_tensor import KerasTensor
-from kgraph.layer import Layer
+from kgraph.base.layer import Layer
+from kgraph.graph.keras_tensor import KerasTensor
 
 
 def _dropout(layer, weights, rate, seed):

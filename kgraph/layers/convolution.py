@@ -15,8 +15,8 @@ import jax
 import jax.numpy as jnp
 
 from kgraph import activations
-from kgraph.input_spec import InputSpec
-from kgraph.layer import Layer
+from kgraph.base.input_spec import InputSpec
+from kgraph.base.layer import Layer
 from kgraph.layers import conv_utils as cu
 from kgraph.layers import weight_args as wa
 

@@ -6,8 +6,8 @@ import jax
 import jax.numpy as jnp
 
 from kgraph import activations, initializers
-from kgraph.input_spec import InputSpec
-from kgraph.layer import Layer
+from kgraph.base.input_spec import InputSpec
+from kgraph.base.layer import Layer
 
 
 class Dense(Layer):

@@ -8,9 +8,9 @@ import inspect
 import jax
 import jax.numpy as jnp
 
-from kgraph import shape_inference
-from kgraph.keras_tensor import KerasTensor
-from kgraph.layer import Layer, _shapes
+from kgraph.base import shape_inference
+from kgraph.base.layer import Layer, _shapes
+from kgraph.graph.keras_tensor import KerasTensor
 
 
 def _function_config(fn):

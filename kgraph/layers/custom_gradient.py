@@ -17,7 +17,7 @@ import functools
 import jax
 import jax.numpy as jnp
 
-from kgraph.layer import Layer
+from kgraph.base.layer import Layer
 
 
 @functools.partial(jax.custom_vjp, nondiff_argnums=(1,))

@@ -7,8 +7,8 @@ import re
 import jax.numpy as jnp
 
 from kgraph import activations, initializers
-from kgraph.input_spec import InputSpec
-from kgraph.layer import Layer
+from kgraph.base.input_spec import InputSpec
+from kgraph.base.layer import Layer
 from kgraph.layers import weight_args as wa
 from kgraph.layers.embedding import resolve_initializer
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from kgraph import checks
-from kgraph.layer import Layer
+from kgraph.base.layer import Layer
+from kgraph.interpreter import checks
 from kgraph.layers import weight_args as wa
 
 # Keras's short aliases that kgraph.initializers.get does not know.

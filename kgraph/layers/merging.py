@@ -12,11 +12,11 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from kgraph import shape_inference
-from kgraph.shape_inference import format_shapes
-from kgraph.input_spec import InputSpec
-from kgraph.layer import Layer
-from kgraph.ops_nn import normalize as _l2_normalize
+from kgraph.base import shape_inference
+from kgraph.base.input_spec import InputSpec
+from kgraph.base.layer import Layer
+from kgraph.base.shape_inference import format_shapes
+from kgraph.ops.nn import normalize as _l2_normalize
 
 
 def _expanded_shape(shape, ndim):

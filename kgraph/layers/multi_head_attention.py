@@ -9,7 +9,7 @@ Masks combine as in Keras: the query mask as (B, T, 1), the value and key masks 
 (B, 1, S), the causal mask (``use_causal_mask=True``) as (1, T, S), a ``sliding_window``
 band, and ``attention_mask`` (B, T, S), all ANDed. In a graph, the Keras masks of
 ``query``, ``value`` and ``key`` arrive as ``query_mask``, ``value_mask`` and ``key_mask``
-(``kgraph.masking``), so ``Embedding(mask_zero=True)`` padding of the value sequence is
+(``kgraph.interpreter.masking``), so ``Embedding(mask_zero=True)`` padding of the value sequence is
 never attended to; eagerly, pass them by name. The output's mask is the query's. The
 softmax runs in float32; dropout applies to the attention probabilities in training (the
 returned scores are before dropout).
@@ -33,10 +33,11 @@ import string
 import jax
 import jax.numpy as jnp
 
-from kgraph import regularizers, shape_inference
-from kgraph.input_spec import InputSpec
-from kgraph.keras_tensor import KerasTensor
-from kgraph.layer import Layer
+from kgraph import regularizers
+from kgraph.base import shape_inference
+from kgraph.base.input_spec import InputSpec
+from kgraph.base.layer import Layer
+from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.layers import weight_args as wa
 from kgraph.layers.einsum_dense import EinsumDense
 from kgraph.layers.rnn_cells import salted

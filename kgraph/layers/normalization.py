@@ -12,10 +12,11 @@ import warnings
 import jax
 import jax.numpy as jnp
 
-from kgraph import context, initializers
+from kgraph import initializers
+from kgraph.base.input_spec import InputSpec
+from kgraph.base.layer import Layer
 from kgraph.config import epsilon
-from kgraph.input_spec import InputSpec
-from kgraph.layer import Layer
+from kgraph.interpreter import context
 from kgraph.layers import arg_checks, weight_args as wa
 
 
@@ -117,7 +118,7 @@ class BatchNormalization(_FloatStatsLayer):
     ``trainable=False`` runs in inference mode, as in Keras. ``axis`` may be a list of
     feature axes (weights then have the shape of those axes). With a ``mask`` (one rank
     less than the inputs), training statistics count only unmasked positions; rows the
-    call context marks as padding (``kgraph.context.sample_mask_for``) never count. With
+    call context marks as padding (``kgraph.interpreter.context.sample_mask_for``) never count. With
     ``renorm=True``, Batch Renormalization (extra state ``moving_stddev``,
     ``renorm_mean``, ``renorm_stddev``).
 

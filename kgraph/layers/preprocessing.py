@@ -8,9 +8,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from kgraph.base.input_spec import InputSpec
+from kgraph.base.layer import Layer
 from kgraph.config import epsilon
-from kgraph.input_spec import InputSpec
-from kgraph.layer import Layer
 from kgraph.layers import arg_checks, conv_utils as cu
 
 

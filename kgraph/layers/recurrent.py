@@ -26,10 +26,12 @@ import functools
 import jax
 import jax.numpy as jnp
 
-from kgraph import context, regularizers, shape_inference
-from kgraph.input_spec import InputSpec
-from kgraph.keras_tensor import KerasTensor
-from kgraph.layer import Layer
+from kgraph import regularizers
+from kgraph.base import shape_inference
+from kgraph.base.input_spec import InputSpec
+from kgraph.base.layer import Layer
+from kgraph.graph.keras_tensor import KerasTensor
+from kgraph.interpreter import context
 from kgraph.layers.rnn_cells import (GRUCell, LSTMCell, SimpleRNNCell, _Cell, init_arguments,
                                      parameter_names)
 

@@ -13,8 +13,8 @@ import jax
 import jax.numpy as jnp
 
 from kgraph import regularizers
-from kgraph.input_spec import InputSpec
-from kgraph.layer import Layer
+from kgraph.base.input_spec import InputSpec
+from kgraph.base.layer import Layer
 from kgraph.layers import arg_checks, conv_utils as cu
 from kgraph.layers.core import Dropout
 

@@ -9,8 +9,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kgraph.input_spec import InputSpec
-from kgraph.layer import Layer
+from kgraph.base.input_spec import InputSpec
+from kgraph.base.layer import Layer
 from kgraph.layers import conv_utils as cu
 
 

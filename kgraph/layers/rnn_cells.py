@@ -27,8 +27,9 @@ from typing import Callable, NamedTuple
 import jax
 import jax.numpy as jnp
 
-from kgraph import activations, context, initializers
-from kgraph.layer import Layer
+from kgraph import activations, initializers
+from kgraph.base.layer import Layer
+from kgraph.interpreter import context
 from kgraph.layers import arg_checks, weight_args as wa
 
 

@@ -22,10 +22,12 @@ import types
 import jax
 import jax.numpy as jnp
 
-from kgraph import call_args, context, saving
-from kgraph.input_spec import InputSpec, assert_input_compatibility
-from kgraph.keras_tensor import KerasTensor
-from kgraph.layer import Layer
+from kgraph import saving
+from kgraph.base import call_args
+from kgraph.base.input_spec import InputSpec, assert_input_compatibility
+from kgraph.base.layer import Layer
+from kgraph.graph.keras_tensor import KerasTensor
+from kgraph.interpreter import context
 
 
 # ----------------------------------------------------------------- serialization

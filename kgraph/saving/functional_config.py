@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import collections
 
-from kgraph.keras_tensor import KerasTensor
+from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.saving import scope, validation
 from kgraph.saving.layer_config import (REBUILD_ERRORS, deserialize_layer, rebuild_error,
                                         serialize_layer)
@@ -29,8 +29,8 @@ from kgraph.saving.values import decode_value, encode_value, shape_list
 
 def _offset(layer) -> int:
     """Keras numbers a nested Functional's nodes from 1 in input/output_layers."""
-    from kgraph.functional import Functional
-    from kgraph.sequential import Sequential
+    from kgraph.models.functional import Functional
+    from kgraph.models.sequential import Sequential
 
     return 1 if isinstance(layer, Functional) and not isinstance(layer, Sequential) else 0
 

@@ -15,8 +15,8 @@ import copy
 import inspect
 import json
 
-from kgraph import call_args
-from kgraph.layer import Layer
+from kgraph.base import call_args
+from kgraph.base.layer import Layer
 from kgraph.saving import registry, scope, validation
 from kgraph.saving.validation import ConfigError
 from kgraph.saving.values import decode_value, encode_value, shape_from_config, shape_struct
@@ -37,7 +37,7 @@ def _operation_config(layer) -> dict:
 
 
 def _build_config(layer):
-    from kgraph.functional import Functional
+    from kgraph.models.functional import Functional
 
     if (not layer.built or isinstance(layer, Functional) or getattr(layer, "is_input_layer", False)
             or registry.is_operation(type(layer)) or not layer._inbound_nodes):

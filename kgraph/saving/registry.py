@@ -5,7 +5,7 @@ Deserializing never imports a module named in a config; a class name is looked u
 
 from __future__ import annotations
 
-from kgraph.layer import Layer
+from kgraph.base.layer import Layer
 
 _GLOBAL_CUSTOM_OBJECTS: dict = {}  # registered name -> class
 _GLOBAL_CUSTOM_NAMES: dict = {}  # class -> registered name
@@ -65,9 +65,9 @@ _builtin_cache: dict = {}
 def builtin_classes() -> dict:
     """kgraph's own layer and model classes by class name (rescanned when the catalog grows)."""
     from kgraph import layers as layers_module
-    from kgraph.functional import Functional
-    from kgraph.input_layer import InputLayer
-    from kgraph.sequential import Sequential
+    from kgraph.models.functional import Functional
+    from kgraph.graph.input_layer import InputLayer
+    from kgraph.models.sequential import Sequential
 
     namespace = vars(layers_module)
     if _builtin_cache.get("size") != len(namespace):

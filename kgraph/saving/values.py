@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kgraph.keras_tensor import KerasTensor
+from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.saving.registry import UNSAFE_MESSAGE
 from kgraph.saving.validation import ConfigError, fail, item
 

@@ -3,7 +3,7 @@
 import jax.numpy as jnp
 
 from kgraph import layers
-from kgraph.layer import Layer
+from kgraph.base.layer import Layer
 from tests.conformance import LayerCase
 
 

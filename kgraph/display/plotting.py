@@ -21,11 +21,11 @@ import shutil
 import subprocess
 
 from kgraph import activations
-from kgraph.functional import Functional
-from kgraph.layer import Layer
-from kgraph.sequential import Sequential
-from kgraph.shape_inference import format_shapes
-from kgraph.summary import _count, layer_nodes, summary_rows
+from kgraph.base.layer import Layer
+from kgraph.base.shape_inference import format_shapes
+from kgraph.display.summary import _count, layer_nodes, summary_rows
+from kgraph.models.functional import Functional
+from kgraph.models.sequential import Sequential
 
 INSTALL_HINT = (
     "plot_model needs Graphviz's `dot` program, which was not found on PATH. Install "

@@ -1,5 +1,5 @@
 """NumPy-like ops (``keras.ops`` names and arguments): math, reductions, comparisons,
-logic, shapes and indexing. Re-exported by ``kgraph.ops``; see ``kgraph.ops_registry``.
+logic, shapes and indexing. Re-exported by ``kgraph.ops``; see ``kgraph.ops.registry``.
 
 Names here shadow Python builtins (``sum``, ``max``, ``any``, ``slice``, ``round``...):
 code in this module must not call those builtins by their bare names.
@@ -12,10 +12,10 @@ import builtins
 import jax
 import jax.numpy as jnp
 
-from kgraph.keras_tensor import OPERATORS, KerasTensor
-from kgraph.ops_registry import (Operation, get_op, is_symbolic, register_array_function,
+from kgraph.graph.keras_tensor import OPERATORS, KerasTensor
+from kgraph.ops.registry import (Operation, get_op, is_symbolic, register_array_function,
                                  register_custom, register_op)
-from kgraph.ops_registry import static_axis as _axis
+from kgraph.ops.registry import static_axis as _axis
 
 _HALF = (jnp.dtype("float16"), jnp.dtype("bfloat16"))
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import jax
 
-from kgraph.functional import Functional
-from kgraph.input_layer import InputLayer
-from kgraph.keras_tensor import KerasTensor
-from kgraph.layer import Layer
-from kgraph.model import Model
+from kgraph.base.layer import Layer
+from kgraph.graph.input_layer import InputLayer
+from kgraph.graph.keras_tensor import KerasTensor
+from kgraph.models.functional import Functional
+from kgraph.models.model import Model
 
 # Attributes that belong to the Sequential object itself (identity, weights it owns, the
 # runtime's training setup, which follows graph changes itself); everything else a

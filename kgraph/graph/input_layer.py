@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from kgraph.keras_tensor import KerasTensor
-from kgraph.layer import Layer, check_allocatable
-from kgraph.node import Node
+from kgraph.base.layer import Layer, check_allocatable
+from kgraph.graph.keras_tensor import KerasTensor
+from kgraph.graph.node import Node
 
 
 def _check_dims(dims, argument, name):

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from kgraph.keras_tensor import KerasTensor
-from kgraph.node import Node
+from kgraph.graph.keras_tensor import KerasTensor
+from kgraph.graph.node import Node
 
 
 def _describe_input(tensor: KerasTensor) -> str:
@@ -111,7 +111,7 @@ def run_graph(nodes: Sequence[Node], inputs: Sequence[KerasTensor], values: Sequ
 
     ``run_node(node, args, kwargs, input_masks) -> (result, output_mask)`` runs one node,
     where ``input_masks`` lists the Keras masks of ``node._keras_inputs`` (None where
-    unmasked), or is None when none is masked (``kgraph.masking`` routes them to the layer).
+    unmasked), or is None when none is masked (``kgraph.interpreter.masking`` routes them to the layer).
     ``hooks`` are ``NodeHook``s; ``prefix`` is the path of the graph's model inside the
     compiled one.
     """

@@ -14,11 +14,12 @@ import collections
 
 import jax
 
-from kgraph import call_args, context, graph, masking, naming
-from kgraph.input_spec import InputSpec, assert_input_compatibility
-from kgraph.keras_tensor import KerasTensor
-from kgraph.layer import Layer
-from kgraph.model import Model
+from kgraph.base import call_args, naming
+from kgraph.base.input_spec import InputSpec, assert_input_compatibility
+from kgraph.base.layer import Layer
+from kgraph.graph.keras_tensor import KerasTensor
+from kgraph.interpreter import context, masking, walk
+from kgraph.models.model import Model
 
 
 def _call_layer(node, args, kwargs, input_masks):
@@ -55,7 +56,7 @@ class Functional(Model):
         self.outputs, self._out_treedef = jax.tree_util.tree_flatten(outputs)
         if not self.inputs or not self.outputs:
             raise ValueError("Model needs at least one input and one output tensor.")
-        self._nodes = graph.topological_order(self.inputs, self.outputs)
+        self._nodes = walk.topological_order(self.inputs, self.outputs)
         layers, seen = [], set()
         for layer in [t._keras_history.layer for t in self.inputs] + [n.layer for n in self._nodes]:
             if id(layer) not in seen:
@@ -150,7 +151,7 @@ class Functional(Model):
         ctx = context.current()
         prefix = tuple(ctx.path[1:]) if ctx is not None else ()
         masks = self._flatten_inputs(mask) if mask is not None else None
-        values, out_masks = graph.run_graph(self._nodes, self.inputs,
+        values, out_masks = walk.run_graph(self._nodes, self.inputs,
                                             self._flatten_inputs(inputs), self.outputs,
                                             run_node, masks, hooks, prefix)
         if ctx is not None:

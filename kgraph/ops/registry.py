@@ -28,9 +28,9 @@ from typing import Callable
 import jax
 import jax.numpy as jnp
 
-from kgraph import shape_inference
-from kgraph.keras_tensor import KerasTensor
-from kgraph.layer import Layer
+from kgraph.base import shape_inference
+from kgraph.base.layer import Layer
+from kgraph.graph.keras_tensor import KerasTensor
 
 _shared_spec_cache: dict = {}  # (fn, kwargs) -> the shape-inference cache of that op kind
 _dtype_cache: dict = {}  # elementwise result dtypes by operand dtypes

@@ -64,7 +64,7 @@ class CallContext:
         self.assignments: dict[int, Any] = {}
         self.assigned: dict[int, Any] = {}  # id -> Variable, for the assignments above
         self.losses: list = []  # from layer.add_loss during this run
-        self.hooks: tuple = ()  # kgraph.graph.NodeHook objects run around every node
+        self.hooks: tuple = ()  # kgraph.interpreter.walk.NodeHook objects run around every node
         self.output_masks: dict = {}  # id(model) -> output masks of its last run
         self.path: list[str] = []
         self.parent: CallContext | None = None

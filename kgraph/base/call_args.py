@@ -6,7 +6,7 @@ A call's arguments are bound to the parameters of the layer's ``call``:
   by name); input checks (``input_spec``) and ``compute_mask`` look at it;
 * a *tensor argument* is an argument whose value is a tensor, or a non-empty list, tuple or
   dict of tensors (``Attention``'s ``[query, value]``); masks follow tensor arguments
-  (``kgraph.masking``);
+  (``kgraph.interpreter.masking``);
 * ``build`` (and ``compute_output_shape``) taking a single parameter receives the first
   argument's shape; one taking several parameters, all named ``<argument>_shape``, receives
   the shape of each tensor argument by name (``MultiHeadAttention.build(query_shape,
@@ -29,7 +29,7 @@ import inspect
 
 import jax
 
-from kgraph.keras_tensor import KerasTensor
+from kgraph.graph.keras_tensor import KerasTensor
 
 
 @functools.lru_cache(maxsize=None)

@@ -7,7 +7,7 @@ which of its calls produced it, and which of that call's outputs it is. A node k
 call's arguments (``node.call_args`` / ``node.call_kwargs``, with KerasTensors in place of
 values) and the flat list of its input tensors, ``node._keras_inputs``; each input tensor's
 own history points at its parent node. These back-pointers form a DAG whose vertices are
-layer calls and whose edges are KerasTensors; ``kgraph.graph`` walks it from the outputs
+layer calls and whose edges are KerasTensors; ``kgraph.interpreter.walk`` walks it from the outputs
 back to the inputs. A layer called twice has two nodes and one set of weights.
 """
 
@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import jax
 
-from kgraph.keras_tensor import KerasTensor
+from kgraph.graph.keras_tensor import KerasTensor
 
 
 class KerasHistory(NamedTuple):
@@ -47,7 +47,7 @@ class Node:
         self._arg_leaves = leaves
         self._tensor_positions = [i for i, leaf in enumerate(leaves) if _is_tensor(leaf)]
         self._keras_inputs = [leaves[i] for i in self._tensor_positions]
-        self._tensor_args = None  # {name: argument}, filled by kgraph.masking when needed
+        self._tensor_args = None  # {name: argument}, filled by kgraph.interpreter.masking when needed
         flat_outputs, self._output_treedef = jax.tree_util.tree_flatten(outputs)
         self.outputs = flat_outputs
         node_index = len(layer._inbound_nodes)

@@ -34,12 +34,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kgraph import (call_args, constraints, context, dtype_policy, initial_values, naming,
-                    regularizers, shape_inference)
-from kgraph.input_spec import assert_input_compatibility
-from kgraph.keras_tensor import KerasTensor
-from kgraph.node import Node
-from kgraph.variables import Variable
+from kgraph import constraints, dtype_policy, regularizers
+from kgraph.base import call_args, initial_values, naming, shape_inference
+from kgraph.base.input_spec import assert_input_compatibility
+from kgraph.base.variables import Variable
+from kgraph.graph.keras_tensor import KerasTensor
+from kgraph.graph.node import Node
+from kgraph.interpreter import context
 
 
 def _weight_shape(layer, name, shape) -> tuple:
@@ -241,7 +242,7 @@ class Layer:
                     found.append(layer)
         return found
 
-    _name_local = False  # named unique within a model (see kgraph.naming)
+    _name_local = False  # named unique within a model (see kgraph.base.naming)
 
     def _set_name(self, name):
         self.name = name
@@ -439,7 +440,7 @@ class Layer:
         The value is summed, as Keras does. Pure runs collect it (``program.apply(...,
         return_losses=True)``, the Trainer); after an eager call it is in ``layer.losses``.
         A per-sample value (leading batch axis) has its padding rows zeroed when the call
-        context has a ``sample_mask`` (see ``kgraph.context``).
+        context has a ``sample_mask`` (see ``kgraph.interpreter.context``).
         """
         ctx = context.current()
         if ctx is None:
@@ -451,7 +452,7 @@ class Layer:
         ctx.losses.append(value)
 
     def random_key(self):
-        """A fresh PRNG key for this call (see ``kgraph.context``)."""
+        """A fresh PRNG key for this call (see ``kgraph.interpreter.context``)."""
         ctx = context.current()
         if ctx is None:
             from kgraph import random as kg_random

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from kgraph.shape_inference import format_shapes
+from kgraph.base.shape_inference import format_shapes
 
 
 def _output_shape(nodes):
@@ -68,7 +68,7 @@ def summary_rows(model):
 
 def _is_nested_model(layer) -> bool:
     """A built layer with a graph of its own (only models have ``_nodes``, the graph
-    ``layer_nodes`` lists), so kgraph.model can import this module."""
+    ``layer_nodes`` lists), so kgraph.models.model can import this module."""
     return layer.built and bool(getattr(layer, "_nodes", None))
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import jax
 
-from kgraph import tracing
-from kgraph.layer import Layer, _shapes as _shapes_of
-from kgraph.summary import summary_text
+from kgraph.base.layer import Layer, _shapes as _shapes_of
+from kgraph.display.summary import summary_text
+from kgraph.models import tracing
 
 
 def _is_functional_init(args, kwargs) -> bool:
@@ -30,7 +30,7 @@ class Model(Layer):
 
     def __new__(cls, *args, **kwargs):
         if cls is Model and _is_functional_init(args, kwargs):
-            from kgraph.functional import Functional  # a Model subclass: imported on use
+            from kgraph.models.functional import Functional  # a Model subclass: imported on use
 
             return Functional.__new__(Functional)
         return super().__new__(cls)
@@ -53,7 +53,7 @@ class Model(Layer):
     def _owns_namespace(self) -> bool:
         return True
 
-    # Subclassed models: the first build traces call() into graph form (kgraph.tracing).
+    # Subclassed models: the first build traces call() into graph form (kgraph.models.tracing).
     def _maybe_build(self, inputs):
         if not self.built:
             if type(self).build is not Model.build:
@@ -137,6 +137,6 @@ class Model(Layer):
 
     def _repr_html_(self):
         """Jupyter display: the graph drawn by Graphviz if installed, else the summary table."""
-        from kgraph.plotting import repr_html  # plotting draws Functional/Sequential graphs
+        from kgraph.display.plotting import repr_html  # plotting draws Functional/Sequential graphs
 
         return repr_html(self)

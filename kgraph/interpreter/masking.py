@@ -3,7 +3,7 @@ its ``compute_mask`` sees.
 
 A mask travels with the tensor it describes (``Embedding(mask_zero=True)`` or ``Masking``
 make one; ``compute_mask`` passes it on). When a node runs, the masks of its tensor
-arguments (``kgraph.call_args``) reach ``call`` as Keras 3 delivers them:
+arguments (``kgraph.base.call_args``) reach ``call`` as Keras 3 delivers them:
 
 * a call with one tensor argument gets its mask (in the argument's structure, e.g.
   ``[query_mask, value_mask]`` for ``Attention([q, v])``) as ``mask=``;
@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import jax
 
-from kgraph import call_args
-from kgraph.keras_tensor import KerasTensor
+from kgraph.base import call_args
+from kgraph.graph.keras_tensor import KerasTensor
 
 
 def _any(mask) -> bool:

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import jax
 
-from kgraph import graph, naming
-from kgraph.input_layer import Input
+from kgraph.base import naming
+from kgraph.graph.input_layer import Input
+from kgraph.interpreter import walk
 
 NOT_TRACEABLE = (
     "Model {name!r} ({cls}) could not be traced into a graph: its call() failed on symbolic "
@@ -45,7 +46,7 @@ def trace_call(model, inputs) -> None:
     model._trace_error = None
     try:
         outputs = model.call(symbolic)
-        model._nodes = graph.topological_order(jax.tree_util.tree_leaves(symbolic),
+        model._nodes = walk.topological_order(jax.tree_util.tree_leaves(symbolic),
                                                jax.tree_util.tree_leaves(outputs))
         naming.localize_names(model._tracked_layers())
         model.inputs = jax.tree_util.tree_leaves(symbolic)

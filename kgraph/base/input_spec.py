@@ -11,7 +11,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from kgraph.shape_inference import format_shape
+from kgraph.base.shape_inference import format_shape
 
 
 class InputSpec:

@@ -32,8 +32,9 @@ from typing import NamedTuple
 import jax
 import numpy as np
 
-from kgraph import context, initializers
+from kgraph import initializers
 from kgraph import random as kg_random
+from kgraph.interpreter import context
 
 # Init functions run once, so on CPU they are compiled for compile speed (LLVM -O1, no
 # fusion emitters: 2-3x faster to compile, bitwise the same values, up to 2x slower to run)

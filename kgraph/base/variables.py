@@ -18,7 +18,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kgraph import context, initial_values, initializers
+from kgraph import initializers
+from kgraph.base import initial_values
+from kgraph.interpreter import context
 
 
 class Variable:

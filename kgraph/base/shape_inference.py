@@ -15,8 +15,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kgraph import context
-from kgraph.keras_tensor import KerasTensor
+from kgraph.graph.keras_tensor import KerasTensor
+from kgraph.interpreter import context
 
 _FALLBACK_SIZES = (83, 89)
 

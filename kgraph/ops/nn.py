@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 
 from kgraph import config
-from kgraph.ops_registry import register_array_function, register_op, static_axis as _axis
+from kgraph.ops.registry import register_array_function, register_op, static_axis as _axis
 
 _ACTIVATIONS = {
     "relu": jax.nn.relu, "relu6": jax.nn.relu6, "sigmoid": jax.nn.sigmoid,

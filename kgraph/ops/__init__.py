@@ -18,13 +18,13 @@ dtype('bool')
 
 Every op has a registered name: ``get_op("add") is add``; an Operation node's
 ``get_config()`` is ``{"name": ..., "op": ..., "kwargs": {...}}`` (see
-``kgraph.ops_registry`` for the serialization contract).
+``kgraph.ops.registry`` for the serialization contract).
 
-The catalog lives in ``kgraph.ops_numpy`` (math, reductions, shapes, indexing) and
-``kgraph.ops_nn`` (activations, conv, moments, normalize, losses).
+The catalog lives in ``kgraph.ops.numpy`` (math, reductions, shapes, indexing) and
+``kgraph.ops.nn`` (activations, conv, moments, normalize, losses).
 """
 
-from kgraph.ops_nn import *  # noqa: F401,F403 - the public catalog
-from kgraph.ops_numpy import *  # noqa: F401,F403 - the public catalog
-from kgraph.ops_registry import (Operation, get_impl, get_op, is_symbolic, op_names,  # noqa: F401
+from kgraph.ops.nn import *  # noqa: F401,F403 - the public catalog
+from kgraph.ops.numpy import *  # noqa: F401,F403 - the public catalog
+from kgraph.ops.registry import (Operation, get_impl, get_op, is_symbolic, op_names,  # noqa: F401
                                  register_array_function, register_custom, register_op)

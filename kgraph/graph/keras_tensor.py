@@ -79,7 +79,7 @@ class KerasTensor:
     __hash__ = object.__hash__  # identity: tensors are graph edges, not values
 
 
-# The ops behind KerasTensor's operators, by op name; ``kgraph.ops_numpy`` fills it where
+# The ops behind KerasTensor's operators, by op name; ``kgraph.ops.numpy`` fills it where
 # it defines them (``import kgraph`` always does). The ops make Operation layers and nodes,
 # which know KerasTensor: so the ops come to this module rather than it importing them.
 OPERATORS: dict = {}

@@ -1,0 +1,1 @@
+"""Showing models: ``summary()`` tables and ``plot_model`` graphs."""

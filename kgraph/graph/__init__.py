@@ -1,0 +1,1 @@
+"""The symbolic graph: ``KerasTensor``, ``Node`` / ``KerasHistory`` and ``Input``."""

@@ -1,0 +1,1 @@
+"""Models: ``Model``, ``Functional``, ``Sequential`` and tracing subclassed models."""
