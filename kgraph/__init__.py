@@ -7,8 +7,11 @@
 10
 """
 
-from kgraph import (activations, config, constraints, datasets, dtype_policy, initializers, layers,
-                    ops, random, regularizers)
+import importlib as _importlib
+
+from kgraph import (activations, backend, config, constraints, datasets, dtype_policies,
+                    dtype_policy, initializers, layers, mixed_precision, ops, random,
+                    regularizers, tree)
 from kgraph import saving
 from kgraph.base.input_spec import InputSpec
 from kgraph.base.layer import Layer
@@ -23,6 +26,11 @@ from kgraph.models.functional import Functional
 from kgraph.models.model import Model
 from kgraph.models.sequential import Sequential
 from kgraph.saving import model_from_json, register_layer
+from kgraph.dtype_policy import DTypePolicy
+from kgraph.initializers import KerasInitializer as Initializer
+from kgraph.ops import Operation
+from kgraph.regularizers import Regularizer
+from kgraph.devices import device
 
 __all__ = ["Functional", "Input", "InputLayer", "InputSpec", "KerasHistory", "KerasTensor",
            "Layer", "Model", "Node", "Variable", "activations", "config", "constraints",
@@ -31,3 +39,29 @@ __all__ = ["Functional", "Input", "InputLayer", "InputSpec", "KerasHistory", "Ke
 __all__ += ["Sequential", "model_from_json", "model_to_dot", "plot_model", "plotting",
             "register_layer", "saving"]
 __version__ = "0.1.0"
+FloatDTypePolicy = DTypePolicy
+__all__ += ["DTypePolicy", "FloatDTypePolicy", "Initializer", "Operation", "Regularizer",
+            "device", "dtype_policies", "mixed_precision", "version"]
+
+
+def version() -> str:
+    """kgraph's version (``keras.version()``)."""
+    return __version__
+
+# Keras's modules that live in ``runtime`` (training), loaded on first use so that
+# ``import kgraph`` never imports ``runtime``: ``kg.optimizers``, ``kg.losses``, ...
+_RUNTIME_MODULES = ("callbacks", "losses", "metrics", "optimizers")
+_RUNTIME_NAMES = {"Loss": "losses", "Metric": "metrics", "Optimizer": "optimizers"}
+__all__ += ["backend", "tree", *_RUNTIME_MODULES, *_RUNTIME_NAMES]
+
+
+def __getattr__(name):
+    if name in _RUNTIME_MODULES:
+        return _importlib.import_module(f"kgraph.{name}")
+    if name in _RUNTIME_NAMES:
+        return getattr(_importlib.import_module(f"kgraph.{_RUNTIME_NAMES[name]}"), name)
+    raise AttributeError(f"module 'kgraph' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

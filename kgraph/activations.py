@@ -162,6 +162,15 @@ def sparsemax(x, axis=-1):
     return jnp.maximum(x - tau, 0.0).astype(x.dtype)
 
 
+def threshold(x, threshold, default_value):
+    """``x`` where ``x > threshold``, else ``default_value``."""
+    x = jnp.asarray(x)
+    return jnp.where(x > threshold, x, jnp.asarray(default_value, x.dtype))
+
+
+swish = silu  # Keras's other names for the same functions
+hard_swish = hard_silu
+
 _BY_NAME = {
     "linear": linear, "relu": relu, "relu6": relu6, "leaky_relu": leaky_relu, "elu": elu,
     "celu": celu, "selu": selu, "gelu": gelu, "silu": silu, "swish": silu, "sigmoid": sigmoid,

@@ -1,12 +1,145 @@
-"""Global numeric settings, as ``keras.config``: ``epsilon()`` is Keras's fuzz factor.
+"""Global settings, as ``keras.config``: the fuzz factor, the default float type, the image
+layout, dtype policies, safe deserialization and interactive logging.
 
->>> epsilon()
-1e-07
+>>> epsilon(), floatx(), image_data_format(), backend()
+(1e-07, 'float32', 'channels_last', 'jax')
 """
 
+from __future__ import annotations
+
+import numpy as np
+
+from kgraph import dtype_policy as _policies
+
 _EPSILON = 1e-7  # keras.config.epsilon()
+_FLOATX = "float32"
+_IMAGE_DATA_FORMAT = "channels_last"
+_INTERACTIVE_LOGGING = True
+_UNSAFE_DESERIALIZATION = False
+_TRACEBACK_FILTERING = True
+
+__all__ = ["backend", "disable_interactive_logging", "disable_traceback_filtering",
+           "dtype_policy", "enable_interactive_logging", "enable_traceback_filtering",
+           "enable_unsafe_deserialization", "epsilon", "floatx", "image_data_format",
+           "is_interactive_logging_enabled", "is_traceback_filtering_enabled",
+           "is_unsafe_deserialization_enabled", "set_dtype_policy", "set_epsilon",
+           "set_floatx", "set_image_data_format"]
+
+
+def backend() -> str:
+    """The backend name: always ``"jax"``."""
+    return "jax"
 
 
 def epsilon() -> float:
     """The small constant Keras adds or clips with to avoid dividing by / taking log of 0."""
     return _EPSILON
+
+
+def set_epsilon(value: float) -> None:
+    """Set the fuzz factor ``epsilon()`` used by losses, metrics and normalisation."""
+    global _EPSILON
+    _EPSILON = float(value)
+
+
+def floatx() -> str:
+    """The default float type of weights and ``Input``s, as a string (``"float32"``)."""
+    return _FLOATX
+
+
+def set_floatx(value: str) -> None:
+    """Set the default float type (``"float16"``, ``"bfloat16"``, ``"float32"``, ``"float64"``).
+
+    Layers created afterwards without ``dtype=`` use it (unless a mixed dtype policy is set).
+
+    >>> set_floatx("float16"); floatx()
+    'float16'
+    >>> set_floatx("float32")
+    """
+    global _FLOATX
+    accepted = ("bfloat16", "float16", "float32", "float64")
+    name = str(value)
+    if name not in accepted:
+        raise ValueError(f"Unknown `floatx` value: {value!r}. Expected one of {accepted}.")
+    _FLOATX = name
+    if not _policies.global_policy().name.startswith("mixed_"):
+        _policies.set_global_policy(name)
+
+
+def image_data_format() -> str:
+    """``"channels_last"`` (the default) or ``"channels_first"``."""
+    return _IMAGE_DATA_FORMAT
+
+
+def set_image_data_format(data_format: str) -> None:
+    """Set the image layout layers use when created without ``data_format=``."""
+    global _IMAGE_DATA_FORMAT
+    value = str(data_format).lower()
+    if value not in ("channels_first", "channels_last"):
+        raise ValueError("The `data_format` argument must be one of {'channels_first', "
+                         f"'channels_last'}}. Received: data_format={data_format!r}")
+    _IMAGE_DATA_FORMAT = value
+
+
+def dtype_policy():
+    """The global dtype policy (see ``kgraph.dtype_policy``)."""
+    return _policies.global_policy()
+
+
+def set_dtype_policy(policy) -> None:
+    """Set the global dtype policy, e.g. ``"mixed_bfloat16"``."""
+    _policies.set_global_policy(policy)
+
+
+def enable_unsafe_deserialization() -> None:
+    """Let configs that carry code (``Lambda`` layers) load without ``safe_mode=False``.
+
+    Only ever do this for files you trust: such configs run Python code when loaded.
+    """
+    global _UNSAFE_DESERIALIZATION
+    _UNSAFE_DESERIALIZATION = True
+
+
+def is_unsafe_deserialization_enabled() -> bool:
+    return _UNSAFE_DESERIALIZATION
+
+
+def enable_interactive_logging() -> None:
+    """Progress bars and ``summary()`` print to stdout (the default)."""
+    global _INTERACTIVE_LOGGING
+    _INTERACTIVE_LOGGING = True
+
+
+def disable_interactive_logging() -> None:
+    """Silence progress bars (``fit(verbose=...)`` then prints nothing)."""
+    global _INTERACTIVE_LOGGING
+    _INTERACTIVE_LOGGING = False
+
+
+def is_interactive_logging_enabled() -> bool:
+    return _INTERACTIVE_LOGGING
+
+
+def enable_traceback_filtering() -> None:
+    """Recorded for Keras compatibility; kgraph's errors are raised where they are made."""
+    global _TRACEBACK_FILTERING
+    _TRACEBACK_FILTERING = True
+
+
+def disable_traceback_filtering() -> None:
+    global _TRACEBACK_FILTERING
+    _TRACEBACK_FILTERING = False
+
+
+def is_traceback_filtering_enabled() -> bool:
+    return _TRACEBACK_FILTERING
+
+
+def standardize_dtype(dtype) -> str:
+    """A dtype's canonical name: ``standardize_dtype(np.float32) == "float32"``; None is
+    ``floatx()``."""
+    if dtype is None:
+        return floatx()
+    if hasattr(dtype, "name") and not isinstance(dtype, str) and not isinstance(dtype, type):
+        return str(dtype.name)
+    return np.dtype(dtype).name if str(dtype) != "bfloat16" else "bfloat16"

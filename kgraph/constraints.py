@@ -13,7 +13,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from kgraph.config import epsilon
-from kgraph.serializable import Serializable, lookup, to_config
+from kgraph.serializable import Serializable, from_config_or_name, lookup, to_config
 
 
 
@@ -56,13 +56,42 @@ class UnitNorm(Constraint):
         return {"axis": self.axis}
 
 
-_BY_NAME = {"max_norm": MaxNorm, "non_neg": NonNeg, "unit_norm": UnitNorm}
-_CLASSES = {"MaxNorm": MaxNorm, "NonNeg": NonNeg, "UnitNorm": UnitNorm}
+class MinMaxNorm(Constraint):
+    """Scale so that the norm along ``axis`` lies in ``[min_value, max_value]``; ``rate``
+    below 1 moves only part of the way there."""
+
+    def __init__(self, min_value=0.0, max_value=1.0, rate=1.0, axis=0):
+        self.min_value, self.max_value = float(min_value), float(max_value)
+        self.rate, self.axis = float(rate), axis
+
+    def __call__(self, w):
+        norms = jnp.sqrt(jnp.sum(jnp.square(w), axis=self.axis, keepdims=True))
+        desired = (self.rate * jnp.clip(norms, self.min_value, self.max_value)
+                   + (1 - self.rate) * norms)
+        return w * (desired / (epsilon() + norms))
+
+    def get_config(self):
+        return {"min_value": self.min_value, "max_value": self.max_value, "rate": self.rate,
+                "axis": self.axis}
+
+
+# Keras's lower-case names are the classes themselves.
+max_norm, min_max_norm, non_neg, unit_norm = MaxNorm, MinMaxNorm, NonNeg, UnitNorm
+
+_BY_NAME = {"max_norm": MaxNorm, "min_max_norm": MinMaxNorm, "non_neg": NonNeg,
+            "unit_norm": UnitNorm}
+_CLASSES = {"MaxNorm": MaxNorm, "MinMaxNorm": MinMaxNorm, "NonNeg": NonNeg,
+            "UnitNorm": UnitNorm}
 
 
 def get(identifier):
     """None, a Keras name, a ``{"class_name", "config"}`` dict, or a callable."""
     return lookup(identifier, "constraint", _BY_NAME, _CLASSES, "fn(weight) -> weight")
+
+
+def deserialize(config, custom_objects=None):
+    """A constraint from ``serialize``'s output (or a name)."""
+    return from_config_or_name(config, custom_objects, get)
 
 
 def serialize(constraint):

@@ -27,7 +27,53 @@ import numpy as np
 from kgraph.base import naming
 from kgraph.serializable import Serializable
 
-Initializer = Callable  # the protocol: fn(key, shape, dtype) -> array
+Initializer = Callable  # the protocol: fn(key, shape, dtype) -> array (the class is below)
+
+
+def _is_key(x) -> bool:
+    """A PRNG key: a new-style key array, or a raw ``uint32[2]`` key."""
+    if isinstance(x, (jax.Array, np.ndarray)):
+        if jnp.issubdtype(x.dtype, jax.dtypes.prng_key):
+            return True
+        return x.dtype == np.uint32 and x.shape == (2,)
+    return False
+
+
+def _keras_form_args(args, kwargs):
+    """``(shape, dtype)`` of a Keras-style call ``init(shape, dtype=None)``."""
+    shape = args[0] if args else kwargs.pop("shape")
+    dtype = args[1] if len(args) > 1 else kwargs.pop("dtype", None)
+    return shape, dtype or "float32"
+
+
+def _takes_key(fn) -> bool:
+    try:
+        parameters = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return True
+    return parameters[:1] != ["shape"]
+
+
+def _both_forms(call):
+    """A ``__call__`` that accepts kgraph's ``(key, shape, dtype)`` and Keras's
+    ``(shape, dtype=None)``, whichever form ``call`` itself was written in."""
+    keyed = list(inspect.signature(call).parameters)[1:2] == ["key"]
+
+    def dispatch(self, *args, **kwargs):
+        key_given = (bool(args) and _is_key(args[0])) or "key" in kwargs
+        if keyed and not key_given:  # Keras's form on a kgraph initializer
+            shape, dtype = _keras_form_args(args, dict(kwargs))
+            seed = getattr(self, "seed", None)
+            key = jax.random.PRNGKey(0) if seed is not None else _default_key(None)
+            return call(self, key, tuple(shape), dtype)
+        if not keyed and key_given:  # kgraph calling a Keras-style initializer
+            args = args[1:] if args and _is_key(args[0]) else args
+            kwargs.pop("key", None)
+        return call(self, *args, **kwargs)
+
+    dispatch.__wrapped__ = call
+    dispatch.__doc__ = call.__doc__
+    return dispatch
 
 
 def _default_key(key):
@@ -39,7 +85,27 @@ def _default_key(key):
 
 
 class KerasInitializer(Serializable):
-    """Base class: ``init(key, shape, dtype="float32") -> array``; serializable."""
+    """Base class (``keras.initializers.Initializer``): ``init(key, shape, dtype) -> array``;
+    serializable.
+
+    Instances also take Keras's form ``init(shape, dtype=None)``: the key is then drawn
+    from the initializer's ``seed`` (the same values every call) or from kgraph's eager
+    stream. A subclass may write ``__call__(self, shape, dtype=None)`` in Keras's form;
+    kgraph then calls it without a key.
+
+    >>> GlorotUniform(seed=1)(shape=(2, 3)).shape
+    (2, 3)
+    >>> class Halves(KerasInitializer):
+    ...     def __call__(self, shape, dtype=None):
+    ...         return jnp.full(shape, 0.5, dtype)
+    >>> Halves()(jax.random.PRNGKey(0), (2,), "float32").tolist()
+    [0.5, 0.5]
+    """
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "__call__" in cls.__dict__:
+            cls.__call__ = _both_forms(cls.__dict__["__call__"])
 
     def __call__(self, key, shape, dtype="float32"):
         raise NotImplementedError
@@ -356,9 +422,21 @@ def get(identifier) -> Initializer:
     if isinstance(identifier, (np.ndarray, np.generic, jax.Array)):
         return _array_initializer(identifier)
     if callable(identifier):
+        if not isinstance(identifier, KerasInitializer) and not _takes_key(identifier):
+            return _keyless(identifier)  # Keras's form: fn(shape, dtype=None)
         return identifier
     raise ValueError(f"Could not interpret initializer identifier: {identifier!r}. Expected a "
                      "Keras name, a config dict, a number, or a callable fn(key, shape, dtype).")
+
+
+def _keyless(fn):
+    """A Keras-style ``fn(shape, dtype=None)`` as kgraph's ``fn(key, shape, dtype)``."""
+    def init(key, shape, dtype="float32"):
+        return fn(shape, dtype=dtype)
+
+    init.__name__ = getattr(fn, "__name__", "initializer")
+    init.keras_function = fn
+    return init
 
 
 def serialize(initializer):
@@ -377,3 +455,14 @@ def serialize(initializer):
 def deserialize(config):
     """The inverse of ``serialize``."""
     return get(config)
+
+
+# Keras's other names for the same classes.
+Initializer = KerasInitializer
+IdentityInitializer, OrthogonalInitializer = Identity, Orthogonal
+constant, zeros, ones, identity, orthogonal = Constant, Zeros, Ones, Identity, Orthogonal
+random_normal, random_uniform, truncated_normal = RandomNormal, RandomUniform, TruncatedNormal
+variance_scaling = VarianceScaling
+glorot_normal, glorot_uniform, he_normal, he_uniform = (GlorotNormal, GlorotUniform, HeNormal,
+                                                        HeUniform)
+lecun_normal, lecun_uniform = LecunNormal, LecunUniform

@@ -10,7 +10,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from kgraph.interpreter import context
-from kgraph.serializable import Serializable, lookup, to_config
+from kgraph.serializable import Serializable, from_config_or_name, lookup, to_config
 
 
 class Regularizer(Serializable):
@@ -52,13 +52,51 @@ class L2(L1L2):
         return {"l2": self.l2}
 
 
-_BY_NAME = {"l1": L1, "l2": L2, "l1_l2": lambda: L1L2(0.01, 0.01)}
-_CLASSES = {"L1": L1, "L2": L2, "L1L2": L1L2}
+class OrthogonalRegularizer(Regularizer):
+    """Pushes the rows (``mode="rows"``) or columns (``"columns"``) of a 2-D weight to be
+    orthogonal: ``factor`` times the mean absolute cosine between distinct pairs.
+
+    >>> round(float(OrthogonalRegularizer(1.0)(jnp.array([[1.0, 0.0], [1.0, 1.0]]))), 4)
+    0.7071
+    """
+
+    def __init__(self, factor=0.01, mode="rows"):
+        if mode not in ("rows", "columns"):
+            raise ValueError(f"OrthogonalRegularizer: `mode` must be 'rows' or 'columns', "
+                             f"received mode={mode!r}.")
+        self.factor, self.mode = float(factor), mode
+
+    def __call__(self, x):
+        if x.ndim != 2:
+            raise ValueError("Inputs to OrthogonalRegularizer must have rank 2. Received: "
+                             f"inputs.shape={tuple(x.shape)}")
+        x = x if self.mode == "rows" else x.T
+        norms = jnp.sqrt(jnp.maximum(jnp.sum(jnp.square(x), axis=1, keepdims=True), 1e-12))
+        x = x / norms
+        size = x.shape[0]
+        product = (x @ x.T) * (1.0 - jnp.eye(size, dtype=x.dtype))
+        return self.factor * 0.5 * jnp.sum(jnp.abs(product)) / (size * (size - 1.0) / 2.0)
+
+    def get_config(self):
+        return {"factor": self.factor, "mode": self.mode}
+
+
+# Keras's lower-case names are the classes themselves: ``l2(1e-4)`` is ``L2(1e-4)``.
+l1, l2, l1_l2, orthogonal_regularizer = L1, L2, L1L2, OrthogonalRegularizer
+
+_BY_NAME = {"l1": L1, "l2": L2, "l1_l2": lambda: L1L2(0.01, 0.01),
+            "orthogonal_regularizer": OrthogonalRegularizer}
+_CLASSES = {"L1": L1, "L2": L2, "L1L2": L1L2, "OrthogonalRegularizer": OrthogonalRegularizer}
 
 
 def get(identifier):
     """None, a Keras name, a ``{"class_name", "config"}`` dict, or a callable."""
     return lookup(identifier, "regularizer", _BY_NAME, _CLASSES, "fn(weight) -> penalty")
+
+
+def deserialize(config, custom_objects=None):
+    """A regularizer from ``serialize``'s output (or a name)."""
+    return from_config_or_name(config, custom_objects, get)
 
 
 def serialize(regularizer):

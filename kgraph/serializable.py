@@ -35,6 +35,17 @@ def lookup(identifier, kind, by_name, classes, callable_form):
                      f"a config dict, or a callable {callable_form}.")
 
 
+def from_config_or_name(config, custom_objects, get):
+    """Keras's ``deserialize(config, custom_objects)``: a class named in ``custom_objects``
+    (instantiated from the config's ``"config"``), else ``get(config)``."""
+    if isinstance(config, (str, dict)) and custom_objects:
+        name = config if isinstance(config, str) else config.get("class_name")
+        if name in custom_objects:
+            cls = custom_objects[name]
+            return cls(**config.get("config", {})) if isinstance(config, dict) else cls
+    return get(config)
+
+
 def to_config(obj, kind, base, module):
     """``{"class_name", "config"}`` for an instance of ``base`` (None stays None)."""
     if obj is None:

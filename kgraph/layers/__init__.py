@@ -59,3 +59,21 @@ from kgraph.layers.wrappers import Bidirectional, TimeDistributed
 
 # custom gradients (examples of jax.custom_vjp in a layer)
 from kgraph.layers.custom_gradient import ClipGradient, StableNorm
+
+# Keras's functional forms, the input helpers, and Keras's alternative class names
+from kgraph.base.input_spec import InputSpec
+from kgraph.graph.input_layer import Input
+from kgraph.layers.merging_functions import (add, average, concatenate, dot, maximum, minimum,
+                                             multiply, subtract)
+from kgraph.saving import deserialize_layer as deserialize, serialize_layer as serialize
+
+AvgPool1D, AvgPool2D, AvgPool3D = AveragePooling1D, AveragePooling2D, AveragePooling3D
+MaxPool1D, MaxPool2D, MaxPool3D = MaxPooling1D, MaxPooling2D, MaxPooling3D
+GlobalAvgPool1D, GlobalAvgPool2D, GlobalAvgPool3D = (
+    GlobalAveragePooling1D, GlobalAveragePooling2D, GlobalAveragePooling3D)
+GlobalMaxPool1D, GlobalMaxPool2D, GlobalMaxPool3D = (
+    GlobalMaxPooling1D, GlobalMaxPooling2D, GlobalMaxPooling3D)
+Convolution1D, Convolution2D, Convolution3D = Conv1D, Conv2D, Conv3D
+Convolution1DTranspose, Convolution2DTranspose, Convolution3DTranspose = (
+    Conv1DTranspose, Conv2DTranspose, Conv3DTranspose)
+SeparableConvolution1D, SeparableConvolution2D = SeparableConv1D, SeparableConv2D

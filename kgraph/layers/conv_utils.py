@@ -13,6 +13,8 @@ import operator
 import jax
 import jax.numpy as jnp
 
+from kgraph import config
+
 
 def as_int(value):
     """``value`` as a Python int (NumPy ints too; not bools), else TypeError."""
@@ -70,7 +72,7 @@ def standardize_pairs(value, n, name, default_message):
 
 def standardize_data_format(data_format):
     if data_format is None:
-        return "channels_last"
+        return config.image_data_format()
     value = str(data_format).lower()
     if value not in ("channels_first", "channels_last"):
         raise ValueError("The `data_format` argument must be one of "

@@ -1,1 +1,23 @@
-"""Models: ``Model``, ``Functional``, ``Sequential`` and tracing subclassed models."""
+"""Models (``keras.models``): ``Model``, ``Sequential``, ``Functional``, ``clone_model`` and
+``model_from_json``; subclassed models are traced into graphs (``tracing``).
+
+>>> import kgraph as kg
+>>> model = kg.models.Sequential([kg.Input(shape=(3,)), kg.layers.Dense(2)])
+>>> kg.models.clone_model(model).count_params()
+8
+"""
+
+from kgraph.models.cloning import clone_model
+from kgraph.models.functional import Functional
+from kgraph.models.model import Model
+from kgraph.models.sequential import Sequential
+
+
+def model_from_json(json_string, custom_objects=None):
+    """A model rebuilt from ``model.to_json()`` (see ``kgraph.saving.model_from_json``)."""
+    from kgraph.saving import model_from_json as load
+
+    return load(json_string, custom_objects=custom_objects)
+
+
+__all__ = ["Functional", "Model", "Sequential", "clone_model", "model_from_json"]

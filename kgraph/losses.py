@@ -1,0 +1,56 @@
+"""``keras.losses``: the loss classes and functions of ``runtime.losses``, by Keras's names.
+
+Loaded on first use of ``kgraph.losses`` (``import kgraph`` does not import ``runtime``).
+
+>>> import kgraph as kg, jax.numpy as jnp
+>>> kg.losses.mean_squared_error(jnp.zeros((1, 2)), jnp.ones((1, 2))).tolist()
+[1.0]
+>>> float(kg.losses.MeanSquaredError()(jnp.zeros((1, 2)), jnp.ones((1, 2))))
+1.0
+"""
+
+from runtime.loss_functions import (binary_crossentropy, binary_focal_crossentropy,  # noqa: F401
+                                    categorical_crossentropy, categorical_hinge,
+                                    cosine_similarity, hinge, huber, kl_divergence, log_cosh,
+                                    mean_absolute_error, mean_absolute_percentage_error,
+                                    mean_squared_error, mean_squared_logarithmic_error, poisson,
+                                    sparse_categorical_crossentropy, squared_hinge)
+from runtime.losses import *  # noqa: F401,F403 - the public catalog
+from runtime.losses import __all__ as _classes, get
+
+# Keras's short aliases.
+mse = MSE = mean_squared_error
+mae = MAE = mean_absolute_error
+mape = MAPE = mean_absolute_percentage_error
+msle = MSLE = mean_squared_logarithmic_error
+kld = KLD = kullback_leibler_divergence = kl_divergence
+logcosh = log_cosh
+
+
+def serialize(loss):
+    """A loss's Keras config (a class's ``{"class_name", "config"}``, or a function's name)."""
+    if hasattr(loss, "get_config"):
+        return {"module": "keras.losses", "class_name": type(loss).__name__,
+                "config": loss.get_config(), "registered_name": None}
+    return getattr(loss, "__name__", loss)
+
+
+def deserialize(config, custom_objects=None):
+    """A loss from ``serialize``'s output (or a name)."""
+    if isinstance(config, dict):
+        name = config["class_name"]
+        cls = (custom_objects or {}).get(name) or globals().get(name)
+        if not isinstance(cls, type):
+            raise ValueError(f"Unknown loss class {name!r} in config {config!r}.")
+        return cls(**config.get("config", {}))
+    if isinstance(config, str) and custom_objects and config in custom_objects:
+        return custom_objects[config]
+    return get(config)
+
+
+__all__ = sorted(set(_classes) | {
+    "binary_crossentropy", "binary_focal_crossentropy", "categorical_crossentropy",
+    "categorical_hinge", "cosine_similarity", "hinge", "huber", "kl_divergence", "log_cosh",
+    "mean_absolute_error", "mean_absolute_percentage_error", "mean_squared_error",
+    "mean_squared_logarithmic_error", "poisson", "sparse_categorical_crossentropy",
+    "squared_hinge", "deserialize", "serialize"})

@@ -1,0 +1,15 @@
+"""``keras.mixed_precision``: the global dtype policy (``"mixed_bfloat16"``, ...).
+
+>>> set_global_policy("mixed_float16"); global_policy().name
+'mixed_float16'
+>>> set_global_policy("float32")
+"""
+
+from kgraph.dtype_policy import DTypePolicy, global_policy, set_global_policy
+
+Policy = DTypePolicy
+dtype_policy = global_policy
+set_dtype_policy = set_global_policy
+
+__all__ = ["DTypePolicy", "Policy", "dtype_policy", "global_policy", "set_dtype_policy",
+           "set_global_policy"]
