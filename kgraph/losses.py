@@ -18,14 +18,6 @@ from runtime.loss_functions import (binary_crossentropy, binary_focal_crossentro
 from runtime.losses import *  # noqa: F401,F403 - the public catalog
 from runtime.losses import __all__ as _classes, get
 
-# Keras's short aliases.
-mse = MSE = mean_squared_error
-mae = MAE = mean_absolute_error
-mape = MAPE = mean_absolute_percentage_error
-msle = MSLE = mean_squared_logarithmic_error
-kld = KLD = kullback_leibler_divergence = kl_divergence
-logcosh = log_cosh
-
 
 def serialize(loss):
     """A loss's Keras config (a class's ``{"class_name", "config"}``, or a function's name)."""
