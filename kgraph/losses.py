@@ -10,8 +10,10 @@ Loaded on first use of ``kgraph.losses`` (``import kgraph`` does not import ``ru
 """
 
 from runtime.loss_functions import (binary_crossentropy, binary_focal_crossentropy,  # noqa: F401
-                                    categorical_crossentropy, categorical_hinge,
-                                    cosine_similarity, hinge, huber, kl_divergence, log_cosh,
+                                    categorical_crossentropy, categorical_focal_crossentropy,
+                                    categorical_generalized_cross_entropy, categorical_hinge,
+                                    circle, cosine_similarity, ctc, dice, hinge, huber,
+                                    kl_divergence, log_cosh, tversky,
                                     mean_absolute_error, mean_absolute_percentage_error,
                                     mean_squared_error, mean_squared_logarithmic_error, poisson,
                                     sparse_categorical_crossentropy, squared_hinge)
@@ -42,7 +44,9 @@ def deserialize(config, custom_objects=None):
 
 __all__ = sorted(set(_classes) | {
     "binary_crossentropy", "binary_focal_crossentropy", "categorical_crossentropy",
-    "categorical_hinge", "cosine_similarity", "hinge", "huber", "kl_divergence", "log_cosh",
+    "categorical_focal_crossentropy", "categorical_generalized_cross_entropy",
+    "categorical_hinge", "circle", "cosine_similarity", "ctc", "dice", "hinge", "huber",
+    "kl_divergence", "log_cosh", "tversky",
     "mean_absolute_error", "mean_absolute_percentage_error", "mean_squared_error",
     "mean_squared_logarithmic_error", "poisson", "sparse_categorical_crossentropy",
     "squared_hinge", "deserialize", "serialize"})

@@ -197,3 +197,98 @@ def binary_focal_crossentropy(y_true, y_pred, apply_class_balancing=False, alpha
     if apply_class_balancing:
         focal = (y_true * alpha + (1.0 - y_true) * (1.0 - alpha)) * focal
     return jnp.mean(focal, axis=axis)
+
+
+def categorical_focal_crossentropy(y_true, y_pred, alpha=0.25, gamma=2.0, from_logits=False,
+                                   label_smoothing=0.0, axis=-1):
+    """Categorical crossentropy scaled by ``alpha * (1 - p) ** gamma`` per class."""
+    y_true, y_pred = _aligned(y_true, y_pred)
+    if label_smoothing:
+        y_true = optax.smooth_labels(y_true, label_smoothing, axis=axis)
+    if from_logits:
+        y_pred = jax.nn.softmax(y_pred, axis=axis)
+    output = y_pred / jnp.sum(y_pred, axis=axis, keepdims=True)
+    output = jnp.clip(output, epsilon(), 1.0 - epsilon())
+    focal = alpha * jnp.power(1.0 - output, gamma) * (-y_true * jnp.log(output))
+    return jnp.sum(focal, axis=axis)
+
+
+def categorical_generalized_cross_entropy(y_true, y_pred, q):
+    """``(1 - p_true ** q) / q`` for integer labels: between crossentropy (q -> 0) and
+    MAE (q = 1), robust to noisy labels."""
+    y_pred = as_float(y_pred)
+    labels = jnp.asarray(y_true).astype(jnp.int32)
+    if labels.ndim == y_pred.ndim and labels.shape[-1] == 1:
+        labels = labels[..., 0]
+    p = jnp.sum(y_pred * jax.nn.one_hot(labels, y_pred.shape[-1], dtype=y_pred.dtype), axis=-1)
+    return (1.0 - jnp.power(p, q)) / q
+
+
+def dice(y_true, y_pred, axis=None):
+    """``1 - 2 |y_true * y_pred| / (|y_true| + |y_pred|)``, summed over ``axis`` (None: all)."""
+    y_pred = as_float(y_pred)
+    y_true = jnp.asarray(y_true).astype(y_pred.dtype)
+    intersection = jnp.sum(y_true * y_pred, axis=axis)
+    total = jnp.sum(y_true, axis=axis) + jnp.sum(y_pred, axis=axis) + epsilon()
+    return 1.0 - 2.0 * intersection / total
+
+
+def tversky(y_true, y_pred, alpha=0.5, beta=0.5, axis=None):
+    """``1 - TP / (TP + alpha FP + beta FN)`` with soft counts over ``axis`` (None: all)."""
+    y_pred = as_float(y_pred)
+    y_true = jnp.asarray(y_true).astype(y_pred.dtype)
+    intersection = jnp.sum(y_true * y_pred, axis=axis)
+    fp = jnp.sum((1 - y_pred) * y_true, axis=axis)
+    fn = jnp.sum(y_pred * (1 - y_true), axis=axis)
+    return 1.0 - intersection / (intersection + fp * alpha + fn * beta + epsilon())
+
+
+def circle_and_mask(y_true, y_pred, ref_labels=None, ref_embeddings=None,
+                    remove_diagonal=True, gamma=80.0, margin=0.4):
+    """``(values, mask)`` of the Circle loss of L2-normalised embeddings ``y_pred`` with
+    integer labels ``y_true`` against references (default: the batch itself); the mask
+    marks the samples whose loss is positive (Keras averages over those only)."""
+    y_pred = as_float(y_pred)
+    labels = jnp.asarray(y_true).astype(jnp.int32).reshape(-1)
+    refs = y_pred if ref_embeddings is None else as_float(ref_embeddings)
+    ref_labels = labels if ref_labels is None else jnp.asarray(ref_labels).astype(
+        jnp.int32).reshape(-1)
+    distances = jnp.maximum(1.0 - y_pred @ refs.T, 0.0)
+    same = labels[:, None] == ref_labels[None, :]
+    positive, negative = same, ~same
+    if remove_diagonal:
+        positive = positive & ~jnp.eye(labels.shape[0], ref_labels.shape[0], dtype=bool)
+    pos_weights = jnp.maximum((margin + distances) * positive, 0.0)
+    neg_weights = jnp.maximum((1 + margin - distances) * negative, 0.0)
+    pos_terms = -gamma * pos_weights * (margin - distances)
+    neg_terms = gamma * neg_weights * ((1 - margin) - distances)
+    p_loss = jax.nn.logsumexp(jnp.where(positive, pos_terms, -jnp.inf), axis=1)
+    n_loss = jax.nn.logsumexp(jnp.where(negative, neg_terms, -jnp.inf), axis=1)
+    values = jax.nn.softplus(p_loss + n_loss)
+    return values, values > 0
+
+
+def circle(y_true, y_pred, ref_labels=None, ref_embeddings=None, remove_diagonal=True,
+           gamma=80.0, margin=0.4):
+    """The Circle loss per sample (see ``circle_and_mask``)."""
+    return circle_and_mask(y_true, y_pred, ref_labels, ref_embeddings, remove_diagonal,
+                           gamma, margin)[0]
+
+
+def ctc(y_true, y_pred):
+    """Connectionist temporal classification loss of label sequences ``(batch, max_len)``
+    (0 is padding and the blank) against logits ``(batch, time, classes)`` (optax's)."""
+    y_pred = as_float(y_pred)
+    labels = jnp.asarray(y_true)
+    if labels.ndim != 2:
+        raise ValueError("Targets `y_true` are expected to be a tensor of shape "
+                         f"`(batch_size, max_length)` in integer format. Received: "
+                         f"y_true.shape={tuple(labels.shape)}")
+    if y_pred.ndim != 3:
+        raise ValueError("Logits `y_pred` are expected to be a tensor of shape "
+                         f"`(batch_size, max_length, num_classes)`. Received: "
+                         f"y_pred.shape={tuple(y_pred.shape)}")
+    labels = labels.astype(jnp.int32)
+    logit_paddings = jnp.zeros(y_pred.shape[:2], y_pred.dtype)
+    label_paddings = (labels == 0).astype(y_pred.dtype)
+    return optax.ctc_loss(y_pred, logit_paddings, labels, label_paddings, blank_id=0)

@@ -31,7 +31,9 @@ from runtime import loss_checks, loss_functions as fns
 from runtime.weighting import combine_masks, reduce_weighted, squeeze_or_expand_to_same_rank
 
 __all__ = [
-    "BinaryCrossentropy", "BinaryFocalCrossentropy", "CategoricalCrossentropy",
+    "BinaryCrossentropy", "BinaryFocalCrossentropy", "CTC", "CategoricalCrossentropy",
+    "CategoricalFocalCrossentropy", "CategoricalGeneralizedCrossEntropy", "Circle", "Dice",
+    "Tversky",
     "CategoricalHinge", "CosineSimilarity", "Hinge", "Huber", "KLDivergence", "LogCosh",
     "Loss", "LossFunctionWrapper", "MeanAbsoluteError", "MeanAbsolutePercentageError",
     "MeanSquaredError", "MeanSquaredLogarithmicError", "Poisson",
@@ -323,6 +325,94 @@ class SparseCategoricalCrossentropy(_Elementwise):
         loss_checks.check_sparse(self.name, y_true, y_pred, self.axis)
 
 
+class CategoricalFocalCrossentropy(_Elementwise):
+    """Categorical crossentropy focused on hard examples: ``alpha * (1 - p) ** gamma``."""
+
+    fn = staticmethod(fns.categorical_focal_crossentropy)
+    default_name = "categorical_focal_crossentropy"
+
+    def __init__(self, alpha=0.25, gamma=2.0, from_logits=False, label_smoothing=0.0, axis=-1,
+                 reduction="sum_over_batch_size", name="categorical_focal_crossentropy"):
+        super().__init__(reduction=reduction, name=name, alpha=alpha, gamma=gamma,
+                         from_logits=from_logits, label_smoothing=label_smoothing, axis=axis)
+        self.alpha, self.gamma, self.from_logits = alpha, gamma, from_logits
+        self.label_smoothing, self.axis = label_smoothing, axis
+
+
+class CategoricalGeneralizedCrossEntropy(LossFunctionWrapper):
+    """``(1 - p_true ** q) / q`` of integer labels, for ``0 < q < 1`` (noisy labels)."""
+
+    def __init__(self, q=0.5, reduction="sum_over_batch_size",
+                 name="categorical_generalized_cross_entropy"):
+        if not 0 < q < 1:
+            raise ValueError("q must be in the interval (0, 1)")
+        super().__init__(fns.categorical_generalized_cross_entropy, reduction=reduction,
+                         name=name, q=q)
+        self.q = q
+
+    def get_config(self):
+        return {"name": self.name, "reduction": self.reduction, "q": self.q}
+
+
+class _Overlap(LossFunctionWrapper):
+    """Dice and Tversky: soft-overlap losses summed over ``axis`` (None: everything)."""
+
+    def call(self, y_true, y_pred):
+        return self.fn(y_true, y_pred, **self._fn_kwargs)
+
+    def get_config(self):
+        return {"name": self.name, "reduction": self.reduction, **self._fn_kwargs}
+
+
+class Dice(_Overlap):
+    """``1 - 2 |y_true * y_pred| / (|y_true| + |y_pred|)``."""
+
+    def __init__(self, reduction="sum_over_batch_size", name="dice", axis=None):
+        super().__init__(fns.dice, reduction=reduction, name=name, axis=axis)
+        self.axis = axis
+
+
+class Tversky(_Overlap):
+    """``1 - TP / (TP + alpha FP + beta FN)``; alpha = beta = 0.5 is Dice."""
+
+    def __init__(self, alpha=0.5, beta=0.5, reduction="sum_over_batch_size", name="tversky",
+                 axis=None):
+        super().__init__(fns.tversky, reduction=reduction, name=name, alpha=alpha, beta=beta,
+                         axis=axis)
+        self.alpha, self.beta, self.axis = alpha, beta, axis
+
+
+class Circle(LossFunctionWrapper):
+    """The Circle loss of L2-normalised embeddings with integer labels; the mean is over
+    the samples with a positive loss, as Keras."""
+
+    def __init__(self, gamma=80.0, margin=0.4, remove_diagonal=True,
+                 reduction="sum_over_batch_size", name="circle"):
+        super().__init__(fns.circle, reduction=reduction, name=name, gamma=gamma,
+                         margin=margin, remove_diagonal=remove_diagonal)
+        self.gamma, self.margin, self.remove_diagonal = gamma, margin, remove_diagonal
+
+    def call_with_mask(self, y_true, y_pred):
+        return fns.circle_and_mask(y_true, y_pred, **self._fn_kwargs)
+
+    def get_config(self):
+        return {"name": self.name, "reduction": self.reduction, **self._fn_kwargs}
+
+
+class CTC(LossFunctionWrapper):
+    """Connectionist temporal classification: labels ``(batch, max_len)`` padded with 0
+    (the blank), logits ``(batch, time, classes)``."""
+
+    def __init__(self, reduction="sum_over_batch_size", name="ctc"):
+        super().__init__(fns.ctc, reduction=reduction, name=name)
+
+    def call(self, y_true, y_pred):
+        return fns.ctc(y_true, y_pred)
+
+    def get_config(self):
+        return {"name": self.name, "reduction": self.reduction}
+
+
 _ALIASES = {
     "mse": MeanSquaredError, "mae": MeanAbsoluteError, "mape": MeanAbsolutePercentageError,
     "msle": MeanSquaredLogarithmicError, "huber": Huber, "logcosh": LogCosh,
@@ -333,9 +423,11 @@ _CLASSES = [MeanSquaredError, MeanAbsoluteError, MeanAbsolutePercentageError,
             MeanSquaredLogarithmicError, Huber, LogCosh, CategoricalCrossentropy,
             SparseCategoricalCrossentropy, BinaryCrossentropy, BinaryFocalCrossentropy,
             KLDivergence, CosineSimilarity, Poisson, Hinge, SquaredHinge, CategoricalHinge]
+_MORE = [CategoricalFocalCrossentropy, CategoricalGeneralizedCrossEntropy, Dice, Tversky,
+         Circle, CTC]
 BY_NAME = {**{c.default_name: c for c in _CLASSES},
-           **{to_snake_case(c.__name__): c for c in _CLASSES}, **_ALIASES}
-_BY_CLASS_NAME = {c.__name__: c for c in _CLASSES}
+           **{to_snake_case(c.__name__): c for c in _CLASSES + _MORE}, **_ALIASES}
+_BY_CLASS_NAME = {c.__name__: c for c in _CLASSES + _MORE}
 
 
 def from_keras(obj):
