@@ -277,3 +277,25 @@ def test_unsafe_deserialization_switch_lets_lambda_configs_load():
         assert float(layer(jnp.array(-2.0))) == 2.0
     finally:
         kg.config._UNSAFE_DESERIALIZATION = False
+
+
+def test_custom_object_scope_lets_configs_name_unregistered_classes():
+    class Scaled(kg.layers.Layer):
+        def __init__(self, factor=2.0, **kwargs):
+            super().__init__(**kwargs)
+            self.factor = factor
+
+        def call(self, x):
+            return x * self.factor
+
+        def get_config(self):
+            return {**super().get_config(), "factor": self.factor}
+
+    x = kg.Input(shape=(2,))
+    config = kg.Model(x, Scaled(3.0)(x)).to_json()
+    with pytest.raises(ValueError, match="Could not locate class 'Scaled'"):
+        kg.models.model_from_json(config)
+    with kg.saving.custom_object_scope({"Scaled": Scaled}):
+        model = kg.models.model_from_json(config)
+    assert float(model(np.ones((1, 2), np.float32))[0, 0]) == 3.0
+    assert kg.saving.get_registered_object("Scaled") is None

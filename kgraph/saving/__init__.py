@@ -26,7 +26,8 @@ from kgraph.saving.json_format import model_from_config, model_from_json, to_jso
 from kgraph.saving.layer_config import (call_from_config, deserialize_keras_object,
                                         deserialize_layer, serialize_keras_object,
                                         serialize_layer)
-from kgraph.saving.registry import (get_custom_objects, get_registered_name,
+from kgraph.saving.registry import (CustomObjectScope, custom_object_scope,
+                                    get_custom_objects, get_registered_name,
                                     get_registered_object, register_keras_serializable,
                                     register_layer)
 from kgraph.saving.validation import MAX_CONFIG_DEPTH, ConfigError
@@ -36,8 +37,8 @@ from kgraph.saving.registry import _GLOBAL_CUSTOM_NAMES, _GLOBAL_CUSTOM_OBJECTS 
 from kgraph.saving.values import decode_value as _decode_value  # noqa: F401
 from kgraph.saving.values import encode_value as _encode_value  # noqa: F401
 
-__all__ = ["MAX_CONFIG_DEPTH", "ConfigError", "call_from_config", "deserialize_keras_object",
-           "deserialize_layer", "functional_from_config", "functional_get_config",
+__all__ = ["ConfigError", "CustomObjectScope", "MAX_CONFIG_DEPTH", "call_from_config",
+           "custom_object_scope", "deserialize_keras_object", "deserialize_layer", "functional_from_config", "functional_get_config",
            "get_custom_objects", "get_registered_name", "get_registered_object",
            "model_from_config", "model_from_json", "register_keras_serializable",
            "register_layer", "registry", "serialize_keras_object", "serialize_layer", "to_json",

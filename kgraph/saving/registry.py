@@ -47,9 +47,49 @@ def get_registered_name(cls) -> str:
     return _GLOBAL_CUSTOM_NAMES.get(cls, cls.__name__)
 
 
+_SCOPES: list = []  # the custom_objects of the open custom_object_scope()s, innermost last
+
+
+class CustomObjectScope:
+    """Within ``with custom_object_scope({"MyLayer": MyLayer}):``, deserialization finds
+    these classes by name as if passed as ``custom_objects`` (Keras's scope).
+
+    >>> class MyLayer: ...
+    >>> with custom_object_scope({"MyLayer": MyLayer}):
+    ...     get_registered_object("MyLayer") is MyLayer
+    True
+    >>> get_registered_object("MyLayer") is None
+    True
+    """
+
+    def __init__(self, custom_objects=None):
+        self.custom_objects = dict(custom_objects or {})
+
+    def __enter__(self):
+        _SCOPES.append(self.custom_objects)
+        return self
+
+    def __exit__(self, *exc_info):
+        _SCOPES.remove(self.custom_objects)
+
+
+custom_object_scope = CustomObjectScope
+
+
+def _with_scopes(custom_objects) -> dict:
+    """``custom_objects`` over the open scopes' objects (inner scopes win)."""
+    merged: dict = {}
+    for scope in _SCOPES:
+        merged.update(scope)
+    merged.update(custom_objects or {})
+    return merged
+
+
 def get_registered_object(name, custom_objects=None):
-    """The class registered (or given in ``custom_objects``) as ``name``, or None."""
-    if custom_objects and name in custom_objects:
+    """The class registered (or given in ``custom_objects`` or an open
+    ``custom_object_scope``) as ``name``, or None."""
+    custom_objects = _with_scopes(custom_objects)
+    if name in custom_objects:
         return custom_objects[name]
     return _GLOBAL_CUSTOM_OBJECTS.get(name)
 
@@ -107,7 +147,7 @@ def resolve_class(config, custom_objects):
     class_name = config.get("class_name")
     registered_name = config.get("registered_name")
     module = config.get("module")
-    custom_objects = custom_objects or {}
+    custom_objects = _with_scopes(custom_objects)
     for key in (registered_name, class_name):
         if key is not None and key in custom_objects:
             return custom_objects[key]
