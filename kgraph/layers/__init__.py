@@ -55,6 +55,7 @@ from kgraph.layers.multi_head_attention import MultiHeadAttention
 # recurrent
 from kgraph.layers.recurrent import GRU, LSTM, RNN, SimpleRNN
 from kgraph.layers.rnn_cells import GRUCell, LSTMCell, SimpleRNNCell
+from kgraph.layers.rnn_stacked import StackedRNNCells
 from kgraph.layers.wrappers import Bidirectional, TimeDistributed
 
 # custom gradients (examples of jax.custom_vjp in a layer)

@@ -32,6 +32,7 @@ from kgraph.base.input_spec import InputSpec
 from kgraph.base.layer import Layer
 from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.interpreter import context
+from kgraph.layers.rnn_stacked import StackedRNNCells
 from kgraph.layers.rnn_cells import (GRUCell, LSTMCell, SimpleRNNCell, _Cell, init_arguments,
                                      parameter_names)
 
@@ -101,8 +102,7 @@ class RNN(Layer):
     def __init__(self, cell, return_sequences=False, return_state=False, go_backwards=False,
                  stateful=False, unroll=False, zero_output_for_mask=False, **kwargs):
         if isinstance(cell, (list, tuple)):
-            raise ValueError("RNN: a list of cells (StackedRNNCells) is not supported; stack "
-                             "recurrent layers instead.")
+            cell = StackedRNNCells(cell)
         if not callable(getattr(cell, "call", None)):
             raise ValueError(f"Argument `cell` should have a `call` method. Received: cell={cell}")
         if getattr(cell, "state_size", None) is None:
@@ -159,8 +159,15 @@ class RNN(Layer):
         size = self._output_size()
         output = (batch, length, size) if self.return_sequences else (batch, size)
         if self.return_state:
-            return [output] + [(batch, s) for s in self.state_size]
+            return [output] + list(self._nested([(batch, s) for s in self.state_size]))
         return output
+
+    def _nested(self, flat):
+        """States as the layer returns them: flat, or per cell for ``StackedRNNCells``
+        (a list for a cell with several states), as Keras."""
+        if isinstance(self.cell, StackedRNNCells):
+            return self.cell.nest_states(flat)
+        return flat
 
     def compute_output_spec(self, sequences, initial_state=None, mask=None, training=None):
         sizes = [self._output_size()] + self.state_size
@@ -171,7 +178,10 @@ class RNN(Layer):
                 self._output_spec_cache)
         shapes = self.compute_output_shape(tuple(sequences.shape))
         if self.return_state:
-            return tuple(KerasTensor(s, self.compute_dtype) for s in shapes)
+            output, *states = shapes
+            states = [[KerasTensor(x, self.compute_dtype) for x in s] if isinstance(s, list)
+                      else KerasTensor(s, self.compute_dtype) for s in states]
+            return (KerasTensor(output, self.compute_dtype), *states)
         return KerasTensor(shapes, self.compute_dtype)
 
     def compute_mask(self, inputs, mask=None):
@@ -179,7 +189,9 @@ class RNN(Layer):
             mask = mask[0] if mask else None
         output_mask = mask if self.return_sequences else None
         if self.return_state and output_mask is not None:
-            return (output_mask,) + (None,) * len(self.state_size)
+            return (output_mask,) + tuple(
+                [None] * len(s) if isinstance(s, list) else None
+                for s in self._nested([None] * len(self.state_size)))
         return output_mask
 
     # ------------------------------------------------------------------ call
@@ -189,8 +201,8 @@ class RNN(Layer):
     def _initial_states(self, batch, initial_state):
         if initial_state is None:
             return self.get_initial_state(batch)
-        states = (list(initial_state) if isinstance(initial_state, (list, tuple))
-                  else [initial_state])
+        states = (jax.tree_util.tree_leaves(list(initial_state))
+                  if isinstance(initial_state, (list, tuple)) else [initial_state])
         if len(states) != len(self.state_size):
             raise ValueError(f'Layer "{self.name}" expects {len(self.state_size)} initial '
                              f"state(s), received {len(states)}.")
@@ -219,7 +231,7 @@ class RNN(Layer):
         dtype = self.compute_dtype
         output = output.astype(dtype)
         if self.return_state:
-            return (output,) + tuple(s.astype(dtype) for s in final)
+            return (output,) + tuple(self._nested([s.astype(dtype) for s in final]))
         return output
 
     # ---------------------------------------------------------------- config
