@@ -299,3 +299,17 @@ def test_custom_object_scope_lets_configs_name_unregistered_classes():
         model = kg.models.model_from_json(config)
     assert float(model(np.ones((1, 2), np.float32))[0, 0]) == 3.0
     assert kg.saving.get_registered_object("Scaled") is None
+
+
+def test_variables_answer_kerass_questions():
+    dense = kg.layers.Dense(2)
+    dense(np.ones((1, 3), np.float32))
+    assert dense.variables == dense.weights
+    assert dense.trainable_variables == dense.trainable_weights
+    assert kg.layers.BatchNormalization().non_trainable_variables == []
+    bias = dense.weights[1]
+    bias.assign_add(np.ones(2))
+    bias.assign_sub(np.full(2, 0.5))
+    np.testing.assert_array_equal(np.asarray(bias), [0.5, 0.5])
+    assert bias.ndim == 1 and bias.numpy().tolist() == [0.5, 0.5]
+    np.testing.assert_array_equal(dense.bias, [0.5, 0.5])

@@ -311,6 +311,21 @@ class Layer:
         return variable
 
     @property
+    def variables(self) -> list[Variable]:
+        """Keras 3's name for ``weights``."""
+        return self.weights
+
+    @property
+    def trainable_variables(self) -> list[Variable]:
+        """Keras 3's name for ``trainable_weights``."""
+        return self.trainable_weights
+
+    @property
+    def non_trainable_variables(self) -> list[Variable]:
+        """Keras 3's name for ``non_trainable_weights``."""
+        return self.non_trainable_weights
+
+    @property
     def weights(self) -> list[Variable]:
         """All weights: own first, then sub-layers' (depth first), each once."""
         result, seen_vars, seen_layers, stack = [], set(), set(), [self]

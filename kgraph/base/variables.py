@@ -83,9 +83,25 @@ class Variable:
         else:
             self._value = value
 
+    def assign_add(self, delta):
+        """``assign(value + delta)``."""
+        self.assign(self.value + jnp.asarray(delta, self.dtype))
+
+    def assign_sub(self, delta):
+        """``assign(value - delta)``."""
+        self.assign(self.value - jnp.asarray(delta, self.dtype))
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
     def numpy(self) -> np.ndarray:
         """The stored value as a NumPy array."""
         return np.asarray(self.value)
+
+    def __array__(self, dtype=None, copy=None):
+        value = np.asarray(self.value)
+        return value if dtype is None else value.astype(dtype)
 
     def __repr__(self):
         kind = "trainable" if self.trainable else "non-trainable"
