@@ -52,9 +52,12 @@ def global_policy() -> DTypePolicy:
 
 
 def get(dtype) -> DTypePolicy:
-    """A policy from None (the global one), a name, a dtype, or a policy."""
+    """A policy from None (the global one), a name, a dtype, a policy, or a Keras policy
+    config (``{"class_name": "DTypePolicy", "config": {"name": ...}}``)."""
     if dtype is None:
         return _global_policy
     if isinstance(dtype, DTypePolicy):
         return dtype
+    if isinstance(dtype, dict):  # a serialized Keras DTypePolicy: {"class_name", "config"}
+        return DTypePolicy((dtype.get("config") or {}).get("name", "float32"))
     return DTypePolicy(dtype if isinstance(dtype, str) else jnp.dtype(dtype).name)
