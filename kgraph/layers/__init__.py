@@ -50,6 +50,7 @@ from kgraph.layers.preprocessing import CenterCrop, Normalization, Rescaling, Re
 
 # attention
 from kgraph.layers.attention import AdditiveAttention, Attention
+from kgraph.layers.grouped_query_attention import GroupedQueryAttention, GroupQueryAttention
 from kgraph.layers.multi_head_attention import MultiHeadAttention
 
 # recurrent
