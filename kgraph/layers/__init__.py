@@ -36,6 +36,9 @@ from kgraph.layers.pooling import (AveragePooling1D, AveragePooling2D, AveragePo
                                    GlobalAveragePooling1D, GlobalAveragePooling2D,
                                    GlobalAveragePooling3D, GlobalMaxPooling1D, GlobalMaxPooling2D,
                                    GlobalMaxPooling3D, MaxPooling1D, MaxPooling2D, MaxPooling3D)
+from kgraph.layers.pooling_adaptive import (AdaptiveAveragePooling1D, AdaptiveAveragePooling2D,
+                                            AdaptiveAveragePooling3D, AdaptiveMaxPooling1D,
+                                            AdaptiveMaxPooling2D, AdaptiveMaxPooling3D)
 
 # regularization
 from kgraph.layers.regularization import (ActivityRegularization, AlphaDropout,
