@@ -11,7 +11,7 @@ import importlib as _importlib
 
 from kgraph import (activations, backend, config, constraints, datasets, dtype_policies,
                     dtype_policy, initializers, layers, mixed_precision, ops, random,
-                    regularizers, tree)
+                    regularizers, tree, utils)
 from kgraph import saving
 from kgraph.base.input_spec import InputSpec
 from kgraph.base.layer import Layer
@@ -52,7 +52,7 @@ def version() -> str:
 # ``import kgraph`` never imports ``runtime``: ``kg.optimizers``, ``kg.losses``, ...
 _RUNTIME_MODULES = ("callbacks", "losses", "metrics", "optimizers")
 _RUNTIME_NAMES = {"Loss": "losses", "Metric": "metrics", "Optimizer": "optimizers"}
-__all__ += ["backend", "tree", *_RUNTIME_MODULES, *_RUNTIME_NAMES]
+__all__ += ["backend", "tree", "utils", *_RUNTIME_MODULES, *_RUNTIME_NAMES]
 
 
 def __getattr__(name):

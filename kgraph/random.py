@@ -35,3 +35,17 @@ def next_key():
             _key = jax.random.PRNGKey(_seed)
         _count += 1
         return jax.random.fold_in(_key, _count)
+
+
+def set_random_seed(seed: int) -> None:
+    """Seed everything at once (``keras.utils.set_random_seed``): Python's ``random``,
+    NumPy's global generator and kgraph's eager stream."""
+    import random as python_random
+
+    import numpy as np
+
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise ValueError(f"Expected `seed` argument to be an integer. Received: seed={seed!r}")
+    python_random.seed(seed)
+    np.random.seed(seed)
+    set_seed(seed)
