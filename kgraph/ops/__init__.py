@@ -20,11 +20,23 @@ Every op has a registered name: ``get_op("add") is add``; an Operation node's
 ``get_config()`` is ``{"name": ..., "op": ..., "kwargs": {...}}`` (see
 ``kgraph.ops.registry`` for the serialization contract).
 
-The catalog lives in ``kgraph.ops.numpy`` (math, reductions, shapes, indexing) and
-``kgraph.ops.nn`` (activations, conv, moments, normalize, losses).
+The catalog lives in ``kgraph.ops.numpy`` and ``numpy_extra`` (math, creation, reductions,
+shapes, indexing), ``kgraph.ops.nn`` (activations, conv, pooling, normalization, attention,
+losses), ``kgraph.ops.core`` (conversion, control flow, scatter/segment ops),
+``kgraph.ops.linalg`` and ``kgraph.ops.image``, with ``keras.ops``'s names.
 """
 
+from kgraph.ops import image, linalg, nn, numpy  # noqa: F401 - keras.ops's submodules
+from kgraph.ops.core import *  # noqa: F401,F403 - the public catalog
+from kgraph.ops.image import (affine_transform, crop_images, extract_patches,  # noqa: F401
+                              gaussian_blur, hsv_to_rgb, map_coordinates, pad_images, resize,
+                              rgb_to_grayscale, rgb_to_hsv)
+from kgraph.ops.linalg import (cholesky, cholesky_inverse, det, eig, eigh, inv,  # noqa: F401
+                               jvp, logdet, lstsq, lu_factor, matrix_rank, pinv, qr, slogdet,
+                               solve, solve_triangular, svd)
 from kgraph.ops.nn import *  # noqa: F401,F403 - the public catalog
 from kgraph.ops.numpy import *  # noqa: F401,F403 - the public catalog
+from kgraph.ops.numpy_extra import *  # noqa: F401,F403 - the public catalog
+from kgraph.ops.numpy_extra import meshgrid, size, vectorize, view  # noqa: F401
 from kgraph.ops.registry import (Operation, get_impl, get_op, is_symbolic, op_names,  # noqa: F401
                                  register_array_function, register_custom, register_op)

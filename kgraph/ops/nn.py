@@ -194,3 +194,10 @@ __all__ = sorted(list(_ACTIVATIONS) + [
     "softmax", "log_softmax", "gelu", "leaky_relu", "elu", "conv", "depthwise_conv",
     "moments", "normalize", "sparse_categorical_crossentropy", "categorical_crossentropy",
     "binary_crossentropy"])
+
+
+from kgraph.ops import nn_extra as _extra  # noqa: E402
+from kgraph.ops.nn_extra import *  # noqa: E402,F401,F403 - the rest of keras.ops.nn
+from kgraph.ops.numpy import one_hot  # noqa: E402,F401 - keras.ops.nn.one_hot too
+
+__all__ = [*__all__, *_extra.__all__, "one_hot"]

@@ -448,3 +448,9 @@ __all__ = sorted(list(_UNARY) + list(_BINARY) + [
     "split", "unstack", "tile", "repeat", "broadcast_to", "ravel", "flip", "roll", "swapaxes",
     "moveaxis", "pad", "triu", "tril", "zeros_like", "ones_like", "full_like", "get_item",
     "take", "take_along_axis", "slice", "sort", "argsort", "top_k", "one_hot"])
+
+
+from kgraph.ops import numpy_extra as _extra  # noqa: E402
+from kgraph.ops.numpy_extra import *  # noqa: E402,F401,F403 - the rest of keras.ops.numpy
+
+__all__ = [*__all__, *_extra.__all__]

@@ -1,0 +1,245 @@
+"""``keras.ops`` core: conversion, control flow, scatter/segment ops and custom gradients.
+
+Control flow takes Python callables, so it runs on arrays (eagerly or under ``jit``), not
+on KerasTensors: use it inside a layer's ``call``.
+
+>>> from kgraph import ops
+>>> ops.convert_to_numpy(ops.scan(lambda c, x: (c + x, c), 0, ops.arange(4))[1]).tolist()
+[0, 0, 1, 3]
+>>> ops.segment_sum(ops.array([1.0, 2.0, 3.0]), ops.array([0, 0, 1]), num_segments=2).tolist()
+[3.0, 3.0]
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from kgraph.graph.keras_tensor import KerasTensor
+from kgraph.ops.registry import is_symbolic, register_op
+
+
+def _arrays_only(name, *args):
+    if is_symbolic(args):
+        raise TypeError(f"ops.{name} takes Python functions and runs on arrays, not on "
+                        "symbolic KerasTensors: call it inside a layer's call(), where the "
+                        "inputs are arrays.")
+
+
+def convert_to_tensor(x, dtype=None, sparse=None, ragged=None):
+    """``x`` as a JAX array (KerasTensors are returned as they are)."""
+    if isinstance(x, KerasTensor):
+        return x
+    if hasattr(x, "value") and hasattr(x, "assign"):  # a kgraph Variable
+        x = x.value
+    return jnp.asarray(x, dtype)
+
+
+def convert_to_numpy(x):
+    """``x`` as a NumPy array (KerasTensors have no values: an error)."""
+    _arrays_only("convert_to_numpy", x)
+    return np.asarray(x)
+
+
+def is_tensor(x) -> bool:
+    """True for JAX arrays (and KerasTensors)."""
+    return isinstance(x, (jax.Array, KerasTensor))
+
+
+def dtype(x) -> str:
+    """``x``'s dtype name."""
+    return jnp.dtype(x.dtype).name
+
+
+def cond(pred, true_fn, false_fn):
+    """``true_fn()`` if ``pred`` else ``false_fn()`` (``jax.lax.cond``)."""
+    _arrays_only("cond", pred)
+    return jax.lax.cond(pred, true_fn, false_fn)
+
+
+def switch(index, branches, *operands):
+    """``branches[index](*operands)`` (``jax.lax.switch``)."""
+    _arrays_only("switch", index, operands)
+    return jax.lax.switch(index, branches, *operands)
+
+
+def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
+    """``jax.lax.scan``: ``f(carry, x) -> (carry, y)`` over ``xs``'s leading axis."""
+    _arrays_only("scan", init, xs)
+    return jax.lax.scan(f, init, xs, length=length, reverse=reverse, unroll=unroll)
+
+
+def associative_scan(f, elems, reverse=False, axis=0):
+    """``jax.lax.associative_scan``: prefix results of an associative ``f``."""
+    _arrays_only("associative_scan", elems)
+    return jax.lax.associative_scan(f, elems, reverse=reverse, axis=axis)
+
+
+def fori_loop(lower, upper, body_fun, init_val):
+    """``body_fun(i, val)`` for ``i`` in ``[lower, upper)``."""
+    _arrays_only("fori_loop", init_val)
+    return jax.lax.fori_loop(lower, upper, body_fun, init_val)
+
+
+def while_loop(cond, body, loop_vars, maximum_iterations=None):
+    """Keras's ``while_loop``: ``loop_vars = body(*loop_vars)`` while ``cond(*loop_vars)``
+    (a tuple of loop variables in, the same structure out)."""
+    _arrays_only("while_loop", loop_vars)
+    single = not isinstance(loop_vars, (tuple, list))
+    state = (loop_vars,) if single else tuple(loop_vars)
+
+    def as_tuple(value):
+        return (value,) if single or not isinstance(value, (tuple, list)) else tuple(value)
+
+    if maximum_iterations is None:
+        final = jax.lax.while_loop(lambda s: cond(*s), lambda s: as_tuple(body(*s)), state)
+    else:
+        def bounded_cond(s):
+            return jnp.logical_and(s[0] < maximum_iterations, cond(*s[1]))
+
+        final = jax.lax.while_loop(bounded_cond,
+                                   lambda s: (s[0] + 1, as_tuple(body(*s[1]))),
+                                   (jnp.zeros((), jnp.int32), state))[1]
+    return final[0] if single else type(loop_vars)(final)
+
+
+def map(f, xs):  # noqa: A001 - keras.ops name
+    """``f`` over the leading axis of ``xs`` (``jax.lax.map``)."""
+    _arrays_only("map", xs)
+    return jax.lax.map(f, xs)
+
+
+def vectorized_map(function, elements):
+    """``function`` over the leading axis of ``elements`` (``jax.vmap``)."""
+    _arrays_only("vectorized_map", elements)
+    return jax.vmap(function)(elements)
+
+
+def custom_gradient(fun):
+    """Keras's ``custom_gradient``: ``fun(*args) -> (output, grad_fn)`` where
+    ``grad_fn(upstream)`` gives the input gradients (``jax.custom_gradient``)."""
+    return jax.custom_gradient(fun)
+
+
+@register_op("scatter", tensors=2)
+def scatter(indices, values, shape):
+    """Zeros of ``shape`` with ``values`` added at ``indices`` (rows of index tuples)."""
+    indices = jnp.asarray(indices)
+    zeros = jnp.zeros(shape, jnp.asarray(values).dtype)
+    return zeros.at[tuple(jnp.moveaxis(indices, -1, 0))].add(values)
+
+
+@register_op("scatter_update", tensors=3)
+def scatter_update(inputs, indices, updates):
+    """``inputs`` with ``updates`` written at ``indices``."""
+    indices = jnp.asarray(indices)
+    return jnp.asarray(inputs).at[tuple(jnp.moveaxis(indices, -1, 0))].set(updates)
+
+
+@register_op("slice_update", tensors=2)
+def slice_update(inputs, start_indices, updates):
+    """``inputs`` with the block ``updates`` written from ``start_indices``."""
+    return jax.lax.dynamic_update_slice(inputs, jnp.asarray(updates, inputs.dtype),
+                                        tuple(start_indices))
+
+
+def _segment(name, reducer):
+    def segment(data, segment_ids, num_segments=None, sorted=False):  # noqa: A002
+        if num_segments is None:
+            num_segments = int(jnp.max(segment_ids)) + 1
+        return reducer(data, segment_ids, num_segments=num_segments,
+                       indices_are_sorted=sorted)
+
+    segment.__doc__ = f"The {name} of ``data``'s rows per segment id."
+    return segment
+
+
+segment_sum = register_op("segment_sum", tensors=2)(_segment("sum", jax.ops.segment_sum))
+segment_max = register_op("segment_max", tensors=2)(_segment("max", jax.ops.segment_max))
+segment_min = register_op("segment_min", tensors=2)(_segment("min", jax.ops.segment_min))
+segment_prod = register_op("segment_prod", tensors=2)(_segment("product",
+                                                                jax.ops.segment_prod))
+
+
+@register_op("saturate_cast")
+def saturate_cast(x, dtype):
+    """``x`` cast to ``dtype``, clipped to its range first."""
+    target = jnp.dtype(dtype)
+    info = jnp.iinfo(target) if jnp.issubdtype(target, jnp.integer) else jnp.finfo(target)
+    return jnp.clip(x, info.min, info.max).astype(target)
+
+
+@register_op("empty_like")
+def empty_like(x, dtype=None):
+    """An array like ``x`` (zeros: JAX has no uninitialised memory)."""
+    return jnp.zeros_like(x, dtype)
+
+
+@register_op("in_top_k", tensors=2)
+def in_top_k(targets, predictions, k):
+    """Whether each target class is among the ``k`` highest predictions of its row."""
+    target_scores = jnp.take_along_axis(predictions, targets[:, None].astype(jnp.int32), 1)
+    higher = jnp.sum(predictions > target_scores, axis=1)
+    return higher < k
+
+
+@register_op("cdist", tensors=2)
+def cdist(x, y):
+    """Pairwise Euclidean distances between the rows of ``x`` and ``y``."""
+    diff = x[..., :, None, :] - y[..., None, :, :]
+    return jnp.sqrt(jnp.sum(diff * diff, axis=-1))
+
+
+def _complex_pair(x):
+    real, imag = x
+    return jnp.asarray(real) + 1j * jnp.asarray(imag)
+
+
+def fft(x):
+    """FFT over the last axis of ``x = (real, imag)``; returns ``(real, imag)``."""
+    out = jnp.fft.fft(_complex_pair(x))
+    return jnp.real(out), jnp.imag(out)
+
+
+def fft2(x):
+    """2-D FFT over the last two axes of ``x = (real, imag)``; returns ``(real, imag)``."""
+    out = jnp.fft.fft2(_complex_pair(x))
+    return jnp.real(out), jnp.imag(out)
+
+
+def ifft2(x):
+    """Inverse 2-D FFT of ``x = (real, imag)``; returns ``(real, imag)``."""
+    out = jnp.fft.ifft2(_complex_pair(x))
+    return jnp.real(out), jnp.imag(out)
+
+
+def rfft(x, fft_length=None):
+    """FFT of a real signal over its last axis; returns ``(real, imag)``."""
+    out = jnp.fft.rfft(x, n=fft_length)
+    return jnp.real(out), jnp.imag(out)
+
+
+def irfft(x, fft_length=None):
+    """The real signal of the half spectrum ``x = (real, imag)``."""
+    return jnp.fft.irfft(_complex_pair(x), n=fft_length)
+
+
+def view_as_complex(x):
+    """``(..., 2)`` real pairs as complex numbers."""
+    x = jnp.asarray(x)
+    return x[..., 0] + 1j * x[..., 1]
+
+
+def view_as_real(x):
+    """Complex numbers as ``(..., 2)`` real pairs."""
+    x = jnp.asarray(x)
+    return jnp.stack([jnp.real(x), jnp.imag(x)], axis=-1)
+
+
+__all__ = ["associative_scan", "cdist", "cond", "convert_to_numpy", "convert_to_tensor",
+           "custom_gradient", "dtype", "empty_like", "fft", "fft2", "fori_loop", "ifft2",
+           "in_top_k", "irfft", "is_tensor", "map", "rfft", "saturate_cast", "scan", "scatter",
+           "scatter_update", "segment_max", "segment_min", "segment_prod", "segment_sum",
+           "slice_update", "switch", "vectorized_map", "view_as_complex", "view_as_real",
+           "while_loop"]

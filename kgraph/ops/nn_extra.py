@@ -1,0 +1,211 @@
+"""More of ``keras.ops.nn``: pooling, normalization, attention, CTC, space/depth moves and
+the remaining activations. Star-imported by ``kgraph.ops.nn``."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import optax
+
+from kgraph import activations as _act, config
+from kgraph.ops.registry import register_array_function, register_op
+
+__all__ = ["average_pool", "batch_normalization", "celu", "ctc_decode", "ctc_loss",
+           "depth_to_space", "dot_product_attention", "glu", "hard_shrink", "hard_swish",
+           "hard_tanh", "layer_normalization", "max_pool", "multi_hot", "polar", "psnr",
+           "rms_normalization", "separable_conv", "soft_shrink", "space_to_depth",
+           "sparse_plus", "sparse_sigmoid", "sparsemax", "squareplus", "tanh_shrink",
+           "threshold"]
+
+celu = register_op("celu", elementwise=True)(lambda x, alpha=1.0: _act.celu(x, alpha))
+hard_shrink = register_op("hard_shrink", elementwise=True)(
+    lambda x, threshold=0.5: _act.hard_shrink(x, threshold))
+soft_shrink = register_op("soft_shrink", elementwise=True)(
+    lambda x, threshold=0.5: _act.soft_shrink(x, threshold))
+squareplus = register_op("squareplus", elementwise=True)(lambda x, b=4: _act.squareplus(x, b))
+glu = register_op("glu")(lambda x, axis=-1: _act.glu(x, axis))
+sparsemax = register_op("sparsemax")(lambda x, axis=-1: _act.sparsemax(x, axis))
+threshold = register_op("threshold", elementwise=True)(
+    lambda x, threshold, default_value: _act.threshold(x, threshold, default_value))
+hard_swish = register_array_function("hard_swish", _act.hard_silu, ("x",))
+hard_tanh = register_array_function("hard_tanh", _act.hard_tanh, ("x",))
+sparse_plus = register_array_function("sparse_plus", _act.sparse_plus, ("x",))
+sparse_sigmoid = register_array_function("sparse_sigmoid", _act.sparse_sigmoid, ("x",))
+tanh_shrink = register_array_function("tanh_shrink", _act.tanh_shrink, ("x",))
+
+
+def _window_args(inputs, pool_size, strides, data_format):
+    rank = inputs.ndim - 2
+    size = (pool_size,) * rank if isinstance(pool_size, int) else tuple(pool_size)
+    strides = size if strides is None else (
+        (strides,) * rank if isinstance(strides, int) else tuple(strides))
+    if (data_format or config.image_data_format()) == "channels_last":
+        return (1, *size, 1), (1, *strides, 1)
+    return (1, 1, *size), (1, 1, *strides)
+
+
+@register_op("max_pool")
+def max_pool(inputs, pool_size, strides=None, padding="valid", data_format=None):
+    """Max over windows of ``pool_size`` (``strides`` default: ``pool_size``)."""
+    window, strides = _window_args(inputs, pool_size, strides, data_format)
+    low = -jnp.inf if jnp.issubdtype(inputs.dtype, jnp.floating) else jnp.iinfo(
+        inputs.dtype).min
+    return jax.lax.reduce_window(inputs, jnp.asarray(low, inputs.dtype), jax.lax.max, window,
+                                 strides, padding.upper())
+
+
+@register_op("average_pool")
+def average_pool(inputs, pool_size, strides=None, padding="valid", data_format=None):
+    """Mean over windows (with "same" padding, over the real entries only, as Keras)."""
+    window, strides = _window_args(inputs, pool_size, strides, data_format)
+    zero = jnp.zeros((), inputs.dtype)
+    total = jax.lax.reduce_window(inputs, zero, jax.lax.add, window, strides, padding.upper())
+    if padding.lower() == "valid":
+        return total / jnp.prod(jnp.asarray(window)).astype(inputs.dtype)
+    count = jax.lax.reduce_window(jnp.ones(inputs.shape, inputs.dtype), zero, jax.lax.add,
+                                  window, strides, "SAME")
+    return total / count
+
+
+@register_op("separable_conv", tensors=3)
+def separable_conv(inputs, depthwise_kernel, pointwise_kernel, strides=1, padding="valid",
+                   data_format=None, dilation_rate=1):
+    """A depthwise convolution followed by a 1x1 convolution."""
+    from kgraph.ops.nn import conv, depthwise_conv
+
+    depthwise = depthwise_conv(inputs, depthwise_kernel, strides, padding, data_format,
+                               dilation_rate)
+    return conv(depthwise, pointwise_kernel, 1, "valid", data_format, 1)
+
+
+@register_op("batch_normalization", tensors=6)
+def batch_normalization(x, mean, variance, axis, offset=None, scale=None, epsilon=1e-3):
+    """``(x - mean) / sqrt(variance + epsilon) * scale + offset`` along ``axis``."""
+    shape = [1] * x.ndim
+    shape[axis] = x.shape[axis]
+    inv = jax.lax.rsqrt(jnp.reshape(variance, shape) + epsilon)
+    if scale is not None:
+        inv = inv * jnp.reshape(scale, shape)
+    out = (x - jnp.reshape(mean, shape)) * inv
+    return out if offset is None else out + jnp.reshape(offset, shape)
+
+
+@register_op("layer_normalization", tensors=3)
+def layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None):
+    """Normalize over ``axis`` to zero mean and unit variance, then scale and shift."""
+    epsilon = config.epsilon() if epsilon is None else epsilon
+    compute = jnp.promote_types(x.dtype, jnp.float32)
+    values = x.astype(compute)
+    mean = jnp.mean(values, axis=axis, keepdims=True)
+    variance = jnp.var(values, axis=axis, keepdims=True)
+    out = (values - mean) * jax.lax.rsqrt(variance + epsilon)
+    if gamma is not None:
+        out = out * gamma
+    if beta is not None:
+        out = out + beta
+    return out.astype(x.dtype)
+
+
+@register_op("rms_normalization", tensors=2)
+def rms_normalization(x, scale=None, axis=-1, epsilon=None):
+    """``x / sqrt(mean(x**2) + epsilon) * scale`` over ``axis``."""
+    epsilon = config.epsilon() if epsilon is None else epsilon
+    compute = jnp.promote_types(x.dtype, jnp.float32)
+    values = x.astype(compute)
+    out = values * jax.lax.rsqrt(jnp.mean(jnp.square(values), axis=axis, keepdims=True)
+                                 + epsilon)
+    if scale is not None:
+        out = out * scale
+    return out.astype(x.dtype)
+
+
+@register_op("multi_hot")
+def multi_hot(inputs, num_classes=None, axis=-1, dtype=None, sparse=False):
+    """1 for every class present in each row of integer ``inputs``."""
+    encoded = jax.nn.one_hot(inputs, num_classes, axis=axis, dtype=dtype or config.floatx())
+    reduce_axis = -2 if axis == -1 else axis + 1 if axis >= 0 else axis - 1
+    return jnp.max(encoded, axis=reduce_axis if jnp.ndim(inputs) > 1 else 0)
+
+
+@register_op("dot_product_attention", tensors=5)
+def dot_product_attention(query, key, value, bias=None, mask=None, scale=None,
+                          is_causal=False, flash_attention=None, attn_logits_soft_cap=None):
+    """``softmax(q k^T * scale + bias) v`` on ``(batch, length, heads, head_dim)`` inputs
+    (``jax.nn.dot_product_attention``)."""
+    if attn_logits_soft_cap is not None:
+        raise ValueError("dot_product_attention: attn_logits_soft_cap is not supported.")
+    return jax.nn.dot_product_attention(query, key, value, bias=bias, mask=mask, scale=scale,
+                                        is_causal=is_causal)
+
+
+@register_op("psnr", tensors=2)
+def psnr(x1, x2, max_val):
+    """Peak signal-to-noise ratio in dB."""
+    mse = jnp.mean(jnp.square(x1 - x2))
+    return 20.0 * jnp.log10(max_val) - 10.0 * jnp.log10(mse)
+
+
+@register_op("polar", tensors=2, elementwise=True)
+def polar(abs_, angle):
+    """The complex numbers ``abs_ * exp(i * angle)``."""
+    return abs_ * (jnp.cos(angle) + 1j * jnp.sin(angle))
+
+
+@register_op("depth_to_space")
+def depth_to_space(x, block_size, data_format="channels_last"):
+    """Move channel blocks into ``block_size x block_size`` spatial tiles."""
+    b = block_size
+    if data_format == "channels_first":
+        n, c, h, w = x.shape
+        x = x.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
+        return x.reshape(n, c // (b * b), h * b, w * b)
+    n, h, w, c = x.shape
+    x = x.reshape(n, h, w, b, b, c // (b * b)).transpose(0, 1, 3, 2, 4, 5)
+    return x.reshape(n, h * b, w * b, c // (b * b))
+
+
+@register_op("space_to_depth")
+def space_to_depth(x, block_size, data_format="channels_last"):
+    """Move ``block_size x block_size`` spatial tiles into channels."""
+    b = block_size
+    if data_format == "channels_first":
+        n, c, h, w = x.shape
+        x = x.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
+        return x.reshape(n, c * b * b, h // b, w // b)
+    n, h, w, c = x.shape
+    x = x.reshape(n, h // b, b, w // b, b, c).transpose(0, 1, 3, 2, 4, 5)
+    return x.reshape(n, h // b, w // b, b * b * c)
+
+
+@register_op("ctc_loss", tensors=4)
+def ctc_loss(target, output, target_length, output_length, mask_index=0):
+    """CTC loss per sample of label sequences against logits ``(batch, time, classes)``."""
+    output = jnp.asarray(output)
+    time = output.shape[1]
+    logit_paddings = (jnp.arange(time)[None, :] >= output_length[:, None]).astype(output.dtype)
+    label_paddings = (jnp.arange(target.shape[1])[None, :] >= target_length[:, None]).astype(
+        output.dtype)
+    return optax.ctc_loss(output, logit_paddings, target, label_paddings, blank_id=mask_index)
+
+
+@register_op("ctc_decode", tensors=2)
+def ctc_decode(inputs, sequence_lengths, strategy="greedy", beam_width=100, top_paths=1,
+               merge_repeated=True, mask_index=0):
+    """Greedy CTC decoding: ``(decoded (1, batch, time), scores (batch, 1))``, with -1
+    padding after each sequence (Keras's greedy strategy)."""
+    if strategy != "greedy":
+        raise ValueError("ctc_decode: only strategy='greedy' is supported (beam search is "
+                         f"not); received strategy={strategy!r}.")
+    logits = jnp.asarray(inputs)
+    time = logits.shape[1]
+    best = jnp.argmax(logits, axis=-1)
+    scores = -jnp.sum(jnp.max(jax.nn.log_softmax(logits, -1), axis=-1) * (
+        jnp.arange(time)[None] < sequence_lengths[:, None]), axis=1, keepdims=True)
+    valid = jnp.arange(time)[None] < sequence_lengths[:, None]
+    keep = valid & (best != mask_index)
+    if merge_repeated:
+        previous = jnp.pad(best[:, :-1], ((0, 0), (1, 0)), constant_values=-1)
+        keep = keep & (best != previous)
+    order = jnp.argsort(~keep, axis=1, stable=True)
+    decoded = jnp.take_along_axis(jnp.where(keep, best, -1), order, axis=1)
+    return decoded[None], scores
