@@ -125,6 +125,8 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
     model.stop_training = False
     loop = fit_loop.FitLoop(model, trainer, trainer.init_from_model(
         setup.train_key, setup.opt_state))
+    if hasattr(trainer.optimizer, "_bind"):  # model.optimizer.learning_rate: the running one
+        trainer.optimizer._bind(loop)
     callback_list = CallbackList(callbacks, model=model, loop=loop, add_history=True,
                                  add_progbar=verbose != 0, verbose=verbose, epochs=epochs,
                                  steps=steps)

@@ -50,6 +50,12 @@ class Model(Layer):
     def _opt_state(self):
         return getattr(self._training_setup, "opt_state", None)
 
+    @property
+    def optimizer(self):
+        """The optimizer given to ``compile`` (None before)."""
+        config = getattr(self._training_setup, "config", None)
+        return None if config is None else config["optimizer"]
+
     def _owns_namespace(self) -> bool:
         return True
 

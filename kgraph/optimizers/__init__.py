@@ -9,4 +9,5 @@ True
 """
 
 from runtime.optimizers import *  # noqa: F401,F403 - the public catalog
-from runtime.optimizers import get, mask_by_path  # noqa: F401
+from runtime.optimizers import __all__  # noqa: F401
+from kgraph.optimizers import schedules  # noqa: F401,E402

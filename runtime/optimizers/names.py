@@ -1,8 +1,8 @@
-"""Optimizers by Keras name, as optax ``GradientTransformation``s with Keras defaults.
+"""Optimizers by Keras name (``get("adam")``), and weight-path masks for optax.
 
-Named optimizers are built with ``optax.inject_hyperparams``, so their learning rate
-lives in the optimizer state and callbacks (``ReduceLROnPlateau``) can change it between
-steps without recompiling.
+Names resolve to the Keras optimizer classes (``runtime.optimizers.keras_optimizers``),
+whose learning rate lives in the optimizer state, so callbacks (``ReduceLROnPlateau``) can
+change it between steps without recompiling.
 
 >>> import optax
 >>> isinstance(get("adam"), optax.GradientTransformation)
@@ -13,17 +13,11 @@ from __future__ import annotations
 
 import optax
 
-_inject = optax.inject_hyperparams
-_BY_NAME = {
-    "adam": lambda: _inject(optax.adam)(learning_rate=1e-3, b1=0.9, b2=0.999, eps=1e-7),
-    "adamw": lambda: _inject(optax.adamw)(learning_rate=1e-3, b1=0.9, b2=0.999, eps=1e-7,
-                                          weight_decay=0.004),
-    "sgd": lambda: _inject(optax.sgd)(learning_rate=0.01),
-    "rmsprop": lambda: _inject(optax.rmsprop)(learning_rate=1e-3, decay=0.9, eps=1e-7),
-    "adagrad": lambda: _inject(optax.adagrad)(learning_rate=1e-3),
-    "nadam": lambda: _inject(optax.nadam)(learning_rate=1e-3, eps=1e-7),
-    "lion": lambda: _inject(optax.lion)(learning_rate=1e-3),
-}
+from runtime.optimizers import keras_optimizers as _classes
+
+_BY_NAME = {cls._default_name.lower(): cls for cls in (
+    _classes.SGD, _classes.Adam, _classes.AdamW, _classes.RMSprop, _classes.Adagrad,
+    _classes.Adadelta, _classes.Adamax, _classes.Nadam, _classes.Lion, _classes.Adafactor)}
 
 
 def get(identifier) -> optax.GradientTransformation:
@@ -34,6 +28,9 @@ def get(identifier) -> optax.GradientTransformation:
         return identifier
     if isinstance(identifier, str) and identifier.lower() in _BY_NAME:
         return _BY_NAME[identifier.lower()]()
+    if isinstance(identifier, dict) and identifier.get("class_name", "").lower() in _BY_NAME:
+        return _BY_NAME[identifier["class_name"].lower()].from_config(
+            identifier.get("config") or {})
     raise ValueError(f"Unknown optimizer {identifier!r}. Pass an optax GradientTransformation "
                      f"or one of {sorted(_BY_NAME)}.")
 

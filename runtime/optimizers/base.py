@@ -1,0 +1,278 @@
+"""``Optimizer``: Keras's optimizer classes as optax ``GradientTransformation``s.
+
+An optimizer is built from optax pieces inside ``optax.inject_hyperparams``, so its
+learning rate lives in the optimizer state (``FitLoop.learning_rate`` and callbacks change
+it between steps without recompiling; a schedule is evaluated at each step). The chain is
+Keras's: clip the gradients (``clipnorm`` per weight, ``global_clipnorm``, ``clipvalue``),
+decay the weights (``weight_decay``: ``w -= lr * weight_decay * w``), then the update rule.
+
+It also answers Keras's questions: ``learning_rate`` (read and set: during ``fit`` it is the
+running value), ``iterations``, ``get_config`` / ``from_config``, and Keras's stateful API
+(``build``, ``variables``, ``apply_gradients``, ``apply``) and stateless one
+(``stateless_apply``) over lists of weights.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+from runtime.optimizers import schedules as schedules_lib
+
+_COMMON = ("weight_decay", "clipnorm", "clipvalue", "global_clipnorm", "use_ema",
+           "ema_momentum", "ema_overwrite_frequency", "loss_scale_factor",
+           "gradient_accumulation_steps")
+
+
+def _clip_by_norm(clipnorm):
+    """Keras's ``clipnorm``: each gradient scaled to an L2 norm of at most ``clipnorm``."""
+    def clip(g):
+        norm = jnp.sqrt(jnp.sum(jnp.square(g)))
+        return g * clipnorm / jnp.maximum(norm, clipnorm)
+
+    return optax.stateless(lambda updates, params=None: jax.tree_util.tree_map(clip, updates))
+
+
+def _decay(learning_rate, weight_decay):
+    """Keras's decoupled weight decay: ``- lr * weight_decay * w`` added to the update."""
+    def apply(updates, params):
+        if params is None:
+            raise ValueError("weight_decay needs the params: call update(grads, state, params).")
+        return jax.tree_util.tree_map(lambda u, p: u - learning_rate * weight_decay * p,
+                                      updates, params)
+
+    return optax.stateless(apply)
+
+
+class _Slot:
+    """One optimizer state array, as Keras's ``optimizer.variables`` entries
+    (``.value``, ``.assign``, ``.numpy()``)."""
+
+    def __init__(self, value, name):
+        self.value, self.name = value, name
+
+    @property
+    def shape(self):
+        return tuple(jnp.shape(self.value))
+
+    @property
+    def dtype(self):
+        return jnp.asarray(self.value).dtype
+
+    def assign(self, value):
+        self.value = jnp.asarray(value, self.dtype)
+
+    def numpy(self):
+        return np.asarray(self.value)
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self.value, dtype)
+
+    def __repr__(self):
+        return f"<optimizer variable {self.name} shape={self.shape}>"
+
+
+def _values(variables):
+    return [getattr(v, "value", v) for v in variables]
+
+
+class Optimizer(optax.GradientTransformationExtraArgs):
+    """Base class of the Keras optimizers. Subclasses set ``_defaults`` (their own
+    arguments, Keras's defaults) and implement ``_rule(learning_rate, **hyper) ->
+    GradientTransformation`` (the update rule, already scaled by ``-learning_rate``)."""
+
+    _defaults: dict = {}
+    _default_name = "optimizer"
+    _common_defaults: dict = {}  # e.g. AdamW's weight_decay
+    _positional = None  # the order of positional arguments, when not Keras's usual one
+
+    def __new__(cls, *args, **kwargs):
+        config = cls._resolve(args, kwargs)
+        transformation = optax.inject_hyperparams(cls._chain_for(config))(
+            learning_rate=config["learning_rate"])
+        self = super().__new__(cls, transformation.init, transformation.update)
+        self._config = config
+        self._loop = None
+        self._state = None
+        self._treedef = None
+        self._slots = []
+        return self
+
+    def __init__(self, *args, **kwargs):  # everything happened in __new__
+        pass
+
+    def __getnewargs__(self):
+        return ()
+
+    # ----------------------------------------------------------------- configuration
+    @classmethod
+    def _resolve(cls, args, kwargs):
+        names = ["learning_rate", *cls._defaults, *_COMMON, "name"]
+        positional = list(cls._positional or names)
+        if len(args) > len(positional):
+            raise TypeError(f"{cls.__name__} takes at most {len(positional)} positional "
+                            "arguments.")
+        given = dict(zip(positional, args))
+        for key in kwargs:
+            if key in given:
+                raise TypeError(f"{cls.__name__} got multiple values for argument {key!r}.")
+        given.update(kwargs)
+        unknown = sorted(set(given) - set(names))
+        if unknown:
+            raise TypeError(f"{cls.__name__} got unexpected keyword argument(s) {unknown}.")
+        config = {"learning_rate": cls._default_learning_rate, **cls._defaults,
+                  "weight_decay": None, "clipnorm": None, "clipvalue": None,
+                  "global_clipnorm": None, "use_ema": False, "ema_momentum": 0.99,
+                  "ema_overwrite_frequency": None, "loss_scale_factor": None,
+                  "gradient_accumulation_steps": None, "name": cls._default_name,
+                  **cls._common_defaults, **given}
+        if isinstance(config["learning_rate"], dict):  # a serialized schedule
+            config["learning_rate"] = schedules_lib.deserialize(config["learning_rate"])
+        clips = [k for k in ("clipnorm", "clipvalue", "global_clipnorm") if config[k]]
+        if len(clips) > 1:
+            raise ValueError(f"Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can "
+                             f"be set. Received: {', '.join(f'{k}={config[k]}' for k in clips)}")
+        if config["use_ema"]:
+            raise ValueError(f"{cls.__name__}: use_ema=True is not supported; keep an "
+                             "exponential moving average of the weights with "
+                             "optax.ema over the params in your own loop.")
+        if config["loss_scale_factor"] is not None:
+            raise ValueError(f"{cls.__name__}: loss_scale_factor is not supported (kgraph's "
+                             "mixed precision keeps float32 weights and losses).")
+        steps = config["gradient_accumulation_steps"]
+        if steps is not None and (not isinstance(steps, int) or steps < 2):
+            raise ValueError("`gradient_accumulation_steps` must be an integer >= 2. "
+                             f"Received: gradient_accumulation_steps={steps}")
+        return config
+
+    @classmethod
+    def _chain_for(cls, config):
+        hyper = {k: config[k] for k in cls._defaults}
+
+        def make(learning_rate):
+            parts = []
+            if config["clipnorm"]:
+                parts.append(_clip_by_norm(config["clipnorm"]))
+            elif config["global_clipnorm"]:
+                parts.append(optax.clip_by_global_norm(config["global_clipnorm"]))
+            elif config["clipvalue"]:
+                parts.append(optax.clip(config["clipvalue"]))
+            parts.append(cls._rule(learning_rate, **hyper))
+            if config["weight_decay"]:
+                parts.append(_decay(learning_rate, config["weight_decay"]))
+            chain = optax.chain(*parts)
+            if config["gradient_accumulation_steps"]:
+                chain = optax.MultiSteps(chain, config["gradient_accumulation_steps"])
+            return chain
+
+        return make
+
+    @staticmethod
+    def _rule(learning_rate, **hyper):
+        raise NotImplementedError
+
+    def get_config(self) -> dict:
+        """Keras's config keys (a schedule's learning rate as its serialized config)."""
+        config = dict(self._config)
+        if isinstance(config["learning_rate"], schedules_lib.LearningRateSchedule):
+            config["learning_rate"] = schedules_lib.serialize(config["learning_rate"])
+        ordered = {"name": config.pop("name"), "learning_rate": config.pop("learning_rate")}
+        ordered.update({k: config.pop(k) for k in _COMMON})
+        return {**ordered, **config}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        return cls(**config)
+
+    @property
+    def name(self) -> str:
+        return self._config["name"]
+
+    def __repr__(self):
+        return f"<{type(self).__name__} learning_rate={self._config['learning_rate']!r}>"
+
+    # --------------------------------------------------------------- learning rate
+    def _bind(self, loop) -> None:
+        """Let ``learning_rate`` read and set the value in ``loop``'s train state."""
+        self._loop = loop
+
+    @property
+    def learning_rate(self):
+        """The current learning rate: during (and after) ``fit``, the running one."""
+        if self._loop is not None:
+            return self._loop.learning_rate
+        if self._state is not None:
+            return optax.tree_utils.tree_get(self._state, "learning_rate")
+        rate = self._config["learning_rate"]
+        return rate(0) if callable(rate) else rate
+
+    @learning_rate.setter
+    def learning_rate(self, value):
+        if callable(self._config["learning_rate"]):
+            raise TypeError("This optimizer's learning rate is a schedule; it cannot be set.")
+        if self._loop is not None:
+            self._loop.learning_rate = value
+        elif self._state is not None:
+            self._state = optax.tree_utils.tree_set(
+                self._state, learning_rate=jnp.asarray(value, jnp.float32))
+        else:
+            self._config["learning_rate"] = float(value)
+
+    @property
+    def iterations(self):
+        """How many updates this optimizer has applied (its state's step count)."""
+        state = self._loop.train_state.opt_state if self._loop is not None else self._state
+        if state is None:
+            return 0
+        return optax.tree_utils.tree_get(state, "count")
+
+    # --------------------------------------------------- Keras's stateful/stateless API
+    def build(self, variables) -> None:
+        """Create the optimizer state for ``variables`` (a list of weights or arrays)."""
+        self._state = self.init(_values(variables))
+        leaves, self._treedef = jax.tree_util.tree_flatten(self._state)
+        self._slots = [_Slot(v, f"{self.name}/slot_{i}") for i, v in enumerate(leaves)]
+
+    @property
+    def built(self) -> bool:
+        return self._treedef is not None
+
+    @property
+    def variables(self) -> list:
+        """The optimizer state as a list of arrays holders, in a fixed order."""
+        if self._treedef is None:
+            return []
+        for slot, leaf in zip(self._slots, jax.tree_util.tree_leaves(self._state)):
+            slot.value = leaf
+        return list(self._slots)
+
+    def stateless_apply(self, optimizer_variables, grads, trainable_variables):
+        """``(new_trainable_variables, new_optimizer_variables)`` as lists, without touching
+        any stored state (jittable; ``build`` first)."""
+        if self._treedef is None:
+            raise ValueError(f"Optimizer {self.name!r} has not been built: call "
+                             "optimizer.build(model.trainable_variables) first.")
+        state = jax.tree_util.tree_unflatten(self._treedef, _values(optimizer_variables))
+        params = _values(trainable_variables)
+        updates, state = self.update(list(grads), state, params)
+        return list(optax.apply_updates(params, updates)), jax.tree_util.tree_leaves(state)
+
+    def apply(self, grads, trainable_variables=None):
+        """Update ``trainable_variables`` (kgraph Variables) in place with ``grads``."""
+        if trainable_variables is None:
+            raise ValueError("apply() needs trainable_variables (kgraph Variables).")
+        variables = list(trainable_variables)
+        if self._treedef is None:
+            self.build(variables)
+        new_params, new_state = self.stateless_apply(
+            jax.tree_util.tree_leaves(self._state), grads, variables)
+        self._state = jax.tree_util.tree_unflatten(self._treedef, new_state)
+        for variable, value in zip(variables, new_params):
+            variable.assign(value)
+
+    def apply_gradients(self, grads_and_vars):
+        """``apply`` from ``[(grad, variable), ...]``."""
+        pairs = list(grads_and_vars)
+        self.apply([g for g, _ in pairs], [v for _, v in pairs])
