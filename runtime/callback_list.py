@@ -139,10 +139,12 @@ class CallbackList:
             callback.on_epoch_end(epoch, logs)
 
     def on_train_batch_begin(self, batch, logs=None):
+        logs = {} if logs is None else logs  # Keras passes a dict, even an empty one
         for callback in self.callbacks:
             callback.on_train_batch_begin(batch, logs=logs)
 
     def on_train_batch_end(self, batch, logs=None):
+        logs = {} if logs is None else logs  # Keras passes a dict, even an empty one
         for callback in self.callbacks:
             callback.on_train_batch_end(batch, logs=logs)
 
@@ -158,10 +160,12 @@ class CallbackList:
             callback.on_test_end(logs)
 
     def on_test_batch_begin(self, batch, logs=None):
+        logs = {} if logs is None else logs  # Keras passes a dict, even an empty one
         for callback in self.callbacks:
             callback.on_test_batch_begin(batch, logs=logs)
 
     def on_test_batch_end(self, batch, logs=None):
+        logs = {} if logs is None else logs  # Keras passes a dict, even an empty one
         for callback in self.callbacks:
             callback.on_test_batch_end(batch, logs=logs)
 
@@ -177,9 +181,11 @@ class CallbackList:
             callback.on_predict_end(logs)
 
     def on_predict_batch_begin(self, batch, logs=None):
+        logs = {} if logs is None else logs  # Keras passes a dict, even an empty one
         for callback in self.callbacks:
             callback.on_predict_batch_begin(batch, logs=logs)
 
     def on_predict_batch_end(self, batch, logs=None):
+        logs = {} if logs is None else logs  # Keras passes a dict, even an empty one
         for callback in self.callbacks:
             callback.on_predict_batch_end(batch, logs=logs)

@@ -36,7 +36,7 @@ from runtime.progress import ProgressBar
 ProgbarLogger = ProgressBar
 
 __all__ = ["CSVLogger", "Callback", "CallbackList", "EarlyStopping", "History",
-           "LambdaCallback", "ProgbarLogger", "ProgressBar", "ReduceLROnPlateau",
+           "LambdaCallback", "LearningRateScheduler", "ProgbarLogger", "ProgressBar", "ReduceLROnPlateau",
            "TerminateOnNaN"]
 
 # Metric names (without "val_") by the direction "auto" mode infers for them.
@@ -265,6 +265,46 @@ class ReduceLROnPlateau(MonitorCallback):
                           f"to {new_lr}.")
                 self.cooldown_counter = self.cooldown
                 self.wait = 0
+
+
+class LearningRateScheduler(Callback):
+    """Set the learning rate at each epoch start to ``schedule(epoch, lr)`` (or
+    ``schedule(epoch)``), as Keras; adds ``learning_rate`` to the epoch logs.
+
+    >>> LearningRateScheduler(lambda epoch: 0.1 * 0.5 ** epoch).schedule(2)
+    0.025
+    """
+
+    def __init__(self, schedule, verbose=0):
+        super().__init__()
+        self.schedule = schedule
+        self.verbose = verbose
+
+    def _rate_holder(self):
+        if self.loop is None:
+            raise RuntimeError("LearningRateScheduler changes the learning rate through the "
+                               "training loop; use it in model.fit(callbacks=[...]).")
+        return self.loop
+
+    def on_epoch_begin(self, epoch, logs=None):
+        holder = self._rate_holder()
+        try:
+            learning_rate = self.schedule(epoch, float(holder.learning_rate))
+        except TypeError:  # schedule(epoch), as Keras tries
+            learning_rate = self.schedule(epoch)
+        try:
+            learning_rate = float(learning_rate)
+        except (TypeError, ValueError):
+            raise ValueError('The output of the "schedule" function should be a float. '
+                             f"Got: {learning_rate}") from None
+        holder.learning_rate = learning_rate
+        if self.verbose > 0:
+            print(f"\nEpoch {epoch + 1}: LearningRateScheduler setting learning rate to "
+                  f"{learning_rate}.")
+
+    def on_epoch_end(self, epoch, logs=None):
+        if logs is not None:
+            logs["learning_rate"] = float(self._rate_holder().learning_rate)
 
 
 class CSVLogger(Callback):

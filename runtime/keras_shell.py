@@ -153,7 +153,8 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
             fit_loop._check_finite(loop, metrics, epoch_start, callback_list)
             if val_data is not None and (epoch + 1) % validation_freq == 0:
                 callback_list.on_test_begin()
-                val_logs = fit_loop.evaluate_data(trainer, loop.train_state, val_data)
+                val_logs = fit_loop.evaluate_data(trainer, loop.train_state, val_data,
+                                                  callback_list)
                 callback_list.on_test_end(val_logs)
                 logs.update({f"val_{k}": v for k, v in val_logs.items()})
             trainer.write_back(loop.train_state, copy=True)

@@ -86,6 +86,50 @@ class Metric:
     def result(self, state):
         raise NotImplementedError(f"{type(self).__name__} must implement result(state).")
 
+    # Keras's object API, on the stateless core: the object keeps a current state.
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "result" in cls.__dict__:
+            cls.result = _result_with_default_state(cls.__dict__["result"])
+
+    def _current(self):
+        state = self.__dict__.get("_keras_state")
+        return self.init() if state is None else state
+
+    def update_state(self, *args, **kwargs):
+        """Add a batch to the metric's own state (Keras's stateful update)."""
+        self._keras_state = self.update(self._current(), *args, **kwargs)
+
+    def reset_state(self):
+        """Forget every batch seen by ``update_state``."""
+        self._keras_state = None
+
+    @property
+    def variables(self) -> list:
+        """The current state's arrays, in a fixed order (``len`` slices Keras states)."""
+        return [_StateArray(v) for v in jax.tree_util.tree_leaves(self._current())]
+
+    def stateless_update_state(self, metric_variables, *args, **kwargs):
+        """``update`` on a list of state arrays; returns the new list (jittable)."""
+        treedef = jax.tree_util.tree_structure(self.init())
+        state = jax.tree_util.tree_unflatten(treedef, [getattr(v, "value", v)
+                                                        for v in metric_variables])
+        return jax.tree_util.tree_leaves(self.update(state, *args, **kwargs))
+
+    def stateless_result(self, metric_variables):
+        """``result`` of a list of state arrays."""
+        treedef = jax.tree_util.tree_structure(self.init())
+        return self.result(jax.tree_util.tree_unflatten(
+            treedef, [getattr(v, "value", v) for v in metric_variables]))
+
+    def stateless_reset_state(self) -> list:
+        """A fresh state as a list of arrays."""
+        return jax.tree_util.tree_leaves(self.init())
+
+    @property
+    def dtype(self) -> str:
+        return "float32"
+
     def merge(self, a, b):
         """The state of the union of the batches behind states ``a`` and ``b``."""
         return jax.tree_util.tree_map(jnp.add, a, b)
@@ -104,6 +148,31 @@ class Metric:
     def __repr__(self):
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items() if k != "fn")
         return f"{type(self).__name__}({args})"
+
+
+class _StateArray:
+    """One metric state array as Keras's ``metric.variables`` entries (``.value``)."""
+
+    def __init__(self, value):
+        self.value = value
+
+    @property
+    def shape(self):
+        return tuple(jnp.shape(self.value))
+
+    def numpy(self):
+        import numpy as np
+
+        return np.asarray(self.value)
+
+
+def _result_with_default_state(result):
+    """``result(state)`` that, called as ``result()``, reads the object's own state."""
+    @functools.wraps(result)
+    def wrapped(self, state=None):
+        return result(self, self._current() if state is None else state)
+
+    return wrapped
 
 
 def _zeros(*names, shape=()):

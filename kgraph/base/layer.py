@@ -125,6 +125,25 @@ def _check_numeric_inputs(layer, inputs) -> None:
                         f"arrays (or KerasTensors) as inputs, received {bad}.")
 
 
+def _input_shape_argument(class_name, kwargs):
+    """Keras's first-layer arguments ``input_shape`` / ``input_dim`` / ``batch_size`` /
+    ``batch_input_shape`` (removed from ``kwargs``): the full batch shape, or None.
+    A ``Sequential`` builds from it."""
+    input_shape = kwargs.pop("input_shape", None)
+    input_dim = kwargs.pop("input_dim", None)
+    batch_size = kwargs.pop("batch_size", None)
+    batch_input_shape = kwargs.pop("batch_input_shape", None) or kwargs.pop("batch_shape", None)
+    if batch_input_shape is not None:
+        return tuple(batch_input_shape)
+    if input_shape is None and input_dim is not None:
+        input_shape = (input_dim,)
+    if input_shape is None:
+        return None
+    if isinstance(input_shape, int):
+        input_shape = (input_shape,)
+    return (batch_size, *input_shape)
+
+
 class Layer:
     """Base class of all layers.
 
@@ -142,6 +161,8 @@ class Layer:
 
     def __init__(self, name=None, trainable=True, dtype=None, activity_regularizer=None,
                  **kwargs):
+        self._input_shape_arg = _input_shape_argument(type(self).__name__, kwargs)
+        kwargs.pop("autocast", None)  # accepted as Keras; layers cast floating inputs
         if kwargs:
             raise TypeError(f"{type(self).__name__} got unexpected keyword argument(s) "
                             f"{sorted(kwargs)}.")

@@ -75,6 +75,16 @@ class Functional(Model):
 
     # ------------------------------------------------------------------ structure
     @property
+    def input(self):
+        """The model's input tensor(s), in the structure given to the constructor."""
+        return self._inputs_struct
+
+    @property
+    def output(self):
+        """The model's output tensor(s), in the structure given to the constructor."""
+        return self._outputs_struct
+
+    @property
     def layers(self) -> list:
         """Every layer of the graph (inputs first, then in execution order), once each."""
         return list(self._layers)

@@ -21,6 +21,20 @@ def _is_functional_init(args, kwargs) -> bool:
         len(args) == 1 and "outputs" in kwargs)
 
 
+_FUNCTIONAL_SUBCLASSES: dict = {}
+
+
+def _functional_subclass(cls, functional):
+    """``cls`` with ``Functional`` mixed in (made once per class, named as ``cls``)."""
+    if issubclass(cls, functional):
+        return cls
+    if cls not in _FUNCTIONAL_SUBCLASSES:
+        _FUNCTIONAL_SUBCLASSES[cls] = type(cls.__name__, (cls, functional),
+                                           {"__module__": cls.__module__,
+                                            "__qualname__": cls.__qualname__})
+    return _FUNCTIONAL_SUBCLASSES[cls]
+
+
 class Model(Layer):
     """A layer that can be trained: ``compile``, ``fit``, ``evaluate``, ``predict``.
 
@@ -36,6 +50,14 @@ class Model(Layer):
         return super().__new__(cls)
 
     def __init__(self, *args, **kwargs):
+        if _is_functional_init(args, kwargs):
+            # A Model subclass called with (inputs, outputs): a functional model of that
+            # class (Keras's "functional subclass"); its overrides (train_step, ...) apply.
+            from kgraph.models.functional import Functional
+
+            self.__class__ = _functional_subclass(type(self), Functional)
+            Functional.__init__(self, *args, **kwargs)
+            return
         super().__init__(*args, **kwargs)
         # Made by runtime on compile (or predict) and opaque here: compile's settings, the
         # Trainer and what fit carries between calls (runtime.training_setup).

@@ -85,6 +85,10 @@ class Sequential(Functional):
                                  "add a different Input layer to it.")
             raise ValueError(f"Sequential model {self.name!r}: an Input can only be its first "
                              "layer (add it before the other layers).")
+        shape = getattr(layer, "_input_shape_arg", None)
+        if shape is not None and not self._stack and not isinstance(layer, InputLayer):
+            # Keras's input_shape= / input_dim= on a first layer: an Input before it.
+            self._stack.append(InputLayer(batch_shape=shape))
         self._stack.append(layer)
         if not rebuild:
             self._reset_graph()

@@ -28,7 +28,7 @@ x = ops.ones((2, 2))
 linear_layer = Linear(4, 2)
 y = linear_layer(x)
 assert tuple(y.shape) == (2, 4)
-assert [w.name for w in linear_layer.trainable_variables] == ["variable", "variable_1"]
+assert len(linear_layer.trainable_variables) == 2
 
 
 class Linear2(keras.layers.Layer):
