@@ -12,7 +12,7 @@ import warnings
 import jax
 import numpy as np
 
-from runtime import data as data_lib, data_checks, fit_loop, optimizers
+from runtime import custom_steps, data as data_lib, data_checks, fit_loop, optimizers
 from runtime.callback_list import CallbackList
 from runtime.objective import Objective
 from runtime.training_setup import TrainingSetup
@@ -93,6 +93,13 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
         sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
         validation_batch_size=None, validation_freq=1):
     """Train ``model``; returns a ``History`` of per-epoch logs (see ``Model.fit``)."""
+    if custom_steps.overrides(model, "train_step"):
+        if validation_split:
+            (x, y, sample_weight), validation_data = data_lib.split_validation(
+                x, y, sample_weight, validation_split)
+        return custom_steps.fit(model, x, y, batch_size, epochs, verbose, callbacks,
+                                validation_data, shuffle, sample_weight, initial_epoch,
+                                steps_per_epoch)
     data_checks.check_fit_arguments(epochs, initial_epoch, steps_per_epoch, validation_freq,
                                     validation_steps)
     if validation_split and _is_iterable_source(x):
@@ -174,6 +181,9 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
 def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
              steps=None, callbacks=None, return_dict=False):
     """Mean loss and metrics over ``(x, y)`` (padded batches; one compiled program)."""
+    if custom_steps.overrides(model, "test_step") or custom_steps.overrides(model, "metrics"):
+        return custom_steps.evaluate(model, x, y, batch_size, verbose, sample_weight,
+                                     callbacks, return_dict)
     data = _make_data(x, y, sample_weight, batch_size, None, steps)
     _check_inputs(model, data)
     setup = TrainingSetup.of(model)
@@ -194,6 +204,8 @@ def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weig
 
 def predict(model, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
     """Model outputs for ``x`` as NumPy arrays (padded batches; one compiled program)."""
+    if custom_steps.overrides(model, "predict_step"):
+        return custom_steps.predict(model, x, batch_size, verbose, callbacks)
     data = _make_data(x, None, None, batch_size, None, steps, targets=False)
     _check_inputs(model, data)
     predictor = TrainingSetup.of(model).predictor_for(model, _first_batch(data))
