@@ -18,6 +18,30 @@ __all__ = ["Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "Lion"
            "Optimizer", "RMSprop", "SGD"]
 
 
+def _scale_by_keras_adam(beta_1, beta_2, epsilon, amsgrad):
+    """Keras's Adam direction ``sqrt(1 - b2^t) / (1 - b1^t) * m / (sqrt(v) + epsilon)``:
+    epsilon added before the bias correction (optax adds it after), hand-written so the
+    numbers are Keras's even where ``v`` is tiny."""
+    def init(params):
+        zeros = lambda: jax.tree_util.tree_map(jnp.zeros_like, params)  # noqa: E731
+        return jnp.zeros((), jnp.int32), zeros(), zeros(), zeros()
+
+    def update(grads, state, params=None):
+        count, m, v, v_max = state
+        t = (count + 1).astype(jnp.float32)
+        m = jax.tree_util.tree_map(lambda m, g: m + (g - m) * (1 - beta_1), m, grads)
+        v = jax.tree_util.tree_map(lambda v, g: v + (g * g - v) * (1 - beta_2), v, grads)
+        if amsgrad:
+            v_max = jax.tree_util.tree_map(jnp.maximum, v_max, v)
+        scale = jnp.sqrt(1 - jnp.power(beta_2, t)) / (1 - jnp.power(beta_1, t))
+        denominators = v_max if amsgrad else v
+        direction = jax.tree_util.tree_map(
+            lambda m, v: scale * m / (jnp.sqrt(v) + epsilon), m, denominators)
+        return direction, (count + 1, m, v, v_max)
+
+    return optax.GradientTransformation(init, update)
+
+
 class SGD(Optimizer):
     """Gradient descent with optional (Nesterov) momentum."""
 
@@ -39,9 +63,8 @@ class Adam(Optimizer):
 
     @staticmethod
     def _rule(learning_rate, beta_1, beta_2, epsilon, amsgrad):
-        if amsgrad:
-            return optax.amsgrad(learning_rate, beta_1, beta_2, epsilon)
-        return optax.adam(learning_rate, beta_1, beta_2, epsilon)
+        return optax.chain(_scale_by_keras_adam(beta_1, beta_2, epsilon, amsgrad),
+                           optax.scale_by_learning_rate(learning_rate))
 
 
 class AdamW(Adam):
