@@ -76,6 +76,12 @@ def _scan(body, carry, xs, length=None):
     return jax.lax.scan(body, carry, xs, length=length, unroll=unroll)
 
 
+def _inference_key(ts):
+    """The key of layers that draw even in inference (a sampling layer, keras.random in a
+    call): fixed per train state, so evaluation and prediction are reproducible."""
+    return jax.random.fold_in(ts.key, -1 % 2**31)
+
+
 def _unpacked(ts):
     """The TrainState of a (maybe packed) train state, inside a trace."""
     return ts.packing.unpack(ts) if isinstance(ts, packing_lib.Packed) else ts
@@ -233,7 +239,8 @@ class Trainer:
 
     def _evaluate(self, ts: TrainState, metrics, x, y, sample_weight, valid):
         self.traces["eval"] += 1
-        run = self.program.run(ts.params, ts.state, x, training=False, sample_mask=valid)
+        run = self.program.run(ts.params, ts.state, x, training=False, sample_mask=valid,
+                               key=_inference_key(ts))
         self.objective.check(y, run.outputs)
         total, per_output = self.objective.loss(y, run.outputs, sample_weight, valid,
                                                 run.masks)
@@ -243,7 +250,8 @@ class Trainer:
 
     def _predict(self, ts: TrainState, x):
         self.traces["predict"] += 1
-        return self.program.run(ts.params, ts.state, x, training=False).outputs
+        return self.program.run(ts.params, ts.state, x, training=False,
+                                key=_inference_key(ts)).outputs
 
     # ------------------------------------------------------------ public steps
     def _train_step(self, ts, batch):
