@@ -523,8 +523,8 @@ class Layer:
             ctx = context.CallContext(training=training, key=key)
         if training is None:
             training = ctx.training
-        if "training" in names or ("training" in kwargs and var_kw):
-            kwargs["training"] = training
+        if training is not None and ("training" in names or ("training" in kwargs and var_kw)):
+            kwargs["training"] = training  # else call's own default applies, as Keras
         saved = ctx.training
         ctx.training = training
         ctx.path.append(self.name)

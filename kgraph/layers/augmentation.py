@@ -1,0 +1,302 @@
+"""Image augmentation layers (Keras 3's names, arguments and configs): ``RandomFlip``,
+``RandomRotation``, ``RandomZoom``, ``RandomTranslation``, ``RandomContrast``,
+``RandomBrightness``, ``RandomCrop``.
+
+They transform only in training (``training=True``, as in ``fit``; a direct call defaults to
+training, as Keras) and are identities in inference. Each image of a batch gets its own transform, drawn from the layer's key (the
+program's key under ``apply``/``fit``); the geometry is Keras's affine warp
+(``kgraph.ops.image.affine_transform``).
+
+>>> import jax.numpy as jnp
+>>> images = jnp.ones((2, 8, 8, 3))
+>>> RandomRotation(0.1)(images, training=False) is images
+True
+>>> RandomFlip("horizontal")(images).shape
+(2, 8, 8, 3)
+"""
+
+from __future__ import annotations
+
+import math
+
+import jax
+import jax.numpy as jnp
+
+from kgraph.base.layer import Layer
+from kgraph.layers import conv_utils as cu
+from kgraph.ops import image as image_ops
+
+
+def _factor_range(name, factor, owner, bound=None):
+    """Keras's factor: a number ``f`` means ``(-f, f)``; a pair is ``(lower, upper)``."""
+    if isinstance(factor, (tuple, list)):
+        if len(factor) != 2:
+            raise ValueError(f'{owner}: `{name}` must be a number or a pair, received '
+                             f"{name}={factor!r}.")
+        lower, upper = float(factor[0]), float(factor[1])
+    else:
+        lower, upper = -abs(float(factor)), abs(float(factor))
+    if lower > upper:
+        raise ValueError(f"{owner}: `{name}` lower bound {lower} is above its upper bound "
+                         f"{upper}.")
+    if bound is not None and (lower < -bound or upper > bound):
+        raise ValueError(f"{owner}: `{name}` must be within [-{bound}, {bound}], received "
+                         f"{name}={factor!r}.")
+    return lower, upper
+
+
+class _Augmentation(Layer):
+    """Base: batching, channels-last layout, the training switch and the per-call key."""
+
+    def __init__(self, seed=None, data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.seed = seed
+        self.data_format = cu.standardize_data_format(data_format)
+
+    @property
+    def _owner(self):
+        return f'Layer "{self.name}" ({type(self).__name__})'
+
+    def _key(self):
+        key = self.random_key()
+        return key if self.seed is None else jax.random.fold_in(key, self.seed)
+
+    def call(self, inputs, training=True):
+        x = jnp.asarray(inputs)
+        if x.ndim not in (3, 4):
+            raise ValueError(f"{self._owner} expects images of rank 3 or 4, received shape "
+                             f"{tuple(x.shape)}.")
+        if not training:
+            return self._inference(inputs)
+        single = x.ndim == 3
+        x = x[None] if single else x
+        first = self.data_format == "channels_first"
+        x = jnp.moveaxis(x, 1, -1) if first else x
+        if not jnp.issubdtype(x.dtype, jnp.floating):
+            x = x.astype(self.compute_dtype)
+        out = self._augment(x, self._key())
+        out = jnp.moveaxis(out, -1, 1) if first else out
+        return out[0] if single else out
+
+    def _inference(self, inputs):
+        return inputs
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        return {**super().get_config(), "seed": self.seed, "data_format": self.data_format}
+
+
+class RandomFlip(_Augmentation):
+    """Flip each image left-right ("horizontal"), up-down ("vertical") or either
+    ("horizontal_and_vertical", the default), each with probability 1/2."""
+
+    def __init__(self, mode="horizontal_and_vertical", seed=None, data_format=None, **kwargs):
+        super().__init__(seed, data_format, **kwargs)
+        if mode not in ("horizontal", "vertical", "horizontal_and_vertical"):
+            raise ValueError(f"{self._owner}: RandomFlip layer {self.name} received an unknown "
+                             f"mode argument {mode}")
+        self.mode = mode
+
+    def _augment(self, x, key):
+        batch = x.shape[0]
+        k1, k2 = jax.random.split(key)
+        if "horizontal" in self.mode:
+            flip = jax.random.bernoulli(k1, 0.5, (batch, 1, 1, 1))
+            x = jnp.where(flip, x[:, :, ::-1, :], x)
+        if "vertical" in self.mode:
+            flip = jax.random.bernoulli(k2, 0.5, (batch, 1, 1, 1))
+            x = jnp.where(flip, x[:, ::-1, :, :], x)
+        return x
+
+    def get_config(self):
+        return {**super().get_config(), "mode": self.mode}
+
+
+class _AffineAugmentation(_Augmentation):
+    def __init__(self, fill_mode="reflect", interpolation="bilinear", seed=None,
+                 fill_value=0.0, data_format=None, **kwargs):
+        super().__init__(seed, data_format, **kwargs)
+        if fill_mode not in ("reflect", "wrap", "constant", "nearest"):
+            raise NotImplementedError(f"Unknown `fill_mode` {fill_mode}. Expected of one "
+                                      "{'reflect', 'wrap', 'constant', 'nearest'}.")
+        if interpolation not in ("nearest", "bilinear"):
+            raise NotImplementedError(f"Unknown `interpolation` {interpolation}. Expected of "
+                                      "one {'nearest', 'bilinear'}.")
+        self.fill_mode, self.interpolation, self.fill_value = fill_mode, interpolation, fill_value
+
+    def _augment(self, x, key):
+        transforms = self._transforms(key, x.shape[0], x.shape[1], x.shape[2])
+        return image_ops.affine_transform(x, transforms, interpolation=self.interpolation,
+                                          fill_mode=self.fill_mode, fill_value=self.fill_value,
+                                          data_format="channels_last")
+
+    def get_config(self):
+        return {**super().get_config(), "fill_mode": self.fill_mode,
+                "interpolation": self.interpolation, "fill_value": self.fill_value}
+
+
+def rotation_transforms(angles, height, width):
+    """Keras's affine transforms rotating images of ``height x width`` by ``angles`` (radians)
+    about their centres."""
+    cos, sin = jnp.cos(angles), jnp.sin(angles)
+    w, h = width - 1.0, height - 1.0
+    x_offset = (w - (cos * w - sin * h)) / 2.0
+    y_offset = (h - (sin * w + cos * h)) / 2.0
+    zeros = jnp.zeros_like(angles)
+    return jnp.stack([cos, -sin, x_offset, sin, cos, y_offset, zeros, zeros], axis=1)
+
+
+class RandomRotation(_AffineAugmentation):
+    """Rotate each image by a random angle in ``factor * 2 pi`` (a number ``f`` is
+    ``(-f, f)``)."""
+
+    def __init__(self, factor, fill_mode="reflect", interpolation="bilinear", seed=None,
+                 fill_value=0.0, data_format=None, **kwargs):
+        super().__init__(fill_mode, interpolation, seed, fill_value, data_format, **kwargs)
+        self.factor = factor
+        self._range = _factor_range("factor", factor, self._owner)
+
+    def _transforms(self, key, batch, height, width):
+        lower, upper = self._range
+        angles = jax.random.uniform(key, (batch,), minval=lower * 2 * math.pi,
+                                    maxval=upper * 2 * math.pi)
+        return rotation_transforms(angles, height, width)
+
+    def get_config(self):
+        return {**super().get_config(), "factor": self.factor}
+
+
+class RandomZoom(_AffineAugmentation):
+    """Zoom each image by ``1 + u`` with ``u`` from ``height_factor`` (and
+    ``width_factor``; None keeps the aspect ratio): negative factors zoom in."""
+
+    def __init__(self, height_factor, width_factor=None, fill_mode="reflect",
+                 interpolation="bilinear", seed=None, fill_value=0.0, data_format=None,
+                 **kwargs):
+        super().__init__(fill_mode, interpolation, seed, fill_value, data_format, **kwargs)
+        self.height_factor, self.width_factor = height_factor, width_factor
+        self._height = _factor_range("height_factor", height_factor, self._owner)
+        self._width = None if width_factor is None else _factor_range(
+            "width_factor", width_factor, self._owner)
+        if self._height[0] < -1.0 or (self._width is not None and self._width[0] < -1.0):
+            raise ValueError(f"{self._owner}: factors must be above -1.0.")
+
+    def _transforms(self, key, batch, height, width):
+        kh, kw = jax.random.split(key)
+        zoom_h = 1.0 + jax.random.uniform(kh, (batch,), minval=self._height[0],
+                                          maxval=self._height[1])
+        zoom_w = zoom_h if self._width is None else 1.0 + jax.random.uniform(
+            kw, (batch,), minval=self._width[0], maxval=self._width[1])
+        x_offset = (width - 1.0) / 2.0 * (1.0 - zoom_w)
+        y_offset = (height - 1.0) / 2.0 * (1.0 - zoom_h)
+        zeros = jnp.zeros_like(zoom_h)
+        return jnp.stack([zoom_w, zeros, x_offset, zeros, zoom_h, y_offset, zeros, zeros], 1)
+
+    def get_config(self):
+        return {**super().get_config(), "height_factor": self.height_factor,
+                "width_factor": self.width_factor}
+
+
+class RandomTranslation(_AffineAugmentation):
+    """Shift each image by fractions of its height and width."""
+
+    def __init__(self, height_factor, width_factor, fill_mode="reflect",
+                 interpolation="bilinear", seed=None, fill_value=0.0, data_format=None,
+                 **kwargs):
+        super().__init__(fill_mode, interpolation, seed, fill_value, data_format, **kwargs)
+        self.height_factor, self.width_factor = height_factor, width_factor
+        self._height = _factor_range("height_factor", height_factor, self._owner, 1.0)
+        self._width = _factor_range("width_factor", width_factor, self._owner, 1.0)
+
+    def _transforms(self, key, batch, height, width):
+        kh, kw = jax.random.split(key)
+        dy = jax.random.uniform(kh, (batch,), minval=self._height[0],
+                                maxval=self._height[1]) * height
+        dx = jax.random.uniform(kw, (batch,), minval=self._width[0],
+                                maxval=self._width[1]) * width
+        ones, zeros = jnp.ones_like(dx), jnp.zeros_like(dx)
+        return jnp.stack([ones, zeros, -dx, zeros, ones, -dy, zeros, zeros], axis=1)
+
+    def get_config(self):
+        return {**super().get_config(), "height_factor": self.height_factor,
+                "width_factor": self.width_factor}
+
+
+class RandomContrast(_Augmentation):
+    """Scale each image's deviation from its per-channel mean by a factor in
+    ``[1 - lower, 1 + upper]``, then clip to ``value_range``."""
+
+    def __init__(self, factor, value_range=(0, 255), seed=None, data_format=None, **kwargs):
+        super().__init__(seed, data_format, **kwargs)
+        self.factor = factor
+        lower, upper = _factor_range("factor", factor, self._owner)
+        self._range = (1.0 + lower, 1.0 + upper)
+        if self._range[0] < 0:
+            raise ValueError(f"{self._owner}: `factor` must be at most 1 below, received "
+                             f"factor={factor!r}.")
+        self.value_range = tuple(value_range)
+
+    def _augment(self, x, key):
+        factors = jax.random.uniform(key, (x.shape[0], 1, 1, 1), minval=self._range[0],
+                                     maxval=self._range[1]).astype(x.dtype)
+        mean = jnp.mean(x, axis=(1, 2), keepdims=True)
+        return jnp.clip((x - mean) * factors + mean, *self.value_range)
+
+    def get_config(self):
+        return {**super().get_config(), "factor": self.factor,
+                "value_range": list(self.value_range)}
+
+
+class RandomBrightness(_Augmentation):
+    """Add ``u * (value_range[1] - value_range[0])`` to each image, ``u`` from ``factor``,
+    then clip to ``value_range``."""
+
+    def __init__(self, factor, value_range=(0, 255), seed=None, data_format=None, **kwargs):
+        super().__init__(seed, data_format, **kwargs)
+        self.factor = factor
+        self._range = _factor_range("factor", factor, self._owner, 1.0)
+        self.value_range = tuple(value_range)
+
+    def _augment(self, x, key):
+        low, high = self.value_range
+        delta = jax.random.uniform(key, (x.shape[0], 1, 1, 1), minval=self._range[0],
+                                   maxval=self._range[1]) * (high - low)
+        return jnp.clip(x + delta.astype(x.dtype), low, high)
+
+    def get_config(self):
+        return {**super().get_config(), "factor": self.factor,
+                "value_range": list(self.value_range)}
+
+
+class RandomCrop(_Augmentation):
+    """A random ``height x width`` crop in training (an image not larger than that: the
+    centred crop of that aspect ratio, resized); the input unchanged in inference (as
+    Keras 3)."""
+
+    def __init__(self, height, width, seed=None, data_format=None, name=None, **kwargs):
+        super().__init__(seed, data_format, name=name, **kwargs)
+        self.height, self.width = int(height), int(width)
+
+    def _augment(self, x, key):
+        h, w = x.shape[1], x.shape[2]
+        if h <= self.height or w <= self.width:
+            return image_ops.resize(x, (self.height, self.width), crop_to_aspect_ratio=True,
+                                    data_format="channels_last").astype(x.dtype)
+        kh, kw = jax.random.split(key)
+        batch = x.shape[0]
+        tops = jax.random.randint(kh, (batch,), 0, h - self.height + 1)
+        lefts = jax.random.randint(kw, (batch,), 0, w - self.width + 1)
+        crop = lambda image, top, left: jax.lax.dynamic_slice(  # noqa: E731
+            image, (top, left, 0), (self.height, self.width, image.shape[-1]))
+        return jax.vmap(crop)(x, tops, lefts)
+
+    def compute_output_shape(self, input_shape):
+        shape = list(input_shape)
+        axes = (-3, -2) if self.data_format == "channels_last" else (-2, -1)
+        shape[axes[0]], shape[axes[1]] = self.height, self.width
+        return tuple(shape)
+
+    def get_config(self):
+        return {**super().get_config(), "height": self.height, "width": self.width}
