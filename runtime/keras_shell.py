@@ -18,7 +18,7 @@ from runtime.objective import Objective
 from runtime.training_setup import TrainingSetup
 
 def compile_model(model, optimizer="adam", loss=None, metrics=None, loss_weights=None,
-                  steps_per_execution=1, seed=None):
+                  steps_per_execution=1, seed=None, weighted_metrics=None):
     """Configure training (see ``Model.compile``); names are checked now, as in Keras.
 
     The Trainer is made on first use, once the model is built (a subclassed model builds
@@ -31,9 +31,9 @@ def compile_model(model, optimizer="adam", loss=None, metrics=None, loss_weights
                          f"{steps_per_execution}.")
     optimizer = optimizers.get(optimizer)
     if model.built:  # resolve names against the outputs now, so errors come at compile
-        Objective(model, loss, metrics or (), loss_weights)
+        Objective(model, loss, metrics or (), loss_weights, weighted_metrics)
     TrainingSetup.of(model).compile(optimizer, loss, metrics or (), loss_weights,
-                                    steps_per_execution, seed)
+                                    steps_per_execution, seed, weighted_metrics)
     model.stop_training = False
 
 

@@ -96,8 +96,13 @@ class Metric:
         state = self.__dict__.get("_keras_state")
         return self.init() if state is None else state
 
+    def _size_from(self, y_pred):
+        """Metrics whose state depends on the number of classes size it here."""
+
     def update_state(self, *args, **kwargs):
         """Add a batch to the metric's own state (Keras's stateful update)."""
+        if len(args) >= 2:
+            self._size_from(args[1])
         self._keras_state = self.update(self._current(), *args, **kwargs)
 
     def reset_state(self):

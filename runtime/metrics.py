@@ -31,13 +31,31 @@ from runtime.metrics_accuracy import (Accuracy, AutoAccuracy, BinaryAccuracy,
 from runtime.metrics_confusion import AUC, Precision, Recall
 from runtime.weighting import squeeze_or_expand_to_same_rank
 
+from runtime import metrics_extra as _extra
+from runtime.metrics_extra import *  # noqa: F401,F403 - the rest of keras.metrics
+from runtime.loss_functions import (binary_crossentropy, categorical_crossentropy,  # noqa
+                                    categorical_hinge, hinge, huber, kl_divergence, log_cosh,
+                                    mean_absolute_error, mean_absolute_percentage_error,
+                                    mean_squared_error, mean_squared_logarithmic_error,
+                                    poisson, sparse_categorical_crossentropy, squared_hinge)
+from runtime.metrics_accuracy import (accuracy, binary_accuracy,  # noqa: F401,E402
+                                      categorical_accuracy, sparse_categorical_accuracy,
+                                      sparse_top_k_categorical_accuracy,
+                                      top_k_categorical_accuracy)
+
 __all__ = [
     "AUC", "Accuracy", "AutoAccuracy", "BinaryAccuracy", "CategoricalAccuracy",
     "CosineSimilarity", "LogCoshError", "LossMetric", "Mean", "MeanAbsoluteError",
     "MeanAbsolutePercentageError", "MeanMetricWrapper", "MeanSquaredError",
     "MeanSquaredLogarithmicError", "Metric", "Precision", "Recall", "RootMeanSquaredError",
     "SparseCategoricalAccuracy", "SparseTopKCategoricalAccuracy", "Sum",
-    "TopKCategoricalAccuracy", "get", "name_of",
+    "TopKCategoricalAccuracy", "get", "name_of", *_extra.__all__,
+    "accuracy", "binary_accuracy", "binary_crossentropy", "categorical_accuracy",
+    "categorical_crossentropy", "categorical_hinge", "hinge", "huber", "kl_divergence",
+    "log_cosh", "mean_absolute_error", "mean_absolute_percentage_error", "mean_squared_error",
+    "mean_squared_logarithmic_error", "poisson", "sparse_categorical_accuracy",
+    "sparse_categorical_crossentropy", "sparse_top_k_categorical_accuracy", "squared_hinge",
+    "top_k_categorical_accuracy",
 ]
 
 

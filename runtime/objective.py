@@ -132,7 +132,7 @@ class Objective:
       loss_weights: a float, list or dict scaling each output's loss in the total.
     """
 
-    def __init__(self, model, loss, metrics=(), loss_weights=None):
+    def __init__(self, model, loss, metrics=(), loss_weights=None, weighted_metrics=None):
         if loss is None:
             raise ValueError("Training needs a loss, e.g. compile(loss='mse').")
         self.names = output_names(model)
@@ -145,12 +145,22 @@ class Objective:
         self.loss_weights = [1.0 if w is None else float(w)
                              for w in _per_output(weights, self.names, "loss_weights", True)]
         self.metrics: list[tuple[int, str, object]] = []  # (output index, log name, metric)
-        for index, specs in enumerate(self._metric_specs(metrics)):
-            for spec in specs:
-                metric = metrics_lib.get(spec, self.losses[index])
-                name = metrics_lib.name_of(metric)
-                self.metrics.append((index, f"{self.names[index]}_{name}" if multi else name,
-                                     metric))
+        # As Keras 3: ``metrics`` ignore sample and class weights; ``weighted_metrics`` use
+        # them (and are named "weighted_<name>" when a plain metric has the name).
+        self.weighted: set = set()
+        for weighted, group in ((False, metrics), (True, weighted_metrics)):
+            for index, specs in enumerate(self._metric_specs(group)):
+                for spec in specs:
+                    metric = metrics_lib.get(spec, self.losses[index])
+                    if hasattr(metric, "build_for_output") and getattr(model, "outputs", None):
+                        metric.build_for_output(tuple(model.outputs[index].shape))
+                    name = metrics_lib.name_of(metric)
+                    name = f"{self.names[index]}_{name}" if multi else name
+                    if weighted and name in {n for _, n, _ in self.metrics}:
+                        name = f"weighted_{name}"
+                    if weighted:
+                        self.weighted.add(name)
+                    self.metrics.append((index, name, metric))
         self.log_names = ["loss"]
         if multi:
             self.log_names += [f"{n}_loss" for n, fn in zip(self.names, self.losses) if fn]
@@ -245,7 +255,7 @@ class Objective:
             if value is not None and f"{name}_loss" in states:
                 new[f"{name}_loss"] = self._mean.update(states[f"{name}_loss"], value, rows)
         for index, name, metric in self.metrics:
-            weight = _with_rows(weights[index], valid)
+            weight = _with_rows(weights[index] if name in self.weighted else None, valid)
             new[name] = metric.update(states[name], targets[index], preds[index],
                                       sample_weight=weight, mask=masks[index])
         bad = states[NONFINITE_STEP]

@@ -125,14 +125,17 @@ class Trainer:
         makes an inference-only Trainer (``predict_step``).
       metrics: metrics (names, objects or callables), or lists/dicts of them per output.
       loss_weights: scales of each output's loss in the total (float, list or dict).
+      weighted_metrics: metrics weighted by sample and class weights (``metrics`` are not,
+        as in Keras 3).
     """
 
-    def __init__(self, model, optimizer="adam", loss=None, metrics=(), *, loss_weights=None):
+    def __init__(self, model, optimizer="adam", loss=None, metrics=(), *, loss_weights=None,
+                 weighted_metrics=None):
         self.model = model
         self.program = compiler.compile(model)
         self.optimizer = optimizers.get(optimizer)
-        self.objective = (Objective(model, loss, metrics, loss_weights) if loss is not None
-                          else _InferenceOnly(model.name))
+        self.objective = (Objective(model, loss, metrics, loss_weights, weighted_metrics)
+                          if loss is not None else _InferenceOnly(model.name))
         self.metric_names = self.objective.log_names
         self.traces: collections.Counter = collections.Counter()  # traces (compiles) per kind
         self.train_step = jax.jit(self._train_step, donate_argnums=0)

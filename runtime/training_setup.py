@@ -63,10 +63,11 @@ class TrainingSetup:
             setup = model._training_setup = cls()
         return setup
 
-    def compile(self, optimizer, loss, metrics, loss_weights, steps_per_execution, seed):
+    def compile(self, optimizer, loss, metrics, loss_weights, steps_per_execution, seed,
+                weighted_metrics=None):
         """Record ``compile``'s choices; training starts afresh (new optimizer state)."""
         self.config = dict(optimizer=optimizer, loss=loss, metrics=metrics,
-                           loss_weights=loss_weights)
+                           loss_weights=loss_weights, weighted_metrics=weighted_metrics)
         self.steps_per_execution = int(steps_per_execution)
         self.seed = 0 if seed is None else int(seed)
         self.train_key = jax.random.PRNGKey(self.seed)
@@ -101,7 +102,8 @@ class TrainingSetup:
         if self.trainer is None:
             config = self.config
             self.trainer = Trainer(model, config["optimizer"], config["loss"],
-                                   config["metrics"], loss_weights=config["loss_weights"])
+                                   config["metrics"], loss_weights=config["loss_weights"],
+                                   weighted_metrics=config["weighted_metrics"])
         return self.trainer
 
     def predictor_for(self, model, x=None) -> Trainer:

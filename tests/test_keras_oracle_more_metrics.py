@@ -1,0 +1,113 @@
+"""The rest of keras.metrics: Keras's numbers over two weighted batches (stateful API),
+the stateless API, configs, and use in compile/fit."""
+
+import os
+
+os.environ.setdefault("KERAS_BACKEND", "jax")
+
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import kgraph as kg  # noqa: E402
+
+_r = np.random.default_rng(0)
+_bin_t = _r.integers(0, 2, (2, 16, 1)).astype("float32")
+_bin_p = _r.random((2, 16, 1)).astype("float32")
+_cls_t = np.eye(4, dtype="float32")[_r.integers(0, 4, (2, 16))]
+_cls_p = _r.random((2, 16, 4)).astype("float32")
+_ids_t = _r.integers(0, 4, (2, 16))
+_ids_p = _r.integers(0, 4, (2, 16))
+_reg_t = _r.normal(size=(2, 16, 3)).astype("float32")
+_reg_p = (_reg_t + 0.5 * _r.normal(size=(2, 16, 3))).astype("float32")
+_w = _r.random((2, 16)).astype("float32")
+
+CASES = [
+    ("TruePositives", {}, _bin_t, _bin_p), ("FalsePositives", {"thresholds": [0.3, 0.7]},
+                                            _bin_t, _bin_p),
+    ("TrueNegatives", {}, _bin_t, _bin_p), ("FalseNegatives", {}, _bin_t, _bin_p),
+    ("PrecisionAtRecall", {"recall": 0.6}, _bin_t, _bin_p),
+    ("RecallAtPrecision", {"precision": 0.4}, _bin_t, _bin_p),
+    ("SensitivityAtSpecificity", {"specificity": 0.5}, _bin_t, _bin_p),
+    ("SpecificityAtSensitivity", {"sensitivity": 0.5, "num_thresholds": 50}, _bin_t, _bin_p),
+    ("F1Score", {}, _cls_t, _cls_p), ("F1Score", {"average": "macro"}, _cls_t, _cls_p),
+    ("FBetaScore", {"beta": 2.0, "average": "weighted"}, _cls_t, _cls_p),
+    ("FBetaScore", {"average": "micro", "threshold": 0.5}, _cls_t, _cls_p),
+    ("R2Score", {}, _reg_t, _reg_p),
+    ("R2Score", {"class_aggregation": "variance_weighted_average", "num_regressors": 2},
+     _reg_t, _reg_p),
+    ("IoU", {"num_classes": 4, "target_class_ids": [0, 2]}, _ids_t, _ids_p),
+    ("MeanIoU", {"num_classes": 4}, _ids_t, _ids_p),
+    ("MeanIoU", {"num_classes": 4, "ignore_class": 1}, _ids_t, _ids_p),
+    ("BinaryIoU", {"threshold": 0.4}, _bin_t, _bin_p),
+    ("OneHotIoU", {"num_classes": 4, "target_class_ids": [1]}, _cls_t, _cls_p),
+    ("OneHotMeanIoU", {"num_classes": 4}, _cls_t, _cls_p),
+    ("Hinge", {}, _bin_t, _bin_p), ("KLDivergence", {}, _cls_t, _cls_p),
+    ("BinaryCrossentropy", {}, _bin_t, _bin_p),
+    ("CategoricalCrossentropy", {}, _cls_t, _cls_p), ("Poisson", {}, _reg_t ** 2, _reg_p ** 2),
+]
+
+
+@pytest.mark.parametrize("name, kwargs, y_true, y_pred", CASES,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_metric_matches_keras_over_weighted_batches(name, kwargs, y_true, y_pred):
+    ours, theirs = getattr(kg.metrics, name)(**kwargs), getattr(keras.metrics, name)(**kwargs)
+    # Keras's IoU confusion matrix truncates fractional weights; whole weights agree.
+    weights = np.round(_w * 3) if "IoU" in name else _w
+    for batch in range(2):
+        ours.update_state(y_true[batch], y_pred[batch], sample_weight=weights[batch])
+        theirs.update_state(y_true[batch], y_pred[batch], sample_weight=weights[batch])
+    np.testing.assert_allclose(np.asarray(ours.result()), np.asarray(theirs.result()),
+                               rtol=1e-5, atol=1e-6)
+    state = ours.stateless_reset_state()
+    state = ours.stateless_update_state(state, y_true[0], y_pred[0])
+    theirs.reset_state()
+    theirs.update_state(y_true[0], y_pred[0])
+    np.testing.assert_allclose(np.asarray(ours.stateless_result(state)),
+                               np.asarray(theirs.result()), rtol=1e-5, atol=1e-6)
+    config = {k: v for k, v in theirs.get_config().items() if k != "dtype"}
+    assert {k: v for k, v in ours.get_config().items() if k != "dtype"}.keys() <= set(
+        config) | {"name"}
+
+
+def test_metric_functions_match_keras():
+    for name in ["binary_accuracy", "categorical_accuracy", "mean_squared_error", "hinge",
+                 "kl_divergence", "poisson"]:
+        a, b = (_cls_t[0], _cls_p[0])
+        np.testing.assert_allclose(np.asarray(getattr(kg.metrics, name)(a, b)),
+                                   np.asarray(getattr(keras.metrics, name)(a, b)), rtol=1e-5)
+
+
+def test_shape_dependent_metrics_size_from_the_compiled_output_in_fit():
+    x = kg.Input(shape=(5,))
+    model = kg.Model(x, kg.layers.Dense(4, activation="softmax")(x))
+    model.compile(optimizer="adam", loss="categorical_crossentropy",
+                  metrics=[kg.metrics.F1Score(average="macro"), kg.metrics.R2Score(),
+                           kg.metrics.TruePositives(), kg.metrics.MeanIoU(4, sparse_y_true=False,
+                                                                          sparse_y_pred=False)])
+    history = model.fit(_r.random((32, 5)).astype("float32"), _cls_t[0].repeat(2, 0),
+                        epochs=1, verbose=0)
+    assert {"f1_score", "r2_score", "true_positives", "mean_io_u"} <= set(history.history)
+
+
+def test_metrics_ignore_sample_weights_and_weighted_metrics_use_them_as_keras():
+    x_data = _r.random((32, 5)).astype("float32")
+    y_data = (_r.random((32, 1)) > 0.5).astype("float32")
+    weights = _r.random(32).astype("float32")
+    x = keras.Input(shape=(5,))
+    keras_model = keras.Model(x, keras.layers.Dense(1, activation="sigmoid")(x))
+    keras_model.compile(optimizer="sgd", loss="binary_crossentropy", metrics=["mae"],
+                        weighted_metrics=["mae"])
+    x = kg.Input(shape=(5,))
+    our_model = kg.Model(x, kg.layers.Dense(1, activation="sigmoid")(x))
+    our_model.compile(optimizer="sgd", loss="binary_crossentropy", metrics=["mae"],
+                      weighted_metrics=["mae"])
+    our_model.set_weights([np.asarray(w) for w in keras_model.get_weights()])
+    ours = our_model.evaluate(x_data, y_data, sample_weight=weights, verbose=0,
+                              return_dict=True)
+    theirs = keras_model.evaluate(x_data, y_data, sample_weight=weights, verbose=0,
+                                  return_dict=True)
+    assert set(ours) == set(theirs) == {"loss", "mae", "weighted_mae"}
+    for name in theirs:
+        np.testing.assert_allclose(ours[name], theirs[name], rtol=1e-5)
+    assert not np.isclose(ours["mae"], ours["weighted_mae"])
