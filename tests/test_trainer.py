@@ -91,16 +91,19 @@ def test_dropout_gets_a_new_key_every_step():
 
 
 def test_sample_weights_follow_keras_reduction():
-    """Keras divides weighted losses by the number of samples (sum_over_batch_size), and
-    metrics by the sum of weights."""
-    trainer = Trainer(_classifier(), "sgd", _LOGITS_LOSS, ["accuracy"])
+    """Keras divides weighted losses by the number of samples (sum_over_batch_size);
+    weighted metrics divide by the sum of weights, plain metrics ignore the weights."""
+    trainer = Trainer(_classifier(), "sgd", _LOGITS_LOSS, ["accuracy"],
+                      weighted_metrics=["accuracy"])
     ts = trainer.init(jax.random.PRNGKey(0))
     x, y = _data(16)
     w = np.r_[np.ones(10), np.zeros(6)].astype(np.float32)
     _, weighted = trainer.eval_step(ts, (x, y, w))
     _, plain = trainer.eval_step(ts, (x[:10], y[:10]))
+    _, everything = trainer.eval_step(ts, (x, y))
     np.testing.assert_allclose(weighted["loss"], plain["loss"] * 10 / 16, rtol=1e-6)
-    np.testing.assert_allclose(weighted["accuracy"], plain["accuracy"], rtol=1e-6)
+    np.testing.assert_allclose(weighted["weighted_accuracy"], plain["accuracy"], rtol=1e-6)
+    np.testing.assert_allclose(weighted["accuracy"], everything["accuracy"], rtol=1e-6)
 
 
 def test_bad_batch_structure_is_a_clear_error():
