@@ -50,6 +50,9 @@ from kgraph.layers.activation_layers import ELU, LeakyReLU, PReLU, ReLU, Softmax
 
 # preprocessing
 from kgraph.layers.preprocessing import CenterCrop, Normalization, Rescaling, Resizing
+from kgraph.layers.encoding import CategoryEncoding, Discretization, Hashing
+from kgraph.layers.lookup import IntegerLookup, StringLookup
+from kgraph.layers.text_vectorization import TextVectorization
 from kgraph.layers.augmentation import (RandomBrightness, RandomContrast, RandomCrop,
                                         RandomFlip, RandomRotation, RandomTranslation,
                                         RandomZoom)

@@ -1,0 +1,162 @@
+"""Numeric preprocessing in the graph (Keras 3's arguments and configs):
+``CategoryEncoding``, ``Discretization`` (with ``adapt``) and ``Hashing``.
+
+>>> import jax.numpy as jnp
+>>> CategoryEncoding(num_tokens=4)(jnp.array([[0, 1], [3, 3]])).tolist()
+[[1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]]
+>>> Discretization(bin_boundaries=[0.0, 1.0])(jnp.array([-1.0, 0.5, 2.0])).tolist()
+[0, 1, 2]
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import jax.numpy as jnp
+import numpy as np
+
+from kgraph.base.layer import Layer
+from kgraph.layers.lookup import _batches, encode_counts
+
+
+class CategoryEncoding(Layer):
+    """Integer ids in ``[0, num_tokens)`` to one-hot, multi-hot or count vectors."""
+
+    def __init__(self, num_tokens=None, output_mode="multi_hot", sparse=False, **kwargs):
+        super().__init__(**kwargs)
+        if output_mode == "binary":
+            output_mode = "multi_hot"
+        if output_mode not in ("one_hot", "multi_hot", "count"):
+            raise ValueError(f"Unknown arg for output_mode: {output_mode}")
+        if num_tokens is None or num_tokens < 1:
+            raise ValueError(f"`num_tokens` must be >= 1. Received: num_tokens={num_tokens}.")
+        if sparse:
+            raise ValueError(f'Layer "{self.name}": sparse=True is not supported.')
+        self.num_tokens, self.output_mode, self.sparse = num_tokens, output_mode, False
+
+    def call(self, inputs, count_weights=None):
+        inputs = jnp.asarray(inputs).astype(jnp.int32)
+        if self.output_mode == "one_hot":
+            if inputs.ndim > 1 and inputs.shape[-1] == 1:
+                inputs = inputs[..., 0]
+            return (inputs[..., None] == jnp.arange(self.num_tokens)).astype(jnp.float32)
+        if inputs.ndim == 1:
+            inputs = inputs[:, None]
+        if count_weights is not None:
+            hits = (inputs[..., None] == jnp.arange(self.num_tokens)).astype(jnp.float32)
+            return jnp.sum(hits * jnp.asarray(count_weights, jnp.float32)[..., None], axis=-2)
+        return encode_counts(inputs, self.num_tokens, self.output_mode)
+
+    def compute_output_shape(self, input_shape):
+        if self.output_mode == "one_hot":
+            base = input_shape[:-1] if len(input_shape) > 1 and input_shape[-1] == 1 \
+                else input_shape
+            return tuple(base) + (self.num_tokens,)
+        return (tuple(input_shape[:-1]) if len(input_shape) > 1 else tuple(input_shape)) + (
+            self.num_tokens,)
+
+    def compute_output_dtype(self, input_dtype):
+        return jnp.dtype("float32")
+
+    def get_config(self):
+        return {**super().get_config(), "num_tokens": self.num_tokens,
+                "output_mode": self.output_mode, "sparse": self.sparse}
+
+
+class Discretization(Layer):
+    """Bucket indices of values: bucket ``i`` holds ``boundaries[i-1] <= x < boundaries[i]``
+    (``adapt`` finds ``num_bins`` quantile boundaries); or one-hot/multi-hot/count of them."""
+
+    def __init__(self, bin_boundaries=None, num_bins=None, epsilon=0.01, output_mode="int",
+                 sparse=False, dtype=None, name=None):
+        super().__init__(name=name, dtype=dtype)
+        if output_mode not in ("int", "one_hot", "multi_hot", "count"):
+            raise ValueError(f"Unknown output_mode {output_mode!r}.")
+        if bin_boundaries is not None and num_bins is not None:
+            raise ValueError("Both `num_bins` and `bin_boundaries` should not be set. "
+                             f"Received: num_bins={num_bins} and "
+                             f"bin_boundaries={bin_boundaries}")
+        self.bin_boundaries = None if bin_boundaries is None else [float(b) for b in
+                                                                    bin_boundaries]
+        self.num_bins, self.epsilon, self.output_mode, self.sparse = (num_bins, epsilon,
+                                                                      output_mode, False)
+
+    def adapt(self, data, steps=None):
+        """Boundaries at the ``1/num_bins`` ... quantiles of ``data``."""
+        if self.num_bins is None:
+            raise ValueError("Cannot adapt a Discretization layer that has been initialized "
+                             "with `bin_boundaries`, use `num_bins` instead.")
+        values = np.concatenate([np.asarray(b, np.float64).reshape(-1) for b in _batches(data)])
+        quantiles = np.linspace(0, 1, self.num_bins + 1)[1:-1]
+        self.bin_boundaries = np.quantile(values, quantiles).tolist()
+
+    def call(self, inputs):
+        if self.bin_boundaries is None:
+            raise ValueError(f'Layer "{self.name}" has no bin boundaries: pass bin_boundaries '
+                             "or call adapt() first.")
+        boundaries = jnp.asarray(self.bin_boundaries, jnp.float32)
+        indices = jnp.searchsorted(boundaries, jnp.asarray(inputs, jnp.float32),
+                                   side="right").astype(jnp.int32)
+        if self.output_mode == "int":
+            return indices
+        return encode_counts(indices, len(self.bin_boundaries) + 1, self.output_mode)
+
+    def compute_output_dtype(self, input_dtype):
+        return jnp.dtype("int32") if self.output_mode == "int" else jnp.dtype("float32")
+
+    def get_config(self):
+        return {**super().get_config(), "bin_boundaries": self.bin_boundaries,
+                "num_bins": self.num_bins, "epsilon": self.epsilon,
+                "output_mode": self.output_mode, "sparse": self.sparse}
+
+
+class Hashing(Layer):
+    """Values to ``num_bins`` buckets by a stable hash (``mask_value`` goes to 0).
+
+    The hash is CRC-32 of the value's text (salted), not Keras's FarmHash: bucket numbers
+    differ from Keras's, so a model trained with one keeps that one. Runs on the host for
+    strings and inside graphs for integers.
+    """
+
+    def __init__(self, num_bins, mask_value=None, salt=None, output_mode="int", sparse=False,
+                 **kwargs):
+        super().__init__(**kwargs)
+        if num_bins is None or num_bins <= 0:
+            raise ValueError(f"The `num_bins` for `Hashing` cannot be `None` or non-positive "
+                             f"values. Received: num_bins={num_bins}.")
+        self.num_bins, self.mask_value, self.salt = num_bins, mask_value, salt
+        self.output_mode, self.sparse = output_mode, False
+
+    def _salt(self) -> int:
+        salt = self.salt
+        if isinstance(salt, (list, tuple)):
+            salt = salt[0] * 2 ** 32 + salt[1]
+        return int(salt or 0)
+
+    def call(self, inputs):
+        values = inputs
+        if isinstance(values, np.ndarray) and values.dtype.kind in "USO":
+            hashed = np.vectorize(lambda v: zlib.crc32(str(v).encode(), self._salt() & 0xFFFF),
+                                  otypes=[np.int64])(values)
+            buckets = jnp.asarray(hashed % (self.num_bins - (self.mask_value is not None)))
+        else:
+            x = jnp.asarray(values).astype(jnp.uint32)
+            mixed = (x ^ jnp.uint32(self._salt() & 0xFFFFFFFF)) * jnp.uint32(0x9E3779B1)
+            mixed = mixed ^ (mixed >> 16)
+            buckets = (mixed % jnp.uint32(self.num_bins - (self.mask_value is not None))).astype(
+                jnp.int32)
+        if self.mask_value is not None:
+            buckets = jnp.where(jnp.asarray(values == self.mask_value), 0, buckets + 1)
+        if self.output_mode == "int":
+            return buckets.astype(jnp.int32)
+        return encode_counts(buckets, self.num_bins, self.output_mode)
+
+    def __call__(self, *args, **kwargs):
+        if args and isinstance(args[0], np.ndarray) and args[0].dtype.kind in "USO":
+            return self.call(args[0])
+        return super().__call__(*args, **kwargs)
+
+    def get_config(self):
+        return {**super().get_config(), "num_bins": self.num_bins,
+                "mask_value": self.mask_value, "salt": self.salt,
+                "output_mode": self.output_mode, "sparse": self.sparse}
