@@ -112,7 +112,7 @@ class TextVectorization(Layer):
             return ids.astype(np.int64)
         width = max((len(r) for r in rows), default=1)
         table = np.array([r + [""] * (width - len(r)) for r in rows], dtype=object)
-        encoded = np.asarray(self._lookup(table))
+        encoded = np.array(self._lookup(table))
         encoded[:, 0] = 0.0  # padding is not a token
         return encoded
 
