@@ -79,3 +79,33 @@ def test_get_source_inputs_and_set_random_seed():
     kg.utils.set_random_seed(3)
     assert np.random.random() == first[0]
     np.testing.assert_array_equal(kg.random.next_key(), first[1])
+
+
+def test_pydataset_feeds_fit_each_epoch_and_calls_on_epoch_end():
+    class Batches(kg.utils.PyDataset):
+        def __init__(self):
+            super().__init__(workers=2)
+            self.epochs = 0
+
+        def __len__(self):
+            return 3
+
+        def __getitem__(self, index):
+            return np.full((4, 2), index, np.float32), np.zeros((4, 1), np.float32)
+
+        def on_epoch_end(self):
+            self.epochs += 1
+
+    data = Batches()
+    x = kg.Input(shape=(2,))
+    model = kg.Model(x, kg.layers.Dense(1)(x))
+    model.compile(optimizer="sgd", loss="mse")
+    history = model.fit(data, epochs=2, verbose=0)
+    assert len(history.history["loss"]) == 2 and data.epochs == 2
+    assert kg.utils.Sequence is kg.utils.PyDataset
+
+
+def test_metric_serialization_round_trip():
+    metric = kg.metrics.F1Score(average="macro", threshold=0.3)
+    again = kg.metrics.deserialize(kg.metrics.serialize(metric))
+    assert type(again) is kg.metrics.F1Score and again.get_config() == metric.get_config()
