@@ -86,26 +86,10 @@ class GroupedQueryAttention(MultiHeadAttention):
         self.input_spec = InputSpec(ndim=3, axes={-1: query_shape[-1]})
         self.built = True
 
-    def call(self, query, value, key=None, query_mask=None, value_mask=None, key_mask=None,
-             attention_mask=None, return_attention_scores=False, training=None,
-             use_causal_mask=False):
-        if key is None:
-            key = value
-        attention_mask = self._compute_attention_mask(
-            query, value, query_mask=query_mask, value_mask=value_mask, key_mask=key_mask,
-            attention_mask=attention_mask, use_causal_mask=use_causal_mask)
-        gate = self.gate_dense(query) if self.use_gate else None
-        key = jnp.repeat(self.key_dense(key), self.num_repeats, axis=2)
-        value = jnp.repeat(self.value_dense(value), self.num_repeats, axis=2)
-        output, scores = self._compute_attention(self.query_dense(query), key, value,
-                                                 attention_mask, training)
-        if gate is not None:
-            output = output * gate
-        output = self.output_dense(output)
-        self._returned_scores = bool(return_attention_scores)
-        if return_attention_scores:
-            return output, scores
-        return output
+    def _project_key_value(self, key, value):
+        """Key and value heads, each repeated for its group of query heads."""
+        return (jnp.repeat(self.key_dense(key), self.num_repeats, axis=2),
+                jnp.repeat(self.value_dense(value), self.num_repeats, axis=2))
 
     def get_config(self):
         config = super().get_config()

@@ -299,6 +299,9 @@ class MultiHeadAttention(Layer):
                                 jnp.zeros((), scores.dtype))
         return jnp.einsum(self._combine_equation, dropped, value), scores
 
+    def _project_key_value(self, key, value):
+        return self.key_dense(key), self.value_dense(value)
+
     def call(self, query, value, key=None, query_mask=None, value_mask=None, key_mask=None,
              attention_mask=None, return_attention_scores=False, training=None,
              use_causal_mask=False):
@@ -308,9 +311,9 @@ class MultiHeadAttention(Layer):
             query, value, query_mask=query_mask, value_mask=value_mask, key_mask=key_mask,
             attention_mask=attention_mask, use_causal_mask=use_causal_mask)
         gate = self.gate_dense(query) if self.use_gate else None
-        output, scores = self._compute_attention(
-            self.query_dense(query), self.key_dense(key), self.value_dense(value),
-            attention_mask, training)
+        key, value = self._project_key_value(key, value)
+        output, scores = self._compute_attention(self.query_dense(query), key, value,
+                                                 attention_mask, training)
         if gate is not None:
             output = output * gate
         output = self.output_dense(output)
