@@ -1,26 +1,13 @@
-"""Small real datasets shipped with kgraph (no download needed).
+"""Datasets: the UCI digits shipped with kgraph (``load_digits``, no download), and Keras's
+loaders ``mnist``, ``fashion_mnist``, ``boston_housing``, ``california_housing`` (downloaded
+once from Keras's origin into Keras's cache folder, hash-checked; see ``_download``).
 
 >>> x, y = load_digits()
 >>> x.shape, y.shape, int(x.max())
 ((1797, 8, 8), (1797,), 16)
 """
 
-from __future__ import annotations
+from kgraph.datasets import boston_housing, california_housing, fashion_mnist, mnist
+from kgraph.datasets.digits import load_digits
 
-import gzip
-import os
-
-import numpy as np
-
-_HERE = os.path.dirname(__file__)
-
-
-def load_digits():
-    """The 1,797 8x8 handwritten digits of the UCI optical digits set (see DIGITS.md).
-
-    Returns ``(images, labels)``: images float32 (1797, 8, 8) with pixel counts 0..16,
-    labels int32 (1797,) in 0..9.
-    """
-    with gzip.open(os.path.join(_HERE, "digits.csv.gz"), "rt") as f:
-        table = np.loadtxt(f, delimiter=",", dtype=np.float32)
-    return table[:, :64].reshape(-1, 8, 8), table[:, 64].astype(np.int32)
+__all__ = ["boston_housing", "california_housing", "fashion_mnist", "load_digits", "mnist"]
