@@ -62,8 +62,6 @@ MISSING = {
     "saving": {"KerasFileEditor": PERSISTENCE, "load_model": PERSISTENCE,
                "load_weights": PERSISTENCE, "save_model": PERSISTENCE,
                "save_weights": PERSISTENCE},
-    "datasets": {name: "their files hold pickles; a loader that never unpickles: " + NOT_YET
-                 for name in ["cifar10", "cifar100", "imdb", "reuters"]},
     "dtype_policies": {name: "quantization is not supported" for name in [
         "AWQDTypePolicy", "DTypePolicyMap", "GPTQDTypePolicy", "Int4DTypePolicy",
         "QuantizedDTypePolicy", "QuantizedFloat8DTypePolicy"]},

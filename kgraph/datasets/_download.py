@@ -16,6 +16,10 @@ HASHES = {
     "boston_housing.npz": "f553886a1f8d56431e820c5b82552d9d95cfcb96d1e678153f8839538947dff5",
     "california_housing.npz":
         "1a2e3a52e0398de6463aebe6f4a8da34fb21fbb6b934cf88c3425e766f2a1a6f",
+    "imdb.npz": "69664113be75683a8fe16e3ed0ab59fda8886cb3cd7ada244f7d9544e4676b9f",
+    "imdb_word_index.json": "bfafd718b763782e994055a2d397834f",
+    "reuters.npz": "d6586e694ee56d7a4e65172e12b3e987c03096cb01eab99753921ef915959916",
+    "reuters_word_index.json": "4d44cc38712099c9e383dc6e5f11a921",
 }
 
 
