@@ -7,8 +7,8 @@ states per cell: a list for a cell with several states (LSTM's ``[h, c]``), else
 >>> cells = [kg.layers.LSTMCell(4), kg.layers.GRUCell(3)]
 >>> layer = kg.layers.RNN(cells, return_state=True)
 >>> out, *states = layer(jnp.ones((2, 5, 6)))
->>> out.shape, [jnp.shape(s) for s in states]
-((2, 3), [(2, 2, 4), (2, 3)])
+>>> out.shape, [[x.shape for x in s] if isinstance(s, list) else s.shape for s in states]
+((2, 3), [[(2, 4), (2, 4)], (2, 3)])
 """
 
 from __future__ import annotations
