@@ -36,7 +36,7 @@ from runtime.progress import ProgressBar
 ProgbarLogger = ProgressBar
 
 __all__ = ["CSVLogger", "Callback", "CallbackList", "EarlyStopping", "History",
-           "LambdaCallback", "LearningRateScheduler", "ProgbarLogger", "ProgressBar", "ReduceLROnPlateau",
+           "LambdaCallback", "LearningRateScheduler", "TensorBoard", "ProgbarLogger", "ProgressBar", "ReduceLROnPlateau",
            "TerminateOnNaN"]
 
 # Metric names (without "val_") by the direction "auto" mode infers for them.
@@ -467,3 +467,6 @@ class TerminateOnNaN(Callback):
         print(f"{where}: invalid loss {loss}, terminating training.")
         self._terminated = True
         self._stop_training()
+
+
+from runtime.tensorboard import TensorBoard  # noqa: E402 - re-exported with its siblings

@@ -58,7 +58,7 @@ MISSING = {
                    "LossScaleOptimizer": "mixed precision keeps float32 weights and losses"},
     "callbacks": {"BackupAndRestore": CHECKPOINTS, "ModelCheckpoint": CHECKPOINTS,
                   "OrbaxCheckpoint": CHECKPOINTS, "SwapEMAWeights": "use_ema: " + NOT_YET,
-                  "TensorBoard": NOT_YET, "RemoteMonitor": "network"},
+                  "RemoteMonitor": "network"},
     "saving": {"KerasFileEditor": PERSISTENCE, "load_model": PERSISTENCE,
                "load_weights": PERSISTENCE, "save_model": PERSISTENCE,
                "save_weights": PERSISTENCE},
