@@ -36,8 +36,8 @@ from runtime.progress import ProgressBar
 ProgbarLogger = ProgressBar
 
 __all__ = ["CSVLogger", "Callback", "CallbackList", "EarlyStopping", "History",
-           "LambdaCallback", "LearningRateScheduler", "TensorBoard", "ProgbarLogger", "ProgressBar", "ReduceLROnPlateau",
-           "TerminateOnNaN"]
+           "LambdaCallback", "LearningRateScheduler", "ProgbarLogger", "ProgressBar",
+           "ReduceLROnPlateau", "SwapEMAWeights", "TensorBoard", "TerminateOnNaN"]
 
 # Metric names (without "val_") by the direction "auto" mode infers for them.
 _MAXIMIZED = ("acc", "auc", "precision", "recall", "f1", "fbeta", "iou", "r2",
@@ -305,6 +305,51 @@ class LearningRateScheduler(Callback):
     def on_epoch_end(self, epoch, logs=None):
         if logs is not None:
             logs["learning_rate"] = float(self._rate_holder().learning_rate)
+
+
+class SwapEMAWeights(Callback):
+    """Evaluate with the optimizer's moving average of the weights (``use_ema=True``):
+    swapped in for validation (and, with ``swap_on_epoch``, for the epoch-end callbacks
+    after this one), swapped back before training continues (Keras's)."""
+
+    def __init__(self, swap_on_epoch=False):
+        super().__init__()
+        self.swap_on_epoch = swap_on_epoch
+        self._saved = None
+
+    def _swap_in(self):
+        if self.loop is None or self._saved is not None:
+            return
+        ts = self.loop.train_state
+        optimizer = self.loop.trainer.optimizer
+        if not getattr(optimizer, "_config", {}).get("use_ema"):
+            raise ValueError("SwapEMAWeights needs an optimizer with use_ema=True.")
+        self._saved = ts.params
+        self.loop.train_state = ts._replace(params=optimizer.ema_weights(ts.opt_state))
+        self.loop.trainer.write_back(self.loop.train_state, copy=True)
+
+    def _swap_out(self):
+        if self._saved is not None:
+            self.loop.train_state = self.loop.train_state._replace(params=self._saved)
+            self.loop.trainer.write_back(self.loop.train_state, copy=True)
+            self._saved = None
+
+    def on_test_begin(self, logs=None):
+        self._swap_in()
+
+    def on_test_end(self, logs=None):
+        if not self.swap_on_epoch:
+            self._swap_out()
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._swap_out()
+
+    def on_epoch_end(self, epoch, logs=None):
+        if self.swap_on_epoch:
+            self._swap_in()
+
+    def on_train_end(self, logs=None):
+        self._saved = None  # fit ends on the moving average anyway (use_ema's finalization)
 
 
 class CSVLogger(Callback):

@@ -168,6 +168,9 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
             callback_list.on_epoch_end(epoch, logs)
             if loop.stop_training:
                 break
+        if getattr(trainer.optimizer, "_config", {}).get("use_ema"):  # Keras's finalization
+            ts = loop.train_state
+            loop.train_state = ts._replace(params=trainer.optimizer.ema_weights(ts.opt_state))
         callback_list.on_train_end(logs)
     finally:
         ts = loop.train_state

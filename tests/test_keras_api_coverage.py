@@ -57,7 +57,7 @@ MISSING = {
                    "OptimizerMap": NOT_YET,
                    "LossScaleOptimizer": "mixed precision keeps float32 weights and losses"},
     "callbacks": {"BackupAndRestore": CHECKPOINTS, "ModelCheckpoint": CHECKPOINTS,
-                  "OrbaxCheckpoint": CHECKPOINTS, "SwapEMAWeights": "use_ema: " + NOT_YET,
+                  "OrbaxCheckpoint": CHECKPOINTS,
                   "RemoteMonitor": "network"},
     "saving": {"KerasFileEditor": PERSISTENCE, "load_model": PERSISTENCE,
                "load_weights": PERSISTENCE, "save_model": PERSISTENCE,

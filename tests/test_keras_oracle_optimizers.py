@@ -123,9 +123,62 @@ def test_optimizer_objects_train_in_compile_fit_and_callbacks_change_their_rate(
 def test_unsupported_arguments_are_clear_errors():
     with pytest.raises(ValueError, match="Only one of `clipnorm`, `clipvalue`"):
         optimizers.SGD(clipnorm=1.0, clipvalue=1.0)
-    with pytest.raises(ValueError, match="use_ema=True is not supported"):
-        optimizers.Adam(use_ema=True)
+    with pytest.raises(ValueError, match="ema_momentum"):
+        optimizers.Adam(use_ema=True, ema_momentum=2.0)
     with pytest.raises(TypeError, match="unexpected keyword"):
         optimizers.Adam(beta1=0.9)
     with pytest.raises(ValueError, match="has not been built"):
         optimizers.Adam().stateless_apply([], [], [])
+
+
+@pytest.mark.parametrize("kwargs", [{"use_ema": True},
+                                    {"use_ema": True, "ema_momentum": 0.5,
+                                     "ema_overwrite_frequency": 2}])
+def test_use_ema_matches_keras(kwargs):
+    theirs = keras.optimizers.SGD(0.1, **kwargs)
+    variables = [keras.Variable(w) for w in _W]
+    for grads in _G:
+        theirs.apply(grads, variables)
+    ours = optimizers.SGD(0.1, **kwargs)
+    mine = [kg.Variable(w.shape, w, name=f"w{i}") for i, w in enumerate(_W)]
+    for grads in _G:
+        ours.apply(grads, mine)
+    for a, b in zip(mine, variables):
+        np.testing.assert_allclose(a.numpy(), np.asarray(b.value), rtol=1e-6, atol=1e-6)
+    theirs.finalize_variable_values(variables)
+    ours.finalize_variable_values(mine)
+    for a, b in zip(mine, variables):
+        np.testing.assert_allclose(a.numpy(), np.asarray(b.value), rtol=1e-6, atol=1e-6)
+
+
+def test_fit_ends_with_the_moving_average_of_the_weights():
+    x = kg.Input(shape=(3,))
+    model = kg.Model(x, kg.layers.Dense(1)(x))
+    model.compile(optimizer=kg.optimizers.SGD(0.1, use_ema=True, ema_momentum=0.9),
+                  loss="mse")
+    model.fit(np.ones((8, 3), np.float32), np.ones((8, 1), np.float32), epochs=3, verbose=0)
+    setup = model._training_setup
+    ema = model.optimizer.ema_weights(setup.opt_state)
+    (dense,) = ema.values()
+    np.testing.assert_allclose(model.get_weights()[0], np.asarray(dense["kernel"]), rtol=1e-6)
+
+
+def test_swap_ema_weights_validates_with_the_moving_average():
+    x = kg.Input(shape=(3,))
+    model = kg.Model(x, kg.layers.Dense(1)(x))
+    model.compile(optimizer=kg.optimizers.SGD(0.2, use_ema=True, ema_momentum=0.5),
+                  loss="mse")
+    data = (np.random.default_rng(0).normal(size=(16, 3)).astype(np.float32),
+            np.ones((16, 1), np.float32))
+    seen = []
+    probe = kg.callbacks.LambdaCallback(
+        on_epoch_end=lambda epoch, logs: seen.append(model.get_weights()[0].copy()))
+    history = model.fit(*data, epochs=2, batch_size=4, verbose=0, validation_data=data,
+                        callbacks=[kg.callbacks.SwapEMAWeights(), probe])
+    ema = model.optimizer.ema_weights(model._training_setup.opt_state)
+    # the last validation ran on the moving average, which is also where fit ends
+    assert history.history["val_loss"][-1] == pytest.approx(
+        model.evaluate(*data, verbose=0), rel=1e-5)
+    np.testing.assert_allclose(model.get_weights()[0],
+                               np.asarray(list(ema.values())[0]["kernel"]), rtol=1e-6)
+    assert len(seen) == 2

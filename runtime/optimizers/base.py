@@ -14,6 +14,8 @@ running value), ``iterations``, ``get_config`` / ``from_config``, and Keras's st
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -44,6 +46,36 @@ def _decay(learning_rate, weight_decay):
                                       updates, params)
 
     return optax.stateless(apply)
+
+
+class EmaState(NamedTuple):
+    """The moving average of the weights kept by an optimizer with ``use_ema=True``."""
+
+    ema_count: jnp.ndarray
+    ema: object
+
+
+def _ema(momentum, overwrite_frequency):
+    """Keras's ``use_ema``: after each update, ``ema = m * ema + (1 - m) * weights`` (the
+    first update copies the weights); every ``overwrite_frequency`` updates the weights are
+    replaced by the average. ``Optimizer.finalize_variable_values`` reads it at the end."""
+    def init(params):
+        return EmaState(jnp.zeros((), jnp.int32), jax.tree_util.tree_map(jnp.copy, params))
+
+    def update(updates, state, params=None):
+        if params is None:
+            raise ValueError("use_ema needs the params: call update(grads, state, params).")
+        new = optax.apply_updates(params, updates)
+        m = jnp.where(state.ema_count == 0, 0.0, momentum)
+        ema = jax.tree_util.tree_map(lambda a, w: (m * a + (1 - m) * w).astype(w.dtype),
+                                     state.ema, new)
+        if overwrite_frequency:
+            swap = (state.ema_count + 1) % overwrite_frequency == 0
+            updates = jax.tree_util.tree_map(lambda u, a, p: jnp.where(swap, a - p, u),
+                                             updates, ema, params)
+        return updates, EmaState(state.ema_count + 1, ema)
+
+    return optax.GradientTransformation(init, update)
 
 
 class _Slot:
@@ -134,10 +166,9 @@ class Optimizer(optax.GradientTransformationExtraArgs):
         if len(clips) > 1:
             raise ValueError(f"Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can "
                              f"be set. Received: {', '.join(f'{k}={config[k]}' for k in clips)}")
-        if config["use_ema"]:
-            raise ValueError(f"{cls.__name__}: use_ema=True is not supported; keep an "
-                             "exponential moving average of the weights with "
-                             "optax.ema over the params in your own loop.")
+        if config["use_ema"] and not 0 <= config["ema_momentum"] <= 1:
+            raise ValueError("`ema_momentum` must be in the range [0, 1]. Received: "
+                             f"ema_momentum={config['ema_momentum']}")
         if config["loss_scale_factor"] is not None:
             raise ValueError(f"{cls.__name__}: loss_scale_factor is not supported (kgraph's "
                              "mixed precision keeps float32 weights and losses).")
@@ -162,6 +193,8 @@ class Optimizer(optax.GradientTransformationExtraArgs):
             parts.append(cls._rule(learning_rate, **hyper))
             if config["weight_decay"]:
                 parts.append(_decay(learning_rate, config["weight_decay"]))
+            if config["use_ema"]:
+                parts.append(_ema(config["ema_momentum"], config["ema_overwrite_frequency"]))
             chain = optax.chain(*parts)
             if config["gradient_accumulation_steps"]:
                 chain = optax.MultiSteps(chain, config["gradient_accumulation_steps"])
@@ -271,6 +304,20 @@ class Optimizer(optax.GradientTransformationExtraArgs):
         self._state = jax.tree_util.tree_unflatten(self._treedef, new_state)
         for variable, value in zip(variables, new_params):
             variable.assign(value)
+
+    def ema_weights(self, opt_state):
+        """The moving average of the weights in ``opt_state`` (``use_ema=True``)."""
+        if not self._config["use_ema"]:
+            raise ValueError(f"Optimizer {self.name!r} keeps no moving average "
+                             "(use_ema=False).")
+        return optax.tree_utils.tree_get(opt_state, "ema")
+
+    def finalize_variable_values(self, variables):
+        """With ``use_ema``, set ``variables`` to their moving averages (as Keras does at
+        the end of ``fit``)."""
+        if self._config["use_ema"] and self._state is not None:
+            for variable, value in zip(variables, self.ema_weights(self._state)):
+                variable.assign(value)
 
     def apply_gradients(self, grads_and_vars):
         """``apply`` from ``[(grad, variable), ...]``."""
