@@ -10,8 +10,9 @@
 
 from __future__ import annotations
 
-import zlib
+import hashlib
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -110,13 +111,39 @@ class Discretization(Layer):
                 "output_mode": self.output_mode, "sparse": self.sparse}
 
 
-class Hashing(Layer):
-    """Values to ``num_bins`` buckets by a stable hash (``mask_value`` goes to 0).
+def _fingerprint64(text) -> int:
+    try:
+        import farmhash
+    except ImportError as error:
+        raise ImportError("The Hashing layer hashes with FarmHash, as Keras: install "
+                          "pyfarmhash (`pip install pyfarmhash`, or the extra "
+                          "`pip install kgraph[preprocessing]`).") from error
+    return farmhash.fingerprint64(text)
 
-    The hash is CRC-32 of the value's text (salted), not Keras's FarmHash: bucket numbers
-    differ from Keras's, so a model trained with one keeps that one. Runs on the host for
-    strings and inside graphs for integers.
-    """
+
+def _buckets_host(values, num_bins, salt):
+    """FarmHash Fingerprint64 of each value's text (Keras's ``to_hash_bucket_fast``), or a
+    keyed BLAKE2 hash with a ``salt``, modulo ``num_bins``."""
+    values = np.asarray(values)
+
+    def bucket(value):
+        text = value.decode() if isinstance(value, bytes) else str(value)
+        if salt is None:
+            return _fingerprint64(text) % num_bins
+        digest = hashlib.blake2b(text.encode(), digest_size=8,
+                                 key=str(salt).encode()).digest()
+        return int.from_bytes(digest, "little") % num_bins
+
+    return np.vectorize(bucket, otypes=[np.int64])(values) if values.size else \
+        values.astype(np.int64)
+
+
+class Hashing(Layer):
+    """Values to ``num_bins`` buckets: FarmHash Fingerprint64 of each value's text modulo
+    the bins, Keras's numbers (``mask_value`` goes to bucket 0, the rest to 1..). A ``salt``
+    switches to a keyed BLAKE2 hash (Keras uses SipHash there, so salted buckets differ).
+    Strings are hashed on the host; integers also inside graphs and under ``jit`` (through
+    ``jax.pure_callback``)."""
 
     def __init__(self, num_bins, mask_value=None, salt=None, output_mode="int", sparse=False,
                  **kwargs):
@@ -124,37 +151,39 @@ class Hashing(Layer):
         if num_bins is None or num_bins <= 0:
             raise ValueError(f"The `num_bins` for `Hashing` cannot be `None` or non-positive "
                              f"values. Received: num_bins={num_bins}.")
+        if output_mode not in ("int", "one_hot", "multi_hot", "count"):
+            raise ValueError(f"Unknown output_mode {output_mode!r}.")
         self.num_bins, self.mask_value, self.salt = num_bins, mask_value, salt
         self.output_mode, self.sparse = output_mode, False
 
-    def _salt(self) -> int:
-        salt = self.salt
-        if isinstance(salt, (list, tuple)):
-            salt = salt[0] * 2 ** 32 + salt[1]
-        return int(salt or 0)
+    def _buckets(self, values):
+        masked = self.mask_value is not None
+        bins = self.num_bins - 1 if masked else self.num_bins
+        buckets = _buckets_host(values, bins, self.salt)
+        if masked:
+            buckets = np.where(np.asarray(values) == self.mask_value, 0, buckets + 1)
+        return buckets.astype(np.int32)
 
     def call(self, inputs):
-        values = inputs
-        if isinstance(values, np.ndarray) and values.dtype.kind in "USO":
-            hashed = np.vectorize(lambda v: zlib.crc32(str(v).encode(), self._salt() & 0xFFFF),
-                                  otypes=[np.int64])(values)
-            buckets = jnp.asarray(hashed % (self.num_bins - (self.mask_value is not None)))
+        if isinstance(inputs, np.ndarray) or not isinstance(inputs, jax.Array) and not \
+                isinstance(inputs, jax.core.Tracer):
+            buckets = jnp.asarray(self._buckets(np.asarray(inputs)))
         else:
-            x = jnp.asarray(values).astype(jnp.uint32)
-            mixed = (x ^ jnp.uint32(self._salt() & 0xFFFFFFFF)) * jnp.uint32(0x9E3779B1)
-            mixed = mixed ^ (mixed >> 16)
-            buckets = (mixed % jnp.uint32(self.num_bins - (self.mask_value is not None))).astype(
-                jnp.int32)
-        if self.mask_value is not None:
-            buckets = jnp.where(jnp.asarray(values == self.mask_value), 0, buckets + 1)
+            shape = jax.ShapeDtypeStruct(jnp.shape(inputs), jnp.int32)
+            buckets = jax.pure_callback(lambda v: self._buckets(np.asarray(v)), shape, inputs,
+                                        vmap_method="expand_dims")
         if self.output_mode == "int":
-            return buckets.astype(jnp.int32)
+            return buckets
         return encode_counts(buckets, self.num_bins, self.output_mode)
 
     def __call__(self, *args, **kwargs):
-        if args and isinstance(args[0], np.ndarray) and args[0].dtype.kind in "USO":
-            return self.call(args[0])
+        if args and isinstance(args[0], (np.ndarray, list)) and np.asarray(
+                args[0]).dtype.kind in "USO":
+            return self.call(np.asarray(args[0]))
         return super().__call__(*args, **kwargs)
+
+    def compute_output_dtype(self, input_dtype):
+        return jnp.dtype("int32") if self.output_mode == "int" else jnp.dtype("float32")
 
     def get_config(self):
         return {**super().get_config(), "num_bins": self.num_bins,
