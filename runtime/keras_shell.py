@@ -93,7 +93,8 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
         sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
         validation_batch_size=None, validation_freq=1):
     """Train ``model``; returns a ``History`` of per-epoch logs (see ``Model.fit``)."""
-    if custom_steps.overrides(model, "train_step"):
+    if custom_steps.overrides(model, "train_step") or custom_steps.overrides(model,
+                                                                              "compute_loss"):
         if validation_split:
             (x, y, sample_weight), validation_data = data_lib.split_validation(
                 x, y, sample_weight, validation_split)
@@ -184,7 +185,8 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
 def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
              steps=None, callbacks=None, return_dict=False):
     """Mean loss and metrics over ``(x, y)`` (padded batches; one compiled program)."""
-    if custom_steps.overrides(model, "test_step") or custom_steps.overrides(model, "metrics"):
+    if any(custom_steps.overrides(model, name)
+           for name in ("test_step", "metrics", "compute_loss")):
         return custom_steps.evaluate(model, x, y, batch_size, verbose, sample_weight,
                                      callbacks, return_dict)
     data = _make_data(x, y, sample_weight, batch_size, None, steps)

@@ -123,3 +123,18 @@ def test_stateless_call_is_pure_and_needs_a_key_for_random_layers():
     dropped, _ = model.stateless_call(trainable, [], _x, training=True,
                                       key=jax.random.PRNGKey(0))
     assert float(np.mean(np.asarray(dropped) == 0)) > 0.3
+
+
+def test_a_compute_loss_override_is_the_objective_of_fit_and_evaluate():
+    class Doubled(kg.Model):
+        def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
+                         training=True):
+            return 2.0 * super().compute_loss(x, y, y_pred, sample_weight, training)
+
+    x = kg.Input(shape=(8,))
+    model = Doubled(x, kg.layers.Dense(1)(x))
+    model.compile(optimizer=kg.optimizers.SGD(0.0), loss="mse")
+    history = model.fit(_x, _y, epochs=1, batch_size=96, shuffle=False, verbose=0)
+    mse = float(np.mean((model.predict(_x, verbose=0) - _y) ** 2))
+    assert history.history["loss"][0] == pytest.approx(2 * mse, rel=1e-5)
+    assert model.evaluate(_x, _y, verbose=0) == pytest.approx(2 * mse, rel=1e-5)
