@@ -18,28 +18,20 @@ from runtime.loss_functions import (binary_crossentropy, binary_focal_crossentro
                                     mean_squared_error, mean_squared_logarithmic_error, poisson,
                                     sparse_categorical_crossentropy, squared_hinge)
 from runtime.losses import *  # noqa: F401,F403 - the public catalog
+from kgraph.serializable import from_keras_object_config, keras_object_config
 from runtime.losses import __all__ as _classes, get
 
 
 def serialize(loss):
     """A loss's Keras config (a class's ``{"class_name", "config"}``, or a function's name)."""
     if hasattr(loss, "get_config"):
-        return {"module": "keras.losses", "class_name": type(loss).__name__,
-                "config": loss.get_config(), "registered_name": None}
+        return keras_object_config(loss, "keras.losses")
     return getattr(loss, "__name__", loss)
 
 
 def deserialize(config, custom_objects=None):
     """A loss from ``serialize``'s output (or a name)."""
-    if isinstance(config, dict):
-        name = config["class_name"]
-        cls = (custom_objects or {}).get(name) or globals().get(name)
-        if not isinstance(cls, type):
-            raise ValueError(f"Unknown loss class {name!r} in config {config!r}.")
-        return cls(**config.get("config", {}))
-    if isinstance(config, str) and custom_objects and config in custom_objects:
-        return custom_objects[config]
-    return get(config)
+    return from_keras_object_config(config, custom_objects, globals(), "loss", get)
 
 
 __all__ = sorted(set(_classes) | {

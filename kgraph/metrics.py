@@ -11,24 +11,18 @@ Loaded on first use of ``kgraph.metrics`` (``import kgraph`` does not import ``r
 from runtime.metrics import *  # noqa: F401,F403 - the public catalog
 from runtime.loss_functions import (binary_focal_crossentropy,  # noqa: F401
                                     categorical_focal_crossentropy)
+from kgraph.serializable import from_keras_object_config, keras_object_config
 from runtime.metrics import __all__ as _names
 
 
 def serialize(metric) -> dict:
     """Keras's ``{"module", "class_name", "config"}`` of a metric."""
-    return {"module": "keras.metrics", "class_name": type(metric).__name__,
-            "config": metric.get_config(), "registered_name": None}
+    return keras_object_config(metric, "keras.metrics")
 
 
 def deserialize(config, custom_objects=None):
     """A metric from ``serialize``'s output (or a name)."""
-    if isinstance(config, dict):
-        name = config["class_name"]
-        cls = (custom_objects or {}).get(name) or globals().get(name)
-        if not isinstance(cls, type):
-            raise ValueError(f"Unknown metric class {name!r}.")
-        return cls.from_config(config.get("config") or {})
-    return get(config)
+    return from_keras_object_config(config, custom_objects, globals(), "metric", get)
 
 
 __all__ = [*_names, "binary_focal_crossentropy", "categorical_focal_crossentropy",

@@ -46,6 +46,30 @@ def from_config_or_name(config, custom_objects, get):
     return get(config)
 
 
+def keras_object_config(obj, module) -> dict:
+    """Keras's serialized form of an object: ``{"module", "class_name", "config",
+    "registered_name"}`` (losses, metrics, optimizers, schedules)."""
+    return {"module": module, "class_name": type(obj).__name__, "config": obj.get_config(),
+            "registered_name": None}
+
+
+def from_keras_object_config(config, custom_objects, classes, kind, get=None):
+    """The object a ``keras_object_config`` describes: its class from ``custom_objects`` or
+    ``classes`` (a ``{name: class}`` mapping), made with ``from_config``; anything but a
+    config dict goes to ``get`` (names, objects)."""
+    if not isinstance(config, dict):
+        if isinstance(config, str) and custom_objects and config in custom_objects:
+            return custom_objects[config]
+        if get is None:
+            raise ValueError(f"Expected a {kind} config dict, received {config!r}.")
+        return get(config)
+    name = config.get("class_name")
+    cls = (custom_objects or {}).get(name) or classes.get(name)
+    if not isinstance(cls, type):
+        raise ValueError(f"Unknown {kind} class {name!r} in config {config!r}.")
+    return cls.from_config(config.get("config") or {})
+
+
 def to_config(obj, kind, base, module):
     """``{"class_name", "config"}`` for an instance of ``base`` (None stays None)."""
     if obj is None:

@@ -58,7 +58,8 @@ def flatten_with_path(structure) -> list:
 
 def map_structure(func, *structures):
     """``func`` applied leaf by leaf over structures of the same shape."""
-    assert_same_structure(*structures) if len(structures) > 1 else None
+    if len(structures) > 1:
+        assert_same_structure(*structures)
     return _tree.tree_map(func, *structures, is_leaf=_is_leaf)
 
 

@@ -22,6 +22,7 @@ import jax
 import jax.numpy as jnp
 
 from kgraph.base.naming import to_snake_case
+from runtime.state_arrays import StateArray
 from runtime.weighting import broadcast_to_values, divide_no_nan, weighted
 
 
@@ -112,7 +113,8 @@ class Metric:
     @property
     def variables(self) -> list:
         """The current state's arrays, in a fixed order (``len`` slices Keras states)."""
-        return [_StateArray(v) for v in jax.tree_util.tree_leaves(self._current())]
+        return [StateArray(v, f"{self.name}/{i}")
+                for i, v in enumerate(jax.tree_util.tree_leaves(self._current()))]
 
     def stateless_update_state(self, metric_variables, *args, **kwargs):
         """``update`` on a list of state arrays; returns the new list (jittable)."""
@@ -153,22 +155,6 @@ class Metric:
     def __repr__(self):
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items() if k != "fn")
         return f"{type(self).__name__}({args})"
-
-
-class _StateArray:
-    """One metric state array as Keras's ``metric.variables`` entries (``.value``)."""
-
-    def __init__(self, value):
-        self.value = value
-
-    @property
-    def shape(self):
-        return tuple(jnp.shape(self.value))
-
-    def numpy(self):
-        import numpy as np
-
-        return np.asarray(self.value)
 
 
 def _result_with_default_state(result):

@@ -165,8 +165,7 @@ class Hashing(Layer):
         return buckets.astype(np.int32)
 
     def call(self, inputs):
-        if isinstance(inputs, np.ndarray) or not isinstance(inputs, jax.Array) and not \
-                isinstance(inputs, jax.core.Tracer):
+        if not isinstance(inputs, (jax.Array, jax.core.Tracer)):  # host values: hash now
             buckets = jnp.asarray(self._buckets(np.asarray(inputs)))
         else:
             shape = jax.ShapeDtypeStruct(jnp.shape(inputs), jnp.int32)

@@ -81,6 +81,7 @@ class _Lookup(Layer):
         self.pad_to_max_tokens, self.sparse = bool(pad_to_max_tokens), False
         self.vocabulary_dtype = vocabulary_dtype
         self._vocab = []
+        self._table = None
         self.idf_weights = None
         if vocabulary is not None:
             self.set_vocabulary(vocabulary, idf_weights)
@@ -103,17 +104,16 @@ class _Lookup(Layer):
     def set_vocabulary(self, vocabulary, idf_weights=None):
         """Use ``vocabulary`` (a list or array of tokens, without the special ones)."""
         tokens = [self._convert(t) for t in np.asarray(vocabulary).reshape(-1).tolist()]
-        special = set(self._special())
+        if tokens[:len(self._special())] == self._special():  # get_vocabulary()'s form
+            tokens = tokens[len(self._special()):]
         repeated = [t for t, n in collections.Counter(tokens).items() if n > 1]
         if repeated:
             raise ValueError(f'Layer "{self.name}": the vocabulary has repeated tokens '
                              f"{repeated[:5]}.")
-        if special & set(tokens):
-            tokens = [t for t in tokens if t not in special] if tokens[:len(self._special())] == \
-                self._special() else tokens
-            if special & set(tokens):
-                raise ValueError(f'Layer "{self.name}": the vocabulary contains special tokens '
-                                 f"{sorted(map(str, special & set(tokens)))}.")
+        special = set(self._special()) & set(tokens)
+        if special:
+            raise ValueError(f'Layer "{self.name}": the vocabulary contains special tokens '
+                             f"{sorted(map(str, special))}.")
         self._vocab = tokens
         if self.output_mode == "tf_idf":
             if idf_weights is None:
@@ -157,11 +157,17 @@ class _Lookup(Layer):
         hashes = np.vectorize(lambda v: zlib.crc32(str(v).encode()), otypes=[np.int64])(values)
         return base + hashes % self.num_oov_indices
 
+    def _token_table(self) -> dict:
+        """``{token: index}``, made once per vocabulary."""
+        if self._table is None:
+            offset = len(self._special())
+            self._table = {t: i + offset for i, t in enumerate(self._vocab)}
+            if self.mask_token is not None:
+                self._table[self.mask_token] = 0
+        return self._table
+
     def _lookup_host(self, values):
-        offset = len(self._special())
-        table = {t: i + offset for i, t in enumerate(self._vocab)}
-        if self.mask_token is not None:
-            table[self.mask_token] = 0
+        table = self._token_table()
         flat = np.asarray(values).reshape(-1)
         oov = self._oov_index(flat) if self.num_oov_indices else None
         out = np.empty(flat.shape, np.int64)

@@ -6,6 +6,7 @@ learning-rate ``schedules``, names (``get("adam")``) and weight-path masks.
 True
 """
 
+from kgraph.serializable import from_keras_object_config, keras_object_config
 from runtime.optimizers import schedules
 from runtime.optimizers.base import Optimizer
 from runtime.optimizers.keras_optimizers import (SGD, Adadelta, Adafactor, Adagrad, Adam, AdamW,
@@ -15,15 +16,14 @@ from runtime.optimizers.names import get, mask_by_path
 
 def serialize(optimizer) -> dict:
     """Keras's ``{"module", "class_name", "config"}`` of an optimizer."""
-    return {"module": "keras.optimizers", "class_name": type(optimizer).__name__,
-            "config": optimizer.get_config(), "registered_name": None}
+    return keras_object_config(optimizer, "keras.optimizers")
 
 
 def deserialize(config, custom_objects=None):
     """An optimizer from ``serialize``'s output (or a name)."""
-    if isinstance(config, dict) and custom_objects and config.get("class_name") in custom_objects:
-        return custom_objects[config["class_name"]].from_config(config.get("config") or {})
-    return get(config)
+    classes = {cls.__name__: cls for cls in (SGD, Adadelta, Adafactor, Adagrad, Adam, AdamW,
+                                             Adamax, Lion, Nadam, RMSprop)}
+    return from_keras_object_config(config, custom_objects, classes, "optimizer", get)
 
 
 __all__ = ["Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "Lion", "Nadam",

@@ -18,10 +18,10 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 import optax
 
 from runtime.optimizers import schedules as schedules_lib
+from runtime.state_arrays import StateArray
 
 _COMMON = ("weight_decay", "clipnorm", "clipvalue", "global_clipnorm", "use_ema",
            "ema_momentum", "ema_overwrite_frequency", "loss_scale_factor",
@@ -76,34 +76,6 @@ def _ema(momentum, overwrite_frequency):
         return updates, EmaState(state.ema_count + 1, ema)
 
     return optax.GradientTransformation(init, update)
-
-
-class _Slot:
-    """One optimizer state array, as Keras's ``optimizer.variables`` entries
-    (``.value``, ``.assign``, ``.numpy()``)."""
-
-    def __init__(self, value, name):
-        self.value, self.name = value, name
-
-    @property
-    def shape(self):
-        return tuple(jnp.shape(self.value))
-
-    @property
-    def dtype(self):
-        return jnp.asarray(self.value).dtype
-
-    def assign(self, value):
-        self.value = jnp.asarray(value, self.dtype)
-
-    def numpy(self):
-        return np.asarray(self.value)
-
-    def __array__(self, dtype=None, copy=None):
-        return np.asarray(self.value, dtype)
-
-    def __repr__(self):
-        return f"<optimizer variable {self.name} shape={self.shape}>"
 
 
 def _values(variables):
@@ -266,7 +238,7 @@ class Optimizer(optax.GradientTransformationExtraArgs):
         """Create the optimizer state for ``variables`` (a list of weights or arrays)."""
         self._state = self.init(_values(variables))
         leaves, self._treedef = jax.tree_util.tree_flatten(self._state)
-        self._slots = [_Slot(v, f"{self.name}/slot_{i}") for i, v in enumerate(leaves)]
+        self._slots = [StateArray(v, f"{self.name}/slot_{i}") for i, v in enumerate(leaves)]
 
     @property
     def built(self) -> bool:

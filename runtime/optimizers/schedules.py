@@ -11,6 +11,8 @@ import math
 
 import jax.numpy as jnp
 
+from kgraph.serializable import from_keras_object_config, keras_object_config
+
 __all__ = ["CosineDecay", "CosineDecayRestarts", "ExponentialDecay", "InverseTimeDecay",
            "LearningRateSchedule", "PiecewiseConstantDecay", "PolynomialDecay", "deserialize",
            "serialize"]
@@ -194,15 +196,10 @@ _CLASSES = {cls.__name__: cls for cls in (ExponentialDecay, InverseTimeDecay, Po
 
 def serialize(schedule) -> dict:
     """Keras's ``{"module", "class_name", "config"}`` of a schedule."""
-    return {"module": "keras.optimizers.schedules", "class_name": type(schedule).__name__,
-            "config": schedule.get_config(), "registered_name": None}
+    return keras_object_config(schedule, "keras.optimizers.schedules")
 
 
 def deserialize(config, custom_objects=None):
     """A schedule from ``serialize``'s output."""
-    name = config["class_name"]
-    cls = (custom_objects or {}).get(name) or _CLASSES.get(name)
-    if cls is None:
-        raise ValueError(f"Unknown learning rate schedule {name!r}. Expected one of "
-                         f"{sorted(_CLASSES)}.")
-    return cls.from_config(config["config"])
+    return from_keras_object_config(config, custom_objects, _CLASSES,
+                                    "learning rate schedule")
