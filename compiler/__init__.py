@@ -7,6 +7,7 @@
 """
 
 from compiler.program import Program, compile
+from compiler.safetensors_io import load_safetensors, save_safetensors
 from compiler.weights import assign, variables
 
-__all__ = ["Program", "assign", "compile", "variables"]
+__all__ = ["Program", "assign", "compile", "load_safetensors", "save_safetensors", "variables"]

@@ -25,7 +25,7 @@ from kgraph.graph.node import KerasHistory, Node
 from kgraph.models.functional import Functional
 from kgraph.models.model import Model
 from kgraph.models.sequential import Sequential
-from kgraph.saving import model_from_json, register_layer
+from kgraph.saving import load_model, model_from_json, register_layer
 from kgraph.dtype_policy import DTypePolicy
 from kgraph.initializers import KerasInitializer as Initializer
 from kgraph.ops import Operation
@@ -36,7 +36,7 @@ __all__ = ["Functional", "Input", "InputLayer", "InputSpec", "KerasHistory", "Ke
            "Layer", "Model", "Node", "Variable", "activations", "config", "constraints",
            "datasets", "dtype_policy", "initializers", "is_keras_tensor", "layers", "ops", "random",
            "regularizers", "reset_names"]
-__all__ += ["Sequential", "model_from_json", "model_to_dot", "plot_model", "plotting",
+__all__ += ["Sequential", "load_model", "model_from_json", "model_to_dot", "plot_model", "plotting",
             "register_layer", "saving"]
 __version__ = "0.1.0"
 FloatDTypePolicy = DTypePolicy

@@ -1,6 +1,7 @@
 """The graph core imports its neighbours at the top: the only function-local imports left
-in these modules are the deliberate ones (runtime, saving, and the two upward reaches of
-``Model``: ``Model.__new__`` -> Functional and ``_repr_html_`` -> plotting)."""
+in these modules are the deliberate ones (runtime, saving, compiler for the pytree weights
+file of ``save_weights("*.safetensors")``, and the two upward reaches of ``Model``:
+``Model.__new__`` -> Functional and ``_repr_html_`` -> plotting)."""
 
 import ast
 import pathlib
@@ -13,7 +14,7 @@ import kgraph
 _ROOT = pathlib.Path(kgraph.__file__).parent
 _ALLOWED = {
     "models/model": {"kgraph.models.functional", "kgraph.display.plotting", "kgraph.saving",
-                     "runtime.keras_shell"},
+                     "runtime.keras_shell", "compiler"},
     "models/functional": {"kgraph.saving"},
     "models/sequential": {"kgraph.saving"},
     "display/summary": set(),

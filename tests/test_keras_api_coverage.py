@@ -35,7 +35,6 @@ MISSING = {
         "ReversibleEmbedding": NOT_YET, "SpectralNormalization": NOT_YET, "Wrapper": NOT_YET,
         "TFSMLayer": "TensorFlow SavedModels", "TorchModuleWrapper": "PyTorch modules"},
     "initializers": {"STFT": NOT_YET, "STFTInitializer": NOT_YET, "stft": NOT_YET},
-    "models": {"load_model": PERSISTENCE, "save_model": PERSISTENCE},
     "utils": {"Config": NOT_YET, "FeatureSpace": NOT_YET, "Progbar": NOT_YET,
               "array_to_img": "image files (needs Pillow): " + NOT_YET,
               "img_to_array": "image files (needs Pillow): " + NOT_YET,
@@ -59,9 +58,7 @@ MISSING = {
     "callbacks": {"BackupAndRestore": CHECKPOINTS, "ModelCheckpoint": CHECKPOINTS,
                   "OrbaxCheckpoint": CHECKPOINTS,
                   "RemoteMonitor": "network"},
-    "saving": {"KerasFileEditor": PERSISTENCE, "load_model": PERSISTENCE,
-               "load_weights": PERSISTENCE, "save_model": PERSISTENCE,
-               "save_weights": PERSISTENCE},
+    "saving": {"KerasFileEditor": PERSISTENCE},
     "dtype_policies": {name: "quantization is not supported" for name in [
         "AWQDTypePolicy", "DTypePolicyMap", "GPTQDTypePolicy", "Int4DTypePolicy",
         "QuantizedDTypePolicy", "QuantizedFloat8DTypePolicy"]},

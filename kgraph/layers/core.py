@@ -8,6 +8,7 @@ import jax.numpy as jnp
 from kgraph import activations, initializers
 from kgraph.base.input_spec import InputSpec
 from kgraph.base.layer import Layer
+from kgraph.layers import weight_args as wa
 
 
 class Dense(Layer):
@@ -23,17 +24,19 @@ class Dense(Layer):
     supports_masking = True  # as Keras: a sequence mask passes through
 
     def __init__(self, units, activation=None, use_bias=True,
-                 kernel_initializer="glorot_uniform", bias_initializer="zeros", **kwargs):
+                 kernel_initializer="glorot_uniform", bias_initializer="zeros",
+                 kernel_regularizer=None, bias_regularizer=None, kernel_constraint=None,
+                 bias_constraint=None, quantization_config=None, **kwargs):
         super().__init__(**kwargs)
         if not isinstance(units, int) or units <= 0:
             raise ValueError(f"Dense units must be a positive integer, received units={units!r}.")
+        wa.check_quantization_config(self.name, quantization_config)
         self.units = units
         self.activation = activations.get(activation)
         self.use_bias = use_bias
-        initializers.get(kernel_initializer)  # unknown names fail now, not at build
-        initializers.get(bias_initializer)
-        self.kernel_initializer = kernel_initializer
-        self.bias_initializer = bias_initializer
+        wa.set_weight_args(self, "kernel", kernel_initializer, kernel_regularizer,
+                           kernel_constraint)
+        wa.set_weight_args(self, "bias", bias_initializer, bias_regularizer, bias_constraint)
         self.input_spec = InputSpec(min_ndim=2)
 
     def build(self, input_shape):
@@ -41,10 +44,9 @@ class Dense(Layer):
         if in_features is None:
             raise ValueError(f'Layer "{self.name}" needs a known last input dimension to create '
                              f"its kernel, received input shape {input_shape}.")
-        self.kernel = self.add_weight((in_features, self.units), self.kernel_initializer,
-                                      name="kernel")
+        self.kernel = wa.add_weight(self, "kernel", (in_features, self.units))
         if self.use_bias:
-            self.bias = self.add_weight((self.units,), self.bias_initializer, name="bias")
+            self.bias = wa.add_weight(self, "bias", (self.units,))
         self.input_spec = InputSpec(min_ndim=2, axes={-1: in_features})
         self.built = True
 
@@ -63,8 +65,8 @@ class Dense(Layer):
     def get_config(self):
         return {**super().get_config(), "units": self.units,
                 "activation": activations.name_of(self.activation), "use_bias": self.use_bias,
-                "kernel_initializer": self.kernel_initializer,
-                "bias_initializer": self.bias_initializer}
+                **wa.weight_config(self, "kernel", "bias", strict=False),
+                "quantization_config": None}
 
 
 class Activation(Layer):

@@ -36,8 +36,9 @@ class EinsumDense(Layer):
     def __init__(self, equation, output_shape, activation=None, bias_axes=None,
                  kernel_initializer="glorot_uniform", bias_initializer="zeros",
                  kernel_regularizer=None, bias_regularizer=None, kernel_constraint=None,
-                 bias_constraint=None, **kwargs):
+                 bias_constraint=None, quantization_config=None, **kwargs):
         super().__init__(**kwargs)
+        wa.check_quantization_config(self.name, quantization_config)
         if not isinstance(equation, str):
             raise TypeError(f"EinsumDense `equation` must be a string, received {equation!r}.")
         self.equation = equation
@@ -101,7 +102,8 @@ class EinsumDense(Layer):
         return {**super().get_config(), "output_shape": list(self.partial_output_shape),
                 "equation": self.equation, "activation": activations.name_of(self.activation),
                 "bias_axes": self.bias_axes,
-                **wa.weight_config(self, "kernel", "bias", strict=False)}
+                **wa.weight_config(self, "kernel", "bias", strict=False),
+                "quantization_config": None}
 
 
 def analyze_einsum_string(equation, bias_axes, input_shape, output_shape):

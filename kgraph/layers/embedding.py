@@ -48,10 +48,11 @@ class Embedding(Layer):
 
     def __init__(self, input_dim, output_dim, embeddings_initializer="uniform",
                  embeddings_regularizer=None, embeddings_constraint=None, mask_zero=False,
-                 weights=None, **kwargs):
+                 weights=None, quantization_config=None, **kwargs):
         _positive_int(input_dim, "input_dim")
         _positive_int(output_dim, "output_dim")
         super().__init__(**kwargs)
+        wa.check_quantization_config(self.name, quantization_config)
         self.input_dim = input_dim
         self.output_dim = output_dim
         wa.set_weight_args(self, "embeddings", embeddings_initializer, embeddings_regularizer,
@@ -90,4 +91,4 @@ class Embedding(Layer):
         return {**super().get_config(), "input_dim": self.input_dim,
                 "output_dim": self.output_dim,
                 **wa.weight_config(self, "embeddings", strict=False),
-                "mask_zero": self.mask_zero}
+                "mask_zero": self.mask_zero, "quantization_config": None}

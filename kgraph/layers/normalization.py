@@ -133,10 +133,13 @@ class BatchNormalization(_FloatStatsLayer):
                  beta_initializer="zeros", gamma_initializer="ones",
                  moving_mean_initializer="zeros", moving_variance_initializer="ones",
                  beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
-                 gamma_constraint=None, renorm=False, renorm_clipping=None,
-                 renorm_momentum=0.99, **kwargs):
+                 gamma_constraint=None, synchronized=False, renorm=False,
+                 renorm_clipping=None, renorm_momentum=0.99, **kwargs):
         super().__init__(**kwargs)
         self.axis = _standardize_axes(axis, "BatchNormalization")
+        # Keras's flag for statistics across replicas; one program on one device computes
+        # the batch's statistics whole, so it changes nothing here.
+        self.synchronized = bool(synchronized)
         self.momentum = float(arg_checks.number(f'Layer "{self.name}" (BatchNormalization)',
                                                 "momentum", momentum, low=0, high=1))
         self.epsilon = float(epsilon)
@@ -284,7 +287,7 @@ class BatchNormalization(_FloatStatsLayer):
                 "moving_mean_initializer": initializers.serialize(self.moving_mean_initializer),
                 "moving_variance_initializer":
                     initializers.serialize(self.moving_variance_initializer),
-                "renorm": self.renorm, "renorm_clipping": self.renorm_clipping,
+                "synchronized": self.synchronized, "renorm": self.renorm, "renorm_clipping": self.renorm_clipping,
                 "renorm_momentum": self.renorm_momentum}
 
 

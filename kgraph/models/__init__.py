@@ -20,4 +20,19 @@ def model_from_json(json_string, custom_objects=None):
     return load(json_string, custom_objects=custom_objects)
 
 
-__all__ = ["Functional", "Model", "Sequential", "clone_model", "model_from_json"]
+def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
+    """The model saved in ``filepath`` (see ``kgraph.saving.load_model``)."""
+    from kgraph.saving import load_model as load
+
+    return load(filepath, custom_objects=custom_objects, compile=compile, safe_mode=safe_mode)
+
+
+def save_model(model, filepath, overwrite=True, **kwargs):
+    """``model.save(filepath)`` (see ``kgraph.saving.save_model``)."""
+    from kgraph.saving import save_model as save
+
+    save(model, filepath, overwrite=overwrite, **kwargs)
+
+
+__all__ = ["Functional", "Model", "Sequential", "clone_model", "load_model", "model_from_json",
+           "save_model"]

@@ -211,6 +211,45 @@ class Model(Layer):
         print_fn(summary_text(self, line_length=line_length, expand_nested=expand_nested,
                               show_trainable=show_trainable))
 
+    def save(self, filepath, overwrite=True, zipped=None, **kwargs):
+        """Write the model (config and weights) to a ``.keras`` file, as Keras 3 does;
+        ``kg.load_model`` (or Keras's) reads it back. See ``kgraph.saving.save_model``."""
+        from kgraph.saving import save_model
+
+        if kwargs:
+            raise TypeError(f"save got unexpected arguments {sorted(kwargs)}.")
+        save_model(self, filepath, overwrite=overwrite, zipped=True if zipped is None else zipped)
+
+    def save_weights(self, filepath, overwrite=True):
+        """Write the weights: ``*.weights.h5`` as Keras 3 lays them out, or
+        ``*.safetensors`` keyed ``params/<layer>/<weight>`` and ``state/...`` (the pytrees
+        of ``compiler.variables``; ``compiler.load_safetensors`` reads them back)."""
+        if str(filepath).endswith(".safetensors"):
+            import compiler
+
+            params, state = compiler.variables(self)
+            compiler.save_safetensors(filepath, params, state, overwrite=overwrite)
+            return
+        from kgraph.saving import save_weights
+
+        save_weights(self, filepath, overwrite=overwrite)
+
+    def load_weights(self, filepath, skip_mismatch=False):
+        """Load weights written by ``save_weights`` (``.weights.h5``, ``.safetensors``) or
+        in a ``.keras`` file; the file must hold exactly this model's weights."""
+        if skip_mismatch:
+            raise ValueError("skip_mismatch=True is not supported: a file must match the "
+                             "model exactly, so that no weight is silently left untouched.")
+        if str(filepath).endswith(".safetensors"):
+            import compiler
+
+            params, state = compiler.load_safetensors(filepath)
+            compiler.assign(self, params, state)
+            return
+        from kgraph.saving import load_weights
+
+        load_weights(self, filepath)
+
     def to_json(self, **kwargs) -> str:
         """The model's config as JSON (``kg.model_from_json`` rebuilds it, fresh weights)."""
         from kgraph import saving

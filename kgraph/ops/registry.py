@@ -168,6 +168,8 @@ def _make_public(name, impl, signature, tensor_names, static_names):
 
     public.__name__ = public.__qualname__ = name
     public.__signature__ = signature
+    public.tensor_params = tuple(tensor_names)  # passed to the node (see the docstring)
+    public.static_params = tuple(static_names)  # stored on the Operation
     return public
 
 

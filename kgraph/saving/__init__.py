@@ -31,13 +31,16 @@ from kgraph.saving.registry import (CustomObjectScope, custom_object_scope,
                                     get_registered_object, register_keras_serializable,
                                     register_layer)
 from kgraph.saving.validation import MAX_CONFIG_DEPTH, ConfigError
+from kgraph.saving.errors import LoadError
+from kgraph.saving.keras_file import load_model, load_weights, save_model, save_weights
 
 # Private names of the single-module version, still reachable as kgraph.saving.<name>.
 from kgraph.saving.registry import _GLOBAL_CUSTOM_NAMES, _GLOBAL_CUSTOM_OBJECTS  # noqa: F401
 from kgraph.saving.values import decode_value as _decode_value  # noqa: F401
 from kgraph.saving.values import encode_value as _encode_value  # noqa: F401
 
-__all__ = ["ConfigError", "CustomObjectScope", "MAX_CONFIG_DEPTH", "call_from_config",
+__all__ = ["ConfigError", "CustomObjectScope", "LoadError", "load_model", "load_weights",
+           "save_model", "save_weights", "MAX_CONFIG_DEPTH", "call_from_config",
            "custom_object_scope", "deserialize_keras_object", "deserialize_layer", "functional_from_config", "functional_get_config",
            "get_custom_objects", "get_registered_name", "get_registered_object",
            "model_from_config", "model_from_json", "register_keras_serializable",

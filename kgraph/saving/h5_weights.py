@@ -1,0 +1,177 @@
+"""Keras 3's weights file (``model.weights.h5`` inside a ``.keras`` zip, or ``*.weights.h5``).
+
+Writing follows ``keras_layout.weight_groups``: one ``<path>/vars`` group per layer with a
+``name`` attribute and datasets ``"0".."n"`` (bfloat16 as 2-byte opaque values marked
+``dtype="bfloat16"``, as Keras). Reading treats the file as untrusted data: before any
+data is read, every object is checked against what the model expects. Only hard-linked
+groups and plain numeric datasets are accepted (no soft or external links, external
+storage, virtual datasets, filters or chunked storage); each dataset's shape and dtype must
+equal its weight's, every weight must be present and no other data may be, so a file can
+neither read other files, nor make the loader allocate more than the model needs, nor be
+loaded into the wrong weights silently.
+
+>>> import io, numpy as np
+>>> buffer = io.BytesIO()
+>>> write(buffer, [("layers/dense", "dense", [np.ones((2, 3), "float32")])])
+>>> read(buffer, [("layers/dense", [((2, 3), np.dtype("float32"))])], "example")[0][0].tolist()
+[[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]
+"""
+
+from __future__ import annotations
+
+import h5py
+import ml_dtypes
+import numpy as np
+
+from kgraph.saving.errors import LoadError
+
+BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
+_NUMERIC_KINDS = "biuf"
+# Groups Keras writes beside the layers: the optimizer's and the metrics' variables. Their
+# datasets are checked like every other (numeric, contiguous, no links) and bounded in size.
+_SIDE_GROUPS = ("optimizer", "compile_metrics", "loss_tracker")
+
+
+def _vars_path(path: str) -> str:
+    return f"{path}/vars" if path else "vars"
+
+
+def write(target, groups) -> None:
+    """Write ``groups`` (``[(path, name, [array, ...])]``) to ``target`` (a path or a
+    binary file object) as Keras 3 lays them out."""
+    with h5py.File(target, "w") as file:
+        for path, name, arrays in groups:
+            group = file.create_group(_vars_path(path))
+            group.attrs["name"] = name
+            for i, value in enumerate(arrays):
+                value = np.asarray(value)
+                dataset = group.create_dataset(str(i), data=value)
+                if value.dtype == BFLOAT16:
+                    dataset.attrs["dtype"] = "bfloat16"
+
+
+def _stored_dtype(dataset, where):
+    """The dtype a dataset holds (bfloat16 from its marker), or a refusal."""
+    dtype = dataset.dtype
+    if dtype.kind == "V" and dtype.itemsize == 2 and dtype.fields is None:
+        if dataset.attrs.get("dtype") in ("bfloat16", b"bfloat16"):
+            return BFLOAT16
+    if dtype.kind not in _NUMERIC_KINDS or dtype.fields is not None or dtype.subdtype:
+        raise LoadError(f"{where}: dataset {dataset.name!r} holds {dtype}, not plain numbers.")
+    return np.dtype(f"{dtype.kind}{dtype.itemsize}")  # native byte order
+
+
+def _check_storage(dataset, where):
+    plist = dataset.id.get_create_plist()
+    if plist.get_layout() not in (h5py.h5d.CONTIGUOUS, h5py.h5d.COMPACT):
+        raise LoadError(f"{where}: dataset {dataset.name!r} uses chunked or virtual storage; "
+                        "only contiguous datasets are read.")
+    if plist.get_nfilters() or plist.get_external_count():
+        raise LoadError(f"{where}: dataset {dataset.name!r} uses filters or external storage "
+                        "(data kept outside this file); refusing to read it.")
+
+
+def _check_attrs(obj, allowed, where):
+    for key in obj.attrs.keys():
+        if key not in allowed:
+            raise LoadError(f"{where}: unexpected attribute {key!r} on {obj.name!r}.")
+
+
+def _walk(file, expected_datasets, side_budget, where):
+    """Every dataset of ``file`` by path, after checking the file's whole structure.
+
+    Groups the model does not have are allowed only empty of data (Keras writes a group
+    for weightless sub-layers, such as a dropout inside an attention layer); the number of
+    objects visited is bounded, so hard-link cycles end in a refusal.
+    """
+    datasets, side = {}, []
+    budget = 4 * len(expected_datasets) + 10_000
+    stack = [("", file)]
+    while stack:
+        path, group = stack.pop()
+        _check_attrs(group, ("name",), where)
+        for name in group.keys():
+            budget -= 1
+            child = f"{path}/{name}" if path else name
+            if budget < 0 or child.count("/") > 64:
+                raise LoadError(f"{where}: too many or too deeply nested objects (at "
+                                f"{child[:200]!r}).")
+            link = group.get(name, getlink=True)
+            if not isinstance(link, h5py.HardLink):
+                raise LoadError(f"{where}: {child!r} is a {type(link).__name__}; links to "
+                                "other objects or files are refused.")
+            obj = group.get(name)
+            if isinstance(obj, h5py.Group):
+                stack.append((child, obj))
+                continue
+            if not isinstance(obj, h5py.Dataset):
+                raise LoadError(f"{where}: {child!r} is neither a group nor a dataset.")
+            _check_attrs(obj, ("dtype",), where)
+            _check_storage(obj, where)
+            dtype = _stored_dtype(obj, where)
+            if child in expected_datasets:
+                datasets[child] = (obj, dtype)
+            elif child.split("/", 1)[0] in _SIDE_GROUPS:
+                side.append((obj.shape, dtype))
+            else:
+                raise LoadError(f"{where}: unexpected dataset {child!r}; the model has no "
+                                "such weight (was the file saved from another model?).")
+    side_bytes = sum(int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+                     for shape, dtype in side)
+    if side_bytes > side_budget:
+        raise LoadError(f"{where}: the optimizer and metric groups declare {side_bytes} bytes, "
+                        f"more than {side_budget} for this model's weights.")
+    return datasets
+
+
+def read(source, expected, where, side_budget=None) -> list[list[np.ndarray]]:
+    """The arrays of ``expected`` (``[(path, [(shape, dtype), ...])]``) from ``source``,
+    after checking the file holds exactly those weights (see the module docstring).
+
+    ``where`` names the file in errors; ``side_budget`` bounds the bytes the optimizer
+    and metric groups may declare (default: 4x the weights' bytes plus 1 MiB).
+    """
+    expected_datasets, weight_bytes = {}, 0
+    for path, specs in expected:
+        for i, (shape, dtype) in enumerate(specs):
+            expected_datasets[f"{_vars_path(path)}/{i}"] = (tuple(shape), np.dtype(dtype))
+            weight_bytes += int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+    if side_budget is None:
+        side_budget = 4 * weight_bytes + (1 << 20)
+    try:
+        file = h5py.File(source, "r")
+    except OSError as err:
+        raise LoadError(f"{where}: not a readable HDF5 file ({err}).") from None
+    with file:
+        found = _walk(file, expected_datasets, side_budget, where)
+        missing = sorted(set(expected_datasets) - set(found))
+        if missing:
+            raise LoadError(f"{where}: the file lacks {len(missing)} weight(s) the model has, "
+                            f"first {missing[0]!r}.")
+        result = []
+        for path, specs in expected:
+            arrays = []
+            for i in range(len(specs)):
+                key = f"{_vars_path(path)}/{i}"
+                (dataset, dtype), (shape, want) = found[key], expected_datasets[key]
+                if tuple(dataset.shape) != shape or dtype != want:
+                    raise LoadError(f"{where}: weight {key!r} is {dtype.name} of shape "
+                                    f"{tuple(dataset.shape)} in the file; the model expects "
+                                    f"{want.name} of shape {shape}.")
+                arrays.append(_read_dataset(dataset, shape, dtype, where))
+            result.append(arrays)
+    return result
+
+
+def _read_dataset(dataset, shape, dtype, where):
+    if dtype == BFLOAT16:
+        raw = np.empty(shape, dataset.dtype)
+        out = raw.view(BFLOAT16) if raw.size else np.empty(shape, BFLOAT16)
+    else:
+        raw = out = np.empty(shape, dtype)
+    if raw.size:
+        try:
+            dataset.read_direct(raw)
+        except (OSError, TypeError, ValueError) as err:
+            raise LoadError(f"{where}: cannot read dataset {dataset.name!r} ({err}).") from None
+    return out

@@ -1,0 +1,239 @@
+"""kgraph's model configs in Keras 3's own words, and Keras's op nodes in kgraph's.
+
+A kgraph config already has Keras 3's layout, class names and arguments; two things differ.
+Modules: kgraph writes ``kgraph.layers`` where Keras writes ``keras.layers`` (and
+``keras.src.models.functional`` for ``Functional``). Op nodes: kgraph writes one class,
+``Operation``, with the op's registered name and its static parameters
+(``{"op": "sum", "kwargs": {"axis": 1}}``), where Keras writes a class per op
+(``keras.src.ops.numpy`` ``Sum`` with config ``{"name", "axis", ...}``). Both pass the
+tensor parameters as node arguments; for a few ops Keras passes a static parameter as a
+call argument (``GetItem``'s key) or a tensor one to the constructor (``Clip``'s bounds),
+listed below. ``to_keras`` writes a config Keras 3 loads; ``from_keras`` reads Keras's op
+nodes. Both take and return plain JSON data: nothing is imported or called by name.
+
+>>> entry = {"module": "keras.src.ops.numpy", "class_name": "NotEqual",
+...          "config": {"name": "ne"}, "registered_name": "NotEqual", "name": "ne",
+...          "inbound_nodes": [{"args": ["<tensor>", 0], "kwargs": {}}]}
+>>> converted = from_keras({"class_name": "Functional", "config": {"layers": [entry]}})
+>>> converted["config"]["layers"][0]["config"]
+{'name': 'ne', 'op': 'not_equal', 'kwargs': {}}
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from kgraph.base import naming
+from kgraph.saving.validation import ConfigError
+
+_MODULES = {  # op name -> module of its Keras class (the rest are in keras.src.ops.numpy)
+    **dict.fromkeys(("affine_transform", "crop_images", "extract_patches", "gaussian_blur",
+                     "hsv_to_rgb", "map_coordinates", "pad_images", "resize",
+                     "rgb_to_grayscale", "rgb_to_hsv"), "image"),
+    **dict.fromkeys((
+        "average_pool", "batch_normalization", "binary_crossentropy", "categorical_crossentropy", "celu", "conv",
+        "ctc_decode", "ctc_loss", "depth_to_space", "depthwise_conv", "dot_product_attention",
+        "elu", "gelu", "glu", "hard_shrink", "hard_sigmoid", "hard_silu", "hard_swish",
+        "hard_tanh", "layer_normalization", "leaky_relu", "log_sigmoid", "log_softmax", "max_pool", "moments", "multi_hot",
+        "normalize", "one_hot", "polar", "psnr", "relu", "relu6", "selu", "separable_conv",
+        "rms_normalization", "sigmoid", "silu", "soft_shrink", "softmax", "softplus", "softsign", "space_to_depth",
+        "sparse_categorical_crossentropy", "sparse_plus", "sparse_sigmoid", "sparsemax",
+        "squareplus", "tanh_shrink", "threshold"), "nn"),
+    **dict.fromkeys(("cast", "saturate_cast", "scatter", "scatter_update", "slice",
+                     "slice_update", "stop_gradient", "unstack"), "core"),
+    **dict.fromkeys(("cholesky", "cholesky_inverse", "det", "eig", "eigh", "inv", "lstsq",
+                     "lu_factor", "matrix_rank", "norm", "pinv", "qr", "solve",
+                     "solve_triangular", "svd"), "linalg"),
+    **dict.fromkeys(("erf", "erfc", "erfinv", "in_top_k", "logdet", "logsumexp", "rsqrt",
+                     "segment_max", "segment_min", "segment_prod", "segment_sum", "top_k"),
+                    "math"),
+}
+# Ops with no Keras class: saved in kgraph's own form (kgraph loads them; Keras cannot).
+NO_KERAS_CLASS = frozenset(("bartlett", "blackman", "cdist", "empty", "eye", "hamming",
+                            "hanning", "identity", "kaiser", "ones", "swish", "tri", "zeros"))
+_CLASS_NAMES = {"allclose": "AllClose", "batch_normalization": "BatchNorm",
+                "ctc_decode": "CTCDecode", "ctc_loss": "CTCLoss", "hard_swish": "HardSilu",
+                "hsv_to_rgb": "HSVToRGB", "isin": "IsIn", "layer_normalization": "LayerNorm",
+                "psnr": "PSNR", "rgb_to_grayscale": "RGBToGrayscale", "rgb_to_hsv": "RGBToHSV",
+                "rms_normalization": "RMSNorm", "searchsorted": "SearchSorted", "svd": "SVD"}
+_OP_NAMES = {class_name: op for op, class_name in _CLASS_NAMES.items()}
+# The parameters Keras passes as call arguments, where they differ from kgraph's tensor
+# parameters (kgraph stores the others on the node; Keras gives them to the constructor).
+_KERAS_CALL_PARAMS = {
+    "arange": ("start", "stop", "step"), "array": ("x",), "bincount": ("x",), "clip": ("x",),
+    "batch_normalization": ("x", "mean", "variance", "offset", "scale"),
+    "dot_product_attention": ("query", "key", "value", "bias", "mask", "scale"),
+    "full": ("fill_value",), "geomspace": ("start", "stop"), "get_item": ("x", "key"),
+    "isclose": ("x1", "x2", "rtol", "atol"), "linspace": ("start", "stop"),
+    "logspace": ("start", "stop"), "nanpercentile": ("x", "q"), "nanquantile": ("x", "q"),
+    "pad": ("x", "constant_values"), "percentile": ("x", "q"), "quantile": ("x", "q"),
+    "select": ("condlist", "choicelist", "default"),
+    "slice_update": ("inputs", "start_indices", "updates"), "trapezoid": ("y",),
+}
+# Parameters only Keras's op has: read when they hold Keras's default, refused otherwise.
+_KERAS_ONLY_PARAMS = {
+    "cholesky": {"upper": False}, "correlate": {"mode": "valid"},
+    "cross": {"axisa": -1, "axisb": -1, "axisc": -1, "axis": None},
+    "layer_normalization": {"rms_scaling": False},
+    "pinv": {"rcond": 1e-15}, "scatter_update": {"reduction": None},
+    "unique": {"return_index": False},
+}
+
+
+def keras_class_name(op: str) -> str:
+    """``"not_equal"`` -> ``"NotEqual"`` (Keras's op class names)."""
+    return _CLASS_NAMES.get(op) or "".join(part.capitalize() for part in op.split("_"))
+
+
+def keras_module(op: str) -> str:
+    return f"keras.src.ops.{_MODULES.get(op, 'numpy')}"
+
+
+def _op_parameters(op: str):
+    """``(all parameters in order, kgraph's tensor parameters)`` of kgraph's op ``op``."""
+    from kgraph.ops import registry
+
+    public = registry.get_op(op)
+    params = tuple(inspect.signature(registry.get_impl(op)).parameters)
+    tensors = getattr(public, "tensor_params", None)
+    return params, (params if tensors is None else tensors)
+
+
+def _is_keras_tensor(value) -> bool:
+    return isinstance(value, dict) and value.get("class_name") == "__keras_tensor__"
+
+
+def _untuple(value):
+    """Tuples as lists, the way Keras writes node arguments and op parameters."""
+    if isinstance(value, list):
+        return [_untuple(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if value.get("class_name") == "__tuple__" and isinstance(value.get("config"), dict):
+        return _untuple(value["config"].get("value", []))
+    return {k: _untuple(v) for k, v in value.items()}
+
+
+def _rename_modules(value):
+    """Keras's module names for kgraph's classes, everywhere in a config."""
+    if isinstance(value, list):
+        return [_rename_modules(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out = {k: _rename_modules(v) for k, v in value.items()}
+    module, class_name = out.get("module"), out.get("class_name")
+    if module == "kgraph.layers" and class_name != "Operation":
+        out["module"] = "keras.layers"
+    elif module == "kgraph" and class_name == "Functional":
+        out["module"], out["registered_name"] = "keras.src.models.functional", "Functional"
+    elif module == "kgraph" and class_name in ("Sequential", "InputLayer"):
+        out["module"] = "keras" if class_name == "Sequential" else "keras.layers"
+    return out
+
+
+def _op_entry_to_keras(entry, path):
+    op = entry["config"]["op"]
+    if op in NO_KERAS_CLASS:
+        return entry
+    params, tensors = _op_parameters(op)
+    keras_call = _KERAS_CALL_PARAMS.get(op, tensors)
+    static = dict(entry["config"].get("kwargs") or {})
+    kgraph_only = [p for p in static if p not in params]
+    if kgraph_only:
+        raise ConfigError(f"Cannot write {path} (op {op!r}) for Keras: parameter(s) "
+                          f"{kgraph_only} have no Keras equivalent.")
+    nodes = []
+    for node in entry.get("inbound_nodes", []):
+        values = dict(zip(tensors, node["args"]))
+        values.update(static)
+        args = [values.pop(p) for p in keras_call if p in values]
+        if any(_is_keras_tensor(v) for v in values.values()):
+            raise ConfigError(f"Cannot write {path} (op {op!r}) for Keras: Keras takes "
+                              f"{sorted(values)} as constants, this graph computes them.")
+        nodes.append({"args": args, "kwargs": node.get("kwargs", {})})
+        static = values  # the same for every node of one Operation
+    name = entry["config"].get("name")
+    class_name = keras_class_name(op)
+    return {**entry, "module": keras_module(op), "class_name": class_name,
+            "registered_name": class_name, "config": _untuple({"name": name, **static}),
+            "inbound_nodes": _untuple(nodes)}
+
+
+def _op_entry_from_keras(entry, path):
+    class_name = entry.get("class_name")
+    op = _OP_NAMES.get(class_name) or naming.to_snake_case(class_name)
+    from kgraph.ops import registry
+
+    if op not in registry.op_names():
+        raise ConfigError(f"Invalid config at {path}: Keras op {class_name!r} "
+                          f"({entry.get('module')}) has no kgraph equivalent.")
+    params, tensors = _op_parameters(op)
+    keras_call = _KERAS_CALL_PARAMS.get(op, tensors)
+    config = dict(entry.get("config") or {})
+    name = config.pop("name", entry.get("name"))
+    for param, default in _KERAS_ONLY_PARAMS.get(op, {}).items():
+        if param in config and config.pop(param) != default:
+            raise ConfigError(f"Invalid config at {path}: kgraph's {op} supports only "
+                              f"{param}={default!r}.")
+    unknown = [p for p in config if p not in params]
+    if unknown:
+        raise ConfigError(f"Invalid config at {path}: op {class_name!r} has parameter(s) "
+                          f"{unknown} that kgraph's ops.{op} does not take.")
+    nodes, static = [], {}
+    for i, node in enumerate(entry.get("inbound_nodes") or []):
+        args = list(node.get("args") or []) if isinstance(node, dict) else []
+        if len(args) > len(keras_call):
+            raise ConfigError(f"Invalid config at {path}[\"inbound_nodes\"][{i}]: op "
+                              f"{class_name!r} takes {len(keras_call)} arguments, received "
+                              f"{len(args)}.")
+        values = {**config, **dict(zip(keras_call, args))}
+        node_args = [values.pop(p) for p in tensors if p in values]
+        if any(_is_keras_tensor(v) for v in values.values()):
+            raise ConfigError(f"Invalid config at {path}: op {class_name!r} computes "
+                              f"{sorted(values)} in the graph; kgraph needs them constant.")
+        if op == "get_item" and isinstance(values.get("key"), list):
+            values["key"] = {"class_name": "__tuple__", "config": {"value": values["key"]}}
+        nodes.append({"args": node_args, "kwargs": node.get("kwargs", {})})
+        static = values
+    return {"module": "kgraph.layers", "class_name": "Operation",
+            "config": {"name": name, "op": op, "kwargs": static},
+            "registered_name": None, "name": entry.get("name", name), "inbound_nodes": nodes}
+
+
+def _is_keras_op(entry) -> bool:
+    return isinstance(entry, dict) and str(entry.get("module", "")).startswith("keras.src.ops.")
+
+
+def _is_kgraph_op(entry) -> bool:
+    return (isinstance(entry, dict) and entry.get("class_name") == "Operation"
+            and str(entry.get("module", "")).startswith("kgraph")
+            and isinstance(entry.get("config"), dict) and "op" in entry["config"])
+
+
+def _convert_entries(value, convert, is_op, path):
+    """``convert`` every op entry of every ``layers`` list in a config (nested included)."""
+    if isinstance(value, list):
+        return [_convert_entries(v, convert, is_op, f"{path}[{i}]") for i, v in enumerate(value)]
+    if not isinstance(value, dict):
+        return value
+    out = {}
+    for key, item in value.items():
+        where = f'{path}["{key}"]'
+        if key == "layers" and isinstance(item, list):
+            out[key] = [convert(entry, f"{where}[{i}]") if is_op(entry)
+                        else _convert_entries(entry, convert, is_op, f"{where}[{i}]")
+                        for i, entry in enumerate(item)]
+        else:
+            out[key] = _convert_entries(item, convert, is_op, where)
+    return out
+
+
+def to_keras(config: dict) -> dict:
+    """A serialized kgraph model, in the form Keras 3 writes and reads."""
+    return _rename_modules(_convert_entries(config, _op_entry_to_keras, _is_kgraph_op,
+                                            "config"))
+
+
+def from_keras(config: dict) -> dict:
+    """A Keras 3 model config with its op nodes (``keras.src.ops.*``) as kgraph's."""
+    return _convert_entries(config, _op_entry_from_keras, _is_keras_op, "config")

@@ -1,0 +1,206 @@
+"""``.keras`` model files and ``.weights.h5`` weights files, as Keras 3 writes them.
+
+``save_model(model, "m.keras")`` writes the zip Keras 3 writes: ``metadata.json``,
+``config.json`` (Keras's config, ``keras_dialect.to_keras``) and ``model.weights.h5``
+(``keras_layout``), atomically. ``load_model`` reads kgraph's and Keras's files as data:
+the archive is checked (``archive``), the model is rebuilt from its config through the
+closed class registries (``registry``; ``Lambda`` refused under ``safe_mode``), the bytes
+its weights need are counted before anything is read, and the weights file must hold
+exactly those weights (``h5_weights``). Nothing in a file is ever imported, evaluated or
+unpickled, and no global setting changes.
+
+>>> import os, tempfile, numpy as np, kgraph as kg
+>>> x = kg.Input(shape=(3,), name="x")
+>>> model = kg.Model(x, kg.layers.Dense(2, name="d")(x))
+>>> path = os.path.join(tempfile.mkdtemp(), "m.keras")
+>>> model.save(path)
+>>> loaded = kg.load_model(path)
+>>> all(np.array_equal(a, b) for a, b in zip(loaded.get_weights(), model.get_weights()))
+True
+"""
+
+from __future__ import annotations
+
+import datetime
+import io
+import json
+import os
+import zipfile
+
+import numpy as np
+
+from kgraph.saving import archive, h5_weights, keras_dialect, keras_layout, validation
+from kgraph.saving.errors import LoadError
+from kgraph.saving.layer_config import deserialize_layer, serialize_layer
+
+KERAS_FORMAT_VERSION = "3.15.1"  # the Keras release whose file format this follows
+_H5_OVERHEAD = 1 << 20  # HDF5 superblock, groups and headers: bytes per file ...
+_H5_PER_DATASET = 8 << 10  # ... and per dataset
+
+
+def _check_built(model, what):
+    from kgraph.models.model import Model
+
+    if not isinstance(model, Model):
+        raise TypeError(f"{what} expects a kgraph Model, received {type(model).__name__}.")
+    if not model.built:
+        raise ValueError(f'Model "{model.name}" is not built yet: call it on data (or '
+                         f"build it) before {what}, so that its weights exist.")
+
+
+def _weights_h5(model) -> bytes:
+    buffer = io.BytesIO()
+    groups = [(g.path, g.name, [v.numpy() for v in g.variables])
+              for g in keras_layout.weight_groups(model)]
+    h5_weights.write(buffer, groups)
+    return buffer.getvalue()
+
+
+def model_config(model) -> dict:
+    """``model``'s config as Keras 3 writes it in ``config.json``."""
+    return keras_dialect.to_keras(serialize_layer(model))
+
+
+def save_model(model, filepath, overwrite=True, zipped=True) -> None:
+    """Write ``model`` to ``filepath`` (``.keras``) as Keras 3 does, atomically."""
+    _check_built(model, "save")
+    filepath = os.fspath(filepath)
+    if not filepath.endswith(".keras"):
+        raise ValueError(f"The file name must end in .keras (Keras 3's format), received "
+                         f"{filepath!r}; for weights only use save_weights('*.weights.h5').")
+    if not zipped:
+        raise ValueError("zipped=False (an unzipped folder) is not supported; save a .keras "
+                         "file.")
+    if not overwrite and os.path.exists(filepath):
+        raise FileExistsError(f"{filepath} exists and overwrite=False.")
+    config = json.dumps(model_config(model))
+    metadata = json.dumps({"keras_version": KERAS_FORMAT_VERSION,
+                           "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S")})
+    weights = _weights_h5(model)
+    with archive.atomic_write(filepath) as file:
+        with zipfile.ZipFile(file, "w", zipfile.ZIP_STORED) as zf:
+            zf.writestr(archive.METADATA, metadata)
+            zf.writestr(archive.CONFIG, config)
+            zf.writestr(archive.WEIGHTS, weights)
+
+
+def _expected(model):
+    groups = keras_layout.weight_groups(model)
+    expected = [(g.path, [(v.shape, v.dtype) for v in g.variables]) for g in groups]
+    return groups, expected
+
+
+def _weight_bytes(expected) -> int:
+    return sum(int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+               for _, specs in expected for shape, dtype in specs)
+
+
+def _check_allocation(model, expected, where):
+    from kgraph.base.layer import physical_memory
+
+    needed = _weight_bytes(expected)
+    if needed > physical_memory():
+        raise LoadError(f"{where}: the model's config declares {needed} bytes of weights, "
+                        f"more than this machine's memory ({physical_memory()} bytes).")
+    return needed
+
+
+def _assign(groups, arrays):
+    for group, values in zip(groups, arrays):
+        for variable, value in zip(group.variables, values):
+            variable.assign(value)
+
+
+def _load_weights_into(model, source, where, declared_size=None):
+    groups, expected = _expected(model)
+    needed = _check_allocation(model, expected, where)
+    count = sum(len(specs) for _, specs in expected)
+    cap = 5 * needed + _H5_OVERHEAD + _H5_PER_DATASET * (count + len(expected))
+    if declared_size is not None and declared_size > cap:
+        raise LoadError(f"{where}: the weights file is {declared_size} bytes; this model's "
+                        f"weights need at most {cap}.")
+    _assign(groups, h5_weights.read(source() if callable(source) else source, expected, where))
+
+
+def _parse_config(data: bytes, where: str) -> dict:
+    try:
+        text = data.decode("utf-8")
+        validation.check_json_depth(text)
+        config = json.loads(text)
+    except validation.ConfigError:
+        raise
+    except (ValueError, RecursionError) as err:
+        raise LoadError(f"{where}: config.json is not valid JSON ({err}).") from None
+    if not isinstance(config, dict):
+        raise LoadError(f"{where}: config.json must hold an object, found "
+                        f"{type(config).__name__}.")
+    return config
+
+
+def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
+    """The model saved in ``filepath`` (a ``.keras`` file from kgraph or Keras 3).
+
+    Classes resolve only among kgraph's own, those registered with ``register_layer``
+    and ``custom_objects``; ``safe_mode=True`` refuses layers whose config holds code
+    (``Lambda``). ``compile`` is accepted for Keras's signature; training settings in the
+    file are not restored yet (call ``model.compile`` again).
+    """
+    where = os.fspath(filepath)
+    if where.endswith((".h5", ".hdf5")):
+        raise LoadError(f"{where}: legacy Keras 2 .h5 model files are not supported; save "
+                        "the model as .keras with Keras 3.")
+    with archive.KerasArchive(filepath) as zf:
+        config = _parse_config(zf.read(archive.CONFIG, archive.MAX_CONFIG_BYTES), where)
+        if archive.METADATA in zf.members:
+            zf.read(archive.METADATA, archive.MAX_METADATA_BYTES)  # size-checked, not used
+        if any(name.startswith(archive.ASSETS) for name in zf.members):
+            raise LoadError(f"{where}: the file holds assets (vocabularies and the like), "
+                            "which kgraph does not read yet.")
+        model = deserialize_layer(keras_dialect.from_keras(config),
+                                  custom_objects=custom_objects, safe_mode=safe_mode)
+        _check_built(model, "load_model")
+        info = zf.members.get(archive.WEIGHTS)
+        if info is None:
+            raise LoadError(f"{where}: missing {archive.WEIGHTS}.")
+        _load_weights_into(
+            model, lambda: io.BytesIO(zf.read(archive.WEIGHTS, info.file_size)),
+            f"{where} ({archive.WEIGHTS})", info.file_size)
+    return model
+
+
+def save_weights(model, filepath, overwrite=True) -> None:
+    """Write ``model``'s weights to ``filepath`` (``.weights.h5``) as Keras 3 does."""
+    _check_built(model, "save_weights")
+    filepath = os.fspath(filepath)
+    if not filepath.endswith(".weights.h5"):
+        raise ValueError(f"The file name must end in .weights.h5 (Keras 3's weights "
+                         f"format), received {filepath!r}.")
+    if not overwrite and os.path.exists(filepath):
+        raise FileExistsError(f"{filepath} exists and overwrite=False.")
+    data = _weights_h5(model)
+    with archive.atomic_write(filepath) as file:
+        file.write(data)
+
+
+def load_weights(model, filepath) -> None:
+    """Load weights saved by ``save_weights`` (``.weights.h5``) or in a ``.keras`` file
+    into ``model``, which must have the architecture they were saved from."""
+    _check_built(model, "load_weights")
+    where = os.fspath(filepath)
+    if where.endswith(".keras"):
+        with archive.KerasArchive(filepath) as zf:
+            info = zf.members.get(archive.WEIGHTS)
+            if info is None:
+                raise LoadError(f"{where}: missing {archive.WEIGHTS}.")
+            _load_weights_into(
+                model, lambda: io.BytesIO(zf.read(archive.WEIGHTS, info.file_size)),
+                f"{where} ({archive.WEIGHTS})", info.file_size)
+        return
+    if not where.endswith(".weights.h5"):
+        raise ValueError(f"load_weights reads .weights.h5 and .keras files, received "
+                         f"{where!r}.")
+    try:
+        size = os.path.getsize(where)
+    except OSError as err:
+        raise LoadError(f"{where}: cannot read ({err}).") from None
+    _load_weights_into(model, where, where, size)
