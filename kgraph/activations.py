@@ -199,6 +199,11 @@ def get(identifier):
     if isinstance(identifier, str):
         if identifier in _BY_NAME:
             return _BY_NAME[identifier]
+        from kgraph.saving.registry import get_registered_object
+
+        custom = get_registered_object(identifier)  # custom_objects of an open scope
+        if callable(custom):
+            return custom
     elif callable(identifier):
         return identifier
     raise ValueError(f"Unknown activation {identifier!r}. Expected a callable or one of "

@@ -144,7 +144,7 @@ def test_embedding_arguments_weights_and_config():
 
 
 # ------------------------------------------------------------------------ Lambda
-def test_lambda_config_of_a_named_function_needs_safe_mode_false():
+def test_lambda_config_of_a_named_function_needs_safe_mode_false_and_the_function():
     layer = layers.Lambda(_double, name="dbl")
     config = layer.get_config()
     assert config["function"] == {"module": __name__, "name": "_double"}
@@ -152,7 +152,10 @@ def test_lambda_config_of_a_named_function_needs_safe_mode_false():
         layers.Lambda.from_config(config)
     with pytest.raises(ValueError, match="arbitrary Python code"):
         layers.Lambda.from_config(config, safe_mode=True)
-    clone = layers.Lambda.from_config(config, safe_mode=False)
+    with pytest.raises(ValueError, match="not among custom_objects: kgraph never imports"):
+        layers.Lambda.from_config(config, safe_mode=False)  # named, never imported
+    clone = layers.Lambda.from_config(config, custom_objects={"_double": _double},
+                                      safe_mode=False)
     assert clone.function is _double and clone.get_config() == config
     data = np.ones((2, 3), np.float32)
     np.testing.assert_allclose(clone(data), 2 * data)

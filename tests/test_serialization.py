@@ -481,7 +481,8 @@ def test_lambda_is_refused_in_safe_mode_and_allowed_when_trusted():
                                          "deserializing it would execute arbitrary Python code"
                                          ".*safe_mode=False"):
         kg.model_from_json(text)
-    clone = kg.model_from_json(text, safe_mode=False)
+    clone = kg.model_from_json(text, custom_objects={"square_plus_one": square_plus_one},
+                               safe_mode=False)
     np.testing.assert_allclose(clone(np.full((1, 2), 2.0, np.float32)), 5.0)
 
 

@@ -77,7 +77,7 @@ def test_lambda_in_time_distributed_is_refused_in_safe_mode_like_a_top_level_lam
     text = model.to_json()
     with pytest.raises(ValueError, match='Refusing to deserialize layer "fn" of class Lambda'):
         kg.model_from_json(text)
-    clone = kg.model_from_json(text, safe_mode=False)
+    clone = kg.model_from_json(text, custom_objects={"double": double}, safe_mode=False)
     np.testing.assert_allclose(clone(SEQUENCES), 2.0 * SEQUENCES, rtol=1e-6)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import inspect
 
 import jax
@@ -28,13 +27,27 @@ def _function_config(fn):
 
 
 def _is_function_config(value):
-    return isinstance(value, dict) and "module" in value and "name" in value
+    return isinstance(value, dict) and (("module" in value and "name" in value)
+                                        or value.get("class_name") in ("function", "__lambda__"))
 
 
-def _load_function(spec, what, safe_mode):
+def _load_function(spec, what, safe_mode, custom_objects=None):
+    """The function a Lambda config names, looked up among ``custom_objects`` (and open
+    ``custom_object_scope``s and registered objects) only: a config is data, so no module
+    named in it is imported and no code stored in it is run."""
+    from kgraph.saving import registry
+
     if callable(spec) or not _is_function_config(spec):
         return spec
-    where = f"{spec['module']}.{spec['name']}"
+    if spec.get("class_name") == "__lambda__":
+        raise ValueError(f"Lambda's {what} is stored as Python bytecode (a lambda saved by "
+                         "Keras); kgraph never runs code stored in a file. Define the function "
+                         "in your code and pass it in custom_objects.")
+    if spec.get("class_name") == "function":  # Keras's form
+        module, name = spec.get("module"), spec.get("config")
+    else:
+        module, name = spec["module"], spec["name"]
+    where = f"{module}.{name}"
     if spec.get("deserializable") is False:
         raise ValueError(
             f"Lambda's {what} ({where}) is a Python lambda or a nested function: only its name "
@@ -42,15 +55,18 @@ def _load_function(spec, what, safe_mode):
             f"put the function object itself in the config (config[{what!r}] = fn).")
     if safe_mode and not config.is_unsafe_deserialization_enabled():
         raise ValueError(
-            f"Refusing to load Lambda's {what} {where!r}: rebuilding a Lambda layer imports "
-            "and runs arbitrary Python code named by the config, which is unsafe for configs "
-            "from untrusted sources. If you trust this config, call "
-            "Lambda.from_config(config, safe_mode=False), or put the function object itself "
-            f"in the config (config[{what!r}] = fn).")
-    obj = importlib.import_module(spec["module"])
-    for part in spec["name"].split("."):
-        obj = getattr(obj, part)
-    return obj
+            f"Refusing to load Lambda's {what} {where!r}: a Lambda layer runs arbitrary Python "
+            "code, which is unsafe for configs from untrusted sources. If you trust this "
+            "config, load it with safe_mode=False and pass the function in custom_objects "
+            f"(custom_objects={{{str(name)!r}: fn}}).")
+    for key in (where, name):
+        fn = registry.get_registered_object(key, custom_objects) if isinstance(key, str) \
+            else None
+        if callable(fn):
+            return fn
+    raise ValueError(f"Lambda's {what} {where!r} is not among custom_objects: kgraph never "
+                     "imports code named in a config. Pass the function, e.g. "
+                     f"custom_objects={{{str(name)!r}: fn}}.")
 
 
 def _accepted_names(fn) -> set:
@@ -74,7 +90,8 @@ class Lambda(Layer):
 
     Serialization: ``get_config()["function"]`` is ``{"module", "name"}`` of a module-level
     function (lambdas and nested functions are marked ``"deserializable": False``).
-    ``Lambda.from_config`` refuses to import functions unless ``safe_mode=False``.
+    ``Lambda.from_config`` refuses Lambdas unless ``safe_mode=False``, and then takes the
+    function from ``custom_objects`` by name: no module named in a config is imported.
 
     >>> import kgraph as kg, jax.numpy as jnp
     >>> Lambda(jnp.square)(kg.Input(shape=(3,))).shape
@@ -137,13 +154,13 @@ class Lambda(Layer):
         return config
 
     @classmethod
-    def from_config(cls, config, safe_mode=True):
-        """Rebuild a Lambda; importing its function needs ``safe_mode=False``."""
+    def from_config(cls, config, custom_objects=None, safe_mode=True):
+        """Rebuild a Lambda: with ``safe_mode=False``, its functions are taken from
+        ``custom_objects`` by name (never imported)."""
         config = dict(config)
-        config["function"] = _load_function(config["function"], "function", safe_mode)
-        for key in ("output_shape", "mask"):
+        for key in ("function", "output_shape", "mask"):
             if key in config:
-                config[key] = _load_function(config[key], key, safe_mode)
+                config[key] = _load_function(config[key], key, safe_mode, custom_objects)
         return cls(**config)
 
 

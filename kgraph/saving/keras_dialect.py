@@ -114,6 +114,14 @@ def _untuple(value):
     return {k: _untuple(v) for k, v in value.items()}
 
 
+def _keras_function(spec):
+    """A Lambda's ``{"module", "name"}`` function as Keras writes a named function."""
+    if isinstance(spec, dict) and set(spec) == {"module", "name"}:
+        return {"module": spec["module"], "class_name": "function", "config": spec["name"],
+                "registered_name": "function"}
+    return spec
+
+
 def _rename_modules(value):
     """Keras's module names for kgraph's classes, everywhere in a config."""
     if isinstance(value, list):
@@ -122,6 +130,10 @@ def _rename_modules(value):
         return value
     out = {k: _rename_modules(v) for k, v in value.items()}
     module, class_name = out.get("module"), out.get("class_name")
+    if class_name == "Lambda" and module == "kgraph.layers" and isinstance(out.get("config"),
+                                                                           dict):
+        out["config"] = {k: _keras_function(v) if k in ("function", "output_shape", "mask")
+                         else v for k, v in out["config"].items()}
     if module == "kgraph.layers" and class_name != "Operation":
         out["module"] = "keras.layers"
     elif module == "kgraph" and class_name == "Functional":

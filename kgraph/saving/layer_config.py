@@ -130,7 +130,9 @@ def deserialize_layer(config, custom_objects=None, safe_mode=True, build=True, p
     """
     if isinstance(config, str):
         config = {"class_name": config, "config": {}, "registered_name": None}
-    with scope.loading(config, "layer") as base:
+    # Objects named by string inside layer configs (a custom activation) resolve among
+    # custom_objects too, as Keras's.
+    with registry.CustomObjectScope(custom_objects), scope.loading(config, "layer") as base:
         path = path or base
         validation.check_layer_config(config, path)
         name = validation.layer_name(config)
