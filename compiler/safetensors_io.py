@@ -42,7 +42,7 @@ def _flatten(tree, prefix, out, keys):
             keys[_KEY_PREFIX + path] = str(jax.random.key_impl(node))
             out[path] = np.asarray(jax.random.key_data(node))
         else:
-            out[path] = np.ascontiguousarray(np.asarray(node))
+            out[path] = np.array(node, order="C")  # (ascontiguousarray makes 0-d arrays 1-d)
 
 
 def save_safetensors(path, params, state, overwrite=True) -> None:

@@ -75,9 +75,12 @@ _KERAS_ONLY_PARAMS = {
     "cholesky": {"upper": False}, "correlate": {"mode": "valid"},
     "cross": {"axisa": -1, "axisb": -1, "axisc": -1, "axis": None},
     "layer_normalization": {"rms_scaling": False},
-    "pinv": {"rcond": 1e-15}, "scatter_update": {"reduction": None},
+    "pinv": {"rcond": None}, "scatter_update": {"reduction": None},
     "unique": {"return_index": False},
 }
+
+# Parameters only kgraph's op has: written for Keras when at their default (left out).
+_KGRAPH_ONLY_PARAMS = {"matrix_rank": {"rtol": None}, "pinv": {"rtol": 1e-15}}
 
 
 def keras_class_name(op: str) -> str:
@@ -150,18 +153,20 @@ def _op_entry_to_keras(entry, path):
     params, tensors = _op_parameters(op)
     keras_call = _KERAS_CALL_PARAMS.get(op, tensors)
     static = dict(entry["config"].get("kwargs") or {})
-    kgraph_only = [p for p in static if p not in params]
-    if kgraph_only:
-        raise ConfigError(f"Cannot write {path} (op {op!r}) for Keras: parameter(s) "
-                          f"{kgraph_only} have no Keras equivalent.")
+    for param, default in _KGRAPH_ONLY_PARAMS.get(op, {}).items():
+        if static.pop(param, default) != default:
+            raise ConfigError(f"Cannot write {path} (op {op!r}) for Keras: Keras's op has no "
+                              f"{param!r} parameter (only its default, {default!r}, is "
+                              "written).")
     nodes = []
     for node in entry.get("inbound_nodes", []):
         values = dict(zip(tensors, node["args"]))
         values.update(static)
         args = [values.pop(p) for p in keras_call if p in values]
-        if any(_is_keras_tensor(v) for v in values.values()):
+        computed = sorted(p for p, v in values.items() if _is_keras_tensor(v))
+        if computed:
             raise ConfigError(f"Cannot write {path} (op {op!r}) for Keras: Keras takes "
-                              f"{sorted(values)} as constants, this graph computes them.")
+                              f"{computed} as constants, this graph computes them.")
         nodes.append({"args": args, "kwargs": node.get("kwargs", {})})
         static = values  # the same for every node of one Operation
     name = entry["config"].get("name")
@@ -198,14 +203,20 @@ def _op_entry_from_keras(entry, path):
             raise ConfigError(f"Invalid config at {path}[\"inbound_nodes\"][{i}]: op "
                               f"{class_name!r} takes {len(keras_call)} arguments, received "
                               f"{len(args)}.")
-        values = {**config, **dict(zip(keras_call, args))}
+        call_kwargs = node.get("kwargs") or {} if isinstance(node, dict) else {}
+        if not isinstance(call_kwargs, dict) or any(k not in keras_call for k in call_kwargs):
+            raise ConfigError(f"Invalid config at {path}[\"inbound_nodes\"][{i}]: op "
+                              f"{class_name!r} takes call arguments {list(keras_call)}, "
+                              f"received {call_kwargs!r}.")
+        values = {**config, **dict(zip(keras_call, args)), **call_kwargs}
         node_args = [values.pop(p) for p in tensors if p in values]
-        if any(_is_keras_tensor(v) for v in values.values()):
+        computed = sorted(p for p, v in values.items() if _is_keras_tensor(v))
+        if computed:
             raise ConfigError(f"Invalid config at {path}: op {class_name!r} computes "
-                              f"{sorted(values)} in the graph; kgraph needs them constant.")
+                              f"{computed} in the graph; kgraph needs them constant.")
         if op == "get_item" and isinstance(values.get("key"), list):
             values["key"] = {"class_name": "__tuple__", "config": {"value": values["key"]}}
-        nodes.append({"args": node_args, "kwargs": node.get("kwargs", {})})
+        nodes.append({"args": node_args, "kwargs": {}})
         static = values
     return {"module": "kgraph.layers", "class_name": "Operation",
             "config": {"name": name, "op": op, "kwargs": static},

@@ -1,0 +1,230 @@
+"""Whole models in Keras 3's files: graph-depth numbering, nested and shared layers, ops,
+masks, Sequential, trained statistics; weights files both ways; atomic writes."""
+
+import os
+
+os.environ.setdefault("KERAS_BACKEND", "jax")
+
+import h5py  # noqa: E402
+import jax  # noqa: E402
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import kgraph as kg  # noqa: E402
+from kgraph import layers  # noqa: E402
+from kgraph.saving import archive, keras_layout  # noqa: E402
+
+
+def _randomize(model, seed=0):
+    rng = np.random.default_rng(seed)
+    for variable in model.weights:
+        if np.issubdtype(variable.dtype, np.floating):
+            variable.assign(rng.uniform(0.5, 1.5, variable.shape).astype(variable.dtype))
+
+
+def _leaves(outputs):
+    return [np.asarray(o, np.float64) for o in jax.tree_util.tree_leaves(outputs)]
+
+
+def _normalized_error(got, want):
+    return max(float(np.max(np.abs(g - w))) / max(float(np.max(np.abs(w))), 1.0)
+               for g, w in zip(_leaves(got), _leaves(want)))
+
+
+def _datasets(path):
+    """``{dataset path: shape}`` and ``{vars group: name attribute}`` of a weights file."""
+    import io
+    import zipfile
+
+    source = io.BytesIO(zipfile.ZipFile(path).read(archive.WEIGHTS)) \
+        if path.endswith(".keras") else path
+    shapes, names = {}, {}
+    with h5py.File(source, "r") as file:
+        def visit(name, obj):
+            if isinstance(obj, h5py.Dataset):
+                shapes[name] = obj.shape
+            elif name.endswith("vars") and len(obj):
+                names[name] = obj.attrs["name"]
+        file.visititems(visit)
+    return shapes, names
+
+
+def _both_ways(model, inputs, tmp_path):
+    """kgraph -> kgraph bitwise, kgraph -> Keras, Keras -> kgraph; the same weights file."""
+    reference = model(inputs)
+    ours = str(tmp_path / "kgraph.keras")
+    model.save(ours)
+    back = kg.load_model(ours)
+    for a, b in zip(_leaves(back(inputs)), _leaves(reference)):
+        np.testing.assert_array_equal(a, b)
+    keras_model = keras.saving.load_model(ours)
+    assert _normalized_error(keras_model(inputs), reference) <= 1e-5
+    theirs = str(tmp_path / "keras.keras")
+    keras_model.save(theirs)
+    assert _datasets(ours) == _datasets(theirs)
+    imported = kg.load_model(theirs)
+    assert _normalized_error(imported(inputs), reference) <= 1e-5
+    return back, keras_model, imported
+
+
+def test_same_shape_layers_are_numbered_by_graph_depth_as_keras_rebuilds_them(tmp_path):
+    x = kg.Input(shape=(4,), name="x")
+    late, early, side = (layers.Dense(4, name=n) for n in ("late", "early", "side"))
+    y = layers.Add()([late(early(x)), side(x)])  # made: late, early, side; depth: early first
+    model = kg.Model(x, y)
+    _randomize(model)
+    order = [layer.name for layer in keras_layout.depth_ordered_layers(model)]
+    assert order == ["x", "early", "late", "side", "add"]
+    shapes, names = _datasets_after_save(model, tmp_path)
+    assert names == {"layers/dense/vars": "early", "layers/dense_1/vars": "late",
+                     "layers/dense_2/vars": "side"}
+    _both_ways(model, np.random.default_rng(1).normal(size=(3, 4)).astype("float32"), tmp_path)
+
+
+def _datasets_after_save(model, tmp_path):
+    path = str(tmp_path / "layout.keras")
+    model.save(path)
+    return _datasets(path)
+
+
+def _nested(share_across_levels):
+    inner_in = kg.Input(shape=(6,), name="inner_in")
+    shared = layers.Dense(6, activation="tanh", name="shared")
+    inner = kg.Model(inner_in, layers.Dense(3, name="inner_out")(shared(inner_in)),
+                     name="encoder")
+    a, b = kg.Input(shape=(6,), name="a"), kg.Input(shape=(6,), name="b")
+    twice = layers.Dense(6, name="twice")  # one layer called on both inputs
+    ea = inner(twice(a))
+    eb = inner(shared(b) if share_across_levels else twice(b))
+    merged = layers.Concatenate()([ea, eb])
+    model = kg.Model({"a": a, "b": b}, {"sum": layers.Dense(2, name="head")(merged),
+                                        "raw": ea}, name="outer")
+    _randomize(model)
+    rng = np.random.default_rng(2)
+    inputs = {"a": rng.normal(size=(2, 6)).astype("float32"),
+              "b": rng.normal(size=(2, 6)).astype("float32")}
+    return model, inputs
+
+
+def test_nested_models_shared_layers_and_dict_outputs(tmp_path):
+    model, inputs = _nested(share_across_levels=False)
+    shapes, _ = _datasets_after_save(model, tmp_path)
+    assert "layers/functional/layers/dense/vars/0" in shapes  # nested models recurse
+    _both_ways(model, inputs, tmp_path)
+
+
+def test_a_layer_shared_across_nesting_levels_round_trips_in_kgraph(tmp_path):
+    # Keras 3.15 cannot rebuild this graph from its own file ("not connected to inputs").
+    model, inputs = _nested(share_across_levels=True)
+    model.save(str(tmp_path / "m.keras"))
+    back = kg.load_model(str(tmp_path / "m.keras"))
+    for a, b in zip(_leaves(back(inputs)), _leaves(model(inputs))):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_masks_ops_recurrent_and_attention(tmp_path):
+    x = kg.Input(shape=(5,), name="x")
+    t = kg.Input(shape=(4,), dtype="int32", name="tok")
+    h = layers.BatchNormalization()(layers.Dense(4, name="d1")(x))
+    y = layers.Dense(2)(h) * 2 + 1
+    e = layers.Embedding(10, 3, mask_zero=True)(t)
+    mask = kg.ops.logical_or(kg.ops.not_equal(t, 0), kg.ops.equal(t, 3))
+    recurrent = layers.GRU(3)(layers.LSTM(3, return_sequences=True)(e, mask=mask))
+    attention = layers.MultiHeadAttention(2, 4)(e, e)
+    z = layers.Concatenate()([y, recurrent, kg.ops.cast(attention[:, 0, :], "float32")])
+    model = kg.Model([x, t], z)
+    _randomize(model)
+    rng = np.random.default_rng(3)
+    tokens = rng.integers(0, 10, (3, 4)).astype("int32")
+    tokens[:, -1] = 0  # padding the masks must hide
+    _both_ways(model, [rng.normal(size=(3, 5)).astype("float32"), tokens], tmp_path)
+
+
+def test_sequential_trained_with_fit_keeps_its_statistics(tmp_path):
+    model = kg.Sequential([kg.Input(shape=(3,)), layers.Dense(8, activation="relu"),
+                           layers.BatchNormalization(), layers.Dropout(0.5), layers.Dense(1)])
+    model.compile(optimizer="adam", loss="mse")
+    rng = np.random.default_rng(4)
+    data = rng.normal(size=(64, 3)).astype("float32")
+    model.fit(data, data.sum(1, keepdims=True), epochs=2, batch_size=16, verbose=0)
+    moving_mean = model.layers[1].moving_mean
+    assert float(np.abs(np.asarray(moving_mean)).sum()) > 0  # trained statistics
+    back, _, imported = _both_ways(model, data[:5], tmp_path)
+    np.testing.assert_array_equal(back.layers[1].moving_mean, moving_mean)
+    assert _datasets(str(tmp_path / "kgraph.keras"))[0]["layers/batch_normalization/vars/2"] \
+        == (8,)  # Sequential: no input layer group, Keras's numbering
+
+
+def test_weights_files_both_ways_and_refusal_of_another_model(tmp_path):
+    x = kg.Input(shape=(3,))
+    model = kg.Model(x, layers.Dense(2)(layers.Dense(4, activation="relu")(x)))
+    _randomize(model, 5)
+    path = str(tmp_path / "model.weights.h5")
+    model.save_weights(path)
+    model.save(str(tmp_path / "model.keras"))
+    keras_model = keras.saving.load_model(str(tmp_path / "model.keras"))
+    keras_model.load_weights(path)
+    for a, b in zip(keras_model.get_weights(), model.get_weights()):
+        np.testing.assert_array_equal(a, b)
+    for variable in keras_model.weights:
+        variable.assign(np.asarray(variable) * 2)
+    keras_path = str(tmp_path / "keras.weights.h5")
+    keras_model.save_weights(keras_path)
+    model.load_weights(keras_path)
+    for a, b in zip(model.get_weights(), keras_model.get_weights()):
+        np.testing.assert_array_equal(a, b)
+    model.load_weights(str(tmp_path / "model.keras"))  # the weights of a .keras file
+    other = kg.Model(x, layers.Dense(2)(layers.Dense(5)(x)))
+    with pytest.raises(kg.saving.LoadError, match=r"layers/dense/vars/0.*float32 of shape "
+                                                  r"\(3, 4\).*expects float32 of shape \(3, 5\)"):
+        other.load_weights(path)
+    with pytest.raises(ValueError, match=r"must end in \.weights\.h5"):
+        model.save_weights(str(tmp_path / "model.h5"))
+
+
+def test_safetensors_pytrees_round_trip_with_bfloat16_and_prng_keys(tmp_path):
+    import compiler
+
+    params = {"dense": {"kernel": jax.numpy.arange(6.0, dtype="bfloat16").reshape(2, 3)},
+              "encoder": {"dense": {"bias": jax.numpy.ones(3)}}}
+    state = {"noise": {"seed": jax.random.key(7)}, "bn": {"count": jax.numpy.int32(3)}}
+    path = str(tmp_path / "w.safetensors")
+    compiler.save_safetensors(path, params, state)
+    new_params, new_state = compiler.load_safetensors(path)
+    assert jax.tree_util.tree_structure(new_params) == jax.tree_util.tree_structure(params)
+    assert new_params["dense"]["kernel"].dtype == jax.numpy.bfloat16
+    np.testing.assert_array_equal(np.asarray(new_params["dense"]["kernel"], np.float32),
+                                  np.arange(6.0).reshape(2, 3))
+    assert jax.numpy.array_equal(jax.random.key_data(new_state["noise"]["seed"]),
+                                 jax.random.key_data(state["noise"]["seed"]))
+    assert int(new_state["bn"]["count"]) == 3
+
+    x = kg.Input(shape=(3,))
+    model = kg.Model(x, layers.BatchNormalization()(layers.Dense(2)(x)))
+    _randomize(model, 6)
+    model.save_weights(str(tmp_path / "m.safetensors"))
+    clone = kg.models.clone_model(model)
+    clone.load_weights(str(tmp_path / "m.safetensors"))
+    for a, b in zip(clone.get_weights(), model.get_weights()):
+        np.testing.assert_array_equal(a, b)
+    loaded_params, loaded_state = compiler.load_safetensors(str(tmp_path / "m.safetensors"))
+    assert set(loaded_state[model.layers[2].name]) == {"moving_mean", "moving_variance"}
+
+
+def test_an_interrupted_save_leaves_the_previous_file_whole(tmp_path, monkeypatch):
+    x = kg.Input(shape=(3,))
+    model = kg.Model(x, layers.Dense(2)(x))
+    path = tmp_path / "model.keras"
+    model.save(str(path))
+    before = path.read_bytes()
+
+    def fail(*args, **kwargs):
+        raise KeyboardInterrupt  # the user pressing Ctrl-C mid-write
+
+    monkeypatch.setattr("zipfile.ZipFile.writestr", fail)
+    _randomize(model, 7)
+    with pytest.raises(KeyboardInterrupt):
+        model.save(str(path))
+    assert path.read_bytes() == before
+    assert sorted(os.listdir(tmp_path)) == ["model.keras"]  # no temporary file left
