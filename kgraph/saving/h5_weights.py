@@ -142,24 +142,35 @@ def read(source, expected, where, side_budget=None) -> list[list[np.ndarray]]:
         file = h5py.File(source, "r")
     except OSError as err:
         raise LoadError(f"{where}: not a readable HDF5 file ({err}).") from None
-    with file:
-        found = _walk(file, expected_datasets, side_budget, where)
-        missing = sorted(set(expected_datasets) - set(found))
-        if missing:
-            raise LoadError(f"{where}: the file lacks {len(missing)} weight(s) the model has, "
-                            f"first {missing[0]!r}.")
-        result = []
-        for path, specs in expected:
-            arrays = []
-            for i in range(len(specs)):
-                key = f"{_vars_path(path)}/{i}"
-                (dataset, dtype), (shape, want) = found[key], expected_datasets[key]
-                if tuple(dataset.shape) != shape or dtype != want:
-                    raise LoadError(f"{where}: weight {key!r} is {dtype.name} of shape "
-                                    f"{tuple(dataset.shape)} in the file; the model expects "
-                                    f"{want.name} of shape {shape}.")
-                arrays.append(_read_dataset(dataset, shape, dtype, where))
-            result.append(arrays)
+    try:
+        with file:
+            return _read_checked(file, expected, expected_datasets, side_budget, where)
+    except LoadError:
+        raise
+    except (OSError, KeyError, TypeError, ValueError, RuntimeError, AttributeError) as err:
+        # h5py's own errors on damaged structures: the file is unreadable, not the loader
+        raise LoadError(f"{where}: damaged HDF5 file ({type(err).__name__}: {err}).") from None
+
+
+def _read_checked(file, expected, expected_datasets, side_budget, where):
+    """The expected arrays, after ``_walk`` has checked the whole file."""
+    found = _walk(file, expected_datasets, side_budget, where)
+    missing = sorted(set(expected_datasets) - set(found))
+    if missing:
+        raise LoadError(f"{where}: the file lacks {len(missing)} weight(s) the model has, "
+                        f"first {missing[0]!r}.")
+    result = []
+    for path, specs in expected:
+        arrays = []
+        for i in range(len(specs)):
+            key = f"{_vars_path(path)}/{i}"
+            (dataset, dtype), (shape, want) = found[key], expected_datasets[key]
+            if tuple(dataset.shape) != shape or dtype != want:
+                raise LoadError(f"{where}: weight {key!r} is {dtype.name} of shape "
+                                f"{tuple(dataset.shape)} in the file; the model expects "
+                                f"{want.name} of shape {shape}.")
+            arrays.append(_read_dataset(dataset, shape, dtype, where))
+        result.append(arrays)
     return result
 
 

@@ -49,6 +49,7 @@ def model_from_json(json_string, custom_objects=None, safe_mode=True):
         config = json.loads(json_string)
     except RecursionError:  # the caller's stack was already deep
         raise ConfigError("Invalid JSON: nested too deeply for Python's JSON parser.") from None
+    validation.check_no_file_references(config)
     return deserialize_layer(config, custom_objects=custom_objects, safe_mode=safe_mode)
 
 

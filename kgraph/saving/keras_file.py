@@ -156,6 +156,7 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
         if any(name.startswith(archive.ASSETS) for name in zf.members):
             raise LoadError(f"{where}: the file holds assets (vocabularies and the like), "
                             "which kgraph does not read yet.")
+        validation.check_no_file_references(config)
         model = deserialize_layer(keras_dialect.from_keras(config),
                                   custom_objects=custom_objects, safe_mode=safe_mode)
         _check_built(model, "load_model")

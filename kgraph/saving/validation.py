@@ -342,3 +342,31 @@ def check_config_tree(config, path, kind) -> None:
         elif not isinstance(config, str):
             check_layer_config(config, path)
             stack.extend(nested_configs(config, path))
+
+
+_URL_OR_PATH = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*://|file:|~|/|\.{1,2}[/\\]|[a-zA-Z]:[/\\])")
+_FILE_KEYS = ("vocabulary", "idf_weights", "filepath", "file_path", "path", "url", "origin",
+              "fname")
+
+
+def check_no_file_references(config, path="config") -> None:
+    """Refuse file paths and URLs in a config: loading never opens what a file names.
+
+    Keras reads a string ``vocabulary`` (``StringLookup``, ``TextVectorization``) as a
+    file path, and wrappers such as ``TFSMLayer`` load the path they are given; kgraph
+    refuses such strings, and any string that looks like a path or a URL, naming where.
+    """
+    stack = [(config, path)]
+    while stack:
+        value, where = stack.pop()
+        if isinstance(value, dict):
+            for key, item in value.items():
+                here = f'{where}["{key}"]'
+                if isinstance(item, str) and (key in _FILE_KEYS or _URL_OR_PATH.match(item)):
+                    raise ConfigError(f"Invalid config at {here}: {_repr.repr(item)} names a "
+                                      "file or URL; loading never reads files or URLs named "
+                                      "in a config (give vocabularies as lists, or in the "
+                                      ".keras file's assets).")
+                stack.append((item, here))
+        elif isinstance(value, list):
+            stack.extend((item, f"{where}[{i}]") for i, item in enumerate(value))
