@@ -404,6 +404,27 @@ class Layer:
         for v, value in zip(weights, values):
             v.assign(value)
 
+    def _keras_ordered_variables(self) -> list[Variable]:
+        """Own weights in Keras's saving order: those made trainable first, then the rest."""
+        own = self._own_variables
+        return [v for v in own if v.trainable] + [v for v in own if not v.trainable]
+
+    def save_own_variables(self, store) -> None:
+        """Keras's saving protocol: put this layer's own weights (not its sub-layers') in
+        ``store`` as ``"0"``, ``"1"``, ... in Keras's order."""
+        for i, variable in enumerate(self._keras_ordered_variables()):
+            store[str(i)] = variable.numpy()
+
+    def load_own_variables(self, store) -> None:
+        """Keras's loading protocol: set this layer's own weights from ``store``
+        (``save_own_variables``'s keys); override to restore more (a layer's statistics)."""
+        variables = self._keras_ordered_variables()
+        if len(store) != len(variables):
+            raise ValueError(f'Layer "{self.name}" has {len(variables)} weights of its own, '
+                             f"the file holds {len(store)}.")
+        for i, variable in enumerate(variables):
+            variable.assign(store[str(i)])
+
     # ---------------------------------------------------------------- build/call
     def build(self, input_shape):
         """Create weights for inputs of ``input_shape``. Called once, lazily."""

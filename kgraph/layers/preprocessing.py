@@ -208,6 +208,10 @@ class Normalization(Layer):
         super().set_weights(values)
         self._adapted = True
 
+    def load_own_variables(self, store):
+        super().load_own_variables(store)
+        self._adapted = True  # statistics from a file, as Keras's
+
     def _check_adapted(self):
         if self.input_mean is not None or self._adapted:
             return

@@ -50,8 +50,11 @@ def _check_built(model, what):
 
 def _weights_h5(model) -> bytes:
     buffer = io.BytesIO()
-    groups = [(g.path, g.name, [v.numpy() for v in g.variables])
-              for g in keras_layout.weight_groups(model)]
+    groups = []
+    for group in keras_layout.weight_groups(model):
+        store: dict = {}
+        group.layer.save_own_variables(store)
+        groups.append((group.path, group.name, [store[str(i)] for i in range(len(store))]))
     h5_weights.write(buffer, groups)
     return buffer.getvalue()
 
@@ -107,8 +110,8 @@ def _check_allocation(model, expected, where):
 
 def _assign(groups, arrays):
     for group, values in zip(groups, arrays):
-        for variable, value in zip(group.variables, values):
-            variable.assign(value)
+        if values or group.variables:
+            group.layer.load_own_variables({str(i): v for i, v in enumerate(values)})
 
 
 def _load_weights_into(model, source, where, declared_size=None):

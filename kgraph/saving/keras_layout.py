@@ -28,11 +28,15 @@ from kgraph.base.layer import Layer
 
 
 class WeightGroup(NamedTuple):
-    """One ``<path>/vars`` group: the object's name and its own weights in file order."""
+    """One ``<path>/vars`` group: the layer (or model) and its own weights in file order."""
 
     path: str
-    name: str
+    layer: Layer
     variables: list
+
+    @property
+    def name(self) -> str:
+        return self.layer.name
 
 
 def _is_operation(layer) -> bool:
@@ -127,11 +131,6 @@ def named_sublayers(layer) -> list:
     return sorted(found, key=lambda item: _name_key(item[0]))
 
 
-def _own_variables_in_keras_order(layer) -> list:
-    own = layer._own_variables
-    return [v for v in own if v.trainable] + [v for v in own if not v.trainable]
-
-
 def weight_groups(model) -> list[WeightGroup]:
     """Every ``vars`` group Keras 3 writes for ``model`` (a model or a layer), in file order."""
     from kgraph.models.functional import Functional
@@ -142,7 +141,7 @@ def weight_groups(model) -> list[WeightGroup]:
         if id(obj) in visited:
             return
         visited.add(id(obj))
-        groups.append(WeightGroup(path, obj.name, _own_variables_in_keras_order(obj)))
+        groups.append(WeightGroup(path, obj, obj._keras_ordered_variables()))
         if isinstance(obj, Functional):
             container(_saved_layers(obj), join(path, "layers"))
             return

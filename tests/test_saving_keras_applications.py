@@ -1,0 +1,45 @@
+"""keras.applications-class networks saved by Keras 3 load into kgraph with Keras's
+numbers, and kgraph's files of them load into Keras (architectures built by Keras at test
+time with random weights; no file is committed)."""
+
+import os
+
+os.environ.setdefault("KERAS_BACKEND", "jax")
+
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import kgraph as kg  # noqa: E402
+
+NETWORKS = {"MobileNetV2": {"alpha": 0.35}, "ResNet50": {}, "DenseNet121": {},
+            "EfficientNetB0": {}, "NASNetMobile": {}}
+
+
+def _error(got, want):
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    return float(np.max(np.abs(got - want))) / max(float(np.max(np.abs(want))), 1.0)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(NETWORKS))
+def test_keras_application_files_load_both_ways(name, tmp_path):
+    network = getattr(keras.applications, name)(weights=None, input_shape=(32, 32, 3),
+                                                **NETWORKS[name])
+    rng = np.random.default_rng(0)
+    for variable in network.weights:  # statistics away from their initial values
+        if "moving" in variable.path or "variance" in variable.path or "mean" in variable.path:
+            variable.assign(rng.uniform(0.5, 1.5, variable.shape).astype(variable.dtype))
+    images = rng.uniform(0, 255, (2, 32, 32, 3)).astype("float32")
+    reference = np.asarray(network(images))
+    keras_path = str(tmp_path / "keras.keras")
+    network.save(keras_path)
+
+    model = kg.load_model(keras_path)
+    assert _error(model(images), reference) <= 1e-3
+    assert model.count_params() == network.count_params()
+
+    ours = str(tmp_path / "kgraph.keras")
+    model.save(ours)
+    back = keras.saving.load_model(ours)
+    assert _error(back(images), reference) <= 1e-3
