@@ -1,0 +1,87 @@
+"""Loading and saving a ``.keras`` file: kgraph against Keras 3 (JAX backend), one process.
+
+    python benchmarks/bench_saving.py                      # DenseNet121, 224x224, 5 repeats
+    python benchmarks/bench_saving.py --network ResNet50 --repeats 9
+    python benchmarks/bench_saving.py --quick              # MobileNetV2 (alpha 0.35), 1 repeat
+
+Keras builds the network (random weights) and saves it; then, alternately and after one
+warm-up each, ``kg.load_model`` and ``keras.saving.load_model`` read that same file, and
+each system saves the model it loaded. Medians and the ratios kgraph / Keras of the medians
+are printed, with a markdown table for the README. The machine is shared and noisy:
+compare ratios from one run. Target: load ratio <= 1.0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+
+os.environ.setdefault("KERAS_BACKEND", "jax")
+
+TARGET_LOAD_RATIO = 1.0
+
+
+def _timed(fn):
+    started = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - started, result
+
+
+def measure(network="DenseNet121", size=224, repeats=5, folder=None):
+    """``{"kgraph": {"load", "save"}, "keras": {...}, "params", "megabytes"}`` (medians, s)."""
+    import keras
+
+    import kgraph as kg
+
+    kwargs = {"alpha": 0.35} if network.startswith("MobileNet") else {}
+    model = getattr(keras.applications, network)(weights=None, input_shape=(size, size, 3),
+                                                 **kwargs)
+    folder = folder or tempfile.mkdtemp()
+    path = os.path.join(folder, "model.keras")
+    model.save(path)
+    loaders = {"kgraph": kg.load_model, "keras": keras.saving.load_model}
+    times = {name: {"load": [], "save": []} for name in loaders}
+    for name, load in loaders.items():  # warm-up: imports and first-use costs
+        load(path)
+    for repeat in range(repeats):
+        order = list(loaders) if repeat % 2 == 0 else list(reversed(loaders))
+        for name in order:
+            seconds, loaded = _timed(lambda: loaders[name](path))
+            times[name]["load"].append(seconds)
+            out = os.path.join(folder, f"{name}.keras")
+            times[name]["save"].append(_timed(lambda: loaded.save(out))[0])
+    medians = {name: {phase: statistics.median(values) for phase, values in phases.items()}
+               for name, phases in times.items()}
+    medians["params"] = model.count_params()
+    medians["megabytes"] = os.path.getsize(path) / 2 ** 20
+    return medians
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--network", default="DenseNet121")
+    parser.add_argument("--size", type=int, default=224)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--quick", action="store_true",
+                        help="MobileNetV2 (alpha 0.35) at 32x32, one repeat")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.network, args.size, args.repeats = "MobileNetV2", 32, 1
+    medians = measure(args.network, args.size, args.repeats)
+    print(f"{args.network} ({medians['params']:,} parameters, {medians['megabytes']:.1f} MB "
+          f"file), medians of {args.repeats}:")
+    print("| step | kgraph | Keras 3 (JAX) | kgraph / Keras |")
+    print("|---|---|---|---|")
+    for phase in ("load", "save"):
+        ours, theirs = medians["kgraph"][phase], medians["keras"][phase]
+        print(f"| {phase} | {ours:.2f} s | {theirs:.2f} s | {ours / theirs:.2f} |")
+    ratio = medians["kgraph"]["load"] / medians["keras"]["load"]
+    print(f"load ratio {ratio:.2f} (target <= {TARGET_LOAD_RATIO})")
+    return medians
+
+
+if __name__ == "__main__":
+    main()
