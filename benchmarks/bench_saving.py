@@ -6,7 +6,8 @@
 
 Keras builds the network (random weights) and saves it; then, alternately and after one
 warm-up each, ``kg.load_model`` and ``keras.saving.load_model`` read that same file, and
-each system saves the model it loaded. Medians and the ratios kgraph / Keras of the medians
+each system saves the model it loaded. The loaded models' predictions on two random images
+are compared first (normalized max difference, must be <= 1e-3). Medians and the ratios kgraph / Keras of the medians
 are printed, with a markdown table for the README. The machine is shared and noisy:
 compare ratios from one run. Target: load ratio <= 1.0.
 """
@@ -18,6 +19,8 @@ import os
 import statistics
 import tempfile
 import time
+
+import numpy as np
 
 os.environ.setdefault("KERAS_BACKEND", "jax")
 
@@ -44,8 +47,13 @@ def measure(network="DenseNet121", size=224, repeats=5, folder=None):
     model.save(path)
     loaders = {"kgraph": kg.load_model, "keras": keras.saving.load_model}
     times = {name: {"load": [], "save": []} for name in loaders}
-    for name, load in loaders.items():  # warm-up: imports and first-use costs
-        load(path)
+    images = np.random.default_rng(0).uniform(0, 255, (2, size, size, 3)).astype("float32")
+    reference = model.predict(images, verbose=0)
+    for name, load in loaders.items():  # warm-up (imports, first-use costs) and a check
+        got = load(path).predict(images, verbose=0)
+        error = float(np.max(np.abs(got - reference))) / max(float(np.max(np.abs(reference))), 1)
+        if error > 1e-3:
+            raise AssertionError(f"{name}'s loaded {network} differs from Keras's by {error}")
     for repeat in range(repeats):
         order = list(loaders) if repeat % 2 == 0 else list(reversed(loaders))
         for name in order:

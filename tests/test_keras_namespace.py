@@ -273,7 +273,9 @@ def test_unsafe_deserialization_switch_lets_lambda_configs_load():
         Lambda.from_config(dict(config["config"]))
     try:
         kg.config.enable_unsafe_deserialization()
-        layer = Lambda.from_config(dict(config["config"]))
+        with pytest.raises(ValueError, match="not among custom_objects: kgraph never imports"):
+            Lambda.from_config(dict(config["config"]))  # trusted, yet never imported
+        layer = Lambda.from_config(dict(config["config"]), custom_objects={"abs": np.abs})
         assert float(layer(jnp.array(-2.0))) == 2.0
     finally:
         kg.config._UNSAFE_DESERIALIZATION = False

@@ -19,6 +19,8 @@ loaded into the wrong weights silently.
 
 from __future__ import annotations
 
+import contextlib
+
 import h5py
 import ml_dtypes
 import numpy as np
@@ -77,19 +79,18 @@ def _check_attrs(obj, allowed, where):
             raise LoadError(f"{where}: unexpected attribute {key!r} on {obj.name!r}.")
 
 
-def _walk(file, expected_datasets, side_budget, where):
-    """Every dataset of ``file`` by path, after checking the file's whole structure.
-
-    Groups the model does not have are allowed only empty of data (Keras writes a group
-    for weightless sub-layers, such as a dropout inside an attention layer); the number of
-    objects visited is bounded, so hard-link cycles end in a refusal.
-    """
-    datasets, side = {}, []
-    budget = 4 * len(expected_datasets) + 10_000
+def scan(file, where, group_attr=lambda key: key == "name", budget=10_000) -> dict:
+    """``{path: (dataset, dtype)}`` of every dataset in ``file``, after checking the whole
+    structure from metadata: hard links only, plain numeric contiguous datasets, no
+    attributes but those ``group_attr`` admits (and ``dtype`` on datasets). The number of
+    objects visited is bounded (``budget``), so hard-link cycles end in a refusal."""
+    datasets = {}
     stack = [("", file)]
     while stack:
         path, group = stack.pop()
-        _check_attrs(group, ("name",), where)
+        for key in group.attrs.keys():
+            if not group_attr(key):
+                raise LoadError(f"{where}: unexpected attribute {key!r} on {group.name!r}.")
         for name in group.keys():
             budget -= 1
             child = f"{path}/{name}" if path else name
@@ -103,25 +104,37 @@ def _walk(file, expected_datasets, side_budget, where):
             obj = group.get(name)
             if isinstance(obj, h5py.Group):
                 stack.append((child, obj))
-                continue
-            if not isinstance(obj, h5py.Dataset):
-                raise LoadError(f"{where}: {child!r} is neither a group nor a dataset.")
-            _check_attrs(obj, ("dtype",), where)
-            _check_storage(obj, where)
-            dtype = _stored_dtype(obj, where)
-            if child in expected_datasets:
-                datasets[child] = (obj, dtype)
-            elif child.split("/", 1)[0] in _SIDE_GROUPS:
-                side.append((obj.shape, dtype))
+            elif isinstance(obj, h5py.Dataset):
+                _check_attrs(obj, ("dtype",), where)
+                _check_storage(obj, where)
+                datasets[child] = (obj, _stored_dtype(obj, where))
             else:
-                raise LoadError(f"{where}: unexpected dataset {child!r}; the model has no "
-                                "such weight (was the file saved from another model?).")
-    side_bytes = sum(int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-                     for shape, dtype in side)
+                raise LoadError(f"{where}: {child!r} is neither a group nor a dataset.")
+    return datasets
+
+
+def nbytes(shape, dtype) -> int:
+    return int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+
+
+def _walk(file, expected_datasets, side_budget, where):
+    """The expected datasets of ``file``; groups the model does not have are allowed only
+    empty of data (Keras writes a group for weightless sub-layers, such as a dropout inside
+    an attention layer); the optimizer's and metrics' datasets are bounded in size."""
+    found, side_bytes = {}, 0
+    for path, (dataset, dtype) in scan(file, where, budget=4 * len(expected_datasets)
+                                       + 10_000).items():
+        if path in expected_datasets:
+            found[path] = (dataset, dtype)
+        elif path.split("/", 1)[0] in _SIDE_GROUPS:
+            side_bytes += nbytes(dataset.shape, dtype)
+        else:
+            raise LoadError(f"{where}: unexpected dataset {path!r}; the model has no such "
+                            "weight (was the file saved from another model?).")
     if side_bytes > side_budget:
         raise LoadError(f"{where}: the optimizer and metric groups declare {side_bytes} bytes, "
                         f"more than {side_budget} for this model's weights.")
-    return datasets
+    return found
 
 
 def read(source, expected, where, side_budget=None) -> list[list[np.ndarray]]:
@@ -135,20 +148,26 @@ def read(source, expected, where, side_budget=None) -> list[list[np.ndarray]]:
     for path, specs in expected:
         for i, (shape, dtype) in enumerate(specs):
             expected_datasets[f"{_vars_path(path)}/{i}"] = (tuple(shape), np.dtype(dtype))
-            weight_bytes += int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+            weight_bytes += nbytes(shape, dtype)
     if side_budget is None:
         side_budget = 4 * weight_bytes + (1 << 20)
+    with open_file(source, where) as file:
+        return _read_checked(file, expected, expected_datasets, side_budget, where)
+
+
+@contextlib.contextmanager
+def open_file(source, where):
+    """``h5py.File(source, "r")``; h5py's own errors on a damaged file become LoadErrors."""
     try:
         file = h5py.File(source, "r")
     except OSError as err:
         raise LoadError(f"{where}: not a readable HDF5 file ({err}).") from None
     try:
         with file:
-            return _read_checked(file, expected, expected_datasets, side_budget, where)
+            yield file
     except LoadError:
         raise
     except (OSError, KeyError, TypeError, ValueError, RuntimeError, AttributeError) as err:
-        # h5py's own errors on damaged structures: the file is unreadable, not the loader
         raise LoadError(f"{where}: damaged HDF5 file ({type(err).__name__}: {err}).") from None
 
 
@@ -169,12 +188,12 @@ def _read_checked(file, expected, expected_datasets, side_budget, where):
                 raise LoadError(f"{where}: weight {key!r} is {dtype.name} of shape "
                                 f"{tuple(dataset.shape)} in the file; the model expects "
                                 f"{want.name} of shape {shape}.")
-            arrays.append(_read_dataset(dataset, shape, dtype, where))
+            arrays.append(read_dataset(dataset, shape, dtype, where))
         result.append(arrays)
     return result
 
 
-def _read_dataset(dataset, shape, dtype, where):
+def read_dataset(dataset, shape, dtype, where):
     if dtype == BFLOAT16:
         raw = np.empty(shape, dataset.dtype)
         out = raw.view(BFLOAT16) if raw.size else np.empty(shape, BFLOAT16)

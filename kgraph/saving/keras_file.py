@@ -29,7 +29,8 @@ import zipfile
 
 import numpy as np
 
-from kgraph.saving import archive, h5_weights, keras_dialect, keras_layout, validation
+from kgraph.saving import (archive, h5_weights, keras_dialect, keras_layout, legacy_h5,
+                           validation)
 from kgraph.saving.errors import LoadError
 from kgraph.saving.layer_config import deserialize_layer, serialize_layer
 
@@ -141,7 +142,8 @@ def _parse_config(data: bytes, where: str) -> dict:
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
-    """The model saved in ``filepath`` (a ``.keras`` file from kgraph or Keras 3).
+    """The model saved in ``filepath``: a ``.keras`` file from kgraph or Keras 3, or a
+    legacy Keras ``.h5`` model file (``legacy_h5``).
 
     Classes resolve only among kgraph's own, those registered with ``register_layer``
     and ``custom_objects``; ``safe_mode=True`` refuses layers whose config holds code
@@ -150,8 +152,7 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     """
     where = os.fspath(filepath)
     if where.endswith((".h5", ".hdf5")):
-        raise LoadError(f"{where}: legacy Keras 2 .h5 model files are not supported; save "
-                        "the model as .keras with Keras 3.")
+        return legacy_h5.load_model(where, custom_objects=custom_objects, safe_mode=safe_mode)
     with archive.KerasArchive(filepath) as zf:
         config = _parse_config(zf.read(archive.CONFIG, archive.MAX_CONFIG_BYTES), where)
         if archive.METADATA in zf.members:
@@ -187,7 +188,8 @@ def save_weights(model, filepath, overwrite=True) -> None:
 
 
 def load_weights(model, filepath) -> None:
-    """Load weights saved by ``save_weights`` (``.weights.h5``) or in a ``.keras`` file
+    """Load weights saved by ``save_weights`` (``.weights.h5``), in a ``.keras`` file, or
+    in a legacy Keras ``.h5`` file (``legacy_h5``: pretrained keras.applications weights)
     into ``model``, which must have the architecture they were saved from."""
     _check_built(model, "load_weights")
     where = os.fspath(filepath)
@@ -200,9 +202,12 @@ def load_weights(model, filepath) -> None:
                 model, lambda: io.BytesIO(zf.read(archive.WEIGHTS, info.file_size)),
                 f"{where} ({archive.WEIGHTS})", info.file_size)
         return
-    if not where.endswith(".weights.h5"):
-        raise ValueError(f"load_weights reads .weights.h5 and .keras files, received "
-                         f"{where!r}.")
+    if not where.endswith((".h5", ".hdf5")):
+        raise ValueError(f"load_weights reads .weights.h5, .keras and legacy .h5 files, "
+                         f"received {where!r}.")
+    if legacy_h5.is_legacy(where):
+        legacy_h5.load_weights(model, where)
+        return
     try:
         size = os.path.getsize(where)
     except OSError as err:

@@ -1,0 +1,80 @@
+"""Keras's legacy HDF5 files: model files (``model.save("m.h5")``) and weights files (the
+pretrained keras.applications format), read with the same checks as ``.keras`` files."""
+
+import os
+
+os.environ.setdefault("KERAS_BACKEND", "jax")
+
+import h5py  # noqa: E402
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from keras.src.legacy.saving import legacy_h5_format  # noqa: E402
+
+import kgraph as kg  # noqa: E402
+from kgraph.saving import LoadError  # noqa: E402
+
+
+def _network():
+    x = keras.Input((4,), name="x")
+    h = keras.layers.Dense(4)(keras.layers.BatchNormalization()(keras.layers.Dense(4)(x)))
+    seq = keras.layers.Reshape((2, 2))(h)
+    out = keras.layers.Concatenate()([keras.layers.Bidirectional(keras.layers.LSTM(3))(seq),
+                                      keras.layers.GRU(2)(seq)])
+    model = keras.Model(x, out)
+    rng = np.random.default_rng(0)
+    for variable in model.weights:
+        variable.assign(rng.uniform(0.5, 1.5, variable.shape).astype(variable.dtype))
+    return model
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("legacy")
+    network = _network()
+    model_file, weights_file = str(folder / "model.h5"), str(folder / "weights.h5")
+    network.save(model_file)
+    with h5py.File(weights_file, "w") as file:
+        legacy_h5_format.save_weights_to_hdf5_group(file, network)
+    inputs = np.random.default_rng(1).normal(size=(3, 4)).astype("float32")
+    return network, model_file, weights_file, inputs
+
+
+def test_a_legacy_model_file_loads_with_kerass_numbers(files):
+    network, model_file, _, inputs = files
+    model = kg.load_model(model_file)
+    np.testing.assert_allclose(model(inputs), network(inputs), rtol=1e-5, atol=1e-6)
+
+
+def test_a_legacy_weights_file_loads_by_layer_order(files):
+    network, model_file, weights_file, inputs = files
+    model = kg.load_model(model_file)
+    for variable in model.weights:
+        variable.assign(np.zeros(variable.shape, variable.dtype))
+    model.load_weights(weights_file)
+    np.testing.assert_allclose(model(inputs), network(inputs), rtol=1e-5, atol=1e-6)
+
+
+def _damaged(files, tmp_path, mutate):
+    _, model_file, weights_file, _ = files
+    path = tmp_path / "damaged.h5"
+    path.write_bytes(open(weights_file, "rb").read())
+    with h5py.File(path, "r+") as file:
+        mutate(file)
+    return str(path)
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda f: f["dense"].__setitem__("evil", h5py.ExternalLink("/etc/passwd", "/")),
+     "ExternalLink"),
+    (lambda f: f["dense"].attrs.__setitem__("weight_names", [b"dense/kernel"]),
+     "holds 1 weights in the file"),
+    (lambda f: f.attrs.__setitem__("layer_names", [b"dense"]), "weights for 1 layers"),
+    (lambda f: f["dense"].create_dataset("stray", data=np.zeros(2)), "match no weight"),
+    (lambda f: f.attrs.__setitem__("layer_names", np.arange(3)), "must be a list of strings"),
+    (lambda f: f.attrs.__setitem__("exec", b"x"), "unexpected attribute 'exec'"),
+])
+def test_damaged_or_hostile_legacy_files_are_refused(files, tmp_path, mutate, message):
+    model = kg.load_model(files[1])
+    with pytest.raises(LoadError, match=message):
+        model.load_weights(_damaged(files, tmp_path, mutate))
