@@ -8,6 +8,8 @@ Loaded on first use of ``kgraph.metrics`` (``import kgraph`` does not import ``r
 1.0
 """
 
+import inspect
+
 from runtime.metrics import *  # noqa: F401,F403 - the public catalog
 from runtime.loss_functions import (binary_focal_crossentropy,  # noqa: F401
                                     categorical_focal_crossentropy)
@@ -21,7 +23,17 @@ def serialize(metric) -> dict:
 
 
 def deserialize(config, custom_objects=None):
-    """A metric from ``serialize``'s output (or a name)."""
+    """A metric from ``serialize``'s output (or a name). Keras writes every metric's
+    ``dtype``; kgraph's metrics accumulate in float32, so a float32 (or no) dtype is read
+    where the class takes none."""
+    cls = globals().get(config.get("class_name")) if isinstance(config, dict) else None
+    inner = config.get("config") if isinstance(config, dict) else None
+    if isinstance(cls, type) and isinstance(inner, dict) and "dtype" in inner and \
+            "dtype" not in inspect.signature(cls.__init__).parameters:
+        if inner["dtype"] not in (None, "float32"):
+            raise ValueError(f"Metric {cls.__name__} accumulates in float32; received "
+                             f"dtype={inner['dtype']!r}.")
+        config = {**config, "config": {k: v for k, v in inner.items() if k != "dtype"}}
     return from_keras_object_config(config, custom_objects, globals(), "metric", get)
 
 

@@ -228,3 +228,39 @@ def test_an_interrupted_save_leaves_the_previous_file_whole(tmp_path, monkeypatc
         model.save(str(path))
     assert path.read_bytes() == before
     assert sorted(os.listdir(tmp_path)) == ["model.keras"]  # no temporary file left
+
+
+def test_training_configuration_travels_both_ways(tmp_path):
+    x = kg.Input(shape=(3,))
+    model = kg.Model(x, layers.Dense(2, activation="softmax")(x))
+    model.compile(optimizer=kg.optimizers.Adam(0.01), loss="sparse_categorical_crossentropy",
+                  metrics=["accuracy", kg.metrics.AUC(num_thresholds=50)])
+    model.save(str(tmp_path / "m.keras"))
+    back = kg.load_model(str(tmp_path / "m.keras"))
+    assert isinstance(back.optimizer, kg.optimizers.Adam)
+    assert back.optimizer.learning_rate == pytest.approx(0.01)
+    assert back.metrics_names == model.metrics_names
+    assert kg.load_model(str(tmp_path / "m.keras"), compile=False).optimizer is None
+    keras_model = keras.saving.load_model(str(tmp_path / "m.keras"))
+    assert float(keras_model.optimizer.learning_rate) == pytest.approx(0.01)
+
+    theirs = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+    theirs.compile(optimizer=keras.optimizers.RMSprop(0.02), loss=keras.losses.MeanSquaredError(),
+                   metrics=["mae", keras.metrics.RootMeanSquaredError()])
+    theirs.save(str(tmp_path / "k.keras"))
+    imported = kg.load_model(str(tmp_path / "k.keras"))
+    assert isinstance(imported.optimizer, kg.optimizers.RMSprop)
+    assert imported.optimizer.learning_rate == pytest.approx(0.02)
+    history = imported.fit(np.ones((8, 3), "float32"), np.ones((8, 2), "float32"), verbose=0)
+    assert {"loss", "mae", "root_mean_squared_error"} <= set(history.history)
+
+
+def test_a_model_compiled_with_optax_saves_without_training_configuration(tmp_path):
+    import optax
+
+    x = kg.Input(shape=(3,))
+    model = kg.Model(x, layers.Dense(2)(x))
+    model.compile(optimizer=optax.sgd(0.1), loss="mse")
+    with pytest.warns(UserWarning, match="optax transformation.*no training configuration"):
+        model.save(str(tmp_path / "m.keras"))
+    assert kg.load_model(str(tmp_path / "m.keras")).optimizer is None

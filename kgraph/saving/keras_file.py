@@ -29,8 +29,8 @@ import zipfile
 
 import numpy as np
 
-from kgraph.saving import (archive, h5_weights, keras_dialect, keras_layout, legacy_h5,
-                           validation)
+from kgraph.saving import (archive, compile_config, h5_weights, keras_dialect, keras_layout,
+                           legacy_h5, validation)
 from kgraph.saving.errors import LoadError
 from kgraph.saving.layer_config import deserialize_layer, serialize_layer
 
@@ -61,8 +61,13 @@ def _weights_h5(model) -> bytes:
 
 
 def model_config(model) -> dict:
-    """``model``'s config as Keras 3 writes it in ``config.json``."""
-    return keras_dialect.to_keras(serialize_layer(model))
+    """``model``'s config as Keras 3 writes it in ``config.json`` (with ``compile``'s
+    choices as ``compile_config`` when the model is compiled)."""
+    config = keras_dialect.to_keras(serialize_layer(model))
+    training = compile_config.compile_config(model)
+    if training is not None:
+        config["compile_config"] = training
+    return config
 
 
 def save_model(model, filepath, overwrite=True, zipped=True) -> None:
@@ -147,8 +152,8 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
 
     Classes resolve only among kgraph's own, those registered with ``register_layer``
     and ``custom_objects``; ``safe_mode=True`` refuses layers whose config holds code
-    (``Lambda``). ``compile`` is accepted for Keras's signature; training settings in the
-    file are not restored yet (call ``model.compile`` again).
+    (``Lambda``). With ``compile=True`` a file's training configuration (optimizer,
+    losses, metrics) compiles the model; the optimizer's moving state starts afresh.
     """
     where = os.fspath(filepath)
     if where.endswith((".h5", ".hdf5")):
@@ -170,6 +175,8 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
         _load_weights_into(
             model, lambda: io.BytesIO(zf.read(archive.WEIGHTS, info.file_size)),
             f"{where} ({archive.WEIGHTS})", info.file_size)
+    if compile and "compile_config" in config:
+        compile_config.compile_from_config(model, config["compile_config"], custom_objects)
     return model
 
 

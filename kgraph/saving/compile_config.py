@@ -1,0 +1,105 @@
+"""``compile``'s choices in a ``.keras`` file (Keras's ``compile_config``), and back.
+
+Saving a compiled model writes its optimizer (a Keras optimizer class), losses, metrics and
+loss weights as Keras does; loading with ``compile=True`` compiles the model with them.
+Everything resolves through kgraph's closed catalogs (``kgraph.optimizers``, ``losses``,
+``metrics``) and ``custom_objects``. The optimizer's moving state (moments, step count) is
+not restored: training resumes with a fresh optimizer state.
+
+>>> import kgraph as kg
+>>> x = kg.Input(shape=(2,))
+>>> model = kg.Model(x, kg.layers.Dense(1)(x))
+>>> model.compile(optimizer=kg.optimizers.SGD(0.1), loss="mse", metrics=["mae"])
+>>> config = compile_config(model)
+>>> config["optimizer"]["class_name"], config["loss"], config["metrics"]
+('SGD', 'mse', ['mae'])
+"""
+
+from __future__ import annotations
+
+import warnings
+
+
+def _tree(value, fn):
+    """``fn`` on each leaf of a structure of losses or metrics (a serialized object, a dict
+    with ``class_name``, is a leaf)."""
+    if isinstance(value, dict) and "class_name" not in value:
+        return {k: _tree(v, fn) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_tree(v, fn) for v in value]
+    return fn(value)
+
+
+def _serialize(value, catalog, what):
+    if value is None or isinstance(value, str):
+        return value
+    if hasattr(value, "get_config"):
+        return catalog.serialize(value)
+    name = getattr(value, "__name__", None)
+    if name is None:
+        raise TypeError(f"cannot describe the {what} {value!r}")
+    return name
+
+
+def compile_config(model):
+    """Keras's ``compile_config`` of ``model``, or None (not compiled, or compiled with
+    what a file cannot describe, such as a plain optax transformation: then a warning)."""
+    setup = getattr(model, "_training_setup", None)
+    config = getattr(setup, "config", None)
+    if config is None:
+        return None
+    from kgraph import losses, metrics, optimizers
+
+    optimizer = config["optimizer"]
+    if not hasattr(optimizer, "get_config"):
+        warnings.warn("The model was compiled with an optax transformation, which a .keras "
+                      "file cannot describe: the file holds no training configuration (use "
+                      "a kgraph.optimizers class, e.g. kg.optimizers.Adam, to keep it).",
+                      stacklevel=3)
+        return None
+    try:
+        return {"optimizer": optimizers.serialize(optimizer),
+                "loss": _tree(config["loss"], lambda v: _serialize(v, losses, "loss")),
+                "loss_weights": config["loss_weights"],
+                "metrics": _tree(config["metrics"] or None,
+                                 lambda v: _serialize(v, metrics, "metric")),
+                "weighted_metrics": _tree(config["weighted_metrics"] or None,
+                                          lambda v: _serialize(v, metrics, "metric")),
+                "run_eagerly": False, "steps_per_execution": setup.steps_per_execution,
+                "jit_compile": True}
+    except TypeError as err:
+        warnings.warn(f"The model's training configuration is not saved: {err}.",
+                      stacklevel=3)
+        return None
+
+
+def compile_from_config(model, config, custom_objects=None) -> None:
+    """``model.compile`` with a file's ``compile_config``; a configuration kgraph cannot
+    rebuild leaves the model uncompiled, with a warning saying why (as Keras)."""
+    from kgraph import losses, metrics, optimizers
+
+    if not isinstance(config, dict):
+        warnings.warn("The file's compile_config is not a dict; the model is not compiled.",
+                      stacklevel=3)
+        return
+    try:
+        def metric(v):
+            return v if v is None or isinstance(v, str) else metrics.deserialize(
+                v, custom_objects)
+
+        def loss(v):
+            return v if isinstance(v, str) or v is None else losses.deserialize(
+                v, custom_objects)
+
+        model.compile(
+            optimizer=optimizers.deserialize(config.get("optimizer", "rmsprop"),
+                                             custom_objects),
+            loss=_tree(config.get("loss"), loss),
+            metrics=_tree(config.get("metrics"), metric),
+            weighted_metrics=_tree(config.get("weighted_metrics"), metric),
+            loss_weights=config.get("loss_weights"),
+            steps_per_execution=int(config.get("steps_per_execution") or 1))
+    except (TypeError, ValueError, KeyError) as err:
+        warnings.warn(f"The model could not be compiled from the file's compile_config "
+                      f"({type(err).__name__}: {err}); compile it again to train it.",
+                      stacklevel=3)
