@@ -1,8 +1,8 @@
 """Loading and saving a ``.keras`` file: kgraph against Keras 3 (JAX backend), one process.
 
-    python benchmarks/bench_saving.py                      # DenseNet121, 224x224, 5 repeats
+    python benchmarks/bench_saving.py                   # DenseNet121, 224x224, 5 repeats
     python benchmarks/bench_saving.py --network ResNet50 --repeats 9
-    python benchmarks/bench_saving.py --quick              # MobileNetV2 (alpha 0.35), 1 repeat
+    python benchmarks/bench_saving.py --quick           # MobileNetV2 (alpha 0.35), 1 repeat
 
 Keras builds the network (random weights) and saves it; then, alternately and after one
 warm-up each, ``kg.load_model`` and ``keras.saving.load_model`` read that same file, and

@@ -145,9 +145,9 @@ def test_depthwise_conv2d_matches_numpy(padding, strides, dilation, rng):
     layer = layers.DepthwiseConv2D(3, strides=strides, padding=padding, depth_multiplier=2,
                                    dilation_rate=dilation, bias_initializer="ones")
     out = _run(layer, x)
-    assert [v.name for v in layer.weights] == ["depthwise_kernel", "bias"]
-    assert layer.depthwise_kernel.shape == (3, 3, 3, 2) and layer.bias.shape == (6,)
-    expected = _depthwise_ref(x, np.asarray(layer.depthwise_kernel), strides, padding,
+    assert [v.name for v in layer.weights] == ["kernel", "bias"]  # Keras 3's names
+    assert layer.kernel.shape == (3, 3, 3, 2) and layer.bias.shape == (6,)
+    expected = _depthwise_ref(x, np.asarray(layer.kernel), strides, padding,
                               dilation) + 1.0
     np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-5)
 
@@ -281,7 +281,7 @@ def test_gradients_flow_through_a_small_cnn(rng):
     model = kg.Model(x, y)
     program = compiler.compile(model)
     params, state = compiler.variables(model)
-    assert params["dw"]["depthwise_kernel"].shape == (3, 3, 4, 1)
+    assert params["dw"]["kernel"].shape == (3, 3, 4, 1)
     assert params["up"]["kernel"].shape == (3, 3, 4, 8)
     data = _rand(rng, 4, 8, 8, 1)
     labels = np.array([0, 1, 1, 0])

@@ -223,7 +223,7 @@ def corpus(tmp_path):
     items.append(("not_a_zip", _write_bytes(tmp_path / "nz.keras", b"PK\x03\x04garbage"), {},
                   "not a .keras"))
     items.append(("legacy_h5", _write_bytes(tmp_path / "legacy.h5", b"\x89HDF"), {},
-                  "legacy Keras 2"))
+                  "not a readable HDF5 file"))
     return items
 
 

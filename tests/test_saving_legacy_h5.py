@@ -17,7 +17,8 @@ from kgraph.saving import LoadError  # noqa: E402
 
 def _network():
     x = keras.Input((4,), name="x")
-    h = keras.layers.Dense(4)(keras.layers.BatchNormalization()(keras.layers.Dense(4)(x)))
+    h = keras.layers.Dense(4, name="dense")(keras.layers.BatchNormalization(name="bn")(
+        keras.layers.Dense(4, name="first")(x)))
     seq = keras.layers.Reshape((2, 2))(h)
     out = keras.layers.Concatenate()([keras.layers.Bidirectional(keras.layers.LSTM(3))(seq),
                                       keras.layers.GRU(2)(seq)])

@@ -42,6 +42,8 @@ def _datasets(path):
     shapes, names = {}, {}
     with h5py.File(source, "r") as file:
         def visit(name, obj):
+            if name.startswith("optimizer"):
+                return  # Keras writes a compiled model's optimizer state; kgraph does not
             if isinstance(obj, h5py.Dataset):
                 shapes[name] = obj.shape
             elif name.endswith("vars") and len(obj):

@@ -36,20 +36,21 @@ class _DepthwiseWindowed(WindowedConv):
         wa.set_weight_args(self, "depthwise", initializer, regularizer, constraint)
         wa.set_weight_args(self, "bias", bias_initializer, bias_regularizer, bias_constraint)
 
-    def _add_depthwise_kernel(self, input_shape):
-        """Check ``input_shape`` and add ``depthwise_kernel``; returns the input channels."""
+    def _add_depthwise_kernel(self, input_shape, name):
+        """Check ``input_shape`` and add the depthwise kernel as attribute and weight
+        ``name`` (Keras 3: ``kernel`` in depthwise, ``depthwise_kernel`` in separable
+        convolutions); returns the input channels."""
         channels = cu.input_channels(self, input_shape, self.data_format)
         self.compute_output_shape(input_shape)
-        self.depthwise_kernel = wa.add_weight(
-            self, "depthwise", self.kernel_size + (channels, self.depth_multiplier),
-            name="depthwise_kernel")
+        setattr(self, name, wa.add_weight(
+            self, "depthwise", self.kernel_size + (channels, self.depth_multiplier), name=name))
         return channels
 
 
 class BaseDepthwiseConv(_DepthwiseWindowed):
     """N-d depthwise convolution.
 
-    Weights: ``depthwise_kernel`` ``(*kernel_size, in_channels, depth_multiplier)``,
+    Weights (Keras 3's names): ``kernel`` ``(*kernel_size, in_channels, depth_multiplier)``,
     ``bias`` ``(in_channels * depth_multiplier,)``.
     """
 
@@ -66,14 +67,14 @@ class BaseDepthwiseConv(_DepthwiseWindowed):
                           activation, use_bias)
 
     def build(self, input_shape):
-        channels = self._add_depthwise_kernel(input_shape)
+        channels = self._add_depthwise_kernel(input_shape, "kernel")
         self._add_bias(channels * self.depth_multiplier)
         self._set_input_spec(channels)
         self.built = True
 
     def call(self, inputs):
         x = cu.float_input(self, inputs)
-        return self._bias_and_activation(_depthwise(self, x, self.depthwise_kernel))
+        return self._bias_and_activation(_depthwise(self, x, self.kernel))
 
     def compute_output_shape(self, input_shape):
         channels = input_shape[cu.channel_axis(self.data_format)]
@@ -130,7 +131,7 @@ class BaseSeparableConv(_DepthwiseWindowed):
                            pointwise_constraint)
 
     def build(self, input_shape):
-        channels = self._add_depthwise_kernel(input_shape)
+        channels = self._add_depthwise_kernel(input_shape, "depthwise_kernel")
         self.pointwise_kernel = wa.add_weight(
             self, "pointwise", (1,) * self.rank + (channels * self.depth_multiplier,
                                                    self.filters), name="pointwise_kernel")

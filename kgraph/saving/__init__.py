@@ -1,4 +1,8 @@
-"""Serialization: layers and models to configs (Keras 3's formats) and back, safely.
+"""Serialization: layers and models to configs and files (Keras 3's formats) and back, safely.
+
+Files: ``save_model`` / ``load_model`` (``.keras``, and legacy ``.h5`` models),
+``save_weights`` / ``load_weights`` (``.weights.h5``, legacy ``.h5`` weights); see
+``keras_file``. Configs:
 
 A layer serializes to ``{"module", "class_name", "config", "registered_name"}`` (plus
 ``"build_config"`` when its input shape is known); a ``Functional`` model's config is Keras
@@ -39,10 +43,11 @@ from kgraph.saving.registry import _GLOBAL_CUSTOM_NAMES, _GLOBAL_CUSTOM_OBJECTS 
 from kgraph.saving.values import decode_value as _decode_value  # noqa: F401
 from kgraph.saving.values import encode_value as _encode_value  # noqa: F401
 
-__all__ = ["ConfigError", "CustomObjectScope", "LoadError", "load_model", "load_weights",
-           "save_model", "save_weights", "MAX_CONFIG_DEPTH", "call_from_config",
-           "custom_object_scope", "deserialize_keras_object", "deserialize_layer", "functional_from_config", "functional_get_config",
+__all__ = ["ConfigError", "CustomObjectScope", "LoadError", "MAX_CONFIG_DEPTH",
+           "call_from_config", "custom_object_scope", "deserialize_keras_object",
+           "deserialize_layer", "functional_from_config", "functional_get_config",
            "get_custom_objects", "get_registered_name", "get_registered_object",
-           "model_from_config", "model_from_json", "register_keras_serializable",
-           "register_layer", "registry", "serialize_keras_object", "serialize_layer", "to_json",
+           "load_model", "load_weights", "model_from_config", "model_from_json",
+           "register_keras_serializable", "register_layer", "registry", "save_model",
+           "save_weights", "serialize_keras_object", "serialize_layer", "to_json",
            "validation"]

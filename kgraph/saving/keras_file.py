@@ -131,6 +131,15 @@ def _load_weights_into(model, source, where, declared_size=None):
     _assign(groups, h5_weights.read(source() if callable(source) else source, expected, where))
 
 
+def _load_archive_weights(model, zf, where):
+    """``model``'s weights from the ``model.weights.h5`` member of an open archive."""
+    info = zf.members.get(archive.WEIGHTS)
+    if info is None:
+        raise LoadError(f"{where}: missing {archive.WEIGHTS}.")
+    _load_weights_into(model, lambda: io.BytesIO(zf.read(archive.WEIGHTS, info.file_size)),
+                       f"{where} ({archive.WEIGHTS})", info.file_size)
+
+
 def _parse_config(data: bytes, where: str) -> dict:
     try:
         text = data.decode("utf-8")
@@ -169,12 +178,7 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
         model = deserialize_layer(keras_dialect.from_keras(config),
                                   custom_objects=custom_objects, safe_mode=safe_mode)
         _check_built(model, "load_model")
-        info = zf.members.get(archive.WEIGHTS)
-        if info is None:
-            raise LoadError(f"{where}: missing {archive.WEIGHTS}.")
-        _load_weights_into(
-            model, lambda: io.BytesIO(zf.read(archive.WEIGHTS, info.file_size)),
-            f"{where} ({archive.WEIGHTS})", info.file_size)
+        _load_archive_weights(model, zf, where)
     if compile and "compile_config" in config:
         compile_config.compile_from_config(model, config["compile_config"], custom_objects)
     return model
@@ -202,12 +206,7 @@ def load_weights(model, filepath) -> None:
     where = os.fspath(filepath)
     if where.endswith(".keras"):
         with archive.KerasArchive(filepath) as zf:
-            info = zf.members.get(archive.WEIGHTS)
-            if info is None:
-                raise LoadError(f"{where}: missing {archive.WEIGHTS}.")
-            _load_weights_into(
-                model, lambda: io.BytesIO(zf.read(archive.WEIGHTS, info.file_size)),
-                f"{where} ({archive.WEIGHTS})", info.file_size)
+            _load_archive_weights(model, zf, where)
         return
     if not where.endswith((".h5", ".hdf5")):
         raise ValueError(f"load_weights reads .weights.h5, .keras and legacy .h5 files, "

@@ -344,7 +344,8 @@ def check_config_tree(config, path, kind) -> None:
             stack.extend(nested_configs(config, path))
 
 
-_URL_OR_PATH = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*://|file:|~/|/[^/\s]|\.{1,2}[/\\]|[a-zA-Z]:[/\\])")
+_URL_OR_PATH = re.compile(  # a URL, a file: URI, or an absolute, home or relative path
+    r"^([a-zA-Z][a-zA-Z0-9+.-]*://|file:|~/|/[^/\s]|\.{1,2}[/\\]|[a-zA-Z]:[/\\])")
 _FILE_KEYS = ("vocabulary", "idf_weights", "filepath", "file_path", "path", "url", "origin",
               "fname")
 
