@@ -266,3 +266,45 @@ def test_a_model_compiled_with_optax_saves_without_training_configuration(tmp_pa
     with pytest.warns(UserWarning, match="optax transformation.*no training configuration"):
         model.save(str(tmp_path / "m.keras"))
     assert kg.load_model(str(tmp_path / "m.keras")).optimizer is None
+
+
+_SAVER = r"""
+import sys
+import numpy as np
+import kgraph as kg
+
+x = kg.Input(shape=(64,))
+model = kg.Model(x, kg.layers.Dense(256)(kg.layers.Dense(256)(x)))
+print("ready", flush=True)
+step = 0
+while True:
+    for weight in model.weights:
+        weight.assign(np.full(weight.shape, step, weight.dtype))
+    model.save(sys.argv[1])
+    step += 1
+"""
+
+
+def test_a_process_killed_while_saving_leaves_a_whole_file(tmp_path):
+    import subprocess
+    import sys
+    import time
+
+    path = tmp_path / "model.keras"
+    x = kg.Input(shape=(64,))
+    first = kg.Model(x, layers.Dense(256)(layers.Dense(256)(x)))
+    for weight in first.weights:
+        weight.assign(np.full(weight.shape, -1, weight.dtype))
+    first.save(str(path))  # the good file a killed save must not spoil
+    for delay in (0.05, 0.3, 0.6):
+        child = subprocess.Popen([sys.executable, "-c", _SAVER, str(path)],
+                                 stdout=subprocess.PIPE,
+                                 cwd=os.path.dirname(os.path.dirname(__file__)))
+        assert child.stdout.readline().strip() == b"ready"
+        time.sleep(delay)
+        child.kill()  # SIGKILL: no cleanup runs
+        child.wait()
+        child.stdout.close()
+        model = kg.load_model(str(path))  # the last complete save, never a torn one
+        steps = {float(np.asarray(w).flat[0]) for w in model.get_weights()}
+        assert len(steps) == 1  # every weight from the same save
