@@ -308,3 +308,31 @@ def test_a_process_killed_while_saving_leaves_a_whole_file(tmp_path):
         model = kg.load_model(str(path))  # the last complete save, never a torn one
         steps = {float(np.asarray(w).flat[0]) for w in model.get_weights()}
         assert len(steps) == 1  # every weight from the same save
+
+
+@kg.saving.register_layer(package="tests")
+class _Subclassed(kg.Model):
+    def __init__(self, units=3, **kwargs):
+        super().__init__(**kwargs)
+        self.units = units
+        self.hidden = layers.Dense(8, activation="relu")
+        self.head = layers.Dense(units)
+
+    def call(self, x):
+        return self.head(self.hidden(x))
+
+    def get_config(self):
+        return {**super().get_config(), "units": self.units}
+
+
+def test_a_subclassed_model_saves_its_weights_under_its_attributes(tmp_path):
+    model = _Subclassed()
+    inputs = np.random.default_rng(8).normal(size=(2, 4)).astype("float32")
+    reference = np.asarray(model(inputs))
+    model.save(str(tmp_path / "sub.keras"))
+    shapes, _ = _datasets(str(tmp_path / "sub.keras"))
+    assert shapes == {"hidden/vars/0": (4, 8), "hidden/vars/1": (8,),
+                      "head/vars/0": (8, 3), "head/vars/1": (3,)}  # as Keras walks attributes
+    back = kg.load_model(str(tmp_path / "sub.keras"))  # built from its traced input shape
+    assert isinstance(back, _Subclassed)
+    np.testing.assert_array_equal(np.asarray(back(inputs)), reference)

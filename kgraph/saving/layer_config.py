@@ -19,7 +19,8 @@ from kgraph.base import call_args
 from kgraph.base.layer import Layer
 from kgraph.saving import registry, scope, validation
 from kgraph.saving.validation import ConfigError
-from kgraph.saving.values import decode_value, encode_value, shape_from_config, shape_struct
+from kgraph.saving.values import (decode_value, encode_value, shape_from_config, shape_list,
+                                  shape_struct)
 
 # What a layer's own from_config/build/call raises for a config it cannot take.
 REBUILD_ERRORS = (TypeError, ValueError, KeyError, IndexError, AttributeError, ArithmeticError)
@@ -38,7 +39,13 @@ def _operation_config(layer) -> dict:
 
 def _build_config(layer):
     from kgraph.models.functional import Functional
+    from kgraph.models.model import Model
 
+    if isinstance(layer, Model) and not isinstance(layer, Functional) and layer.built:
+        inputs = getattr(layer, "inputs", None)  # a subclassed model: the traced inputs
+        if inputs:
+            shapes = [shape_list(t.shape) for t in inputs]
+            return {"input_shape": shapes[0] if len(shapes) == 1 else shapes}
     if (not layer.built or isinstance(layer, Functional) or getattr(layer, "is_input_layer", False)
             or registry.is_operation(type(layer)) or not layer._inbound_nodes):
         return None
