@@ -18,8 +18,8 @@ from runtime.loss_functions import (binary_crossentropy, binary_focal_crossentro
                                     mean_squared_error, mean_squared_logarithmic_error, poisson,
                                     sparse_categorical_crossentropy, squared_hinge)
 from runtime.losses import *  # noqa: F401,F403 - the public catalog
-from kgraph.serializable import from_keras_object_config, keras_object_config
-from runtime.losses import __all__ as _classes, get
+from kgraph.serializable import catalog, from_keras_object_config, keras_object_config
+from runtime.losses import Loss, __all__ as _classes, get
 
 
 def serialize(loss):
@@ -31,7 +31,8 @@ def serialize(loss):
 
 def deserialize(config, custom_objects=None):
     """A loss from ``serialize``'s output (or a name)."""
-    return from_keras_object_config(config, custom_objects, globals(), "loss", get)
+    return from_keras_object_config(config, custom_objects, catalog(globals(), Loss), "loss",
+                                    get)
 
 
 __all__ = sorted(set(_classes) | {

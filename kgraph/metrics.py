@@ -13,7 +13,9 @@ import inspect
 from runtime.metrics import *  # noqa: F401,F403 - the public catalog
 from runtime.loss_functions import (binary_focal_crossentropy,  # noqa: F401
                                     categorical_focal_crossentropy)
-from kgraph.serializable import from_keras_object_config, keras_object_config
+from kgraph.serializable import catalog, from_keras_object_config, keras_object_config
+from runtime.losses import Loss
+from runtime.metric_base import Metric
 from runtime.metrics import __all__ as _names
 
 
@@ -26,7 +28,8 @@ def deserialize(config, custom_objects=None):
     """A metric from ``serialize``'s output (or a name). Keras writes every metric's
     ``dtype``; kgraph's metrics accumulate in float32, so a float32 (or no) dtype is read
     where the class takes none."""
-    cls = globals().get(config.get("class_name")) if isinstance(config, dict) else None
+    classes = catalog(globals(), (Metric, Loss))  # a loss may serve as a metric
+    cls = classes.get(config.get("class_name")) if isinstance(config, dict) else None
     inner = config.get("config") if isinstance(config, dict) else None
     if isinstance(cls, type) and isinstance(inner, dict) and "dtype" in inner and \
             "dtype" not in inspect.signature(cls.__init__).parameters:
@@ -34,7 +37,7 @@ def deserialize(config, custom_objects=None):
             raise ValueError(f"Metric {cls.__name__} accumulates in float32; received "
                              f"dtype={inner['dtype']!r}.")
         config = {**config, "config": {k: v for k, v in inner.items() if k != "dtype"}}
-    return from_keras_object_config(config, custom_objects, globals(), "metric", get)
+    return from_keras_object_config(config, custom_objects, classes, "metric", get)
 
 
 __all__ = [*_names, "binary_focal_crossentropy", "categorical_focal_crossentropy",

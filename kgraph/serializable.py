@@ -53,6 +53,13 @@ def keras_object_config(obj, module) -> dict:
             "registered_name": None}
 
 
+def catalog(namespace, base) -> dict:
+    """``{name: class}`` of the subclasses of ``base`` in ``namespace`` (a module's
+    globals): the closed set of classes a config may name."""
+    return {name: obj for name, obj in namespace.items()
+            if isinstance(obj, type) and issubclass(obj, base)}
+
+
 def from_keras_object_config(config, custom_objects, classes, kind, get=None):
     """The object a ``keras_object_config`` describes: its class from ``custom_objects`` or
     ``classes`` (a ``{name: class}`` mapping), made with ``from_config``; anything but a

@@ -366,3 +366,15 @@ def test_randomly_damaged_files_give_clear_errors_only(tmp_path):
             assert str(err)
             refused += 1
     assert refused > len(cases) // 4 and loaded + refused == len(cases), (loaded, refused)
+
+
+def test_a_hostile_training_configuration_is_not_followed(tmp_path):
+    parts = _valid_parts(tmp_path)
+    gadget = {"module": "keras.utils", "class_name": "get_file", "config": {"cache_dir": 1}}
+    for optimizer, loss in ((gadget, "mse"), ("sgd", {"class_name": "inspect", "config": {}}),
+                            ("sgd", {"class_name": "Metric", "config": {}})):
+        path = _with_config(tmp_path, "compile", parts, lambda c: c.update(
+            compile_config={"optimizer": optimizer, "loss": loss, "metrics": None}))
+        with pytest.warns(UserWarning, match="could not be compiled"):
+            model = kg.load_model(path)
+        assert model.optimizer is None  # loaded, weights and all, but not compiled
