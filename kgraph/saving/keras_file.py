@@ -27,7 +27,6 @@ import json
 import os
 import zipfile
 
-import numpy as np
 
 from kgraph.saving import (archive, compile_config, h5_weights, keras_dialect, keras_layout,
                            legacy_h5, validation)
@@ -93,27 +92,6 @@ def save_model(model, filepath, overwrite=True, zipped=True) -> None:
             zf.writestr(archive.WEIGHTS, weights)
 
 
-def _expected(model):
-    groups = keras_layout.weight_groups(model)
-    expected = [(g.path, [(v.shape, v.dtype) for v in g.variables]) for g in groups]
-    return groups, expected
-
-
-def _weight_bytes(expected) -> int:
-    return sum(int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
-               for _, specs in expected for shape, dtype in specs)
-
-
-def _check_allocation(model, expected, where):
-    from kgraph.base.layer import physical_memory
-
-    needed = _weight_bytes(expected)
-    if needed > physical_memory():
-        raise LoadError(f"{where}: the model's config declares {needed} bytes of weights, "
-                        f"more than this machine's memory ({physical_memory()} bytes).")
-    return needed
-
-
 def _assign(groups, arrays):
     for group, values in zip(groups, arrays):
         if values or group.variables:
@@ -121,10 +99,19 @@ def _assign(groups, arrays):
 
 
 def _load_weights_into(model, source, where, declared_size=None):
-    groups, expected = _expected(model)
-    needed = _check_allocation(model, expected, where)
-    count = sum(len(specs) for _, specs in expected)
-    cap = 5 * needed + _H5_OVERHEAD + _H5_PER_DATASET * (count + len(expected))
+    """Check that the weights ``model``'s config declares fit in memory and that the file
+    is no larger than they need, then read and assign them (``source``: a path, or a
+    function returning a file object, called only after those checks)."""
+    from kgraph.base.layer import physical_memory
+
+    groups = keras_layout.weight_groups(model)
+    expected = [(g.path, [(v.shape, v.dtype) for v in g.variables]) for g in groups]
+    needed = sum(h5_weights.nbytes(v.shape, v.dtype) for g in groups for v in g.variables)
+    if needed > physical_memory():
+        raise LoadError(f"{where}: the model's config declares {needed} bytes of weights, "
+                        f"more than this machine's memory ({physical_memory()} bytes).")
+    count = sum(len(g.variables) + 1 for g in groups)
+    cap = 5 * needed + _H5_OVERHEAD + _H5_PER_DATASET * count
     if declared_size is not None and declared_size > cap:
         raise LoadError(f"{where}: the weights file is {declared_size} bytes; this model's "
                         f"weights need at most {cap}.")

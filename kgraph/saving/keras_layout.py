@@ -118,16 +118,14 @@ def _name_key(name: str) -> str:
 
 
 def named_sublayers(layer) -> list:
-    """``[(attribute, layer or list of layers)]``: what a layer holds, by the attribute
-    name Keras would save it under (a class may map its attributes to Keras's names with
-    ``keras_sublayer_names``), in Keras's visiting order."""
-    renames = getattr(type(layer), "keras_sublayer_names", {})
+    """``[(attribute, layer or container)]``: what a layer holds, by the attribute that
+    holds it (kgraph's layers use Keras's attribute names), in Keras's visiting order."""
     found = []
     for attr, value in vars(layer).items():
         if attr in ("_inbound_nodes", "_output_spec_cache", "_var_attrs", "_own_variables"):
             continue
         if isinstance(value, Layer) or (isinstance(value, (list, tuple, dict)) and value):
-            found.append((renames.get(attr, attr), value))
+            found.append((attr, value))
     return sorted(found, key=lambda item: _name_key(item[0]))
 
 
