@@ -7,7 +7,8 @@
 """
 
 from compiler.program import Program, compile
-from compiler.safetensors_io import load_safetensors, save_safetensors
+from compiler.safetensors_io import load_safetensors, load_safetensors_into, save_safetensors
 from compiler.weights import assign, variables
 
-__all__ = ["Program", "assign", "compile", "load_safetensors", "save_safetensors", "variables"]
+__all__ = ["Program", "assign", "compile", "load_safetensors", "load_safetensors_into",
+           "save_safetensors", "variables"]

@@ -22,6 +22,7 @@ import numpy as np
 from safetensors import SafetensorError, safe_open
 from safetensors.numpy import save as _save_bytes
 
+from compiler import weights
 from kgraph.saving.archive import atomic_write
 from kgraph.saving.errors import LoadError
 
@@ -88,3 +89,15 @@ def load_safetensors(path) -> tuple[dict, dict]:
             raise LoadError(f"{path}: key {key!r} is both a weight and a folder.")
         node[parts[-1]] = value
     return trees["params"], trees["state"]
+
+
+def load_safetensors_into(model, path) -> None:
+    """Set ``model``'s weights from ``path``, which must hold exactly its weights (every
+    path, shape and dtype; nothing more), as ``model.load_weights("*.safetensors")``."""
+    params, state = load_safetensors(path)
+    entries = weights.weight_entries(model)
+    try:
+        weights.check_weights(entries, params, state, model.name)
+    except (KeyError, TypeError, ValueError) as err:
+        raise LoadError(f"{path}: {err}") from None
+    weights.assign(model, params, state)

@@ -235,3 +235,22 @@ def test_symbolic_ops_shapes_match_keras():
         if lib is kg:
             ours = shapes
     assert ours == shapes
+
+
+def test_dense_takes_kerass_regularizers_and_constraints():
+    import compiler
+    import jax
+
+    x = kg.Input(shape=(3,))
+    dense = layers.Dense(2, kernel_initializer="ones", bias_initializer="ones",
+                         kernel_regularizer="l2", bias_regularizer="l1",
+                         kernel_constraint="non_neg")
+    program = compiler.compile(kg.Model(x, dense(x)))
+    params, state = program.init(jax.random.PRNGKey(0))
+    _, _, penalty = program.apply(params, state, np.ones((1, 3), "float32"), return_losses=True)
+    keras_dense = keras.layers.Dense(2, kernel_initializer="ones", bias_initializer="ones",
+                                     kernel_regularizer="l2", bias_regularizer="l1")
+    keras_dense(np.ones((1, 3), "float32"))
+    np.testing.assert_allclose(penalty, sum(float(v) for v in keras_dense.losses), rtol=1e-6)
+    assert dense.weights[0].constraint is not None
+    assert set(dense.get_config()) == set(keras_dense.get_config())

@@ -212,6 +212,9 @@ def test_safetensors_pytrees_round_trip_with_bfloat16_and_prng_keys(tmp_path):
         np.testing.assert_array_equal(a, b)
     loaded_params, loaded_state = compiler.load_safetensors(str(tmp_path / "m.safetensors"))
     assert set(loaded_state[model.layers[2].name]) == {"moving_mean", "moving_variance"}
+    smaller = kg.Model(x, layers.Dense(2)(x))  # the file holds weights it does not have
+    with pytest.raises(kg.saving.LoadError, match="entries that are not weights of the model"):
+        smaller.load_weights(str(tmp_path / "m.safetensors"))
 
 
 def test_an_interrupted_save_leaves_the_previous_file_whole(tmp_path, monkeypatch):
@@ -336,3 +339,18 @@ def test_a_subclassed_model_saves_its_weights_under_its_attributes(tmp_path):
     back = kg.load_model(str(tmp_path / "sub.keras"))  # built from its traced input shape
     assert isinstance(back, _Subclassed)
     np.testing.assert_array_equal(np.asarray(back(inputs)), reference)
+
+
+@pytest.mark.parametrize("adapted", [True, False])
+def test_normalization_statistics_from_a_keras_file(adapted, tmp_path):
+    # EfficientNet's first layers: Rescaling, then a Normalization adapted (or, with
+    # weights=None, never adapted: its zero-count statistics are still the file's)
+    x = keras.Input((4,))
+    norm = keras.layers.Normalization()
+    if adapted:
+        norm.adapt(np.random.default_rng(9).normal(3.0, 2.0, (50, 4)).astype("float32"))
+    theirs = keras.Model(x, norm(keras.layers.Rescaling(0.5)(x)))
+    theirs.save(str(tmp_path / "norm.keras"))
+    inputs = np.random.default_rng(10).normal(size=(3, 4)).astype("float32")
+    ours = kg.load_model(str(tmp_path / "norm.keras"))
+    np.testing.assert_allclose(ours(inputs), theirs(inputs), rtol=1e-5, atol=1e-6)

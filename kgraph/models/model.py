@@ -243,8 +243,7 @@ class Model(Layer):
         if str(filepath).endswith(".safetensors"):
             import compiler
 
-            params, state = compiler.load_safetensors(filepath)
-            compiler.assign(self, params, state)
+            compiler.load_safetensors_into(self, filepath)
             return
         from kgraph.saving import load_weights
 

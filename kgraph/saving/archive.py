@@ -33,7 +33,6 @@ WEIGHTS = "model.weights.h5"
 ASSETS = "assets/"
 MAX_CONFIG_BYTES = 64 << 20  # a config of this size describes ~10^5 layers
 MAX_METADATA_BYTES = 1 << 20
-MAX_ASSET_BYTES = 1 << 30
 MAX_MEMBERS = 10_000
 MAX_RATIO = 100  # uncompressed / compressed, for members over 64 KiB
 _OTHER_WEIGHTS = ("model.weights.npz", "model.weights.json")
@@ -136,12 +135,6 @@ class KerasArchive:
             raise LoadError(f"{self.where}: member {name!r} holds {len(data)} bytes, its "
                             f"header declares {info.file_size}.")
         return data
-
-    def assets(self, prefix: str) -> dict:
-        """``{relative name: bytes}`` of the asset files under ``assets/<prefix>/``."""
-        start = f"{ASSETS}{prefix}/"
-        return {name[len(start):]: self.read(name, MAX_ASSET_BYTES)
-                for name in self.members if name.startswith(start) and not name.endswith("/")}
 
     def close(self):
         self._zip.close()

@@ -74,8 +74,9 @@ def _check_storage(dataset, where):
 
 
 def _check_attrs(obj, allowed, where):
+    """Refuse an attribute ``allowed(key)`` rejects."""
     for key in obj.attrs.keys():
-        if key not in allowed:
+        if not allowed(key):
             raise LoadError(f"{where}: unexpected attribute {key!r} on {obj.name!r}.")
 
 
@@ -88,9 +89,7 @@ def scan(file, where, group_attr=lambda key: key == "name", budget=10_000) -> di
     stack = [("", file)]
     while stack:
         path, group = stack.pop()
-        for key in group.attrs.keys():
-            if not group_attr(key):
-                raise LoadError(f"{where}: unexpected attribute {key!r} on {group.name!r}.")
+        _check_attrs(group, group_attr, where)
         for name in group.keys():
             budget -= 1
             child = f"{path}/{name}" if path else name
@@ -105,7 +104,7 @@ def scan(file, where, group_attr=lambda key: key == "name", budget=10_000) -> di
             if isinstance(obj, h5py.Group):
                 stack.append((child, obj))
             elif isinstance(obj, h5py.Dataset):
-                _check_attrs(obj, ("dtype",), where)
+                _check_attrs(obj, lambda key: key == "dtype", where)
                 _check_storage(obj, where)
                 datasets[child] = (obj, _stored_dtype(obj, where))
             else:
@@ -194,6 +193,7 @@ def _read_checked(file, expected, expected_datasets, side_budget, where):
 
 
 def read_dataset(dataset, shape, dtype, where):
+    """A checked dataset's data, read straight into an array of ``shape`` and ``dtype``."""
     if dtype == BFLOAT16:
         raw = np.empty(shape, dataset.dtype)
         out = raw.view(BFLOAT16) if raw.size else np.empty(shape, BFLOAT16)

@@ -152,7 +152,7 @@ def _op_entry_to_keras(entry, path):
     op = entry["config"]["op"]
     if op in NO_KERAS_CLASS:
         return entry
-    params, tensors = _op_parameters(op)
+    _, tensors = _op_parameters(op)
     keras_call = _KERAS_CALL_PARAMS.get(op, tensors)
     static = dict(entry["config"].get("kwargs") or {})
     for param, default in _KGRAPH_ONLY_PARAMS.get(op, {}).items():
@@ -200,12 +200,15 @@ def _op_entry_from_keras(entry, path):
                           f"{unknown} that kgraph's ops.{op} does not take.")
     nodes, static = [], {}
     for i, node in enumerate(entry.get("inbound_nodes") or []):
-        args = list(node.get("args") or []) if isinstance(node, dict) else []
+        if not isinstance(node, dict):
+            raise ConfigError(f"Invalid config at {path}[\"inbound_nodes\"][{i}]: expected a "
+                              f"node {{\"args\", \"kwargs\"}}, received {type(node).__name__}.")
+        args = list(node.get("args") or [])
         if len(args) > len(keras_call):
             raise ConfigError(f"Invalid config at {path}[\"inbound_nodes\"][{i}]: op "
                               f"{class_name!r} takes {len(keras_call)} arguments, received "
                               f"{len(args)}.")
-        call_kwargs = node.get("kwargs") or {} if isinstance(node, dict) else {}
+        call_kwargs = node.get("kwargs") or {}
         if not isinstance(call_kwargs, dict) or any(k not in keras_call for k in call_kwargs):
             raise ConfigError(f"Invalid config at {path}[\"inbound_nodes\"][{i}]: op "
                               f"{class_name!r} takes call arguments {list(keras_call)}, "

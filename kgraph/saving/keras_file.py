@@ -27,7 +27,6 @@ import json
 import os
 import zipfile
 
-
 from kgraph.saving import (archive, compile_config, h5_weights, keras_dialect, keras_layout,
                            legacy_h5, validation)
 from kgraph.saving.errors import LoadError

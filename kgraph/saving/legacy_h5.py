@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 
+import h5py
 import numpy as np
 
 from kgraph.saving import h5_weights, keras_dialect, keras_layout, validation
@@ -30,8 +31,6 @@ MAX_ATTRIBUTE_ITEMS = 1_000_000  # names of layers or weights in one attribute
 def _attribute(group, name, where):
     """An attribute's value, refusing more than ``MAX_ATTRIBUTE_ITEMS`` before reading it
     (its strings are bounded by the file's own size)."""
-    import h5py
-
     items = h5py.h5a.open(group.id, name.encode()).get_space().get_simple_extent_npoints()
     if items > MAX_ATTRIBUTE_ITEMS:
         raise LoadError(f"{where}: attribute {name!r} of {group.name!r} holds {items} items, "
@@ -41,9 +40,12 @@ def _attribute(group, name, where):
 
 def _strings(group, name, where) -> list:
     """A list-of-strings attribute (Keras splits long ones into ``name0``, ``name1``...)."""
-    keys = [name] if name in group.attrs else []
-    while not (keys and keys[0] == name) and f"{name}{len(keys)}" in group.attrs:
-        keys.append(f"{name}{len(keys)}")
+    if name in group.attrs:
+        keys = [name]
+    else:
+        keys = []
+        while f"{name}{len(keys)}" in group.attrs:
+            keys.append(f"{name}{len(keys)}")
     values = []
     for key in keys:
         value = np.asarray(_attribute(group, key, where))
@@ -138,7 +140,8 @@ def load_weights(model, path) -> None:
 
 
 def load_model(path, custom_objects=None, safe_mode=True):
-    """The model of a legacy ``.h5`` model file (its ``model_config``), with its weights."""
+    """The model of a legacy ``.h5`` model file (its ``model_config``), with its weights
+    (its ``training_config`` is not read: compile the model to train it)."""
     where = str(path)
     with h5_weights.open_file(path, where) as file:
         if "model_config" not in file.attrs:

@@ -366,8 +366,7 @@ def check_no_file_references(config, path="config") -> None:
                 if isinstance(item, str) and (key in _FILE_KEYS or _URL_OR_PATH.match(item)):
                     raise ConfigError(f"Invalid config at {here}: {_repr.repr(item)} names a "
                                       "file or URL; loading never reads files or URLs named "
-                                      "in a config (give vocabularies as lists, or in the "
-                                      ".keras file's assets).")
+                                      "in a config (give vocabularies as lists).")
                 stack.append((item, here))
         elif isinstance(value, list):
             stack.extend((item, f"{where}[{i}]") for i, item in enumerate(value))
