@@ -7,8 +7,10 @@
 """
 
 from runtime import callbacks, losses, metrics, optimizers, packing
-from runtime.callbacks import (CSVLogger, Callback, EarlyStopping, LambdaCallback,
-                               ReduceLROnPlateau, TerminateOnNaN)
+from runtime.callbacks import (BackupAndRestore, CSVLogger, Callback, EarlyStopping,
+                               LambdaCallback, ModelCheckpoint, ReduceLROnPlateau,
+                               TerminateOnNaN)
+from runtime.checkpoints import CheckpointManager
 from runtime.fit_loop import FitLoop
 from runtime.history import History
 from runtime.optimizers import mask_by_path
@@ -16,6 +18,6 @@ from runtime.packing import Packed
 from runtime.trainer import Trainer, TrainState
 from runtime.training_setup import TrainingSetup
 
-__all__ = ["CSVLogger", "Callback", "EarlyStopping", "FitLoop", "History", "LambdaCallback",
-           "Packed", "ReduceLROnPlateau", "TerminateOnNaN", "TrainState", "Trainer",
+__all__ = ["BackupAndRestore", "CSVLogger", "Callback", "CheckpointManager", "EarlyStopping", "FitLoop", "History", "LambdaCallback",
+           "ModelCheckpoint", "Packed", "ReduceLROnPlateau", "TerminateOnNaN", "TrainState", "Trainer",
            "TrainingSetup", "callbacks", "losses", "mask_by_path", "metrics", "optimizers", "packing"]

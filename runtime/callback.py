@@ -46,6 +46,7 @@ class Callback:
     """
 
     batch_hook_interval = 0.0
+    _state_fields: tuple = ()  # the attributes ``get_state`` returns
 
     def __init__(self):
         self.model = None
@@ -76,6 +77,24 @@ class Callback:
             self.model.stop_training = True
         if self.loop is not None:
             self.loop.stop_training = True
+
+    # ------------------------------------------------------------- checkpoints
+    def get_state(self) -> dict | None:
+        """What a resumed run needs of this callback (``BackupAndRestore`` saves it with
+        the train state): a dict of JSON values and pytrees of arrays; None: nothing.
+        By default, the attributes named in ``_state_fields``."""
+        if not self._state_fields:
+            return None
+        return {name: getattr(self, name) for name in self._state_fields}
+
+    def set_state(self, state: dict) -> None:
+        """Take back what ``get_state`` gave (called after ``on_train_begin``)."""
+        for name in self._state_fields:
+            if name in state:
+                setattr(self, name, state[name])
+
+    def on_run_exit(self) -> None:
+        """Called when ``fit`` ends, normally (after ``on_train_end``) or by an error."""
 
     # ---------------------------------------------------------------- hooks
     def on_train_begin(self, logs=None):

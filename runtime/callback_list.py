@@ -73,6 +73,9 @@ class CallbackList:
         if self.progress is None and add_progbar and verbose != 0:
             self.progress = ProgressBar()
             self.callbacks.append(self.progress)
+        # Checkpointing callbacks run after the others, so that what they save includes
+        # the others' updates of the same epoch or batch (the History's last row too).
+        self.callbacks.sort(key=lambda c: bool(getattr(c, "runs_last", False)))
         self.model = model
         self.loop = loop
         self.params = {"epochs": epochs, "steps": steps, "verbose": verbose}
@@ -127,6 +130,18 @@ class CallbackList:
         logs = _python_logs(logs)
         for callback in self.callbacks:
             callback.on_train_end(logs)
+
+    def on_run_exit(self):
+        """Every callback's ``on_run_exit``, even if one raises (the first error is
+        raised after all ran)."""
+        error = None
+        for callback in self.callbacks:
+            try:
+                callback.on_run_exit()
+            except Exception as exc:  # noqa: BLE001 - re-raised below
+                error = error or exc
+        if error is not None:
+            raise error
 
     def on_epoch_begin(self, epoch, logs=None):
         logs = _python_logs(logs)

@@ -1,7 +1,8 @@
 """Keras 3's standard callbacks, driving the loop instead of a Keras model.
 
 ``EarlyStopping``, ``ReduceLROnPlateau``, ``CSVLogger``, ``LambdaCallback`` and
-``TerminateOnNaN`` take Keras's arguments and defaults and act as Keras's do, through
+``TerminateOnNaN`` (and, from ``runtime.checkpoints``, ``BackupAndRestore`` and
+``ModelCheckpoint``) take Keras's arguments and defaults and act as Keras's do, through
 ``self.loop``: they stop training with ``loop.stop_training`` (and
 ``model.stop_training``), keep and restore weights through ``loop.train_state`` and change
 ``loop.learning_rate``. This module also exports the protocol: ``Callback``,
@@ -35,9 +36,10 @@ from runtime.progress import ProgressBar
 
 ProgbarLogger = ProgressBar
 
-__all__ = ["CSVLogger", "Callback", "CallbackList", "EarlyStopping", "History",
-           "LambdaCallback", "LearningRateScheduler", "ProgbarLogger", "ProgressBar",
-           "ReduceLROnPlateau", "SwapEMAWeights", "TensorBoard", "TerminateOnNaN"]
+__all__ = ["BackupAndRestore", "CSVLogger", "Callback", "CallbackList", "EarlyStopping",
+           "History", "LambdaCallback", "LearningRateScheduler", "ModelCheckpoint",
+           "ProgbarLogger", "ProgressBar", "ReduceLROnPlateau", "SwapEMAWeights",
+           "TensorBoard", "TerminateOnNaN"]
 
 # Metric names (without "val_") by the direction "auto" mode infers for them.
 _MAXIMIZED = ("acc", "auc", "precision", "recall", "f1", "fbeta", "iou", "r2",
@@ -105,10 +107,15 @@ class EarlyStopping(MonitorCallback):
         state) of the best epoch; they are kept as device copies of the train state.
       start_from_epoch: epochs of warm-up before monitoring starts.
 
+    Its progress (best value, epochs waited, best weights) is part of a
+    ``BackupAndRestore`` checkpoint, so a resumed run stops when the whole run would.
+
     >>> stop = EarlyStopping(monitor="loss", patience=3)
     >>> stop.monitor_op.__name__
     'lt'
     """
+
+    _state_fields = ("wait", "stopped_epoch", "best", "best_epoch", "best_weights")
 
     def __init__(self, monitor="val_loss", min_delta=0, patience=0, verbose=0, mode="auto",
                  baseline=None, restore_best_weights=False, start_from_epoch=0):
@@ -205,6 +212,8 @@ class ReduceLROnPlateau(MonitorCallback):
     >>> ReduceLROnPlateau(factor=0.5, patience=2).min_delta
     -0.0001
     """
+
+    _state_fields = ("best", "wait", "cooldown_counter")
 
     def __init__(self, monitor="val_loss", factor=0.1, patience=10, verbose=0, mode="auto",
                  min_delta=1e-4, cooldown=0, min_lr=0.0, **kwargs):
@@ -475,6 +484,8 @@ class TerminateOnNaN(Callback):
     True
     """
 
+    _state_fields = ("_steps_before_epoch", "_terminated")
+
     def __init__(self, raise_error: bool = False):
         super().__init__()
         self.raise_error = raise_error
@@ -514,4 +525,7 @@ class TerminateOnNaN(Callback):
         self._stop_training()
 
 
-from runtime.tensorboard import TensorBoard  # noqa: E402 - re-exported with its siblings
+# Re-exported with their siblings (they build on the classes above).
+from runtime.checkpoints.backup import BackupAndRestore  # noqa: E402
+from runtime.checkpoints.model_checkpoint import ModelCheckpoint  # noqa: E402
+from runtime.tensorboard import TensorBoard  # noqa: E402

@@ -8,6 +8,7 @@ ends, and in batch callbacks that read their logs (the progress bar, throttled).
 
 from __future__ import annotations
 
+import itertools
 import time
 import warnings
 from collections.abc import Mapping
@@ -66,16 +67,32 @@ class FitLoop:
       learning_rate: the optimizer's learning rate (optimizers built with
         ``optax.inject_hyperparams``, which includes those given by name).
       stop_training: set True to stop after the current epoch.
-      epoch, global_step: where training is.
+      epoch, global_step: where training is; ``step_in_epoch``: steps run in this epoch.
+      initial_epoch, initial_step: where ``fit`` starts: ``fit``'s ``initial_epoch`` and
+        step 0, unless a callback's ``on_train_begin`` resumes a run (``BackupAndRestore``
+        sets them, with the train state and ``global_step`` of its checkpoint).
+      data_seed: the shuffling seed: epoch ``e`` visits the samples in the order of
+        ``np.random.default_rng([*data_seed, e]).permutation``.
+      callbacks: the ``CallbackList`` of the run.
     """
 
-    def __init__(self, model, trainer, train_state):
+    def __init__(self, model, trainer, train_state, *, data_seed=(0, 0), callbacks=None):
         self.model = model
         self.trainer = trainer
         self._train_state = train_state
         self._packed = None  # the packed train state, once steps have run
         self.epoch = 0
         self.global_step = 0
+        self.step_in_epoch = 0
+        self.initial_epoch = 0
+        self.initial_step = 0
+        self.data_seed = tuple(int(s) for s in data_seed)
+        self.callbacks = callbacks
+
+    def shuffle_rng(self, epoch: int):
+        """The generator of epoch ``epoch``'s sample order (a function of the seeds only,
+        so a resumed run visits the samples in the same order)."""
+        return np.random.default_rng([*self.data_seed, int(epoch)])
 
     @property
     def train_state(self):
@@ -176,8 +193,10 @@ def _batch_end(hook, batch, results, metrics):
     logs.seal()
 
 
-def train_epoch(loop, callbacks, data, *, shuffle_rng, steps_per_execution: int) -> int:
-    """Run one epoch of training steps; returns the number of steps run."""
+def train_epoch(loop, callbacks, data, *, shuffle_rng, steps_per_execution: int,
+                skip: int = 0) -> int:
+    """Run one epoch of training steps, the first ``skip`` of them already run (a resumed
+    epoch); returns the number of steps of the epoch run, ``skip`` included."""
     trainer, k = loop.trainer, steps_per_execution
     clock = _HookClock(callbacks, "train")
     total = getattr(data, "steps", None)
@@ -188,6 +207,7 @@ def train_epoch(loop, callbacks, data, *, shuffle_rng, steps_per_execution: int)
             callbacks.on_train_batch_begin(done)
         loop.run_packed(step_fn)
         loop.global_step += steps
+        loop.step_in_epoch = done + steps
         if due:
             _batch_end(callbacks.on_train_batch_end, done + steps - 1, trainer.results,
                        lambda: loop.train_state.metrics)
@@ -196,8 +216,8 @@ def train_epoch(loop, callbacks, data, *, shuffle_rng, steps_per_execution: int)
     if isinstance(data, data_lib.ArrayData) and data.device_resident:
         order = shuffle_rng.permutation(data.size) if shuffle_rng is not None else None
         device_data, index, valid = data.device_epoch(order)
-        start = jnp.asarray(loop.global_step, jnp.int32)
-        done = 0
+        start = jnp.asarray(loop.global_step - skip, jnp.int32)
+        done = skip
         while done < data.steps and not loop.stop_training:
             steps = k if data.steps - done >= k else 1
             done = run(done, steps, lambda packed, s=steps: trainer.fit_indexed(
@@ -208,7 +228,10 @@ def train_epoch(loop, callbacks, data, *, shuffle_rng, steps_per_execution: int)
         batches = data.host_batches(order)
     else:
         batches = data.epoch()
-    done = 0
+    done = skip
+    # A resumed epoch passes over the batches already trained on (an iterable must give
+    # the same batches each epoch for the run to continue exactly).
+    batches = itertools.islice(batches, skip, None)
     for block, steps in data_lib.prefetch_to_device(_blocks(batches, k)):
         done = run(done, steps, lambda packed, b=block: trainer.fit_batches(packed, b))
         if loop.stop_training:

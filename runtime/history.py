@@ -21,6 +21,8 @@ class History(Callback):
     this callback after every epoch.
     """
 
+    _state_fields = ("history", "epoch")  # a resumed run's History holds the whole run
+
     def __init__(self):
         super().__init__()
         self.history: dict[str, list] = {}

@@ -132,24 +132,31 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
         steps = data.steps = min(int(steps_per_epoch), data.steps)
     model.stop_training = False
     loop = fit_loop.FitLoop(model, trainer, trainer.init_from_model(
-        setup.train_key, setup.opt_state))
+        setup.train_key, setup.opt_state), data_seed=(setup.seed, setup.fits))
+    loop.initial_epoch = initial_epoch
     if hasattr(trainer.optimizer, "_bind"):  # model.optimizer.learning_rate: the running one
         trainer.optimizer._bind(loop)
     callback_list = CallbackList(callbacks, model=model, loop=loop, add_history=True,
                                  add_progbar=verbose != 0, verbose=verbose, epochs=epochs,
                                  steps=steps)
-    shuffle_rng = np.random.default_rng([setup.seed, setup.fits]) if shuffle else None
+    loop.callbacks = callback_list
     setup.fits += 1
     logs = {}
-    callback_list.on_train_begin()
     try:
-        for epoch in range(initial_epoch, epochs):
+        callback_list.on_train_begin()  # a BackupAndRestore may resume a run here
+        skip = loop.initial_step
+        for epoch in range(loop.initial_epoch, epochs):
             loop.epoch = epoch
-            loop.train_state = trainer.reset_metrics(loop.train_state)
-            epoch_start = loop.global_step
+            if not skip:
+                loop.train_state = trainer.reset_metrics(loop.train_state)
+            epoch_start = loop.global_step - skip
+            loop.step_in_epoch = skip
             callback_list.on_epoch_begin(epoch)
-            done = fit_loop.train_epoch(loop, callback_list, data, shuffle_rng=shuffle_rng,
-                                        steps_per_execution=setup.steps_per_execution)
+            done = fit_loop.train_epoch(
+                loop, callback_list, data, skip=skip,
+                shuffle_rng=loop.shuffle_rng(epoch) if shuffle else None,
+                steps_per_execution=setup.steps_per_execution)
+            skip = 0
             if done == 0:
                 warnings.warn(f"The training data ran out at epoch {epoch + 1}: the "
                               "iterable produced no batches. Training stopped. Pass a "
@@ -174,6 +181,7 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
             loop.train_state = ts._replace(params=trainer.optimizer.ema_weights(ts.opt_state))
         callback_list.on_train_end(logs)
     finally:
+        callback_list.on_run_exit()  # background checkpoint writes finish (or raise) here
         ts = loop.train_state
         trainer.write_back(ts, copy=True)
         setup.opt_state = ts.opt_state

@@ -55,8 +55,7 @@ MISSING = {
                    "ScheduleFreeAdamW": NOT_YET, "MultiOptimizer": NOT_YET,
                    "OptimizerMap": NOT_YET,
                    "LossScaleOptimizer": "mixed precision keeps float32 weights and losses"},
-    "callbacks": {"BackupAndRestore": CHECKPOINTS, "ModelCheckpoint": CHECKPOINTS,
-                  "OrbaxCheckpoint": CHECKPOINTS,
+    "callbacks": {"OrbaxCheckpoint": CHECKPOINTS,
                   "RemoteMonitor": "network"},
     "saving": {"KerasFileEditor": PERSISTENCE},
     "dtype_policies": {name: "quantization is not supported" for name in [

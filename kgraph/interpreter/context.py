@@ -123,8 +123,11 @@ class CallContext:
         return self.key
 
     def next_key(self, owner: str):
-        """A fresh key for the layer at the current path (each call gets a new one)."""
-        path = "/".join(self.path) or owner
+        """A fresh key for the layer at the current path (each call gets a new one).
+
+        The path leaves out the outermost model's name (made unique per process), so a
+        model built again runs with the same keys: rebuilt, it reproduces its run."""
+        path = "/".join(self.path[1:] if len(self.path) > 1 else self.path) or owner
         count = self._key_counts.get(path, 0)
         self._key_counts[path] = count + 1
         if self.key is None and self.values is not None:

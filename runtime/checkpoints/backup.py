@@ -1,0 +1,187 @@
+"""``BackupAndRestore``: a ``fit`` killed at any moment resumes exactly where it was.
+
+What a backup holds (one ``CheckpointManager`` step): the whole train state (weights,
+optimizer state, BatchNorm statistics, step number, PRNG key, the epoch's running
+metrics) and the loop's state (epoch, step within it, global step, the data-order seed,
+whether training was stopping) with every callback's ``get_state()`` (EarlyStopping's
+best value, patience count and best weights, ReduceLROnPlateau's, ModelCheckpoint's best,
+the History so far). The data order of an epoch is a function of the seeds, and step
+``n``'s dropout key is ``fold_in(key, n)``, so the resumed run takes the same steps on
+the same batches with the same keys: it ends bitwise where the uninterrupted run ends.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+
+import jax
+import numpy as np
+
+from runtime.callback import Callback
+from runtime.checkpoints.manager import CheckpointManager
+
+
+def check_save_freq(owner: str, save_freq):
+    if save_freq == "epoch":
+        return save_freq
+    if isinstance(save_freq, bool) or not isinstance(save_freq, (int, np.integer)) or (
+            save_freq < 1):
+        raise ValueError(f"Invalid value for argument `save_freq` of {owner}. Received: "
+                         f"save_freq={save_freq!r}. Expected either 'epoch' or a positive "
+                         "integer value (a number of batches).")
+    return int(save_freq)
+
+
+def _has_arrays(value) -> bool:
+    return any(isinstance(leaf, (jax.Array, np.ndarray))
+               for leaf in jax.tree_util.tree_leaves(value))
+
+
+def _jsonable(value):
+    """``value`` with NumPy scalars as Python numbers and tuples as lists."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+class BackupAndRestore(Callback):
+    """Back up the whole training state, and resume from it when ``fit`` runs again.
+
+    If ``backup_dir`` holds a backup when ``fit`` starts, training continues from it:
+    at its epoch and batch, with its weights, optimizer state, PRNG key, data order and
+    callback states, ending bitwise equal to a run that was never interrupted. Backups
+    are orbax checkpoints (``CheckpointManager``): written to a temporary folder and
+    renamed when whole, so a process killed at any moment (also while saving) leaves the
+    last complete backup; written in the background while training goes on.
+
+    Args (as Keras 3):
+      backup_dir: the folder for the backups (used by nothing else).
+      save_freq: "epoch" (at each epoch end) or every N batches (at the first batch
+        end after N batches; with ``steps_per_execution`` a multiple of it).
+      double_checkpoint: keep the two latest backups; if the latest can't be read, the
+        one before it is restored.
+      delete_checkpoint: delete the backups when ``fit`` finishes.
+
+    >>> import tempfile, numpy as np, kgraph as kg
+    >>> x = kg.Input(shape=(2,))
+    >>> model = kg.Model(x, kg.layers.Dense(1)(x))
+    >>> model.compile("sgd", "mse")
+    >>> backup = BackupAndRestore(tempfile.mkdtemp(), delete_checkpoint=False)
+    >>> data = np.ones((8, 2)), np.zeros((8, 1))
+    >>> _ = model.fit(*data, epochs=2, callbacks=[backup], verbose=0)
+    >>> len(model.fit(*data, epochs=3, callbacks=[backup], verbose=0).history["loss"])
+    3
+    """
+
+    runs_last = True  # saves after the other callbacks updated what it saves
+
+    def __init__(self, backup_dir, save_freq="epoch", double_checkpoint=False,
+                 delete_checkpoint=True):
+        super().__init__()
+        if not backup_dir:
+            raise ValueError("Empty `backup_dir` argument passed")
+        self.backup_dir = os.path.abspath(os.path.expanduser(os.fspath(backup_dir)))
+        self.save_freq = check_save_freq("BackupAndRestore", save_freq)
+        self.double_checkpoint = bool(double_checkpoint)
+        self.delete_checkpoint = bool(delete_checkpoint)
+        self._manager = None
+        self._saves = 0  # the orbax step of the last backup
+        self._saved_at = 0  # the global step of the last backup
+
+    def uses_batch_hooks(self, mode: str = "train") -> bool:
+        return super().uses_batch_hooks(mode) and mode == "train" and (
+            self.save_freq != "epoch")
+
+    def _checkpoints(self) -> CheckpointManager:
+        if self._manager is None:
+            self._manager = CheckpointManager(
+                self.backup_dir, model=self.model,
+                max_to_keep=2 if self.double_checkpoint else 1)
+        return self._manager
+
+    def _others(self):
+        """The run's other stateful callbacks, keyed by class name (``_1``, ... when a
+        class appears more than once)."""
+        seen = collections.Counter()
+        for callback in getattr(self.loop, "callbacks", None) or ():
+            if callback is self:
+                continue
+            name = type(callback).__name__
+            key = name if not seen[name] else f"{name}_{seen[name]}"
+            seen[name] += 1
+            yield key, callback
+
+    # --------------------------------------------------------------- restore
+    def on_train_begin(self, logs=None):
+        loop = self.loop
+        if loop is None or not hasattr(loop, "initial_step"):
+            raise RuntimeError("BackupAndRestore resumes model.fit's loop; use it in "
+                               "model.fit(callbacks=[...]) (a custom train_step is not "
+                               "supported).")
+        checkpoints = self._checkpoints()
+        if checkpoints.latest_step() is None:
+            self._saves, self._saved_at = 0, 0
+            return
+        target = loop.train_state._replace(metrics=loop.trainer.init_metrics())
+        restored = checkpoints.restore(target)
+        state = restored.loop_state
+        loop.train_state = restored.train_state
+        loop.global_step = self._saved_at = int(state["global_step"])
+        loop.initial_epoch = int(state["epoch"])
+        loop.initial_step = int(state["step_in_epoch"])
+        loop.data_seed = tuple(state["data_seed"])
+        self._saves = restored.step
+        extras = restored.extras or {}
+        for key, callback in self._others():
+            if key in state["callbacks"] or key in extras:
+                callback.set_state({**state["callbacks"].get(key, {}),
+                                    **extras.get(key, {})})
+        if state.get("stop_training"):  # the run had finished its last epoch
+            loop.initial_epoch = max(loop.initial_epoch, self.params.get("epochs", 0))
+            loop.initial_step = 0
+
+    # ------------------------------------------------------------------ save
+    def on_train_batch_end(self, batch, logs=None):
+        if self.save_freq != "epoch" and (
+                self.loop.global_step - self._saved_at >= self.save_freq):
+            self._save(self.loop.epoch, self.loop.step_in_epoch)
+
+    def on_epoch_end(self, epoch, logs=None):
+        if self.save_freq == "epoch":
+            self._save(epoch + 1, 0)
+
+    def _save(self, epoch: int, step_in_epoch: int) -> None:
+        loop = self.loop
+        callback_states, extras = {}, {}
+        for key, callback in self._others():
+            state = callback.get_state()
+            if not state:
+                continue
+            arrays = {name: value for name, value in state.items() if _has_arrays(value)}
+            callback_states[key] = _jsonable({name: value for name, value in state.items()
+                                              if name not in arrays})
+            if arrays:
+                extras[key] = arrays
+        loop_state = dict(epoch=epoch, step_in_epoch=step_in_epoch,
+                          global_step=loop.global_step, data_seed=list(loop.data_seed),
+                          stop_training=loop.stop_training, callbacks=callback_states)
+        self._saves += 1
+        self._checkpoints().save(self._saves, loop.train_state, loop_state=loop_state,
+                                 extras=extras or None)
+        self._saved_at = loop.global_step
+
+    # ------------------------------------------------------------------- end
+    def on_train_end(self, logs=None):
+        if self.delete_checkpoint:
+            self._checkpoints().delete_all()
+            self._manager = None
+
+    def on_run_exit(self) -> None:
+        if self._manager is not None:
+            manager, self._manager = self._manager, None
+            manager.close()  # waits for the last backup; raises if it failed
