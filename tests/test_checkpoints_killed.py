@@ -1,0 +1,101 @@
+"""Checkpoints under SIGKILL, in real subprocesses (``tests/checkpoint_child.py``).
+
+A ``fit`` killed at a batch and started again with the same ``BackupAndRestore``
+directory ends bitwise equal to a run never interrupted (weights, BatchNorm statistics,
+optimizer state, history), for epoch-level and step-level backups and with
+``steps_per_execution`` > 1; a process killed anywhere inside a save (in the renames,
+in the cleanup of old steps, at a random moment) leaves a directory whose latest
+checkpoint restores.
+"""
+
+import os
+import pathlib
+import subprocess
+import sys
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from runtime import TrainState
+from runtime.checkpoints import CheckpointManager
+
+CHILD = str(pathlib.Path(__file__).with_name("checkpoint_child.py"))
+
+
+def _run(*args, expect_killed=False):
+    result = subprocess.run([sys.executable, CHILD, *map(str, args)], capture_output=True,
+                            text=True, timeout=300)
+    if expect_killed:
+        assert result.returncode == -9, (result.returncode, result.stderr[-2000:])
+    else:
+        assert result.returncode == 0, result.stderr[-3000:]
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """Uninterrupted runs, by steps_per_execution."""
+    cache = {}
+
+    def get(spe):
+        if spe not in cache:
+            folder = tmp_path_factory.mktemp(f"reference{spe}")
+            _run("fit", folder / "out.npz", folder / "backup", "epoch", spe, -1)
+            cache[spe] = dict(np.load(folder / "out.npz"))
+        return cache[spe]
+
+    return get
+
+
+@pytest.mark.parametrize("save_freq, spe, kills", [
+    ("epoch", 1, [13]),  # killed in epoch 2: resumes at the start of epoch 2
+    (4, 1, [13]),  # a backup at step 12 is still being written when killed at 13
+    (3, 3, [10, 25]),  # blocks of 3 steps; killed twice
+])
+def test_killed_fit_resumes_bitwise(tmp_path, reference, save_freq, spe, kills):
+    backup = tmp_path / "backup"
+    for kill_at in kills:
+        _run("fit", tmp_path / "out.npz", backup, save_freq, spe, kill_at,
+             expect_killed=True)
+        assert backup.is_dir()
+    _run("fit", tmp_path / "out.npz", backup, save_freq, spe, -1)
+    resumed, expected = dict(np.load(tmp_path / "out.npz")), reference(spe)
+    assert sorted(resumed) == sorted(expected)
+    for name in expected:
+        assert np.array_equal(resumed[name], expected[name]), name
+    assert not backup.exists()  # delete_checkpoint=True once fit finished
+
+
+_KILL_POINTS = [("os.rename", 1, "before"), ("os.rename", 3, "before"),
+                ("os.rename", 3, "after"), ("os.replace", 1, "before"),
+                ("os.replace", 1, "after"), ("os.unlink", 5, "before"),
+                ("os.remove", 2, "before"), ("timer", 40, "-")]
+
+
+def _state(step):
+    value = jnp.full((256, 256), step, jnp.float32)
+    return TrainState({"dense": {"kernel": value}}, {}, (value,), jnp.int32(step),
+                      jax.random.PRNGKey(step))
+
+
+def test_killed_while_saving_the_latest_checkpoint_restores(tmp_path):
+    for index, (function, n, when) in enumerate(_KILL_POINTS):
+        folder = tmp_path / str(index)
+        out = _run("crash", folder, function.split(".")[-1], n, when, expect_killed=True)
+        finished = [int(line.split()[1]) for line in out.splitlines()
+                    if line.startswith("done")]
+        assert finished and finished[-1] >= 2, (function, out)
+        with CheckpointManager(folder, max_to_keep=2) as checkpoints:
+            restored = checkpoints.restore(_state(0))
+            assert restored.step >= finished[-1], (function, n, when)
+            assert restored.loop_state == {"step": restored.step}
+            assert float(restored.train_state.params["dense"]["kernel"][0, 0]) == \
+                restored.step
+            assert int(restored.train_state.step) == restored.step
+            # The directory stays usable: the next save and a restore of it work.
+            assert checkpoints.save(100, _state(100))
+            assert checkpoints.restore(_state(0)).step == 100
+        leftovers = [name for name in os.listdir(folder) if "tmp" in name]
+        assert leftovers == [], leftovers
