@@ -1,12 +1,14 @@
 """Programs the checkpoint tests run in subprocesses, and kill.
 
-``python tests/checkpoint_child.py fit OUT BACKUP SAVE_FREQ SPE KILL_AT``
+``python tests/checkpoint_child.py fit OUT BACKUP SAVE_FREQ SPE KILL_AT ASYNC``
   trains a small model (Dense, BatchNormalization, Dropout; Adam; shuffled; validation;
   EarlyStopping and ModelCheckpoint(save_best_only)) with ``BackupAndRestore(BACKUP)``,
-  SIGKILLing itself after global step KILL_AT (-1: never); at the end writes the
+  SIGKILLing itself after global step KILL_AT (-1: never), backups written in the
+  background if ASYNC is 1; at the end writes the
   weights, the optimizer state and the history to OUT (.npz).
 ``python tests/checkpoint_child.py crash DIRECTORY FUNCTION N WHEN``
-  saves checkpoints 1, 2, 3 ... (every array of checkpoint s filled with s), printing
+  saves checkpoints 1, 2, 3 ... in the background (every array of checkpoint s filled
+  with s), printing
   ``done s`` once s is written, and SIGKILLs itself at the N-th call of FUNCTION
   (os.rename, os.replace, os.unlink, os.remove, shutil.rmtree) made from the third save
   on, just before the call (WHEN=before) or just after it (after); FUNCTION=timer
@@ -29,7 +31,7 @@ def _die():
     os.kill(os.getpid(), signal.SIGKILL)
 
 
-def fit_main(out, backup, save_freq, spe, kill_at):
+def fit_main(out, backup, save_freq, spe, kill_at, async_save):
     import jax
     import numpy as np
 
@@ -58,7 +60,8 @@ def fit_main(out, backup, save_freq, spe, kill_at):
                         callbacks=[Kill(), EarlyStopping(patience=10),
                                    ModelCheckpoint(best, save_best_only=True,
                                                    save_weights_only=True),
-                                   BackupAndRestore(backup, save_freq=save_freq)])
+                                   BackupAndRestore(backup, save_freq=save_freq,
+                                                    async_save=async_save)])
     opt_state = jax.tree_util.tree_leaves(TrainingSetup.of(model).opt_state)
     arrays = {f"w{i}": np.asarray(w) for i, w in enumerate(model.get_weights())}
     arrays.update({f"o{i}": np.asarray(a) for i, a in enumerate(opt_state)})
@@ -92,7 +95,7 @@ def crash_main(directory, function, n, when):
             return result
 
         setattr(module, function, wrapped)
-    checkpoints = CheckpointManager(directory, max_to_keep=2)
+    checkpoints = CheckpointManager(directory, max_to_keep=2, async_save=True)
     for step in range(1, 50):
         if step == 3:
             armed.set()
@@ -108,9 +111,9 @@ def crash_main(directory, function, n, when):
 if __name__ == "__main__":
     mode, *rest = sys.argv[1:]
     if mode == "fit":
-        out, backup, save_freq, spe, kill_at = rest
+        out, backup, save_freq, spe, kill_at, async_save = rest
         fit_main(out, backup, save_freq if save_freq == "epoch" else int(save_freq),
-                 int(spe), int(kill_at))
+                 int(spe), int(kill_at), async_save == "1")
     else:
         directory, function, n, when = rest
         crash_main(directory, function, int(n), when)

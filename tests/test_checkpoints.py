@@ -124,7 +124,7 @@ def test_relative_paths_are_made_absolute(tmp_path, monkeypatch):
 
 def test_a_failed_background_write_raises(tmp_path, monkeypatch):
     _, ts = _trained_state(_model(), steps=1)
-    checkpoints = CheckpointManager(tmp_path)
+    checkpoints = CheckpointManager(tmp_path, async_save=True)
     import orbax.checkpoint as ocp
 
     def fail(*args, **kwargs):

@@ -42,25 +42,25 @@ def reference(tmp_path_factory):
     def get(spe):
         if spe not in cache:
             folder = tmp_path_factory.mktemp(f"reference{spe}")
-            _run("fit", folder / "out.npz", folder / "backup", "epoch", spe, -1)
+            _run("fit", folder / "out.npz", folder / "backup", "epoch", spe, -1, 0)
             cache[spe] = dict(np.load(folder / "out.npz"))
         return cache[spe]
 
     return get
 
 
-@pytest.mark.parametrize("save_freq, spe, kills", [
-    ("epoch", 1, [13]),  # killed in epoch 2: resumes at the start of epoch 2
-    (4, 1, [13]),  # a backup at step 12 is still being written when killed at 13
-    (3, 3, [10, 25]),  # blocks of 3 steps; killed twice
+@pytest.mark.parametrize("save_freq, spe, kills, async_save", [
+    ("epoch", 1, [13], 0),  # killed in epoch 2: resumes at the start of epoch 2
+    (4, 1, [13], 1),  # the backup of step 12 may still be being written when killed at 13
+    (3, 3, [10, 25], 0),  # blocks of 3 steps; killed twice
 ])
-def test_killed_fit_resumes_bitwise(tmp_path, reference, save_freq, spe, kills):
+def test_killed_fit_resumes_bitwise(tmp_path, reference, save_freq, spe, kills, async_save):
     backup = tmp_path / "backup"
     for kill_at in kills:
-        _run("fit", tmp_path / "out.npz", backup, save_freq, spe, kill_at,
+        _run("fit", tmp_path / "out.npz", backup, save_freq, spe, kill_at, async_save,
              expect_killed=True)
         assert backup.is_dir()
-    _run("fit", tmp_path / "out.npz", backup, save_freq, spe, -1)
+    _run("fit", tmp_path / "out.npz", backup, save_freq, spe, -1, async_save)
     resumed, expected = dict(np.load(tmp_path / "out.npz")), reference(spe)
     assert sorted(resumed) == sorted(expected)
     for name in expected:
@@ -87,7 +87,7 @@ def test_killed_while_saving_the_latest_checkpoint_restores(tmp_path):
         finished = [int(line.split()[1]) for line in out.splitlines()
                     if line.startswith("done")]
         assert finished and finished[-1] >= 2, (function, out)
-        with CheckpointManager(folder, max_to_keep=2) as checkpoints:
+        with CheckpointManager(folder, max_to_keep=2, async_save=True) as checkpoints:
             restored = checkpoints.restore(_state(0))
             assert restored.step >= finished[-1], (function, n, when)
             assert restored.loop_state == {"step": restored.step}

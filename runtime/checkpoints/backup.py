@@ -57,7 +57,7 @@ class BackupAndRestore(Callback):
     callback states, ending bitwise equal to a run that was never interrupted. Backups
     are orbax checkpoints (``CheckpointManager``): written to a temporary folder and
     renamed when whole, so a process killed at any moment (also while saving) leaves the
-    last complete backup; written in the background while training goes on.
+    last complete backup.
 
     Args (as Keras 3):
       backup_dir: the folder for the backups (used by nothing else).
@@ -66,6 +66,8 @@ class BackupAndRestore(Callback):
       double_checkpoint: keep the two latest backups; if the latest can't be read, the
         one before it is restored.
       delete_checkpoint: delete the backups when ``fit`` finishes.
+      async_save: write backups in the background (see ``CheckpointManager``; default:
+        on accelerators, not on the CPU backend).
 
     >>> import tempfile, numpy as np, kgraph as kg
     >>> x = kg.Input(shape=(2,))
@@ -81,7 +83,7 @@ class BackupAndRestore(Callback):
     runs_last = True  # saves after the other callbacks updated what it saves
 
     def __init__(self, backup_dir, save_freq="epoch", double_checkpoint=False,
-                 delete_checkpoint=True):
+                 delete_checkpoint=True, *, async_save=None):
         super().__init__()
         if not backup_dir:
             raise ValueError("Empty `backup_dir` argument passed")
@@ -89,6 +91,7 @@ class BackupAndRestore(Callback):
         self.save_freq = check_save_freq("BackupAndRestore", save_freq)
         self.double_checkpoint = bool(double_checkpoint)
         self.delete_checkpoint = bool(delete_checkpoint)
+        self.async_save = async_save
         self._manager = None
         self._saves = 0  # the orbax step of the last backup
         self._saved_at = 0  # the global step of the last backup
@@ -101,7 +104,7 @@ class BackupAndRestore(Callback):
         if self._manager is None:
             self._manager = CheckpointManager(
                 self.backup_dir, model=self.model,
-                max_to_keep=2 if self.double_checkpoint else 1)
+                max_to_keep=2 if self.double_checkpoint else 1, async_save=self.async_save)
         return self._manager
 
     def _others(self):
