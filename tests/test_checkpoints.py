@@ -111,6 +111,19 @@ def test_keep_newest_and_keep_best(tmp_path):
         CheckpointManager(tmp_path / "empty").restore(ts)
 
 
+def test_a_damaged_latest_checkpoint_falls_back_to_the_one_before(tmp_path):
+    _, ts = _trained_state(_model(), steps=1)
+    with CheckpointManager(tmp_path, max_to_keep=2) as checkpoints:
+        checkpoints.save(1, ts, loop_state={"n": 1})
+        checkpoints.save(2, ts, loop_state={"n": 2})
+    (tmp_path / "2" / "train_state" / "_METADATA").unlink()  # damaged outside orbax
+    with pytest.warns(RuntimeWarning, match=r"(?s)step 2 .* can.t be read .* restored step 1"):
+        restored = CheckpointManager(tmp_path).restore(ts)
+    assert restored.step == 1 and restored.loop_state == {"n": 1}
+    with pytest.raises(Exception):
+        CheckpointManager(tmp_path).restore(ts, step=2)  # asked for: no fallback
+
+
 def test_relative_paths_are_made_absolute(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     _, ts = _trained_state(_model(), steps=1)

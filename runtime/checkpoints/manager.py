@@ -84,6 +84,10 @@ def _unpacked(train_state):
     return train_state.unpack() if isinstance(train_state, packing_lib.Packed) else train_state
 
 
+class CheckpointMismatchError(ValueError):
+    """A checkpoint written for another model than the one restoring it."""
+
+
 class Restored(NamedTuple):
     """What ``CheckpointManager.restore`` returns."""
 
@@ -206,18 +210,22 @@ class CheckpointManager:
                 raise FileNotFoundError(f"No checkpoint of step {step} in {self.directory}; "
                                         f"it has steps {steps}.")
             return self._restore(target, int(step))
-        for index, candidate in enumerate(reversed(steps)):
+        failures = []
+        for candidate in reversed(steps):
             try:
-                return self._restore(target, candidate)
-            except (ValueError, TypeError):
+                restored = self._restore(target, candidate)
+            except CheckpointMismatchError:
                 raise  # a checkpoint of another model: not damage
             except Exception as error:  # noqa: BLE001 - damage of any kind: try the previous
-                if index == len(steps) - 1:
-                    raise
-                warnings.warn(f"Checkpoint step {candidate} in {self.directory} can't be "
-                              f"read ({type(error).__name__}: {error}); restoring the one "
-                              "before it.", RuntimeWarning, stacklevel=2)
-        raise AssertionError("unreachable")
+                failures.append((candidate, error))
+                continue
+            for step_failed, error in failures:
+                warnings.warn(f"Checkpoint step {step_failed} in {self.directory} can't be "
+                              f"read ({type(error).__name__}: {error}); restored step "
+                              f"{candidate}, the latest that can.", RuntimeWarning,
+                              stacklevel=2)
+            return restored
+        raise failures[0][1]
 
     def _restore(self, target, step: int) -> Restored:
         ocp = _ocp()
@@ -254,9 +262,9 @@ class CheckpointManager:
         try:
             mapping = model_identity.renames(meta["layers"], current)
         except ValueError as error:
-            raise ValueError(f"{where}: {error}") from None
+            raise CheckpointMismatchError(f"{where}: {error}") from None
         if meta["config_hash"] != model_identity.config_hash(self.model):
-            raise ValueError(
+            raise CheckpointMismatchError(
                 f"{where} was written for another configuration of model "
                 f"{self.model.name!r} (config hash {meta['config_hash'][:12]}..., this "
                 f"model's is {model_identity.config_hash(self.model)[:12]}...): same layers, "
