@@ -229,6 +229,43 @@ def test_model_checkpoint_names_files_and_keeps_the_best(tmp_path):
         assert np.array_equal(a, b)
 
 
+def test_model_checkpoint_counts_epochs_from_initial_epoch(tmp_path):
+    x, y = _data()
+    model = _compiled()
+    model.fit(x, y, epochs=4, initial_epoch=2, verbose=0, callbacks=[ModelCheckpoint(
+        str(tmp_path / "m{epoch}.weights.h5"), save_weights_only=True)])
+    assert sorted(os.listdir(tmp_path)) == ["m3.weights.h5", "m4.weights.h5"]
+
+
+class _OwnLoss(kg.Model):
+    def compute_loss(self, *args, **kwargs):  # makes fit drive the model's own steps
+        return super().compute_loss(*args, **kwargs)
+
+
+def test_callbacks_that_need_fits_loop_refuse_a_custom_train_step(tmp_path):
+    x = kg.Input(shape=(3,))
+    model = _OwnLoss(x, kg.layers.Dense(1)(x))
+    model.compile("sgd", "mse")
+    data = _data()
+    with pytest.raises(RuntimeError, match="custom train_step is not supported"):
+        model.fit(*data, epochs=1, verbose=0, callbacks=[BackupAndRestore(tmp_path / "b")])
+    with pytest.raises(RuntimeError, match="own train_step"):
+        model.fit(*data, epochs=1, verbose=0, callbacks=[ModelCheckpoint(
+            str(tmp_path / "m.keras"), save_freq=2)])
+    model.fit(*data, epochs=1, verbose=0, callbacks=[ModelCheckpoint(str(tmp_path / "e.keras"))])
+    assert (tmp_path / "e.keras").exists()
+
+
+def test_a_checkpoint_from_a_newer_layout_is_refused(tmp_path):
+    _, ts = _trained_state(_model(), steps=1)
+    with CheckpointManager(tmp_path) as checkpoints:
+        checkpoints.save(1, ts)
+    meta = tmp_path / "1" / "meta" / "metadata"
+    meta.write_text(meta.read_text().replace('"format": 1', '"format": 99'))
+    with pytest.raises(ValueError, match="layout 99, written by a newer kgraph"):
+        CheckpointManager(tmp_path).restore(ts)
+
+
 def test_model_checkpoint_threshold_and_errors(tmp_path):
     x, y = _data()
     model = _compiled()

@@ -117,3 +117,44 @@ def test_history_matches_keras():
 def test_keras_callbacks_are_refused_with_a_pointer_to_ours():
     with pytest.raises(TypeError, match="use the same-named classes from runtime.callbacks"):
         ours.CallbackList([keras.callbacks.EarlyStopping()])
+
+
+def test_model_checkpoint_writes_the_files_keras_writes(tmp_path):
+    """The same schedule of saves and file names: per epoch, every N batches (counted
+    across epochs), from initial_epoch, with save_best_only on a monitor that improves
+    only at some epochs."""
+    import kgraph as kg
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(50, 3)).astype("float32")
+    y = rng.normal(size=(50, 1)).astype("float32")
+
+    def files(lib, folder):
+        inputs = lib.Input(shape=(3,))
+        model = lib.Model(inputs, lib.layers.Dense(1)(inputs))
+        model.compile(lib.optimizers.SGD(0.0), "mse")
+        checkpoint = lib.callbacks.ModelCheckpoint
+        schedule = iter([3.0, 2.0, 2.5, 1.0])  # "score" improves at epochs 1, 2 and 4
+
+        class Score(lib.callbacks.Callback):
+            def on_epoch_end(self, epoch, logs=None):
+                logs["score"] = next(schedule)
+
+        model.fit(x, y, batch_size=10, epochs=4, initial_epoch=0, verbose=0, shuffle=False,
+                  callbacks=[Score(),
+                             checkpoint(str(folder / "e{epoch:02d}.weights.h5"),
+                                        save_weights_only=True),
+                             checkpoint(str(folder / "b{epoch}-{batch}.weights.h5"),
+                                        save_weights_only=True, save_freq=3),
+                             checkpoint(str(folder / "best{epoch}.weights.h5"),
+                                        save_weights_only=True, save_best_only=True,
+                                        monitor="score", mode="min")])
+        model.fit(x, y, batch_size=10, epochs=6, initial_epoch=4, verbose=0,
+                  callbacks=[checkpoint(str(folder / "i{epoch}.keras"))])
+        return sorted(os.listdir(folder))
+
+    (tmp_path / "keras").mkdir()
+    (tmp_path / "ours").mkdir()
+    expected = files(keras, tmp_path / "keras")
+    assert "best3.weights.h5" not in expected and "b2-1.weights.h5" in expected
+    assert files(kg, tmp_path / "ours") == expected

@@ -231,6 +231,12 @@ class CheckpointManager:
         ocp = _ocp()
         meta = self._manager.restore(step, args=ocp.args.Composite(
             meta=ocp.args.JsonRestore())).meta
+        written = meta.get("versions", {}).get("format", FORMAT)
+        if written > FORMAT:
+            raise CheckpointMismatchError(
+                f"Checkpoint step {step} in {self.directory} has layout {written}, written by "
+                f"a newer kgraph ({meta['versions'].get('kgraph')}); this one reads layouts "
+                f"up to {FORMAT}.")
         target = _unpacked(target)
         mapping = self._check_model(meta, step)
         abstract = _abstract(target)

@@ -70,13 +70,18 @@ class ModelCheckpoint(MonitorCallback):
             self.save_freq != "epoch")
 
     def on_train_begin(self, logs=None):
+        if self.loop is None and self.save_freq != "epoch":
+            raise RuntimeError(
+                f"ModelCheckpoint(save_freq={self.save_freq}) saves mid-epoch weights from "
+                "model.fit's loop, which a model with its own train_step does not use "
+                "(its weights reach the model at epoch ends); use save_freq='epoch'.")
         self._saved_at = self.loop.global_step if self.loop is not None else 0
 
     def on_epoch_begin(self, epoch, logs=None):
         self._current_epoch = epoch
 
     def on_train_batch_end(self, batch, logs=None):
-        if self.save_freq == "epoch" or self.loop is None:
+        if self.save_freq == "epoch":
             return
         if self.loop.global_step - self._saved_at >= self.save_freq:
             self._saved_at = self.loop.global_step
