@@ -198,6 +198,19 @@ def test_backup_resumes_callback_states_and_the_history(tmp_path):
     assert not (tmp_path / "b").exists()
 
 
+def test_resuming_with_another_batch_size_warns(tmp_path):
+    x, y = _data()
+    model = _compiled()
+    with pytest.raises(KeyboardInterrupt):
+        model.fit(x, y, batch_size=8, epochs=3, verbose=0,
+                  callbacks=[BackupAndRestore(tmp_path), _Interrupt(1)])
+    with pytest.warns(RuntimeWarning, match=r"other settings .*'steps_per_epoch': 2, .* now, "
+                                            r"\{'steps_per_epoch': 5, .* then"):
+        history = model.fit(x, y, batch_size=20, epochs=3, verbose=0,
+                            callbacks=[BackupAndRestore(tmp_path)])
+    assert len(history.history["loss"]) == 3  # resumed at epoch 1: epochs 0, 1, 2
+
+
 def test_backup_refuses_bad_arguments_and_custom_train_steps(tmp_path):
     with pytest.raises(ValueError, match="save_freq"):
         BackupAndRestore(tmp_path, save_freq=0)

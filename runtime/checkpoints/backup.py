@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import collections
 import os
+import warnings
 
 import jax
 import numpy as np
@@ -139,6 +140,12 @@ class BackupAndRestore(Callback):
         loop.initial_step = int(state["step_in_epoch"])
         loop.data_seed = tuple(state["data_seed"])
         self._saves = restored.step
+        if state.get("schedule", self._schedule()) != self._schedule():
+            warnings.warn(
+                f"Resuming from {self.backup_dir} with other settings than the run that "
+                f"wrote it ({self._schedule()} now, {state['schedule']} then): training "
+                "continues, but not exactly as the interrupted run would have.",
+                RuntimeWarning, stacklevel=2)
         extras = restored.extras or {}
         for key, callback in self._others():
             if key in state["callbacks"] or key in extras:
@@ -147,6 +154,12 @@ class BackupAndRestore(Callback):
         if state.get("stop_training"):  # the run had finished its last epoch
             loop.initial_epoch = max(loop.initial_epoch, self.params.get("epochs", 0))
             loop.initial_step = 0
+
+    def _schedule(self) -> dict:
+        """What fixes the sequence of steps: batches per epoch, steps per dispatch."""
+        setup = getattr(self.model, "_training_setup", None)
+        return {"steps_per_epoch": self.params.get("steps"),
+                "steps_per_execution": getattr(setup, "steps_per_execution", 1)}
 
     # ------------------------------------------------------------------ save
     def on_train_batch_end(self, batch, logs=None):
@@ -172,7 +185,8 @@ class BackupAndRestore(Callback):
                 extras[key] = arrays
         loop_state = dict(epoch=epoch, step_in_epoch=step_in_epoch,
                           global_step=loop.global_step, data_seed=list(loop.data_seed),
-                          stop_training=loop.stop_training, callbacks=callback_states)
+                          stop_training=loop.stop_training, callbacks=callback_states,
+                          schedule=self._schedule())
         self._saves += 1
         self._checkpoints().save(self._saves, loop.train_state, loop_state=loop_state,
                                  extras=extras or None)
