@@ -23,6 +23,7 @@ import compiler
 from runtime import optimizers, packing as packing_lib
 from runtime.data import take_rows
 from runtime.objective import Objective
+from runtime.sharding.placement import MeshPlacement
 
 
 class TrainState(NamedTuple):
@@ -127,13 +128,21 @@ class Trainer:
       loss_weights: scales of each output's loss in the total (float, list or dict).
       weighted_metrics: metrics weighted by sample and class weights (``metrics`` are not,
         as in Keras 3).
+      mesh: a ``jax.sharding.Mesh`` to train on (None: one device). Batches are split
+        over ``data_axis`` (default: the mesh's first axis), weights as ``sharding``
+        says, the optimizer state like the weights it tracks (``runtime.sharding``).
+      sharding: ``runtime.ShardingRules`` for the weights (None: replicated).
     """
 
     def __init__(self, model, optimizer="adam", loss=None, metrics=(), *, loss_weights=None,
-                 weighted_metrics=None):
+                 weighted_metrics=None, mesh=None, sharding=None, data_axis=None):
         self.model = model
         self.program = compiler.compile(model)
         self.optimizer = optimizers.get(optimizer)
+        if mesh is None and (sharding is not None or data_axis is not None):
+            raise ValueError("sharding and data_axis need a mesh: pass mesh=jax.make_mesh(...).")
+        self.placement = (MeshPlacement(mesh, sharding, self.optimizer, data_axis)
+                          if mesh is not None else None)
         self.objective = (Objective(model, loss, metrics, loss_weights, weighted_metrics)
                           if loss is not None else _InferenceOnly(model.name))
         self.metric_names = self.objective.log_names
@@ -154,15 +163,20 @@ class Trainer:
 
     # ----------------------------------------------------------------- states
     def init(self, key) -> TrainState:
-        """A fresh train state: new weights from ``key``, new optimizer state."""
-        init_key, train_key = jax.random.split(key)
-        params, state = self.program.init(init_key)
-        return self._train_state(params, state, train_key)
+        """A fresh train state: new weights from ``key``, new optimizer state (on a mesh:
+        created sharded, inside ``jit``)."""
+        def fresh(key):
+            init_key, train_key = jax.random.split(key)
+            params, state = self.program.init(init_key)
+            return self._train_state(params, state, train_key)
+
+        return self.placement.init(fresh, key) if self.placement else fresh(key)
 
     def init_from_model(self, key, opt_state=None) -> TrainState:
         """A train state holding the model's current weights (``compiler.variables``)."""
         params, state = compiler.variables(self.model)
-        return self._train_state(params, state, key, opt_state)
+        ts = self._train_state(params, state, key, opt_state)
+        return self.placement.put(ts) if self.placement else ts
 
     def _train_state(self, params, state, key, opt_state=None):
         params, state = jax.tree_util.tree_map(jnp.copy, (params, state))  # steps donate
@@ -177,8 +191,8 @@ class Trainer:
         much faster (each array passed costs a few microseconds of dispatch). Fields read
         through (``packed.params``); ``packed.unpack()`` gives the ``TrainState``.
         """
-        if isinstance(train_state, packing_lib.Packed):
-            return train_state
+        if isinstance(train_state, packing_lib.Packed) or self.placement is not None:
+            return train_state  # on a mesh, arrays keep their own shardings
         key = packing_lib.signature(train_state)
         if key not in self._packings:  # one layout per shape: compiled steps are shared
             self._packings[key] = packing_lib.Packing(train_state)
@@ -212,6 +226,9 @@ class Trainer:
         computes nothing it doesn't return.
         """
         self.traces["train"] += 1
+        if self.placement is not None:
+            x, y, sample_weight, valid = self.placement.constrain_batch(
+                (x, y, sample_weight, valid))
         # The base key never changes; each step's key is derived from it and the step
         # number, so a model without random layers compiles to no key arithmetic at all.
         step_key = jax.random.fold_in(ts.key, ts.step)
@@ -238,10 +255,16 @@ class Trainer:
             logs = self.objective.results(self.objective.update_metrics(
                 self.objective.init_metrics(), y, run.outputs, loss, per_output,
                 sample_weight=sample_weight, valid=valid, masks=run.masks))
-        return TrainState(params, run.state, opt_state, ts.step + 1, ts.key, metrics), logs
+        new = TrainState(params, run.state, opt_state, ts.step + 1, ts.key, metrics)
+        if self.placement is not None:  # the same shardings every step: donation reuses them
+            new = self.placement.constrain_state(new)
+        return new, logs
 
     def _evaluate(self, ts: TrainState, metrics, x, y, sample_weight, valid):
         self.traces["eval"] += 1
+        if self.placement is not None:
+            x, y, sample_weight, valid = self.placement.constrain_batch(
+                (x, y, sample_weight, valid))
         run = self.program.run(ts.params, ts.state, x, training=False, sample_mask=valid,
                                key=_inference_key(ts))
         self.objective.check(y, run.outputs)
@@ -253,6 +276,8 @@ class Trainer:
 
     def _predict(self, ts: TrainState, x):
         self.traces["predict"] += 1
+        if self.placement is not None:
+            x = self.placement.constrain_batch(x)
         return self.program.run(ts.params, ts.state, x, training=False,
                                 key=_inference_key(ts)).outputs
 

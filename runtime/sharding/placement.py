@@ -1,0 +1,114 @@
+"""``MeshPlacement``: where a Trainer's train state and batches live on a mesh.
+
+The weights (params and state) go where the ``ShardingRules`` say; the optimizer state
+follows the params it tracks (``optax.tree_map_params``: Adam's moments are sharded like
+their weights, its step count is replicated); the step number, key and metrics are
+replicated; a batch is split over the data axis on its leading (batch) dimension.
+Inside the compiled steps the new train state is constrained to the same shardings, so
+they stay the same from step to step and donation keeps reusing the buffers.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import optax
+from jax.sharding import NamedSharding, PartitionSpec
+
+from runtime.sharding.rules import ShardingRules
+
+
+class MeshPlacement:
+    """The shardings of a Trainer on ``mesh`` (see the module docstring).
+
+    Args:
+      mesh: a ``jax.sharding.Mesh`` (e.g. ``jax.make_mesh((8,), ("data",))``).
+      rules: ``ShardingRules`` for the weights (None: every weight replicated: data
+        parallelism).
+      optimizer: the optax transformation whose state is placed like the params.
+      data_axis: the mesh axis (or axes) batches are split over (default: the mesh's
+        first axis).
+    """
+
+    def __init__(self, mesh, rules=None, optimizer=None, data_axis=None):
+        if not isinstance(mesh, jax.sharding.Mesh):
+            raise TypeError(f"mesh must be a jax.sharding.Mesh (jax.make_mesh(...)), "
+                            f"received {type(mesh).__name__}.")
+        # The steps leave the propagation of shardings to XLA (GSPMD): the same devices and
+        # axis names, as Auto axes (jax.make_mesh makes Explicit ones by default).
+        auto = (jax.sharding.AxisType.Auto,) * len(mesh.axis_names)
+        self.mesh = jax.sharding.Mesh(mesh.devices, mesh.axis_names, axis_types=auto)
+        self.rules = rules if rules is not None else ShardingRules()
+        if not isinstance(self.rules, ShardingRules):
+            raise TypeError(f"sharding must be a runtime.ShardingRules, received "
+                            f"{type(self.rules).__name__}.")
+        self.optimizer = optimizer
+        mesh = self.mesh
+        data_axis = mesh.axis_names[0] if data_axis is None else data_axis
+        axes = data_axis if isinstance(data_axis, tuple) else (data_axis,)
+        for axis in axes:
+            if axis not in mesh.shape:
+                raise ValueError(f"data_axis {axis!r} is not an axis of the mesh, which has "
+                                 f"{dict(mesh.shape)}.")
+        self.data_axis = data_axis
+        self.data_parts = 1
+        for axis in axes:
+            self.data_parts *= mesh.shape[axis]
+        self.replicated = NamedSharding(mesh, PartitionSpec())
+
+    def __repr__(self) -> str:
+        return f"MeshPlacement(mesh={dict(self.mesh.shape)}, data_axis={self.data_axis!r})"
+
+    # ------------------------------------------------------------ shardings
+    def weight_shardings(self, tree):
+        return self.rules.shardings(tree, self.mesh)
+
+    def train_state_shardings(self, ts):
+        """A TrainState of ``NamedSharding``s for ``ts`` (arrays, tracers or abstract)."""
+        params = self.weight_shardings(ts.params)
+        state = self.weight_shardings(ts.state)
+        replicated = self.replicated
+        opt_state = jax.tree_util.tree_map(lambda _: replicated, ts.opt_state)
+        if self.optimizer is not None and jax.tree_util.tree_leaves(ts.opt_state):
+            opt_state = optax.tree_map_params(
+                self.optimizer, lambda _leaf, sharding: sharding, ts.opt_state, params,
+                transform_non_params=lambda _leaf: replicated,
+                is_leaf=lambda x: isinstance(x, NamedSharding))
+        return ts._replace(params=params, state=state, opt_state=opt_state,
+                           step=replicated, key=replicated,
+                           metrics=jax.tree_util.tree_map(lambda _: replicated, ts.metrics))
+
+    def batch_sharding(self, leaf):
+        """The sharding of one batch array: split on its leading dimension."""
+        shape = jnp.shape(leaf)
+        if not shape:
+            return self.replicated
+        if shape[0] % self.data_parts:
+            raise ValueError(
+                f"A batch of {shape[0]} rows can't be split evenly over mesh axis "
+                f"{self.data_axis!r} ({self.data_parts} devices): use a batch size that "
+                f"is a multiple of {self.data_parts}.")
+        return NamedSharding(self.mesh, PartitionSpec(self.data_axis))
+
+    # --------------------------------------------------- inside compiled steps
+    def constrain_state(self, ts):
+        return jax.lax.with_sharding_constraint(ts, self.train_state_shardings(ts))
+
+    def constrain_batch(self, tree):
+        return jax.tree_util.tree_map(
+            lambda leaf: jax.lax.with_sharding_constraint(leaf, self.batch_sharding(leaf)),
+            tree)
+
+    # ------------------------------------------------------------ outside
+    def put(self, ts):
+        """A copy of ``ts`` on the mesh (never aliasing the arrays given: the steps
+        donate their train state, and a caller's arrays must survive)."""
+        shardings = self.train_state_shardings(ts)
+        copy = jax.jit(lambda tree: jax.tree_util.tree_map(jnp.copy, tree),
+                       out_shardings=shardings)
+        return copy(ts)
+
+    def init(self, init_fn, key):
+        """``init_fn(key)`` run with its result created sharded (inside ``jit``)."""
+        abstract = jax.eval_shape(init_fn, key)
+        return jax.jit(init_fn, out_shardings=self.train_state_shardings(abstract))(key)
