@@ -1,0 +1,122 @@
+"""Checks on 8 simulated CPU devices, run by tests/test_sharding_mesh.py in a subprocess
+(the device count is fixed when JAX starts). Prints one JSON object of measurements."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+os.environ["JAX_NUM_CPU_DEVICES"] = "8"
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _model(kg):
+    kg.utils.set_random_seed(0)
+    x = kg.Input(shape=(16,))
+    h = kg.layers.Dense(64, activation="relu", name="up")(x)
+    h = kg.layers.Dense(64, activation="relu", name="mid")(h)
+    return kg.Model(x, kg.layers.Dense(8, name="down")(h))
+
+
+def main():
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    import optax
+    from jax.sharding import PartitionSpec as P
+    from jax.sharding import SingleDeviceSharding
+
+    import compiler
+    import kgraph as kg
+    from runtime import Trainer
+    from runtime.sharding import ShardingRules
+
+    out = {"devices": jax.device_count()}
+    rng = np.random.default_rng(0)
+    batches = [(rng.normal(size=(32, 16)).astype("f4"), rng.normal(size=(32, 8)).astype("f4"))
+               for _ in range(8)]
+    megatron = ShardingRules([("up/kernel", P(None, "model")), ("up/bias", P("model")),
+                              ("mid/kernel", P("model", None))])
+    fsdp = ShardingRules([(r".*/kernel", P("data", None))])
+    layouts = {"one device": (None, None),
+               "data parallel": (jax.make_mesh((8,), ("data",)), None),
+               "tensor parallel": (jax.make_mesh((2, 4), ("data", "model")), megatron),
+               "fully sharded": (jax.make_mesh((8,), ("data",)), fsdp)}
+
+    def train(mesh, rules, optimizer):
+        trainer = Trainer(_model(kg), optimizer, "mse", mesh=mesh, sharding=rules)
+        ts = trainer.init(jax.random.PRNGKey(0))
+        first = jax.tree_util.tree_map(lambda a: a.sharding, ts)
+        losses = []
+        for batch in batches:
+            ts, logs = trainer.train_step(ts, batch)
+            losses.append(float(logs["loss"]))
+        same = jax.tree_util.tree_all(jax.tree_util.tree_map(
+            lambda s, a: s.is_equivalent_to(a.sharding, a.ndim), first, ts))
+        return trainer, ts, np.array(losses), same
+
+    _, ref, ref_losses, _ = train(None, None, optax.sgd(0.05))
+    out["sgd"] = {}
+    for name, (mesh, rules) in layouts.items():
+        _, ts, losses, stable = train(mesh, rules, optax.sgd(0.05))
+        out["sgd"][name] = {
+            "loss": float(np.abs(losses - ref_losses).max()),
+            "params": max(float(jnp.abs(a - b).max()) for a, b in zip(
+                jax.tree_util.tree_leaves(ts.params), jax.tree_util.tree_leaves(ref.params))),
+            "stable": bool(stable),
+            "specs": {k: str(getattr(v["kernel"].sharding, "spec", None))
+                      for k, v in ts.params.items()}}
+
+    # Adam, fully sharded: the moments are sharded like their weights; nothing sits on
+    # one device; each device holds an eighth of the kernels and of their moments.
+    trainer, ts, _, stable = train(*layouts["fully sharded"], optax.adam(1e-3))
+    adam = ts.opt_state[0]
+    kernels = [ts.params[n]["kernel"] for n in ("up", "mid", "down")]
+    moments = [adam.mu[n]["kernel"] for n in ("up", "mid", "down")]
+    out["adam"] = {
+        "stable": bool(stable),
+        "single_device_leaves": sum(isinstance(a.sharding, SingleDeviceSharding)
+                                    for a in jax.tree_util.tree_leaves(ts)),
+        "moments_like_weights": all(m.sharding == k.sharding for m, k in zip(moments, kernels)),
+        "kernel_bytes_per_device": [a.addressable_shards[0].data.nbytes for a in kernels],
+        "kernel_bytes": [a.nbytes for a in kernels],
+        "moment_bytes_per_device": [a.addressable_shards[0].data.nbytes for a in moments],
+    }
+    report = trainer.placement.rules.report(ts.params, trainer.placement.mesh)
+    out["report"] = {"bytes_per_device": report.bytes_per_device, "total": report.total_bytes}
+
+    # The model's own arrays survive training from them (they are copied, never donated).
+    model = _model(kg)
+    trainer = Trainer(model, optax.sgd(0.1), "mse", mesh=layouts["data parallel"][0])
+    before = [np.asarray(a) for a in jax.tree_util.tree_leaves(compiler.variables(model))]
+    ts = trainer.init_from_model(jax.random.PRNGKey(0))
+    for batch in batches[:2]:
+        ts, _ = trainer.train_step(ts, batch)
+    after = jax.tree_util.tree_leaves(compiler.variables(model))
+    out["user_arrays_intact"] = all(not a.is_deleted() and np.array_equal(np.asarray(a), b)
+                                    for a, b in zip(after, before))
+
+    # The same key gives bitwise the same initial weights on 1, 2, 4 and 8 devices.
+    inits = []
+    for count in (1, 2, 4, 8):
+        mesh = jax.make_mesh((count,), ("data",), devices=jax.devices()[:count])
+        ts = Trainer(_model(kg), optax.adam(1e-3), "mse", mesh=mesh, sharding=fsdp).init(
+            jax.random.PRNGKey(3))
+        inits.append([np.asarray(a) for a in jax.tree_util.tree_leaves(ts.params)])
+    out["init_bitwise"] = all(all(np.array_equal(a, b) for a, b in zip(inits[0], other))
+                              for other in inits[1:])
+
+    # A batch that doesn't split over the data axis is an error that says so.
+    trainer = Trainer(_model(kg), optax.sgd(0.1), "mse", mesh=layouts["data parallel"][0])
+    try:
+        trainer.train_step(trainer.init(jax.random.PRNGKey(0)),
+                           (batches[0][0][:12], batches[0][1][:12]))
+        out["indivisible"] = None
+    except ValueError as error:
+        out["indivisible"] = str(error)
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()

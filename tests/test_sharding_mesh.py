@@ -1,0 +1,50 @@
+"""Training on a mesh of 8 simulated CPU devices equals training on one
+(tests/sharding_child.py runs in a subprocess: the device count is fixed at JAX start)."""
+
+import json
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+CHILD = pathlib.Path(__file__).with_name("sharding_child.py")
+
+
+@pytest.fixture(scope="module")
+def measured():
+    result = subprocess.run([sys.executable, str(CHILD)], capture_output=True, text=True,
+                            timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("layout", ["data parallel", "tensor parallel", "fully sharded"])
+def test_layouts_train_like_one_device(measured, layout):
+    assert measured["devices"] == 8
+    run = measured["sgd"][layout]
+    assert run["loss"] <= 1e-5 and run["params"] <= 1e-6, run
+    assert run["stable"], "shardings changed between steps"
+    expected = {"data parallel": {"up": "P()", "mid": "P()", "down": "P()"},
+                "tensor parallel": {"up": "P(None, 'model')", "mid": "P('model',)",
+                                    "down": "P()"},
+                "fully sharded": {"up": "P('data',)", "mid": "P('data',)",
+                                  "down": "P('data',)"}}[layout]
+    assert run["specs"] == expected
+
+
+def test_optimizer_state_is_sharded_like_the_weights(measured):
+    adam = measured["adam"]
+    assert adam["stable"] and adam["moments_like_weights"]
+    assert adam["single_device_leaves"] == 0
+    assert adam["kernel_bytes_per_device"] == [b // 8 for b in adam["kernel_bytes"]]
+    assert adam["moment_bytes_per_device"] == adam["kernel_bytes_per_device"]
+    biases = (64 + 64 + 8) * 4  # replicated
+    assert measured["report"]["bytes_per_device"] == sum(adam["kernel_bytes"]) // 8 + biases
+
+
+def test_initialisation_and_user_arrays(measured):
+    assert measured["init_bitwise"], "initial weights differ between 1, 2, 4 and 8 devices"
+    assert measured["user_arrays_intact"], "training on a mesh consumed the model's arrays"
+    assert "batch of 12 rows can't be split evenly over mesh axis 'data' (8 devices)" in \
+        measured["indivisible"]
