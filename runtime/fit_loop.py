@@ -96,8 +96,9 @@ class FitLoop:
 
     @property
     def train_state(self):
-        if self._train_state is None:
-            self._train_state = self._packed.unpack()
+        if self._train_state is None:  # (on a mesh, the "packed" state is the TrainState)
+            packed = self._packed
+            self._train_state = packed.unpack() if hasattr(packed, "unpack") else packed
         return self._train_state
 
     @train_state.setter

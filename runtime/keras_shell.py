@@ -15,10 +15,12 @@ import numpy as np
 from runtime import custom_steps, data as data_lib, data_checks, fit_loop, optimizers
 from runtime.callback_list import CallbackList
 from runtime.objective import Objective
+from runtime.sharding.placement import MeshPlacement
 from runtime.training_setup import TrainingSetup
 
 def compile_model(model, optimizer="adam", loss=None, metrics=None, loss_weights=None,
-                  steps_per_execution=1, seed=None, weighted_metrics=None):
+                  steps_per_execution=1, seed=None, weighted_metrics=None, mesh=None,
+                  sharding=None, data_axis=None):
     """Configure training (see ``Model.compile``); names are checked now, as in Keras.
 
     The Trainer is made on first use, once the model is built (a subclassed model builds
@@ -30,10 +32,16 @@ def compile_model(model, optimizer="adam", loss=None, metrics=None, loss_weights
         raise ValueError(f"steps_per_execution must be a positive integer, received "
                          f"{steps_per_execution}.")
     optimizer = optimizers.get(optimizer)
+    placement = None
+    if mesh is not None:  # argument errors now, not at the first fit
+        placement = MeshPlacement(mesh, sharding, optimizer, data_axis)
+    elif sharding is not None or data_axis is not None:
+        raise ValueError("sharding and data_axis need a mesh: pass mesh=jax.make_mesh(...).")
     if model.built:  # resolve names against the outputs now, so errors come at compile
         Objective(model, loss, metrics or (), loss_weights, weighted_metrics)
     TrainingSetup.of(model).compile(optimizer, loss, metrics or (), loss_weights,
-                                    steps_per_execution, seed, weighted_metrics)
+                                    steps_per_execution, seed, weighted_metrics,
+                                    placement=placement)
     model.stop_training = False
 
 

@@ -135,14 +135,16 @@ class Trainer:
     """
 
     def __init__(self, model, optimizer="adam", loss=None, metrics=(), *, loss_weights=None,
-                 weighted_metrics=None, mesh=None, sharding=None, data_axis=None):
+                 weighted_metrics=None, mesh=None, sharding=None, data_axis=None,
+                 placement=None):
         self.model = model
         self.program = compiler.compile(model)
         self.optimizer = optimizers.get(optimizer)
         if mesh is None and (sharding is not None or data_axis is not None):
             raise ValueError("sharding and data_axis need a mesh: pass mesh=jax.make_mesh(...).")
-        self.placement = (MeshPlacement(mesh, sharding, self.optimizer, data_axis)
-                          if mesh is not None else None)
+        if mesh is not None:
+            placement = MeshPlacement(mesh, sharding, self.optimizer, data_axis)
+        self.placement = placement  # (``placement``: a MeshPlacement made by compile)
         self.objective = (Objective(model, loss, metrics, loss_weights, weighted_metrics)
                           if loss is not None else _InferenceOnly(model.name))
         self.metric_names = self.objective.log_names

@@ -115,6 +115,31 @@ def main():
         out["indivisible"] = None
     except ValueError as error:
         out["indivisible"] = str(error)
+    # model.fit on a mesh (BatchNormalization, Dropout, shuffling, validation, k steps per
+    # dispatch) against fit on one device.
+    xs = rng.normal(size=(96, 16)).astype("f4")
+    ys = rng.normal(size=(96, 8)).astype("f4")
+    fits = {}
+    for name, kwargs in [("one device", {}),
+                         ("data parallel", dict(mesh=layouts["data parallel"][0])),
+                         ("fully sharded", dict(mesh=layouts["fully sharded"][0],
+                                                sharding=fsdp, steps_per_execution=3))]:
+        kg.utils.set_random_seed(0)
+        x = kg.Input(shape=(16,))
+        h = kg.layers.Dense(64, activation="relu", name="up")(x)
+        h = kg.layers.Dropout(0.2)(kg.layers.BatchNormalization()(h))
+        model = kg.Model(x, kg.layers.Dense(8, name="down")(h))
+        model.compile("sgd", "mse", seed=1, **kwargs)
+        history = model.fit(xs, ys, batch_size=16, epochs=3, verbose=0, validation_split=0.25)
+        fits[name] = (history.history, model.get_weights(),
+                      model.predict(xs, batch_size=16, verbose=0))
+    out["fit"] = {name: {"loss": max(abs(a - b) for a, b in zip(h["loss"] + h["val_loss"],
+                                                                  fits["one device"][0]["loss"]
+                                                                  + fits["one device"][0]["val_loss"])),
+                         "weights": max(float(np.abs(a - b).max()) for a, b in zip(
+                             w, fits["one device"][1])),
+                         "predict": float(np.abs(p - fits["one device"][2]).max())}
+                  for name, (h, w, p) in fits.items()}
     print(json.dumps(out))
 
 

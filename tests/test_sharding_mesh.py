@@ -48,3 +48,9 @@ def test_initialisation_and_user_arrays(measured):
     assert measured["user_arrays_intact"], "training on a mesh consumed the model's arrays"
     assert "batch of 12 rows can't be split evenly over mesh axis 'data' (8 devices)" in \
         measured["indivisible"]
+
+
+@pytest.mark.parametrize("layout", ["data parallel", "fully sharded"])
+def test_fit_on_a_mesh_equals_fit_on_one_device(measured, layout):
+    run = measured["fit"][layout]
+    assert run["loss"] <= 1e-5 and run["weights"] <= 1e-6 and run["predict"] <= 1e-5, run
