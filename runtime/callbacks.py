@@ -484,7 +484,7 @@ class TerminateOnNaN(Callback):
     True
     """
 
-    _state_fields = ("_steps_before_epoch", "_terminated")
+    _state_fields = ("_epoch", "_steps_before_epoch", "_batches_in_epoch", "_terminated")
 
     def __init__(self, raise_error: bool = False):
         super().__init__()

@@ -88,6 +88,7 @@ class FitLoop:
         self.initial_step = 0
         self.data_seed = tuple(int(s) for s in data_seed)
         self.callbacks = callbacks
+        self.resumed = False  # set by a callback that resumed a run (BackupAndRestore)
 
     def shuffle_rng(self, epoch: int):
         """The generator of epoch ``epoch``'s sample order (a function of the seeds only,

@@ -150,8 +150,15 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
     loop.callbacks = callback_list
     setup.fits += 1
     logs = {}
+    failing = True
     try:
         callback_list.on_train_begin()  # a BackupAndRestore may resume a run here
+        if loop.resumed and getattr(data, "one_shot", False):
+            warnings.warn("Resuming a run whose data is a one-shot iterator (a generator): "
+                          "it starts again from its first batch, so the resumed run does "
+                          "not see the batches the interrupted one would have. Pass a "
+                          "re-iterable (a list, or an object whose __iter__ starts over) "
+                          "to resume exactly.", RuntimeWarning, stacklevel=2)
         skip = loop.initial_step
         for epoch in range(loop.initial_epoch, epochs):
             loop.epoch = epoch
@@ -188,14 +195,28 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
             ts = loop.train_state
             loop.train_state = ts._replace(params=trainer.optimizer.ema_weights(ts.opt_state))
         callback_list.on_train_end(logs)
+        failing = False
     finally:
-        callback_list.on_run_exit()  # background checkpoint writes finish (or raise) here
         ts = loop.train_state
         trainer.write_back(ts, copy=True)
         setup.opt_state = ts.opt_state
         setup.train_key = jax.random.fold_in(ts.key, ts.step)  # next fit draws new masks
+        _run_exit(callback_list, failing)
     model.history = callback_list.history
     return model.history
+
+
+def _run_exit(callback_list, failing: bool) -> None:
+    """The callbacks' ``on_run_exit`` (background checkpoint writes finish here). Its error
+    is raised, unless fit is already failing: then it is a warning, and fit's own error
+    is the one raised."""
+    try:
+        callback_list.on_run_exit()
+    except Exception as error:
+        if not failing:
+            raise
+        warnings.warn(f"While fit was failing, finishing its callbacks failed too: "
+                      f"{type(error).__name__}: {error}", RuntimeWarning, stacklevel=3)
 
 
 def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,

@@ -6,13 +6,13 @@
   SIGKILLing itself after global step KILL_AT (-1: never), backups written in the
   background if ASYNC is 1; at the end writes the
   weights, the optimizer state and the history to OUT (.npz).
-``python tests/checkpoint_child.py crash DIRECTORY FUNCTION N WHEN``
+``python tests/checkpoint_child.py crash DIRECTORY FUNCTION N WHEN KEEP``
   saves checkpoints 1, 2, 3 ... in the background (every array of checkpoint s filled
   with s), printing
   ``done s`` once s is written, and SIGKILLs itself at the N-th call of FUNCTION
   (os.rename, os.replace, os.unlink, os.remove, shutil.rmtree) made from the third save
   on, just before the call (WHEN=before) or just after it (after); FUNCTION=timer
-  kills it N milliseconds after the third save starts.
+  kills it N milliseconds after the third save starts. KEEP checkpoints are kept.
 """
 
 from __future__ import annotations
@@ -40,8 +40,11 @@ def fit_main(out, backup, save_freq, spe, kill_at, async_save):
                                    ModelCheckpoint)
     from runtime.training_setup import TrainingSetup
 
+    trained = []  # the global step after each batch this process trains
+
     class Kill(Callback):
         def on_train_batch_end(self, batch, logs=None):
+            trained.append(self.loop.global_step)
             if 0 <= kill_at <= self.loop.global_step:
                 _die()
 
@@ -65,10 +68,10 @@ def fit_main(out, backup, save_freq, spe, kill_at, async_save):
     opt_state = jax.tree_util.tree_leaves(TrainingSetup.of(model).opt_state)
     arrays = {f"w{i}": np.asarray(w) for i, w in enumerate(model.get_weights())}
     arrays.update({f"o{i}": np.asarray(a) for i, a in enumerate(opt_state)})
-    np.savez(out, history=json.dumps(history.history), **arrays)
+    np.savez(out, history=json.dumps(history.history), trained=np.array(trained), **arrays)
 
 
-def crash_main(directory, function, n, when):
+def crash_main(directory, function, n, when, keep):
     import jax
     import jax.numpy as jnp
 
@@ -95,7 +98,7 @@ def crash_main(directory, function, n, when):
             return result
 
         setattr(module, function, wrapped)
-    checkpoints = CheckpointManager(directory, max_to_keep=2, async_save=True)
+    checkpoints = CheckpointManager(directory, max_to_keep=keep, async_save=True)
     for step in range(1, 50):
         if step == 3:
             armed.set()
@@ -115,5 +118,5 @@ if __name__ == "__main__":
         fit_main(out, backup, save_freq if save_freq == "epoch" else int(save_freq),
                  int(spe), int(kill_at), async_save == "1")
     else:
-        directory, function, n, when = rest
-        crash_main(directory, function, int(n), when)
+        directory, function, n, when, keep = rest
+        crash_main(directory, function, int(n), when, int(keep))

@@ -174,6 +174,54 @@ class _Interrupt(Callback):
             raise KeyboardInterrupt
 
 
+class _InterruptAt(Callback):
+    def __init__(self, step):
+        super().__init__()
+        self.step = step
+
+    def on_train_batch_end(self, batch, logs=None):
+        if self.loop.global_step >= self.step:
+            raise KeyboardInterrupt
+
+
+class _Steps(Callback):
+    """Records the global step of every batch this fit trains."""
+
+    def __init__(self):
+        super().__init__()
+        self.steps = []
+
+    def on_train_batch_end(self, batch, logs=None):
+        self.steps.append(self.loop.global_step)
+
+
+def test_a_mid_epoch_resume_continues_the_epoch_with_its_learning_rate(tmp_path):
+    """A LearningRateScheduler (halving each epoch) and a batch-level ModelCheckpoint
+    resumed at step 7 of 4 x 5: the same rates, weights and checkpoint files."""
+    from runtime.callbacks import LearningRateScheduler
+
+    x, y = _data()
+
+    def run(folder, *extra):
+        steps = _Steps()
+        callbacks = [LearningRateScheduler(lambda epoch, lr: lr * 0.5), steps,
+                     ModelCheckpoint(str(folder / "b{epoch}-{batch}.weights.h5"),
+                                     save_weights_only=True, save_freq=4), *extra]
+        history = _compiled().fit(x, y, batch_size=8, epochs=4, verbose=0,
+                                  callbacks=callbacks)
+        return history, steps.steps
+
+    (tmp_path / "reference").mkdir()
+    expected, _ = run(tmp_path / "reference")
+    resumed_dir = tmp_path / "resumed"
+    with pytest.raises(KeyboardInterrupt):
+        run(resumed_dir, BackupAndRestore(tmp_path / "b", save_freq=2), _InterruptAt(7))
+    history, steps = run(resumed_dir, BackupAndRestore(tmp_path / "b", save_freq=2))
+    assert steps[0] == 7 and steps[-1] == 20  # it continued from the backup at step 6
+    assert history.history == expected.history  # learning_rate per epoch included
+    assert sorted(os.listdir(resumed_dir)) == sorted(os.listdir(tmp_path / "reference"))
+
+
 def test_backup_resumes_callback_states_and_the_history(tmp_path):
     x, y = _data()
     kwargs = dict(batch_size=8, epochs=6, verbose=0, validation_split=0.25)
@@ -190,8 +238,12 @@ def test_backup_resumes_callback_states_and_the_history(tmp_path):
         model.fit(x, y, callbacks=[*callbacks(), BackupAndRestore(tmp_path / "b"),
                                    _Interrupt(4)], **kwargs)
     first = callbacks()
-    resumed = _compiled().fit(x, y, callbacks=[*first, BackupAndRestore(tmp_path / "b")],
+    epochs = []
+    counter = LambdaCallbackEpochs(epochs)
+    resumed = _compiled().fit(x, y, callbacks=[*first, counter,
+                                               BackupAndRestore(tmp_path / "b")],
                               **kwargs).history
+    assert epochs == [4, 5]  # resumed: only the epochs after the backup ran
     assert resumed == expected  # the learning rate halvings and val_loss included
     assert first[0].best == min(expected["val_loss"]) and first[2].best == first[0].best
     assert first[0].best_weights is not None
@@ -209,6 +261,68 @@ def test_resuming_with_another_batch_size_warns(tmp_path):
         history = model.fit(x, y, batch_size=20, epochs=3, verbose=0,
                             callbacks=[BackupAndRestore(tmp_path)])
     assert len(history.history["loss"]) == 3  # resumed at epoch 1: epochs 0, 1, 2
+
+
+def LambdaCallbackEpochs(epochs):  # noqa: N802 - a callback recording epochs begun
+    from runtime.callbacks import LambdaCallback
+
+    return LambdaCallback(on_epoch_begin=lambda epoch, logs: epochs.append(epoch))
+
+
+def test_a_damaged_backup_falls_back_and_later_backups_are_written(tmp_path):
+    x, y = _data()
+    backup = BackupAndRestore(tmp_path, double_checkpoint=True, delete_checkpoint=False)
+    _compiled().fit(x, y, epochs=3, verbose=0, callbacks=[backup])
+    assert sorted(os.listdir(tmp_path)) == [".deleted", "2", "3"]
+    (tmp_path / "3" / "train_state" / "_METADATA").unlink()
+    with pytest.warns(RuntimeWarning, match=r"(?s)step 3 .* restored step 2"):
+        history = _compiled().fit(x, y, epochs=4, verbose=0, callbacks=[backup])
+    assert len(history.history["loss"]) == 4  # epochs 2 and 3 ran again
+    assert sorted(os.listdir(tmp_path)) == [".deleted", "4", "5"]
+
+
+def test_a_run_that_stopped_is_not_resumed_silently(tmp_path):
+    x, y = _data()
+    stop = EarlyStopping(monitor="loss", patience=0, min_delta=100.0)
+    backup = BackupAndRestore(tmp_path, delete_checkpoint=False)
+    _compiled().fit(x, y, epochs=5, verbose=0, callbacks=[stop, backup])
+    assert stop.stopped_epoch == 1
+    with pytest.warns(RuntimeWarning, match="made as training stopped"):
+        history = _compiled().fit(x, y, epochs=5, verbose=0, callbacks=[backup])
+    assert len(history.history["loss"]) == 2  # the stopped run's epochs; none added
+
+
+class _FailingExit(Callback):
+    def on_run_exit(self):
+        raise OSError("the disk went away")
+
+
+def test_errors_at_the_end_of_fit_are_raised_and_never_hide_fits_own(tmp_path):
+    x, y = _data()
+    model = _compiled()
+    with pytest.raises(OSError, match="disk went away"):
+        model.fit(x, y, epochs=1, verbose=0, callbacks=[_FailingExit()])
+    before = [np.asarray(w) for w in model.get_weights()]
+    with pytest.warns(RuntimeWarning, match="finishing its callbacks failed too: OSError"):
+        with pytest.raises(KeyboardInterrupt):
+            model.fit(x, y, epochs=3, verbose=0, callbacks=[_FailingExit(), _Interrupt(1)])
+    after = model.get_weights()  # epoch 0's weights still reached the model
+    assert any(not np.array_equal(a, b) for a, b in zip(before, after))
+
+
+def test_resuming_a_generator_warns_that_it_starts_over(tmp_path):
+    x, y = _data()
+
+    def batches():
+        while True:
+            yield x[:8], y[:8]
+
+    with pytest.raises(KeyboardInterrupt):
+        _compiled().fit(batches(), epochs=3, steps_per_epoch=2, verbose=0,
+                        callbacks=[BackupAndRestore(tmp_path), _Interrupt(1)])
+    with pytest.warns(RuntimeWarning, match="one-shot iterator"):
+        _compiled().fit(batches(), epochs=3, steps_per_epoch=2, verbose=0,
+                        callbacks=[BackupAndRestore(tmp_path)])
 
 
 def test_backup_refuses_bad_arguments_and_custom_train_steps(tmp_path):

@@ -20,7 +20,7 @@ import jax
 import numpy as np
 
 from runtime.callback import Callback
-from runtime.checkpoints.manager import CheckpointManager
+from runtime.checkpoints.manager import CheckpointManager, absolute_path
 
 
 def check_save_freq(owner: str, save_freq):
@@ -88,12 +88,13 @@ class BackupAndRestore(Callback):
         super().__init__()
         if not backup_dir:
             raise ValueError("Empty `backup_dir` argument passed")
-        self.backup_dir = os.path.abspath(os.path.expanduser(os.fspath(backup_dir)))
+        self.backup_dir = absolute_path(backup_dir)
         self.save_freq = check_save_freq("BackupAndRestore", save_freq)
         self.double_checkpoint = bool(double_checkpoint)
         self.delete_checkpoint = bool(delete_checkpoint)
         self.async_save = async_save
         self._manager = None
+        self._resumed = None  # (train state, callback states) of a mid-epoch resume
         self._saves = 0  # the orbax step of the last backup
         self._saved_at = 0  # the global step of the last backup
 
@@ -134,12 +135,12 @@ class BackupAndRestore(Callback):
         target = loop.train_state._replace(metrics=loop.trainer.init_metrics())
         restored = checkpoints.restore(target)
         state = restored.loop_state
-        loop.train_state = restored.train_state
+        loop.resumed = True
         loop.global_step = self._saved_at = int(state["global_step"])
         loop.initial_epoch = int(state["epoch"])
         loop.initial_step = int(state["step_in_epoch"])
         loop.data_seed = tuple(state["data_seed"])
-        self._saves = restored.step
+        self._saves = max(checkpoints.all_steps())  # after a fallback too: numbers stay new
         if state.get("schedule", self._schedule()) != self._schedule():
             warnings.warn(
                 f"Resuming from {self.backup_dir} with other settings than the run that "
@@ -147,13 +148,33 @@ class BackupAndRestore(Callback):
                 "continues, but not exactly as the interrupted run would have.",
                 RuntimeWarning, stacklevel=2)
         extras = restored.extras or {}
+        states = {key: {**state["callbacks"].get(key, {}), **extras.get(key, {})}
+                  for key in {*state["callbacks"], *extras}}
+        self._resumed = (restored.train_state, states) if loop.initial_step else None
+        self._apply(restored.train_state, states)
+        if state.get("stop_training"):
+            if loop.initial_step:  # stopped mid-epoch: that epoch ends without more steps
+                loop.stop_training = True
+            else:  # the run had ended: nothing is left to train
+                warnings.warn(
+                    f"The backup in {self.backup_dir} was made as training stopped (e.g. "
+                    "EarlyStopping): there is nothing left to train. Delete the directory "
+                    "(or use another one) to train again.", RuntimeWarning, stacklevel=2)
+                loop.initial_epoch = max(loop.initial_epoch, self.params.get("epochs", 0))
+
+    def _apply(self, train_state, states) -> None:
+        self.loop.train_state = train_state
         for key, callback in self._others():
-            if key in state["callbacks"] or key in extras:
-                callback.set_state({**state["callbacks"].get(key, {}),
-                                    **extras.get(key, {})})
-        if state.get("stop_training"):  # the run had finished its last epoch
-            loop.initial_epoch = max(loop.initial_epoch, self.params.get("epochs", 0))
-            loop.initial_step = 0
+            if key in states:
+                callback.set_state(dict(states[key]))
+
+    def on_epoch_begin(self, epoch, logs=None):
+        # A run resumed inside an epoch continues it: what the other callbacks' own
+        # on_epoch_begin just changed (a LearningRateScheduler's rate, counters) is put
+        # back as it was when the backup was made. (Runs after them: runs_last.)
+        if self._resumed is not None:
+            self._apply(*self._resumed)
+            self._resumed = None
 
     def _schedule(self) -> dict:
         """What fixes the sequence of steps: batches per epoch, steps per dispatch."""
@@ -188,8 +209,10 @@ class BackupAndRestore(Callback):
                           stop_training=loop.stop_training, callbacks=callback_states,
                           schedule=self._schedule())
         self._saves += 1
-        self._checkpoints().save(self._saves, loop.train_state, loop_state=loop_state,
-                                 extras=extras or None)
+        if not self._checkpoints().save(self._saves, loop.train_state, loop_state=loop_state,
+                                        extras=extras or None):
+            raise RuntimeError(f"Backup {self._saves} exists already in {self.backup_dir}; "
+                               "is another run using this directory?")
         self._saved_at = loop.global_step
 
     # ------------------------------------------------------------------- end

@@ -27,12 +27,12 @@ are copied off the device, the files are written in the background, the next ``s
 from __future__ import annotations
 
 import os
-import shutil
 import warnings
 from typing import Any, NamedTuple
 
 import jax
 import numpy as np
+from etils import epath
 
 from runtime import packing as packing_lib
 from runtime.checkpoints import model_identity
@@ -60,7 +60,8 @@ def _versions() -> dict:
             "orbax-checkpoint": version("orbax-checkpoint"), "format": FORMAT}
 
 
-def _absolute(directory) -> str:
+def absolute_path(directory) -> str:
+    """``directory`` made absolute (``~`` expanded); remote URLs (``gs://``) as they are."""
     directory = os.fspath(directory)
     if "://" in directory:  # gs://, s3:// ... as they are
         return directory
@@ -128,7 +129,7 @@ class CheckpointManager:
         if async_save is None:
             async_save = jax.default_backend() != "cpu"
         self.async_save = bool(async_save)
-        self.directory = _absolute(directory)
+        self.directory = absolute_path(directory)
         self.model = model
         self.best_metric = best_metric
         best_fn = None
@@ -216,6 +217,8 @@ class CheckpointManager:
                 restored = self._restore(target, candidate)
             except CheckpointMismatchError:
                 raise  # a checkpoint of another model: not damage
+            except MemoryError:
+                raise
             except Exception as error:  # noqa: BLE001 - damage of any kind: try the previous
                 failures.append((candidate, error))
                 continue
@@ -288,7 +291,9 @@ class CheckpointManager:
         """Delete every checkpoint and the directory itself."""
         self.wait_until_finished()
         self._manager.close()
-        shutil.rmtree(self.directory, ignore_errors=True)
+        path = epath.Path(self.directory)
+        if path.exists():
+            path.rmtree()
 
     def close(self) -> None:
         """Finish background writes and release orbax's threads."""
@@ -305,11 +310,14 @@ class CheckpointManager:
 
     def _empty_trash(self) -> None:
         """Delete steps orbax renamed into ``.deleted/`` (whole or half-deleted)."""
-        trash = os.path.join(self.directory, _TRASH)
-        if "://" in self.directory or not os.path.isdir(trash):
+        trash = epath.Path(self.directory) / _TRASH
+        if not trash.is_dir():
             return
-        for entry in os.listdir(trash):
-            shutil.rmtree(os.path.join(trash, entry), ignore_errors=True)
+        for entry in trash.iterdir():
+            try:
+                entry.rmtree()
+            except FileNotFoundError:  # removed meanwhile
+                pass
 
     def __repr__(self) -> str:
         return f"CheckpointManager({self.directory!r}, steps={self.all_steps()})"

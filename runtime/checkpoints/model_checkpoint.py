@@ -44,7 +44,7 @@ class ModelCheckpoint(MonitorCallback):
     ['m1.weights.h5', 'm2.weights.h5']
     """
 
-    _state_fields = ("best",)
+    _state_fields = ("best", "_saved_at")
 
     def __init__(self, filepath, monitor="val_loss", verbose=0, save_best_only=False,
                  save_weights_only=False, mode="auto", save_freq="epoch",
