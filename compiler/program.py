@@ -58,13 +58,24 @@ class Program:
         self._signature = graph_signature(model, self._entries)
         self._jitted = jax.jit(self.apply, static_argnames=("training",))
 
-    def init(self, key) -> tuple[dict, dict]:
+    def init(self, key, shardings=None) -> tuple[dict, dict]:
         """Fresh ``(params, state)``; each weight's key is derived from its path.
 
         All weights are drawn by one jitted function, cached by the model's layout
         (``kgraph.base.initial_values.draw``), so a deep model initialises in one dispatch.
+        With ``shardings`` (a ``(params, state)`` pair of pytrees of ``jax.sharding``
+        objects, e.g. from ``runtime.ShardingRules.shardings``), each weight is instead
+        created directly in its sharding, one at a time: no device and not the host ever
+        holds a whole sharded weight, and the values are bitwise the same.
         """
         self._check_current()
+        if shardings is not None:
+            if isinstance(key, jax.core.Tracer):
+                raise ValueError("program.init(key, shardings=...) places each weight "
+                                 "itself: call it outside jit.")
+            return split_values(self._entries, lambda e: initial_values.draw_placed(
+                e.variable, key, "/".join(e.path), get_path(
+                    shardings[0 if e.is_param else 1], e.path, "shardings")))
         values = initial_values.draw([e.variable for e in self._entries], key,
                                      ["/".join(e.path) for e in self._entries])
         position = {id(e): i for i, e in enumerate(self._entries)}

@@ -167,12 +167,11 @@ class Trainer:
     def init(self, key) -> TrainState:
         """A fresh train state: new weights from ``key``, new optimizer state (on a mesh:
         created sharded, inside ``jit``)."""
-        def fresh(key):
-            init_key, train_key = jax.random.split(key)
-            params, state = self.program.init(init_key)
-            return self._train_state(params, state, train_key)
-
-        return self.placement.init(fresh, key) if self.placement else fresh(key)
+        if self.placement is not None:
+            return self.placement.init(self, key)
+        init_key, train_key = jax.random.split(key)
+        params, state = self.program.init(init_key)
+        return self._train_state(params, state, train_key)
 
     def init_from_model(self, key, opt_state=None) -> TrainState:
         """A train state holding the model's current weights (``compiler.variables``)."""
@@ -218,6 +217,15 @@ class Trainer:
             params, state = jax.tree_util.tree_map(jnp.copy, (params, state))
         compiler.assign(self.model, params, state)
 
+    def _run(self, params, state, x, **kwargs):
+        """``program.run``, with a mesh's activation sharding hints."""
+        hints = self.placement.hints if self.placement is not None else None
+        if not hints:
+            return self.program.run(params, state, x, **kwargs)
+        run = self.program.run(params, state, x, hooks=(hints,), **kwargs)
+        hints.check_all_used(self.model.name)
+        return run
+
     # ------------------------------------------------------------------- core
     def _step(self, ts: TrainState, x, y, sample_weight, valid, accumulate=True):
         """One optimizer step on a batch (``valid``: padding mask or None).
@@ -236,8 +244,8 @@ class Trainer:
         step_key = jax.random.fold_in(ts.key, ts.step)
 
         def objective(params):
-            run = self.program.run(params, ts.state, x, training=True, key=step_key,
-                                   sample_mask=valid)
+            run = self._run(params, ts.state, x, training=True, key=step_key,
+                            sample_mask=valid)
             self.objective.check(y, run.outputs)
             total, per_output = self.objective.loss(y, run.outputs, sample_weight, valid,
                                                     run.masks)
@@ -267,8 +275,8 @@ class Trainer:
         if self.placement is not None:
             x, y, sample_weight, valid = self.placement.constrain_batch(
                 (x, y, sample_weight, valid))
-        run = self.program.run(ts.params, ts.state, x, training=False, sample_mask=valid,
-                               key=_inference_key(ts))
+        run = self._run(ts.params, ts.state, x, training=False, sample_mask=valid,
+                        key=_inference_key(ts))
         self.objective.check(y, run.outputs)
         total, per_output = self.objective.loss(y, run.outputs, sample_weight, valid,
                                                 run.masks)
@@ -280,8 +288,8 @@ class Trainer:
         self.traces["predict"] += 1
         if self.placement is not None:
             x = self.placement.constrain_batch(x)
-        return self.program.run(ts.params, ts.state, x, training=False,
-                                key=_inference_key(ts)).outputs
+        return self._run(ts.params, ts.state, x, training=False,
+                         key=_inference_key(ts)).outputs
 
     # ------------------------------------------------------------ public steps
     def _train_step(self, ts, batch):

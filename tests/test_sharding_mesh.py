@@ -54,3 +54,14 @@ def test_initialisation_and_user_arrays(measured):
 def test_fit_on_a_mesh_equals_fit_on_one_device(measured, layout):
     run = measured["fit"][layout]
     assert run["loss"] <= 1e-5 and run["weights"] <= 1e-6 and run["predict"] <= 1e-5, run
+
+
+def test_sharded_initialisation_never_holds_whole_weights():
+    result = subprocess.run([sys.executable, str(CHILD), "init-memory"], capture_output=True,
+                            text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    measured = json.loads(result.stdout.strip().splitlines()[-1])
+    assert measured["param_bytes"] == measured["abstract_bytes"] == 16 * 4096 * 4096 * 4
+    assert measured["eval_shape_growth"] < 64 << 20  # abstract: nothing allocated
+    assert measured["shard_shape"] == [512, 4096]
+    assert measured["growth"] <= 1.6, measured  # peak host memory / parameter bytes

@@ -77,3 +77,43 @@ def test_report_counts_bytes_per_device_and_the_replicated_share():
     assert report.fraction_replicated == pytest.approx((128 + 256 + 128) / total)
     text = str(report)
     assert "replicated (no rule)" in text and "8 devices" in text
+
+
+def _trainer(activations):
+    import optax
+
+    import kgraph as kg
+    from runtime import Trainer
+
+    x = kg.Input(shape=(16,))
+    h = kg.layers.Dense(64, activation="relu", name="up")(x)
+    model = kg.Model(x, kg.layers.Dense(8, name="down")(h))
+    mesh = jax.make_mesh((1, 1), ("data", "model"))  # one device: the program is the same
+    return Trainer(model, optax.sgd(0.1), "mse", mesh=mesh,
+                   sharding=ShardingRules(activations=activations))
+
+
+BATCH = (np.ones((8, 16), np.float32), np.ones((8, 8), np.float32))
+
+
+def test_activation_hints_constrain_the_named_node_outputs():
+    def lowered(activations):
+        trainer = _trainer(activations)
+        return trainer.train_step.lower(trainer.init(jax.random.PRNGKey(0)), BATCH).as_text()
+
+    plain, hinted = lowered(()), lowered([("up/output", P("data", "model"))])
+    # The forward output and its cotangent are constrained over the "model" axis.
+    assert hinted.count('"model"') >= plain.count('"model"') + 2
+
+
+@pytest.mark.parametrize("activations, message", [
+    ([("upp/output", P("data", None))], r"Activation hints \['upp/output'\] name no layer"),
+    ([("up/output", P("data", None, None))],
+     r'"up/output": .* has 3 entries, but the output has rank 2 \(shape \(8, 64\)\)'),
+    ([("up/output", P("pipe", None))], r"names mesh axis 'pipe'"),
+    ([("up", P("data", None))], r'is \("<layer path>/output", PartitionSpec\)'),
+])
+def test_activation_hint_mistakes_are_errors(activations, message):
+    with pytest.raises(ValueError, match=message):
+        trainer = _trainer(activations)
+        trainer.train_step(trainer.init(jax.random.PRNGKey(0)), BATCH)

@@ -144,6 +144,24 @@ def draw(variables, key, paths) -> list:
     return values
 
 
+@functools.lru_cache(maxsize=256)
+def _placed_function(initializer, shape, dtype, sharding):
+    return jax.jit(functools.partial(_value, initializer, shape, dtype),
+                   out_shardings=sharding)
+
+
+def draw_placed(variable, key, path, sharding):
+    """``variable``'s initial value (bitwise as ``draw``) created directly with
+    ``sharding``: each device computes only its own shard, so no whole weight is ever
+    materialised on one device or on the host. One compile per initializer, shape, dtype
+    and sharding (a deep stack of equal layers compiles once)."""
+    key = jax.random.fold_in(key, context.stable_hash(path))
+    init = variable.initializer
+    if initializers.is_builtin(init):
+        return _placed_function(init, tuple(variable.shape), variable.dtype, sharding)(key)
+    return jax.jit(variable.initial_value, out_shardings=sharding)(key)
+
+
 def materialize(variables) -> None:
     """Give each of ``variables`` that has no stored value its eager initial value.
 

@@ -15,6 +15,7 @@ import jax.numpy as jnp
 import optax
 from jax.sharding import NamedSharding, PartitionSpec
 
+from kgraph.interpreter.walk import NodeHook
 from runtime.sharding.rules import ShardingRules
 
 
@@ -55,6 +56,7 @@ class MeshPlacement:
         for axis in axes:
             self.data_parts *= mesh.shape[axis]
         self.replicated = NamedSharding(mesh, PartitionSpec())
+        self.hints = _ActivationHints(self.rules.activations, mesh)
 
     def __repr__(self) -> str:
         return f"MeshPlacement(mesh={dict(self.mesh.shape)}, data_axis={self.data_axis!r})"
@@ -108,7 +110,63 @@ class MeshPlacement:
                        out_shardings=shardings)
         return copy(ts)
 
-    def init(self, init_fn, key):
-        """``init_fn(key)`` run with its result created sharded (inside ``jit``)."""
-        abstract = jax.eval_shape(init_fn, key)
-        return jax.jit(init_fn, out_shardings=self.train_state_shardings(abstract))(key)
+    def init(self, trainer, key):
+        """A fresh train state of ``trainer``, created sharded: each weight directly in
+        its sharding (``Program.init(key, shardings)``), the optimizer state inside
+        ``jit``."""
+        init_key, train_key = jax.random.split(key)
+        params, state = jax.eval_shape(trainer.program.init, init_key)
+        params, state = trainer.program.init(
+            init_key, (self.weight_shardings(params), self.weight_shardings(state)))
+        abstract = jax.eval_shape(trainer._train_state, params, state, train_key)
+        shardings = self.train_state_shardings(abstract)
+        opt_state = jax.jit(trainer.optimizer.init, out_shardings=shardings.opt_state)(params)
+        return abstract._replace(
+            params=params, state=state, opt_state=opt_state,
+            step=jax.device_put(jnp.zeros((), jnp.int32), self.replicated),
+            key=jax.device_put(train_key, self.replicated))
+
+
+class _ActivationHints(NodeHook):
+    """Constrains node outputs named ``"<layer path>/output"`` to their hinted sharding."""
+
+    def __init__(self, hints: dict, mesh):
+        self.mesh = mesh
+        self.hints = {}
+        for name, spec in hints.items():
+            if not name.endswith("/output") or not isinstance(spec, PartitionSpec):
+                raise ValueError(f"An activation hint is (\"<layer path>/output\", "
+                                 f"PartitionSpec), received ({name!r}, {spec!r}).")
+            for entry in spec:
+                for axis in (entry if isinstance(entry, tuple) else (entry,)):
+                    if axis is not None and axis not in mesh.shape:
+                        raise ValueError(f'Activation hint "{name}" names mesh axis {axis!r}, '
+                                         f"but the mesh has axes {dict(mesh.shape)}.")
+            self.hints[name[:-len("/output")]] = spec
+        self.seen: set = set()
+
+    def __bool__(self) -> bool:
+        return bool(self.hints)
+
+    def after_node(self, node, path, args, kwargs, outputs):
+        spec = self.hints.get(path)
+        if spec is None:
+            return None
+        self.seen.add(path)
+
+        def constrain(leaf):
+            if len(spec) not in (0, jnp.ndim(leaf)):
+                raise ValueError(f'Activation hint "{path}/output": {spec} has {len(spec)} '
+                                 f"entries, but the output has rank {jnp.ndim(leaf)} (shape "
+                                 f"{jnp.shape(leaf)}).")
+            return jax.lax.with_sharding_constraint(leaf, NamedSharding(self.mesh, spec))
+
+        return jax.tree_util.tree_map(constrain, outputs)
+
+    def check_all_used(self, model_name: str) -> None:
+        """After a trace: a hint whose path names no node is an error (a typo)."""
+        unused = sorted(set(self.hints) - self.seen)
+        if unused:
+            raise ValueError(f"Activation hints {[u + '/output' for u in unused]} name no "
+                             f"layer call of model {model_name!r} (a nested model's layers "
+                             "are \"<model>/<layer>/output\").")
