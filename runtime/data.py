@@ -151,13 +151,14 @@ class ArrayData:
         self.batch_bytes = self.batch_size * nbytes // max(self.size, 1)
         self._on_device = None
         self._in_order = None  # the unshuffled epoch's rows, gathered once
+        self.sharding = None  # where resident arrays go (on a mesh: every device, replicated)
 
     def on_device(self):
         """The arrays on the device (put there once), rows padded to a bucketed size."""
         if self._on_device is None:
             extra = bucket(self.size) - self.size
             arrays = _pad(self.arrays, extra) if extra else self.arrays
-            self._on_device = jax.device_put(arrays)
+            self._on_device = jax.device_put(arrays, self.sharding)
         return self._on_device
 
     def device_epoch(self, order=None):
@@ -168,12 +169,13 @@ class ArrayData:
         ``arrays`` are the resident data and step ``n`` gathers rows ``index[n]``.
         """
         index, valid = self.epoch_table(order, padded_rows=True)
-        valid = jax.device_put(valid)
+        valid = jax.device_put(valid, self.sharding)
         if self.batch_bytes > EPOCH_GATHER_MAX_BATCH_BYTES:
-            return self.on_device(), jax.device_put(index), valid
+            return self.on_device(), jax.device_put(index, self.sharding), valid
         if order is None and self._in_order is not None:
             return self._in_order, None, valid
-        arrays = _gather_rows(self.on_device(), jax.device_put(index.reshape(-1)))
+        arrays = _gather_rows(self.on_device(), jax.device_put(index.reshape(-1),
+                                                               self.sharding))
         if order is None:
             self._in_order = arrays
         return arrays, None, valid
@@ -301,11 +303,12 @@ def stack(batches):
     return jax.tree_util.tree_map(lambda *parts: np.stack(parts), *batches)
 
 
-def prefetch_to_device(iterator, size: int = 2):
-    """Put ``(batch, n_real)`` items on the device ``size`` steps ahead of their use."""
+def prefetch_to_device(iterator, size: int = 2, place=None):
+    """Put ``(batch, n_real)`` items on the device ``size`` steps ahead of their use
+    (with ``place(batch)``: where it says, e.g. split over a mesh)."""
     queue = collections.deque()
     for batch, real in iterator:
-        queue.append((jax.device_put(batch), real))
+        queue.append((jax.device_put(batch) if place is None else place(batch), real))
         if len(queue) >= size:
             yield queue.popleft()
     while queue:

@@ -200,6 +200,7 @@ def train_epoch(loop, callbacks, data, *, shuffle_rng, steps_per_execution: int,
     """Run one epoch of training steps, the first ``skip`` of them already run (a resumed
     epoch); returns the number of steps of the epoch run, ``skip`` included."""
     trainer, k = loop.trainer, steps_per_execution
+    _place_resident(trainer, data)
     clock = _HookClock(callbacks, "train")
     total = getattr(data, "steps", None)
 
@@ -234,11 +235,27 @@ def train_epoch(loop, callbacks, data, *, shuffle_rng, steps_per_execution: int,
     # A resumed epoch passes over the batches already trained on (an iterable must give
     # the same batches each epoch for the run to continue exactly).
     batches = itertools.islice(batches, skip, None)
-    for block, steps in data_lib.prefetch_to_device(_blocks(batches, k)):
+    for block, steps in data_lib.prefetch_to_device(_blocks(batches, k),
+                                                    place=_placer(trainer, stacked=True)):
         done = run(done, steps, lambda packed, b=block: trainer.fit_batches(packed, b))
         if loop.stop_training:
             break
     return done
+
+
+def _placer(trainer, stacked=False):
+    """How host batches reach the devices: on a mesh, split over its data axis."""
+    placement = getattr(trainer, "placement", None)
+    if placement is None:
+        return None
+    return lambda batch: placement.put_batch(batch, stacked=stacked)
+
+
+def _place_resident(trainer, data) -> None:
+    """On a mesh, in-memory data lives on every device (each step gathers its rows)."""
+    placement = getattr(trainer, "placement", None)
+    if placement is not None and isinstance(data, data_lib.ArrayData):
+        data.sharding = placement.replicated
 
 
 def _blocks(batches, k):
@@ -260,6 +277,7 @@ def evaluate_data(trainer, train_state, data, callbacks=None) -> dict:
     needs every batch; the progress bar then just sees the last one.
     """
     metrics = trainer.init_metrics()
+    _place_resident(trainer, data)
     clock = _HookClock(callbacks, "test")
     count = 0
     if isinstance(data, data_lib.ArrayData) and data.device_resident:
@@ -278,7 +296,8 @@ def evaluate_data(trainer, train_state, data, callbacks=None) -> dict:
         count = data.steps
     else:
         batches = data.host_batches() if isinstance(data, data_lib.ArrayData) else data.epoch()
-        for i, (batch, _) in enumerate(data_lib.prefetch_to_device(batches)):
+        for i, (batch, _) in enumerate(data_lib.prefetch_to_device(
+                batches, place=_placer(trainer))):
             due = clock.due(False)
             if due:
                 callbacks.on_test_batch_begin(i)
@@ -294,6 +313,7 @@ def evaluate_data(trainer, train_state, data, callbacks=None) -> dict:
 def predict_data(trainer, train_state, data, callbacks=None):
     """Model outputs for every sample of ``data`` as NumPy arrays."""
     clock = _HookClock(callbacks, "predict")
+    _place_resident(trainer, data)
     if isinstance(data, data_lib.ArrayData) and data.device_resident and clock.interval != 0.0:
         (x_dev, _, _), index, valid = data.device_epoch()
         stacked = trainer.predict_indexed(train_state, x_dev, index, valid)
@@ -303,7 +323,8 @@ def predict_data(trainer, train_state, data, callbacks=None):
             lambda a: np.asarray(a).reshape((-1, *a.shape[2:]))[:data.size], stacked)
     batches = data.host_batches() if isinstance(data, data_lib.ArrayData) else data.epoch()
     pieces = []
-    for i, ((x, _y, _w, _valid), real) in enumerate(data_lib.prefetch_to_device(batches)):
+    for i, ((x, _y, _w, _valid), real) in enumerate(data_lib.prefetch_to_device(
+            batches, place=_placer(trainer))):
         due = clock.due(False)
         if due:
             callbacks.on_predict_batch_begin(i)

@@ -50,7 +50,8 @@ def test_initialisation_and_user_arrays(measured):
         measured["indivisible"]
 
 
-@pytest.mark.parametrize("layout", ["data parallel", "fully sharded"])
+@pytest.mark.parametrize("layout", ["data parallel", "fully sharded",
+                                    "data parallel, batches"])
 def test_fit_on_a_mesh_equals_fit_on_one_device(measured, layout):
     run = measured["fit"][layout]
     assert run["loss"] <= 1e-5 and run["weights"] <= 1e-6 and run["predict"] <= 1e-5, run

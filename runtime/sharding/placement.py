@@ -92,6 +92,19 @@ class MeshPlacement:
                 f"is a multiple of {self.data_parts}.")
         return NamedSharding(self.mesh, PartitionSpec(self.data_axis))
 
+    def put_batch(self, tree, stacked: bool = False):
+        """Host arrays split over the data axis on their batch dimension (the second one
+        of ``stacked`` blocks of steps): each device receives only its rows."""
+        def put(leaf):
+            if stacked and jnp.ndim(leaf) >= 2:
+                self.batch_sharding(leaf[0])  # checks the batch divides
+                sharding = NamedSharding(self.mesh, PartitionSpec(None, self.data_axis))
+            else:
+                sharding = self.batch_sharding(leaf)
+            return jax.device_put(leaf, sharding)
+
+        return jax.tree_util.tree_map(put, tree)
+
     # --------------------------------------------------- inside compiled steps
     def constrain_state(self, ts):
         return jax.lax.with_sharding_constraint(ts, self.train_state_shardings(ts))
