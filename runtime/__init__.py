@@ -6,7 +6,7 @@
 >>> trainer = Trainer(kg.Model(x, kg.layers.Dense(1)(x)), optax.sgd(0.1), "mse")
 """
 
-from runtime import callbacks, losses, metrics, optimizers, packing
+from runtime import callbacks, losses, metrics, optimizers, packing, sharding
 from runtime.callbacks import (BackupAndRestore, CSVLogger, Callback, EarlyStopping,
                                LambdaCallback, ModelCheckpoint, ReduceLROnPlateau,
                                TerminateOnNaN)
@@ -15,9 +15,12 @@ from runtime.fit_loop import FitLoop
 from runtime.history import History
 from runtime.optimizers import mask_by_path
 from runtime.packing import Packed
+from runtime.sharding import ShardingReport, ShardingRules
 from runtime.trainer import Trainer, TrainState
 from runtime.training_setup import TrainingSetup
 
-__all__ = ["BackupAndRestore", "CSVLogger", "Callback", "CheckpointManager", "EarlyStopping", "FitLoop", "History", "LambdaCallback",
-           "ModelCheckpoint", "Packed", "ReduceLROnPlateau", "TerminateOnNaN", "TrainState", "Trainer",
-           "TrainingSetup", "callbacks", "losses", "mask_by_path", "metrics", "optimizers", "packing"]
+__all__ = ["BackupAndRestore", "CSVLogger", "Callback", "CheckpointManager",
+           "EarlyStopping", "FitLoop", "History", "LambdaCallback", "ModelCheckpoint",
+           "Packed", "ReduceLROnPlateau", "ShardingReport", "ShardingRules",
+           "TerminateOnNaN", "TrainState", "Trainer", "TrainingSetup", "callbacks",
+           "losses", "mask_by_path", "metrics", "optimizers", "packing", "sharding"]

@@ -22,6 +22,7 @@ from runtime import TrainState
 from runtime.checkpoints import CheckpointManager
 
 CHILD = str(pathlib.Path(__file__).with_name("checkpoint_child.py"))
+pytestmark = pytest.mark.xdist_group("checkpoints_killed")  # the references are made once
 
 
 def _run(*args, expect_killed=False):

@@ -9,6 +9,7 @@ import sys
 import pytest
 
 CHILD = pathlib.Path(__file__).with_name("sharding_child.py")
+pytestmark = pytest.mark.xdist_group("sharding_mesh")  # one worker runs the child once
 
 
 @pytest.fixture(scope="module")
