@@ -15,12 +15,13 @@ import numpy as np
 from runtime import custom_steps, data as data_lib, data_checks, fit_loop, optimizers
 from runtime.callback_list import CallbackList
 from runtime.objective import Objective
+from runtime.remat import Remat
 from runtime.sharding.placement import MeshPlacement
 from runtime.training_setup import TrainingSetup
 
 def compile_model(model, optimizer="adam", loss=None, metrics=None, loss_weights=None,
                   steps_per_execution=1, seed=None, weighted_metrics=None, mesh=None,
-                  sharding=None, data_axis=None):
+                  sharding=None, data_axis=None, remat=None):
     """Configure training (see ``Model.compile``); names are checked now, as in Keras.
 
     The Trainer is made on first use, once the model is built (a subclassed model builds
@@ -37,11 +38,13 @@ def compile_model(model, optimizer="adam", loss=None, metrics=None, loss_weights
         placement = MeshPlacement(mesh, sharding, optimizer, data_axis)
     elif sharding is not None or data_axis is not None:
         raise ValueError("sharding and data_axis need a mesh: pass mesh=jax.make_mesh(...).")
+    if remat is not None:
+        Remat(remat)  # an unknown policy is an error now
     if model.built:  # resolve names against the outputs now, so errors come at compile
         Objective(model, loss, metrics or (), loss_weights, weighted_metrics)
     TrainingSetup.of(model).compile(optimizer, loss, metrics or (), loss_weights,
                                     steps_per_execution, seed, weighted_metrics,
-                                    placement=placement)
+                                    placement=placement, remat=remat)
     model.stop_training = False
 
 

@@ -23,6 +23,7 @@ import compiler
 from runtime import optimizers, packing as packing_lib
 from runtime.data import take_rows
 from runtime.objective import Objective
+from runtime.remat import Remat
 from runtime.sharding.placement import MeshPlacement
 
 
@@ -132,11 +133,13 @@ class Trainer:
         over ``data_axis`` (default: the mesh's first axis), weights as ``sharding``
         says, the optimizer state like the weights it tracks (``runtime.sharding``).
       sharding: ``runtime.ShardingRules`` for the weights (None: replicated).
+      remat: rematerialise layers in the backward pass: a ``jax.checkpoint`` policy name
+        for every layer, or ``{layer path pattern: policy name}`` (``runtime.remat``).
     """
 
     def __init__(self, model, optimizer="adam", loss=None, metrics=(), *, loss_weights=None,
                  weighted_metrics=None, mesh=None, sharding=None, data_axis=None,
-                 placement=None):
+                 placement=None, remat=None):
         self.model = model
         self.program = compiler.compile(model)
         self.optimizer = optimizers.get(optimizer)
@@ -145,6 +148,7 @@ class Trainer:
         if mesh is not None:
             placement = MeshPlacement(mesh, sharding, self.optimizer, data_axis)
         self.placement = placement  # (``placement``: a MeshPlacement made by compile)
+        self.remat = Remat(remat) if remat is not None else None
         self.objective = (Objective(model, loss, metrics, loss_weights, weighted_metrics)
                           if loss is not None else _InferenceOnly(model.name))
         self.metric_names = self.objective.log_names
@@ -218,13 +222,23 @@ class Trainer:
         compiler.assign(self.model, params, state)
 
     def _run(self, params, state, x, **kwargs):
-        """``program.run``, with a mesh's activation sharding hints."""
+        """``program.run`` with a mesh's activation sharding hints and rematerialisation."""
         hints = self.placement.hints if self.placement is not None else None
-        if not hints:
-            return self.program.run(params, state, x, **kwargs)
-        run = self.program.run(params, state, x, hooks=(hints,), **kwargs)
-        hints.check_all_used(self.model.name)
+        hooks = tuple(h for h in (hints or None, self.remat) if h is not None)
+        run = self.program.run(params, state, x, hooks=hooks, **kwargs)
+        if hints:
+            hints.check_all_used(self.model.name)
         return run
+
+    def memory_report(self, train_state, batch) -> dict:
+        """What XLA's compiled ``train_step`` on ``batch`` needs, in bytes
+        (``compiled.memory_analysis()``): ``temp`` (activations and scratch: what
+        rematerialisation trades for compute), ``arguments``, ``outputs``, ``aliased``."""
+        analysis = self.train_step.lower(train_state, batch).compile().memory_analysis()
+        return {"temp": analysis.temp_size_in_bytes,
+                "arguments": analysis.argument_size_in_bytes,
+                "outputs": analysis.output_size_in_bytes,
+                "aliased": analysis.alias_size_in_bytes}
 
     # ------------------------------------------------------------------- core
     def _step(self, ts: TrainState, x, y, sample_weight, valid, accumulate=True):

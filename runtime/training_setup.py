@@ -64,11 +64,11 @@ class TrainingSetup:
         return setup
 
     def compile(self, optimizer, loss, metrics, loss_weights, steps_per_execution, seed,
-                weighted_metrics=None, placement=None):
+                weighted_metrics=None, placement=None, remat=None):
         """Record ``compile``'s choices; training starts afresh (new optimizer state)."""
         self.config = dict(optimizer=optimizer, loss=loss, metrics=metrics,
                            loss_weights=loss_weights, weighted_metrics=weighted_metrics,
-                           placement=placement)
+                           placement=placement, remat=remat)
         self.steps_per_execution = int(steps_per_execution)
         self.seed = 0 if seed is None else int(seed)
         self.train_key = jax.random.PRNGKey(self.seed)
@@ -105,7 +105,7 @@ class TrainingSetup:
             self.trainer = Trainer(model, config["optimizer"], config["loss"],
                                    config["metrics"], loss_weights=config["loss_weights"],
                                    weighted_metrics=config["weighted_metrics"],
-                                   placement=config["placement"])
+                                   placement=config["placement"], remat=config["remat"])
         return self.trainer
 
     def predictor_for(self, model, x=None) -> Trainer:

@@ -30,6 +30,7 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 _local = threading.local()
 
@@ -256,3 +257,35 @@ def scan(body, init, xs, **kwargs):
     if probe.losses:
         parent.losses.append(jnp.sum(losses))
     return carry, ys
+
+
+def checkpoint(fn, *args, policy=None):
+    """``fn(*args)`` under ``jax.checkpoint`` (rematerialised in the backward pass), for a
+    ``fn`` that runs layers: like ``scan``, it runs in a fresh scope whose weight
+    assignments and ``add_loss`` values reach the enclosing call afterwards. Leaves of
+    ``args`` that are not arrays (flags, None) pass through as they are."""
+    parent = current()
+    leaves, treedef = jax.tree_util.tree_flatten(args)
+    dynamic = [i for i, leaf in enumerate(leaves)
+               if isinstance(leaf, (jax.Array, np.ndarray, jax.core.Tracer))]
+    assigned = {}
+
+    def inner(*values):
+        rebuilt = list(leaves)
+        for i, value in zip(dynamic, values):
+            rebuilt[i] = value
+        scope = parent.child() if parent is not None else None
+        if scope is None:
+            return fn(*jax.tree_util.tree_unflatten(treedef, rebuilt)), {}, []
+        with scope:
+            out = fn(*jax.tree_util.tree_unflatten(treedef, rebuilt))
+        assigned.update(scope.assigned)
+        return out, dict(scope.assignments), list(scope.losses)
+
+    out, assignments, losses = jax.checkpoint(inner, policy=policy)(
+        *[leaves[i] for i in dynamic])
+    for vid, value in assignments.items():
+        assigned[vid].assign(value)
+    if parent is not None:
+        parent.losses.extend(losses)
+    return out

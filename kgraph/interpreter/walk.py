@@ -95,6 +95,12 @@ class NodeHook:
     def after_node(self, node, path, args, kwargs, outputs):
         return None
 
+    def wrap_node(self, node, path, run):
+        """``run(node, args, kwargs, input_masks) -> (outputs, mask)`` runs the node; a
+        hook may return another such function that calls it (e.g. under
+        ``jax.checkpoint``), or None to leave it."""
+        return None
+
 
 def _input_masks(node, masks):
     """The masks of the node's input tensors (a list, None where unmasked), or None."""
@@ -122,7 +128,10 @@ def run_graph(nodes: Sequence[Node], inputs: Sequence[KerasTensor], values: Sequ
         path = "/".join((*prefix, node.layer.name))
         for hook in hooks:
             hook.before_node(node, path, args, kwargs)
-        result, output_mask = run_node(node, args, kwargs, _input_masks(node, masks))
+        runner = run_node
+        for hook in hooks:
+            runner = hook.wrap_node(node, path, runner) or runner
+        result, output_mask = runner(node, args, kwargs, _input_masks(node, masks))
         for hook in hooks:
             replaced = hook.after_node(node, path, args, kwargs, result)
             result = result if replaced is None else replaced
