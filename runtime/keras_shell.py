@@ -57,6 +57,30 @@ def _is_iterable_source(x) -> bool:
             and hasattr(x, "__iter__"))
 
 
+def _process_batch_size(model, batch_size):
+    """On several processes training on one mesh, ``batch_size`` is the global batch
+    (as Keras's distribution API): each process batches its own data by its share."""
+    setup = getattr(model, "_training_setup", None)
+    placement = (setup.config or {}).get("placement") if setup is not None else None
+    processes = jax.process_count()
+    if placement is None or processes == 1:
+        return batch_size
+    batch_size = 32 if batch_size is None else int(batch_size)
+    if batch_size % processes:
+        raise ValueError(f"batch_size={batch_size} (the global batch) must be a multiple of "
+                         f"the number of processes, {processes}.")
+    return batch_size // processes
+
+
+def _same_on_every_process(what: str, value: int) -> None:
+    """Processes running different numbers of steps would wait for each other forever."""
+    if jax.process_count() > 1:
+        from jax.experimental import multihost_utils
+
+        multihost_utils.assert_equal(value, f"Every process must run the same number of "
+                                            f"{what}: this one has {value}.")
+
+
 def _make_data(x, y, sample_weight, batch_size, class_weight, steps, *, targets=True):
     if _is_iterable_source(x):
         if y is not None or sample_weight is not None:
@@ -122,8 +146,12 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
             x, y, sample_weight, validation_split)
     data_checks.check_class_weight(class_weight,
                                    data_checks.num_classes(model) if model.built else None)
+    batch_size = _process_batch_size(model, batch_size)
+    validation_batch_size = _process_batch_size(model, validation_batch_size)
     data = _make_data(x, y, sample_weight, batch_size, class_weight, steps_per_epoch)
     _check_inputs(model, data)
+    if isinstance(data, data_lib.ArrayData):
+        _same_on_every_process("batches per epoch", data.steps)
     val_batch = data_checks.check_batch_size(validation_batch_size, "validation_batch_size")
     val_data = _validation(validation_data, val_batch or batch_size or 32)
     if val_data is not None and isinstance(val_data, data_lib.IterableData):
@@ -229,7 +257,7 @@ def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weig
            for name in ("test_step", "metrics", "compute_loss")):
         return custom_steps.evaluate(model, x, y, batch_size, verbose, sample_weight,
                                      callbacks, return_dict)
-    data = _make_data(x, y, sample_weight, batch_size, None, steps)
+    data = _make_data(x, y, sample_weight, _process_batch_size(model, batch_size), None, steps)
     _check_inputs(model, data)
     setup = TrainingSetup.of(model)
     trainer = setup.trainer_for(model, _first_batch(data))
@@ -251,7 +279,8 @@ def predict(model, x, batch_size=None, verbose="auto", steps=None, callbacks=Non
     """Model outputs for ``x`` as NumPy arrays (padded batches; one compiled program)."""
     if custom_steps.overrides(model, "predict_step"):
         return custom_steps.predict(model, x, batch_size, verbose, callbacks)
-    data = _make_data(x, None, None, batch_size, None, steps, targets=False)
+    data = _make_data(x, None, None, _process_batch_size(model, batch_size), None, steps,
+                      targets=False)
     _check_inputs(model, data)
     predictor = TrainingSetup.of(model).predictor_for(model, _first_batch(data))
     callback_list = CallbackList(callbacks, model=model, add_history=False,

@@ -6,12 +6,17 @@ their weights, its step count is replicated); the step number, key and metrics a
 replicated; a batch is split over the data axis on its leading (batch) dimension.
 Inside the compiled steps the new train state is constrained to the same shardings, so
 they stay the same from step to step and donation keeps reusing the buffers.
+
+On several processes (``jax.distributed.initialize``), each process gives its own rows
+of every batch (``jax.make_array_from_process_local_data``): the global batch is the
+processes' batches together, in process order.
 """
 
 from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
 from jax.sharding import NamedSharding, PartitionSpec
 
@@ -80,14 +85,16 @@ class MeshPlacement:
                            step=replicated, key=replicated,
                            metrics=jax.tree_util.tree_map(lambda _: replicated, ts.metrics))
 
-    def batch_sharding(self, leaf):
-        """The sharding of one batch array: split on its leading dimension."""
+    def batch_sharding(self, leaf, local: bool = False):
+        """The sharding of one batch array: split on its leading dimension (``local``:
+        ``leaf`` is this process's share of a batch of all processes)."""
         shape = jnp.shape(leaf)
         if not shape:
             return self.replicated
-        if shape[0] % self.data_parts:
+        rows = shape[0] * (jax.process_count() if local else 1)
+        if rows % self.data_parts:
             raise ValueError(
-                f"A batch of {shape[0]} rows can't be split evenly over mesh axis "
+                f"A batch of {rows} rows can't be split evenly over mesh axis "
                 f"{self.data_axis!r} ({self.data_parts} devices): use a batch size that "
                 f"is a multiple of {self.data_parts}.")
         return NamedSharding(self.mesh, PartitionSpec(self.data_axis))
@@ -95,15 +102,28 @@ class MeshPlacement:
     def put_batch(self, tree, stacked: bool = False):
         """Host arrays split over the data axis on their batch dimension (the second one
         of ``stacked`` blocks of steps): each device receives only its rows."""
+        several = jax.process_count() > 1
+
         def put(leaf):
             if stacked and jnp.ndim(leaf) >= 2:
-                self.batch_sharding(leaf[0])  # checks the batch divides
+                self.batch_sharding(leaf[0], local=several)  # checks the batch divides
                 sharding = NamedSharding(self.mesh, PartitionSpec(None, self.data_axis))
             else:
-                sharding = self.batch_sharding(leaf)
+                sharding = self.batch_sharding(leaf, local=several)
+            if several:  # each process gives its own rows; together, the global batch
+                return jax.make_array_from_process_local_data(sharding, np.asarray(leaf))
             return jax.device_put(leaf, sharding)
 
         return jax.tree_util.tree_map(put, tree)
+
+    def local_rows(self, tree):
+        """This process's rows of batch-sharded outputs (all of them on one process)."""
+        if jax.process_count() == 1:
+            return tree
+        from jax.experimental import multihost_utils
+
+        return multihost_utils.global_array_to_host_local_array(
+            tree, self.mesh, PartitionSpec(self.data_axis))
 
     # --------------------------------------------------- inside compiled steps
     def constrain_state(self, ts):
