@@ -104,12 +104,18 @@ def _init_memory_child(width, depth):
             line = next(line for line in status if line.startswith("VmHWM:"))
         return int(line.split()[1]) * 1024
 
-    before, started = peak(), time.perf_counter()
+    before = peak()
+    abstract = jax.eval_shape(trainer.program.init, jax.random.PRNGKey(0))
+    after_abstract, started = peak(), time.perf_counter()
     ts = jax.block_until_ready(trainer.init(jax.random.PRNGKey(0)))
     seconds = time.perf_counter() - started
     nbytes = sum(a.nbytes for a in jax.tree_util.tree_leaves(ts.params))
-    print(json.dumps({"param_bytes": nbytes, "growth": (peak() - before) / nbytes,
-                      "seconds": seconds}))
+    print(json.dumps({
+        "param_bytes": nbytes, "growth": (peak() - before) / nbytes, "seconds": seconds,
+        "abstract_bytes": sum(a.size * a.dtype.itemsize
+                              for a in jax.tree_util.tree_leaves(abstract)),
+        "eval_shape_growth": after_abstract - before,
+        "shard_shape": list(ts.params["dense"]["kernel"].addressable_shards[0].data.shape)}))
 
 
 def compile_times(depths=(4, 16, 48), width=256):

@@ -158,45 +158,5 @@ def main():
     print(json.dumps(out))
 
 
-def init_memory(width=4096, depth=16):
-    """Peak host memory growth of a sharded initialisation of a 1 GiB model (16 Dense
-    kernels of 4096 x 4096, fully sharded over 8 devices), over its parameter bytes."""
-    import jax
-    import jax.numpy as jnp
-    import optax
-    from jax.sharding import PartitionSpec as P
-
-    import kgraph as kg
-    from runtime import Trainer
-    from runtime.sharding import ShardingRules
-
-    x = kg.Input(shape=(width,))
-    h = x
-    for _ in range(depth):
-        h = kg.layers.Dense(width, use_bias=False)(h)
-    trainer = Trainer(kg.Model(x, h), optax.sgd(0.1), "mse",
-                      mesh=jax.make_mesh((8,), ("data",)),
-                      sharding=ShardingRules([(r".*kernel", P("data", None))]))
-    jax.block_until_ready(jnp.ones(8) + 1)
-
-    def peak():  # this process's peak resident memory (ru_maxrss survives exec: not it)
-        with open("/proc/self/status") as status:
-            line = next(line for line in status if line.startswith("VmHWM:"))
-        return int(line.split()[1]) * 1024
-
-    before = peak()
-    abstract = jax.eval_shape(trainer.program.init, jax.random.PRNGKey(0))
-    after_abstract = peak()
-    ts = jax.block_until_ready(trainer.init(jax.random.PRNGKey(0)))
-    nbytes = sum(a.nbytes for a in jax.tree_util.tree_leaves(ts.params))
-    kernel = ts.params["dense"]["kernel"]
-    print(json.dumps({"param_bytes": nbytes,
-                      "abstract_bytes": sum(a.size * a.dtype.itemsize for a in
-                                            jax.tree_util.tree_leaves(abstract)),
-                      "eval_shape_growth": after_abstract - before,
-                      "growth": (peak() - before) / nbytes,
-                      "shard_shape": list(kernel.addressable_shards[0].data.shape)}))
-
-
 if __name__ == "__main__":
-    init_memory() if sys.argv[1:] == ["init-memory"] else main()
+    main()

@@ -2,6 +2,7 @@
 (tests/sharding_child.py runs in a subprocess: the device count is fixed at JAX start)."""
 
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -59,8 +60,12 @@ def test_fit_on_a_mesh_equals_fit_on_one_device(measured, layout):
 
 
 def test_sharded_initialisation_never_holds_whole_weights():
-    result = subprocess.run([sys.executable, str(CHILD), "init-memory"], capture_output=True,
-                            text=True, timeout=600)
+    """A 1 GiB model (16 Dense kernels of 4096 x 4096) fully sharded over 8 devices, in a
+    fresh process (benchmarks/bench_sharding.py's measurement)."""
+    script = CHILD.parents[1] / "benchmarks" / "bench_sharding.py"
+    result = subprocess.run([sys.executable, str(script), "--init-memory-child", "4096", "16"],
+                            capture_output=True, text=True, timeout=600,
+                            env={**os.environ, "JAX_NUM_CPU_DEVICES": "8"})
     assert result.returncode == 0, result.stderr[-3000:]
     measured = json.loads(result.stdout.strip().splitlines()[-1])
     assert measured["param_bytes"] == measured["abstract_bytes"] == 16 * 4096 * 4096 * 4
