@@ -97,9 +97,8 @@ class FitLoop:
 
     @property
     def train_state(self):
-        if self._train_state is None:  # (on a mesh, the "packed" state is the TrainState)
-            packed = self._packed
-            self._train_state = packed.unpack() if hasattr(packed, "unpack") else packed
+        if self._train_state is None:
+            self._train_state = self._packed.unpack()
         return self._train_state
 
     @train_state.setter

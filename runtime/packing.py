@@ -51,12 +51,17 @@ class Packing:
     them inside ``jit``); outside it, ``Packed.unpack`` runs one compiled call.
     """
 
-    def __init__(self, tree, max_leaf_size: int | None = None):
+    def __init__(self, tree, max_leaf_size: int | None = None, replicated_only: bool = False):
         max_leaf_size = PACK_MAX_LEAF_SIZE if max_leaf_size is None else max_leaf_size
         leaves, self.treedef = jax.tree_util.tree_flatten(tree)
         self.shapes = [np.shape(a) for a in leaves]
         by_dtype: dict = {}
         for i, leaf in enumerate(leaves):
+            # On a mesh, only arrays every device holds whole share a buffer (replicated,
+            # like the buffer); sharded ones stay loose, keeping their own shardings.
+            if replicated_only and not getattr(getattr(leaf, "sharding", None),
+                                               "is_fully_replicated", False):
+                continue
             if _packable(leaf, max_leaf_size):
                 by_dtype.setdefault(jnp.result_type(leaf), []).append(i)
         self.groups = [members for members in by_dtype.values() if len(members) > 1]

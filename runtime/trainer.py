@@ -196,11 +196,15 @@ class Trainer:
         much faster (each array passed costs a few microseconds of dispatch). Fields read
         through (``packed.params``); ``packed.unpack()`` gives the ``TrainState``.
         """
-        if isinstance(train_state, packing_lib.Packed) or self.placement is not None:
-            return train_state  # on a mesh, arrays keep their own shardings
+        if isinstance(train_state, packing_lib.Packed):
+            return train_state
         key = packing_lib.signature(train_state)
+        if self.placement is not None:  # replicated arrays only; their sharding is the key
+            key = (key, tuple(getattr(a, "sharding", None)
+                              for a in jax.tree_util.tree_leaves(train_state)))
         if key not in self._packings:  # one layout per shape: compiled steps are shared
-            self._packings[key] = packing_lib.Packing(train_state)
+            self._packings[key] = packing_lib.Packing(
+                train_state, replicated_only=self.placement is not None)
         return self._packings[key].pack_jit(train_state)
 
     def init_metrics(self) -> dict:

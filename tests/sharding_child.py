@@ -84,6 +84,23 @@ def main():
         "moment_bytes_per_device": [a.addressable_shards[0].data.nbytes for a in moments],
     }
     report = trainer.placement.rules.report(ts.params, trainer.placement.mesh)
+
+    # A packed train state on the mesh: the replicated small arrays share buffers, the
+    # sharded kernels stay loose with their shardings; the same numbers as unpacked.
+    trainer = Trainer(_model(kg), optax.adam(1e-3), "mse", mesh=layouts["fully sharded"][0],
+                      sharding=fsdp)
+    plain = trainer.init(jax.random.PRNGKey(0))
+    packed = trainer.pack(jax.tree_util.tree_map(jnp.copy, plain))
+    for batch in batches[:3]:
+        plain, _ = trainer.train_step(plain, batch)
+        packed, _ = trainer.train_step(packed, batch)
+    unpacked = packed.unpack()
+    out["packed"] = {
+        "buffers": len(packed.buffers),
+        "equal": all(np.array_equal(np.asarray(a), np.asarray(b)) for a, b in zip(
+            jax.tree_util.tree_leaves(unpacked), jax.tree_util.tree_leaves(plain))),
+        "kernel_spec": str(unpacked.params["up"]["kernel"].sharding.spec),
+        "buffers_replicated": all(b.sharding.is_fully_replicated for b in packed.buffers)}
     out["report"] = {"bytes_per_device": report.bytes_per_device, "total": report.total_bytes}
 
     # The model's own arrays survive training from them (they are copied, never donated).

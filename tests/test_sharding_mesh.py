@@ -72,3 +72,10 @@ def test_sharded_initialisation_never_holds_whole_weights():
     assert measured["eval_shape_growth"] < 64 << 20  # abstract: nothing allocated
     assert measured["shard_shape"] == [512, 4096]
     assert measured["growth"] <= 1.6, measured  # peak host memory / parameter bytes
+
+
+def test_packed_train_states_on_a_mesh(measured):
+    packed = measured["packed"]
+    assert packed["buffers"] >= 1 and packed["buffers_replicated"]
+    assert packed["kernel_spec"] == "P('data',)"  # sharded leaves stay loose
+    assert packed["equal"]  # bitwise the same steps as unpacked
