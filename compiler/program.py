@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
+from compiler import scan_blocks as scan_blocks_lib
 from compiler.weights import (check_weights, get_path, graph_signature, set_path,
                               split_values, weight_entries)
 from kgraph.base import initial_values
@@ -41,9 +42,11 @@ class Program:
     Attributes:
       model: the model it was compiled from.
       nodes: the graph's nodes in the topological order ``apply`` runs them.
+      block_runs: runs of identical blocks that run as one ``lax.scan`` each
+        (``compiler.scan_blocks``; empty with ``scan_blocks=False``).
     """
 
-    def __init__(self, model):
+    def __init__(self, model, scan_blocks: bool = True):
         if not isinstance(model, Layer):
             raise TypeError(f"compiler.compile expects a kgraph Model or Layer, "
                             f"received {type(model).__name__}.")
@@ -56,6 +59,7 @@ class Program:
         self.nodes = list(getattr(model, "_nodes", ()))
         self._entries = weight_entries(model)
         self._signature = graph_signature(model, self._entries)
+        self.block_runs = scan_blocks_lib.find_runs(model) if scan_blocks else []
         self._jitted = jax.jit(self.apply, static_argnames=("training",))
 
     def init(self, key, shardings=None) -> tuple[dict, dict]:
@@ -120,6 +124,8 @@ class Program:
         ctx = context.CallContext(values=values, training=training, key=key,
                                   collect_assignments=True, strict=True)
         ctx.sample_mask = sample_mask
+        if self.block_runs:
+            ctx.scan_runs = {id(self.model): self.block_runs}
         captured = None
         if capture is not None:
             captured = {}
@@ -196,6 +202,10 @@ class _Capture(NodeHook):
             self.store.setdefault(path, outputs)
 
 
-def compile(model) -> Program:  # noqa: A001 - the public name is compiler.compile
-    """Compile ``model`` into a pure ``Program`` (``init``, ``apply``, ``lower``, ``nodes``)."""
-    return Program(model)
+def compile(model, scan_blocks: bool = True) -> Program:  # noqa: A001 - compiler.compile
+    """Compile ``model`` into a pure ``Program`` (``init``, ``apply``, ``lower``, ``nodes``).
+
+    ``scan_blocks``: run repeated identical blocks as one ``lax.scan`` each, so they
+    compile once (``compiler.scan_blocks``); False runs every node unrolled.
+    """
+    return Program(model, scan_blocks=scan_blocks)

@@ -135,13 +135,15 @@ class Trainer:
       sharding: ``runtime.ShardingRules`` for the weights (None: replicated).
       remat: rematerialise layers in the backward pass: a ``jax.checkpoint`` policy name
         for every layer, or ``{layer path pattern: policy name}`` (``runtime.remat``).
+      scan_blocks: run repeated identical blocks as one ``lax.scan`` each (compiled once;
+        ``compiler.scan_blocks``); False: every layer unrolled.
     """
 
     def __init__(self, model, optimizer="adam", loss=None, metrics=(), *, loss_weights=None,
                  weighted_metrics=None, mesh=None, sharding=None, data_axis=None,
-                 placement=None, remat=None):
+                 placement=None, remat=None, scan_blocks=True):
         self.model = model
-        self.program = compiler.compile(model)
+        self.program = compiler.compile(model, scan_blocks=scan_blocks)
         self.optimizer = optimizers.get(optimizer)
         if mesh is None and (sharding is not None or data_axis is not None):
             raise ValueError("sharding and data_axis need a mesh: pass mesh=jax.make_mesh(...).")

@@ -69,6 +69,8 @@ class CallContext:
         self.output_masks: dict = {}  # id(model) -> output masks of its last run
         self.path: list[str] = []
         self.parent: CallContext | None = None
+        self.key_hashes = None  # inside a scanned block: stands in for stable_hash(path)
+        self.scan_runs: dict = {}  # id(model) -> runs of its nodes to run as one scan
         self._key_counts: dict[str, int] = {}
 
     def child(self, share_key_counts=True) -> CallContext:
@@ -80,6 +82,7 @@ class CallContext:
         scope.sample_mask, scope.hooks, scope.path = self.sample_mask, self.hooks, self.path
         scope.parent = self
         scope._key_counts = self._key_counts if share_key_counts else dict(self._key_counts)
+        scope.key_hashes, scope.scan_runs = self.key_hashes, self.scan_runs
         return scope
 
     def read(self, variable):
@@ -136,7 +139,8 @@ class CallContext:
                 f'Layer "{owner}" needs a random key (it is random in this mode, e.g. '
                 "training=True), but none was given. Pass key=jax.random.PRNGKey(...) "
                 "to apply (or train with a Trainer, which passes one).")
-        key = jax.random.fold_in(self._root_key(), stable_hash(path))
+        hashed = stable_hash(path) if self.key_hashes is None else self.key_hashes.lookup(path)
+        key = jax.random.fold_in(self._root_key(), hashed)
         return jax.random.fold_in(key, count)
 
     def __enter__(self):

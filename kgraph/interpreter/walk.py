@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from kgraph.graph.keras_tensor import KerasTensor
+from kgraph.interpreter import block_scan
 from kgraph.graph.node import Node
 
 
@@ -110,9 +111,14 @@ def _input_masks(node, masks):
     return found if any(m is not None for m in found) else None
 
 
+def _observes_nodes(hook) -> bool:
+    return (type(hook).before_node is not NodeHook.before_node
+            or type(hook).after_node is not NodeHook.after_node)
+
+
 def run_graph(nodes: Sequence[Node], inputs: Sequence[KerasTensor], values: Sequence,
               outputs: Sequence[KerasTensor], run_node: Callable, input_masks=None,
-              hooks=(), prefix=()):
+              hooks=(), prefix=(), scans=None):
     """Run ``nodes`` in order; returns the outputs' values and masks (two flat lists).
 
     ``run_node(node, args, kwargs, input_masks) -> (result, output_mask)`` runs one node,
@@ -123,9 +129,27 @@ def run_graph(nodes: Sequence[Node], inputs: Sequence[KerasTensor], values: Sequ
     """
     env = {id(t): v for t, v in zip(inputs, values)}
     masks = {id(t): m for t, m in zip(inputs, input_masks or ()) if m is not None}
+    # ``scans``: runs of identical blocks (``compiler.scan_blocks``), by their first node;
+    # not while a hook watches single nodes (captures, activation hints).
+    starts = ({id(run.nodes[0]): run for run in scans}
+              if scans and not any(_observes_nodes(h) for h in hooks) else {})
+    skip: set = set()
     for node in nodes:
-        args, kwargs = node.arguments([env[id(t)] for t in node._keras_inputs])
+        if id(node) in skip:
+            continue
         path = "/".join((*prefix, node.layer.name))
+        run = starts.get(id(node))
+        if run is not None and _input_masks(node, masks) is None:
+            runner = run_node
+            for hook in hooks:  # e.g. rematerialisation: applied to every block
+                runner = hook.wrap_node(node, path, runner) or runner
+            result = block_scan.run_scanned(run.nodes, env[id(node._keras_inputs[0])], runner,
+                                            trusted=run.trusted)
+            if result is not None:
+                env[id(run.nodes[-1].outputs[0])] = result
+                skip.update(id(n) for n in run.nodes[1:])
+                continue
+        args, kwargs = node.arguments([env[id(t)] for t in node._keras_inputs])
         for hook in hooks:
             hook.before_node(node, path, args, kwargs)
         runner = run_node

@@ -161,9 +161,10 @@ class Functional(Model):
         ctx = context.current()
         prefix = tuple(ctx.path[1:]) if ctx is not None else ()
         masks = self._flatten_inputs(mask) if mask is not None else None
+        scans = ctx.scan_runs.get(id(self)) if ctx is not None else None
         values, out_masks = walk.run_graph(self._nodes, self.inputs,
                                             self._flatten_inputs(inputs), self.outputs,
-                                            run_node, masks, hooks, prefix)
+                                            run_node, masks, hooks, prefix, scans)
         if ctx is not None:
             ctx.output_masks[id(self)] = out_masks
         return jax.tree_util.tree_unflatten(self._out_treedef, values)
