@@ -22,4 +22,4 @@ def test_quick_sharding_benchmark_reports_the_layouts():
     assert "| data parallel | 2.0 MiB (1.000) | 4.0 MiB (1.000) |" in out
     assert "| tensor parallel (2 x 4) | 0.5 MiB (0.251) | 1.0 MiB (0.251) |" in out
     assert "| fully sharded | 0.3 MiB (0.128) |" in out
-    assert "peak host memory grew by" in out and "train step compile" in out
+    assert "peak host memory grew by" in out and "train step compile, blocks scanned" in out
