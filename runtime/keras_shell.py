@@ -147,7 +147,8 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
     data_checks.check_class_weight(class_weight,
                                    data_checks.num_classes(model) if model.built else None)
     batch_size = _process_batch_size(model, batch_size)
-    validation_batch_size = _process_batch_size(model, validation_batch_size)
+    if validation_batch_size is not None:  # else it follows batch_size, as on one process
+        validation_batch_size = _process_batch_size(model, validation_batch_size)
     data = _make_data(x, y, sample_weight, batch_size, class_weight, steps_per_epoch)
     _check_inputs(model, data)
     if isinstance(data, data_lib.ArrayData):
@@ -259,6 +260,8 @@ def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weig
                                      callbacks, return_dict)
     data = _make_data(x, y, sample_weight, _process_batch_size(model, batch_size), None, steps)
     _check_inputs(model, data)
+    if isinstance(data, data_lib.ArrayData):
+        _same_on_every_process("batches to evaluate", data.steps)
     setup = TrainingSetup.of(model)
     trainer = setup.trainer_for(model, _first_batch(data))
     _check_labels(model, trainer, data)
@@ -266,7 +269,7 @@ def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weig
                                  add_progbar=verbose != 0, verbose=verbose, epochs=1,
                                  steps=data.steps)
     callback_list.on_test_begin()
-    state = trainer.init_from_model(setup.train_key, setup.opt_state)
+    state = trainer.init_from_model(setup.train_key, opt_state=())  # no optimizer needed
     logs = fit_loop.evaluate_data(trainer, state, data, callback_list)
     callback_list.on_test_end(logs)
     if return_dict:
@@ -282,6 +285,8 @@ def predict(model, x, batch_size=None, verbose="auto", steps=None, callbacks=Non
     data = _make_data(x, None, None, _process_batch_size(model, batch_size), None, steps,
                       targets=False)
     _check_inputs(model, data)
+    if isinstance(data, data_lib.ArrayData):
+        _same_on_every_process("batches to predict", data.steps)
     predictor = TrainingSetup.of(model).predictor_for(model, _first_batch(data))
     callback_list = CallbackList(callbacks, model=model, add_history=False,
                                  add_progbar=verbose != 0, verbose=verbose, epochs=1,

@@ -45,17 +45,32 @@ class Remat(NodeHook):
                             f"{{layer path pattern: policy name}}, received {remat!r}.")
         self.rules = [(pattern, _policy(policy)) for pattern, policy in remat.items()]
         for pattern, _ in self.rules:
-            re.compile(pattern)
+            try:
+                re.compile(pattern)
+            except re.error as error:
+                raise ValueError(f"remat pattern {pattern!r} is not a regular expression: "
+                                 f"{error}.") from None
+        self.used: set = set()
 
     def policy_for(self, path: str):
         """The policy of the node at ``path`` (None: not rematerialised)."""
         for pattern, policy in self.rules:
             if pattern == path:
+                self.used.add(pattern)
                 return policy
         for pattern, policy in self.rules:
             if re.fullmatch(pattern, path):
+                self.used.add(pattern)
                 return policy
         return None
+
+    def check_all_used(self, model_name: str) -> None:
+        """After a trace: a pattern that matched no layer is an error (a typo)."""
+        unused = [pattern for pattern, _ in self.rules if pattern not in self.used]
+        if unused:
+            raise ValueError(f"remat patterns {unused} match no layer of model "
+                             f"{model_name!r} (patterns match layer paths, e.g. "
+                             "\"encoder/dense\").")
 
     def wrap_node(self, node, path, run):
         policy = self.policy_for(path)

@@ -182,8 +182,9 @@ class Trainer:
     def init_from_model(self, key, opt_state=None) -> TrainState:
         """A train state holding the model's current weights (``compiler.variables``)."""
         params, state = compiler.variables(self.model)
-        ts = self._train_state(params, state, key, opt_state)
-        return self.placement.put(ts) if self.placement else ts
+        if self.placement is not None:  # copied once, onto the mesh; optimizer state there
+            return self.placement.from_weights(self, params, state, key, opt_state)
+        return self._train_state(params, state, key, opt_state)
 
     def _train_state(self, params, state, key, opt_state=None):
         params, state = jax.tree_util.tree_map(jnp.copy, (params, state))  # steps donate
@@ -202,8 +203,8 @@ class Trainer:
             return train_state
         key = packing_lib.signature(train_state)
         if self.placement is not None:  # replicated arrays only; their sharding is the key
-            key = (key, tuple(getattr(a, "sharding", None)
-                              for a in jax.tree_util.tree_leaves(train_state)))
+            key = (key, tuple(getattr(getattr(a, "sharding", None), "is_fully_replicated",
+                                      False) for a in jax.tree_util.tree_leaves(train_state)))
         if key not in self._packings:  # one layout per shape: compiled steps are shared
             self._packings[key] = packing_lib.Packing(
                 train_state, replicated_only=self.placement is not None)
@@ -223,7 +224,10 @@ class Trainer:
         ``copy=True`` copies them first, so the train state can still be donated.
         """
         params, state = train_state.params, train_state.state
-        if copy:
+        if self.placement is not None and jax.process_count() > 1:
+            # Weights split over other processes' devices: every process gets them whole.
+            params, state = self.placement.gathered((params, state))
+        elif copy:
             params, state = jax.tree_util.tree_map(jnp.copy, (params, state))
         compiler.assign(self.model, params, state)
 
@@ -234,6 +238,8 @@ class Trainer:
         run = self.program.run(params, state, x, hooks=hooks, **kwargs)
         if hints:
             hints.check_all_used(self.model.name)
+        if self.remat is not None:
+            self.remat.check_all_used(self.model.name)
         return run
 
     def memory_report(self, train_state, batch) -> dict:

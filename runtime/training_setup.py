@@ -115,5 +115,7 @@ class TrainingSetup:
         if self.trainer is not None:
             return self.trainer
         if self._predictor is None:
-            self._predictor = Trainer(model, loss=None)
+            config = self.config or {}  # compile's mesh and remat apply to predict too
+            self._predictor = Trainer(model, loss=None, placement=config.get("placement"),
+                                      remat=config.get("remat"))
         return self._predictor

@@ -45,12 +45,28 @@ def main(port, process_id, processes, out):
     history = model.fit(x, y, batch_size=16, epochs=3, shuffle=False, verbose=0)
     loss = model.evaluate(x, y, batch_size=16, verbose=0)
     predictions = model.predict(x, batch_size=16, verbose=0)
+    weights = [np.asarray(w).tolist() for w in model.get_weights()]
+
+    # Fully sharded: kernels split over all 8 devices of both processes; after fit the
+    # model holds them whole on every process (saved, called, read).
+    from jax.sharding import PartitionSpec as P
+
+    from runtime.sharding import ShardingRules
+
+    kg.utils.set_random_seed(0)
+    inputs = kg.Input(shape=(6,))
+    sharded = kg.Model(inputs, kg.layers.Dense(1)(kg.layers.Dense(16, activation="relu")(
+        inputs)))
+    sharded.compile("sgd", "mse", seed=1, mesh=jax.make_mesh((8,), ("data",)),
+                    sharding=ShardingRules([("dense_1/kernel", P(None, "data"))]))  # (6, 16)
+    sharded.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=0)
     if process_id == 0:
         with open(out, "w") as f:
             json.dump({"processes": jax.process_count(), "devices": jax.device_count(),
-                       "history": history.history, "evaluate": loss,
-                       "weights": [np.asarray(w).tolist() for w in model.get_weights()],
-                       "predictions": np.asarray(predictions).tolist()}, f)
+                       "history": history.history, "evaluate": loss, "weights": weights,
+                       "predictions": np.asarray(predictions).tolist(),
+                       "sharded_weights": [np.asarray(w).tolist()
+                                           for w in sharded.get_weights()]}, f)
 
 
 if __name__ == "__main__":

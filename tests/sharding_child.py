@@ -132,6 +132,23 @@ def main():
         out["indivisible"] = None
     except ValueError as error:
         out["indivisible"] = str(error)
+    # Optimizers whose state is not shaped like the params, on a fully-sharded mesh.
+    out["optimizers"] = {}
+    for name, optimizer in [("adafactor", "adafactor"), ("sm3", optax.sm3(0.1)),
+                            ("multi_transform", optax.multi_transform(
+                                {"a": optax.adam(1e-3), "s": optax.sgd(0.1)},
+                                lambda params: {k: jax.tree_util.tree_map(
+                                    lambda _: "a" if k == "up" else "s", v)
+                                    for k, v in params.items()}))]:
+        trainer = Trainer(_model(kg), optimizer, "mse", mesh=layouts["fully sharded"][0],
+                          sharding=fsdp)
+        ts = trainer.init(jax.random.PRNGKey(0))
+        ts, logs = trainer.train_step(ts, batches[0])
+        out["optimizers"][name] = {
+            "loss": float(logs["loss"]),
+            "single_device_leaves": sum(isinstance(a.sharding, SingleDeviceSharding)
+                                        for a in jax.tree_util.tree_leaves(ts))}
+
     # model.fit on a mesh (BatchNormalization, Dropout, shuffling, validation, k steps per
     # dispatch) against fit on one device.
     xs = rng.normal(size=(96, 16)).astype("f4")
@@ -147,6 +164,11 @@ def main():
 
     for name, kwargs in [("one device", {}),
                          ("data parallel", dict(mesh=layouts["data parallel"][0])),
+                         ("tensor parallel", dict(mesh=layouts["tensor parallel"][0],
+                                                  sharding=ShardingRules([
+                                                      ("up/kernel", P(None, "model")),
+                                                      ("up/bias", P("model")),
+                                                      ("down/kernel", P("model", None))]))),
                          ("fully sharded", dict(mesh=layouts["fully sharded"][0],
                                                 sharding=fsdp, steps_per_execution=3))]:
         kg.utils.set_random_seed(0)
@@ -155,7 +177,16 @@ def main():
         h = kg.layers.Dropout(0.2)(kg.layers.BatchNormalization()(h))
         model = kg.Model(x, kg.layers.Dense(8, name="down")(h))
         model.compile("sgd", "mse", seed=1, **kwargs)
-        history = model.fit(xs, ys, batch_size=16, epochs=3, verbose=0, validation_split=0.25)
+        predicted_first = model.predict(xs, batch_size=16, verbose=0)  # before any fit
+        history = model.fit(xs, ys, batch_size=16, epochs=2, verbose=0, validation_split=0.25)
+        trainer = model._training_setup.trainer
+        first_traces = trainer.traces["train"]
+        history = model.fit(xs, ys, batch_size=16, epochs=3, initial_epoch=2, verbose=0,
+                            validation_split=0.25)  # a second fit: no new compile
+        out.setdefault("traces", {})[name] = trainer.traces["train"] - first_traces
+        out.setdefault("predict_placed", {})[name] = (
+            model._training_setup._predictor.placement is not None, float(np.abs(
+                predicted_first).sum()))
         fits[name] = (history.history, model.get_weights(),
                       model.predict(xs, batch_size=16, verbose=0))
         if name != "fully sharded":  # the same through host batches
@@ -163,6 +194,35 @@ def main():
             fits[name + ", batches"] = (history.history, model.get_weights(),
                                         model.predict(iter([xs[i:i + 16] for i in range(
                                             0, 96, 16)]), verbose=0))
+    # A BackupAndRestore resume inside an epoch, on a mesh, ends where an uninterrupted run
+    # ends.
+    import tempfile
+
+    from runtime.callbacks import BackupAndRestore, Callback
+
+    class Interrupt(Callback):
+        def on_train_batch_end(self, batch, logs=None):
+            if self.loop.global_step >= 7:
+                raise KeyboardInterrupt
+
+    def backed_up(*extra, folder):
+        kg.utils.set_random_seed(0)
+        x = kg.Input(shape=(16,))
+        model = kg.Model(x, kg.layers.Dense(8)(kg.layers.Dense(32, activation="relu")(x)))
+        model.compile("adam", "mse", seed=1, mesh=layouts["fully sharded"][0], sharding=fsdp)
+        model.fit(xs, ys, batch_size=16, epochs=3, verbose=0,
+                  callbacks=[BackupAndRestore(folder, save_freq=2), *extra])
+        return model.get_weights()
+
+    folder = tempfile.mkdtemp()
+    expected = backed_up(folder=tempfile.mkdtemp())
+    try:
+        backed_up(Interrupt(), folder=folder)
+    except KeyboardInterrupt:
+        pass
+    out["backup_resumed"] = all(np.array_equal(a, b) for a, b in zip(
+        backed_up(folder=folder), expected))
+
     def differences(name):
         (h, w, p), (h1, w1, p1) = fits[name], fits[
             "one device, batches" if name.endswith("batches") else "one device"]

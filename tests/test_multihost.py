@@ -37,6 +37,8 @@ def test_two_processes_train_like_one(tmp_path):
     np.testing.assert_allclose(multi["history"]["loss"], one["history"]["loss"], atol=1e-5)
     for a, b in zip(multi["weights"], one["weights"]):
         np.testing.assert_allclose(a, b, atol=1e-6)
+    for a, b in zip(multi["sharded_weights"], one["sharded_weights"]):  # gathered whole
+        np.testing.assert_allclose(a, b, atol=1e-6)
     assert abs(multi["evaluate"] - one["evaluate"]) <= 1e-5  # over all 96 rows in both
     # Process 0 predicted its own 48 rows (the reference: all 96).
     assert len(multi["predictions"]) == 48

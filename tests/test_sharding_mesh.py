@@ -52,11 +52,21 @@ def test_initialisation_and_user_arrays(measured):
         measured["indivisible"]
 
 
-@pytest.mark.parametrize("layout", ["data parallel", "fully sharded",
+@pytest.mark.parametrize("layout", ["data parallel", "tensor parallel", "fully sharded",
                                     "data parallel, batches"])
 def test_fit_on_a_mesh_equals_fit_on_one_device(measured, layout):
     run = measured["fit"][layout]
     assert run["loss"] <= 1e-5 and run["weights"] <= 1e-6 and run["predict"] <= 1e-5, run
+    if not layout.endswith("batches"):
+        assert measured["traces"][layout] == 0  # a second fit compiles nothing new
+        placed, _ = measured["predict_placed"][layout]
+        assert placed == (layout != "one device")  # predict before fit runs on the mesh
+
+
+@pytest.mark.parametrize("name", ["adafactor", "sm3", "multi_transform"])
+def test_optimizer_states_unlike_the_params_are_placed(measured, name):
+    run = measured["optimizers"][name]
+    assert run["single_device_leaves"] == 0 and run["loss"] > 0
 
 
 def test_sharded_initialisation_never_holds_whole_weights():
@@ -79,3 +89,7 @@ def test_packed_train_states_on_a_mesh(measured):
     assert packed["buffers"] >= 1 and packed["buffers_replicated"]
     assert packed["kernel_spec"] == "P('data',)"  # sharded leaves stay loose
     assert packed["equal"]  # bitwise the same steps as unpacked
+
+
+def test_a_backup_resumes_mid_epoch_on_a_mesh(measured):
+    assert measured["backup_resumed"]

@@ -152,14 +152,17 @@ def _placed_function(initializer, shape, dtype, sharding):
 
 def draw_placed(variable, key, path, sharding):
     """``variable``'s initial value (bitwise as ``draw``) created directly with
-    ``sharding``: each device computes only its own shard, so no whole weight is ever
-    materialised on one device or on the host. One compile per initializer, shape, dtype
-    and sharding (a deep stack of equal layers compiles once)."""
+    ``sharding``: with kgraph's initializers each device computes only its own shard, so no
+    whole weight is materialised on one device or on the host (those that need the whole
+    matrix, ``Orthogonal``, compute it on every device). One compile per initializer,
+    shape, dtype and sharding (a deep stack of equal layers compiles once). Other
+    initializers are drawn whole, then placed."""
     key = jax.random.fold_in(key, context.stable_hash(path))
     init = variable.initializer
     if initializers.is_builtin(init):
         return _placed_function(init, tuple(variable.shape), variable.dtype, sharding)(key)
-    return jax.jit(variable.initial_value, out_shardings=sharding)(key)
+    # Another initializer is drawn as ``draw`` draws it (whole, eagerly), then placed.
+    return jax.device_put(variable.initial_value(key), sharding)
 
 
 def materialize(variables) -> None:

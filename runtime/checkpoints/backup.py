@@ -132,7 +132,11 @@ class BackupAndRestore(Callback):
         if checkpoints.latest_step() is None:
             self._saves, self._saved_at = 0, 0
             return
-        target = loop.train_state._replace(metrics=loop.trainer.init_metrics())
+        metrics = loop.trainer.init_metrics()
+        placement = getattr(loop.trainer, "placement", None)
+        if placement is not None:  # restored where the steps expect them: on the mesh
+            metrics = jax.device_put(metrics, placement.replicated)
+        target = loop.train_state._replace(metrics=metrics)
         restored = checkpoints.restore(target)
         state = restored.loop_state
         loop.resumed = True

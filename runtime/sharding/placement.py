@@ -51,6 +51,8 @@ class MeshPlacement:
         self.optimizer = optimizer
         mesh = self.mesh
         data_axis = mesh.axis_names[0] if data_axis is None else data_axis
+        if isinstance(data_axis, list):
+            data_axis = tuple(data_axis)
         axes = data_axis if isinstance(data_axis, tuple) else (data_axis,)
         for axis in axes:
             if axis not in mesh.shape:
@@ -75,15 +77,34 @@ class MeshPlacement:
         params = self.weight_shardings(ts.params)
         state = self.weight_shardings(ts.state)
         replicated = self.replicated
-        opt_state = jax.tree_util.tree_map(lambda _: replicated, ts.opt_state)
-        if self.optimizer is not None and jax.tree_util.tree_leaves(ts.opt_state):
-            opt_state = optax.tree_map_params(
-                self.optimizer, lambda _leaf, sharding: sharding, ts.opt_state, params,
-                transform_non_params=lambda _leaf: replicated,
-                is_leaf=lambda x: isinstance(x, NamedSharding))
+        opt_state = self._opt_state_shardings(ts.opt_state, ts.params, params)
         return ts._replace(params=params, state=state, opt_state=opt_state,
                            step=replicated, key=replicated,
                            metrics=jax.tree_util.tree_map(lambda _: replicated, ts.metrics))
+
+    def _opt_state_shardings(self, opt_state, params, param_shardings):
+        """Each optimizer-state leaf shaped like its param (Adam's moments) is sharded like
+        it; everything else (counts, Adafactor's factored rows, masked parts) is
+        replicated."""
+        replicated = self.replicated
+        fallback = jax.tree_util.tree_map(lambda _: replicated, opt_state)
+        if self.optimizer is None or not jax.tree_util.tree_leaves(opt_state):
+            return fallback
+
+        def like_param(leaf, param, sharding):
+            if (isinstance(sharding, NamedSharding) and hasattr(leaf, "shape")
+                    and tuple(leaf.shape) == tuple(jnp.shape(param))):
+                return sharding
+            return jax.tree_util.tree_map(lambda _: replicated, leaf)
+
+        try:
+            return optax.tree_map_params(
+                self.optimizer, like_param, opt_state, params, param_shardings,
+                transform_non_params=lambda leaf: jax.tree_util.tree_map(
+                    lambda _: replicated, leaf),
+                is_leaf=lambda x: isinstance(x, (NamedSharding, optax.MaskedNode)))
+        except Exception:  # noqa: BLE001 - a state optax can't map (e.g. labels from a
+            return fallback  # function of the params): replicated, still on the mesh
 
     def batch_sharding(self, leaf, local: bool = False):
         """The sharding of one batch array: split on its leading dimension (``local``:
@@ -142,6 +163,38 @@ class MeshPlacement:
         copy = jax.jit(lambda tree: jax.tree_util.tree_map(jnp.copy, tree),
                        out_shardings=shardings)
         return copy(ts)
+
+    def from_weights(self, trainer, params, state, key, opt_state=None):
+        """A train state on the mesh from whole weights (a model's own): one copy each,
+        straight into its sharding; a fresh optimizer state is created sharded."""
+        put = jax.jit(lambda tree: jax.tree_util.tree_map(jnp.copy, tree),
+                      out_shardings=(self.weight_shardings(params),
+                                     self.weight_shardings(state)))
+        params, state = put((params, state))
+        abstract = jax.eval_shape(trainer._train_state, params, state, key, opt_state)
+        shardings = self.train_state_shardings(abstract)
+        if opt_state is None:
+            opt_state = jax.jit(trainer.optimizer.init,
+                                out_shardings=shardings.opt_state)(params)
+        else:
+            opt_state = jax.jit(lambda tree: jax.tree_util.tree_map(jnp.copy, tree),
+                                out_shardings=shardings.opt_state)(opt_state)
+        return abstract._replace(
+            params=params, state=state, opt_state=opt_state,
+            step=jax.device_put(jnp.zeros((), jnp.int32), self.replicated),
+            key=jax.device_put(key, self.replicated))
+
+    def gathered(self, tree):
+        """``tree`` with arrays that span other processes' devices made whole on every
+        process (``multihost_utils.process_allgather``)."""
+        from jax.experimental import multihost_utils
+
+        def whole(leaf):
+            if isinstance(leaf, jax.Array) and not leaf.is_fully_addressable:
+                return jnp.asarray(multihost_utils.process_allgather(leaf, tiled=True))
+            return leaf
+
+        return jax.tree_util.tree_map(whole, tree)
 
     def init(self, trainer, key):
         """A fresh train state of ``trainer``, created sharded: each weight directly in

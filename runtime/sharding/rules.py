@@ -194,9 +194,16 @@ class ShardingRules:
         return jax.tree_util.tree_map(lambda _: next(placements).spec, tree)
 
     def shardings(self, tree, mesh):
-        """``NamedSharding``s on ``mesh`` for every leaf of ``tree``."""
-        return jax.tree_util.tree_map(lambda spec: NamedSharding(mesh, spec),
-                                      self.specs(tree, mesh),
+        """``NamedSharding``s on ``mesh`` for every leaf of ``tree`` (specs without trailing
+        Nones, as compiled steps return them: the same sharding compares equal, so the
+        steps' compile cache hits)."""
+        def sharding(spec):
+            entries = list(spec)
+            while entries and entries[-1] is None:
+                entries.pop()
+            return NamedSharding(mesh, PartitionSpec(*entries))
+
+        return jax.tree_util.tree_map(sharding, self.specs(tree, mesh),
                                       is_leaf=lambda x: isinstance(x, PartitionSpec))
 
     def report(self, params, mesh, state=None) -> ShardingReport:
