@@ -142,15 +142,16 @@ def _transformer(blocks, dim=64, heads=4, length=16):
     return kg.Model(x, h)
 
 
-def compile_times(depths=(4, 16, 48)):
+def compile_times(depths=(4, 16, 48), dim=64):
     """Seconds to lower and compile a jitted train step, by depth, scanned or unrolled."""
     from runtime import Trainer
 
     times = {}
-    batch = (jnp.ones((8, 16, 64)), jnp.zeros((8, 16, 64)))
+    batch = (jnp.ones((8, 16, dim)), jnp.zeros((8, 16, dim)))
     for scan in (True, False):
         for depth in depths:
-            trainer = Trainer(_transformer(depth), optax.adam(1e-3), "mse", scan_blocks=scan)
+            trainer = Trainer(_transformer(depth, dim), optax.adam(1e-3), "mse",
+                              scan_blocks=scan)
             ts = trainer.init(jax.random.PRNGKey(0))
             started = time.perf_counter()
             trainer.train_step.lower(ts, batch).compile()
@@ -188,8 +189,8 @@ def main(argv=None):
         return
     if args.quick:
         sizes = bytes_per_device(256, 512, 2)
-        memory = init_memory(1024, 4)
-        compiles = compile_times((2, 6))
+        memory = init_memory(512, 4)
+        compiles = compile_times((3,), dim=16)
     else:
         sizes, memory, compiles = bytes_per_device(), init_memory(), compile_times()
     print(report(sizes, memory, compiles))
