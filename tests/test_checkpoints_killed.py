@@ -8,10 +8,13 @@ in the cleanup of old steps, at a random moment) leaves a directory whose latest
 checkpoint restores.
 """
 
+import atexit
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
+import tempfile
 
 import jax
 import jax.numpy as jnp
@@ -25,9 +28,17 @@ CHILD = str(pathlib.Path(__file__).with_name("checkpoint_child.py"))
 pytestmark = pytest.mark.xdist_group("checkpoints_killed")  # the references are made once
 
 
+# The children compile the same programs: they share a persistent compilation cache.
+_CACHE = tempfile.mkdtemp(prefix="kgraph-jax-cache-")
+atexit.register(shutil.rmtree, _CACHE, True)
+_ENV = {**os.environ, "JAX_COMPILATION_CACHE_DIR": _CACHE,
+        "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+        "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "0"}
+
+
 def _run(*args, expect_killed=False):
     result = subprocess.run([sys.executable, CHILD, *map(str, args)], capture_output=True,
-                            text=True, timeout=300)
+                            text=True, timeout=300, env=_ENV)
     if expect_killed:
         assert result.returncode == -9, (result.returncode, result.stderr[-2000:])
     else:
