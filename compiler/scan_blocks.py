@@ -32,7 +32,7 @@ from typing import NamedTuple
 
 import jax
 
-MIN_REPEATS = 3  # runs shorter than this stay unrolled
+MIN_REPEATS = 4  # runs shorter than this stay unrolled
 MAX_BLOCKS = 256  # longer runs are split into scans of at most this many blocks
 
 
