@@ -156,29 +156,20 @@ class MeshPlacement:
             tree)
 
     # ------------------------------------------------------------ outside
-    def put(self, ts):
-        """A copy of ``ts`` on the mesh (never aliasing the arrays given: the steps
-        donate their train state, and a caller's arrays must survive)."""
-        shardings = self.train_state_shardings(ts)
-        copy = jax.jit(lambda tree: jax.tree_util.tree_map(jnp.copy, tree),
-                       out_shardings=shardings)
-        return copy(ts)
-
     def from_weights(self, trainer, params, state, key, opt_state=None):
         """A train state on the mesh from whole weights (a model's own): one copy each,
-        straight into its sharding; a fresh optimizer state is created sharded."""
-        put = jax.jit(lambda tree: jax.tree_util.tree_map(jnp.copy, tree),
-                      out_shardings=(self.weight_shardings(params),
-                                     self.weight_shardings(state)))
-        params, state = put((params, state))
+        straight into its sharding (never aliasing the arrays given: the steps donate
+        their train state, and the model's arrays must survive); a fresh optimizer state
+        is created sharded."""
+        params, state = _copied(
+            (params, state), (self.weight_shardings(params), self.weight_shardings(state)))
         abstract = jax.eval_shape(trainer._train_state, params, state, key, opt_state)
         shardings = self.train_state_shardings(abstract)
         if opt_state is None:
             opt_state = jax.jit(trainer.optimizer.init,
                                 out_shardings=shardings.opt_state)(params)
         else:
-            opt_state = jax.jit(lambda tree: jax.tree_util.tree_map(jnp.copy, tree),
-                                out_shardings=shardings.opt_state)(opt_state)
+            opt_state = _copied(opt_state, shardings.opt_state)
         return abstract._replace(
             params=params, state=state, opt_state=opt_state,
             step=jax.device_put(jnp.zeros((), jnp.int32), self.replicated),
@@ -211,6 +202,11 @@ class MeshPlacement:
             params=params, state=state, opt_state=opt_state,
             step=jax.device_put(jnp.zeros((), jnp.int32), self.replicated),
             key=jax.device_put(train_key, self.replicated))
+
+
+def _copied(tree, shardings):
+    """Copies of ``tree``'s arrays, each created in its sharding."""
+    return jax.jit(lambda t: jax.tree_util.tree_map(jnp.copy, t), out_shardings=shardings)(tree)
 
 
 class _ActivationHints(NodeHook):
