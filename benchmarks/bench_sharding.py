@@ -116,7 +116,8 @@ def _init_memory_child(width, depth):
         "abstract_bytes": sum(a.size * a.dtype.itemsize
                               for a in jax.tree_util.tree_leaves(abstract)),
         "eval_shape_growth": after_abstract - before,
-        "shard_shape": list(ts.params["dense"]["kernel"].addressable_shards[0].data.shape)}))
+        "shard_shape": list(jax.tree_util.tree_leaves(ts.params)[0]
+                            .addressable_shards[0].data.shape)}))
 
 
 def _transformer(blocks, dim=64, heads=4, length=16):

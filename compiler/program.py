@@ -17,6 +17,7 @@ import jax
 import jax.numpy as jnp
 
 from compiler import scan_blocks as scan_blocks_lib
+from compiler import stacking
 from compiler.weights import (check_weights, get_path, graph_signature, set_path,
                               split_values, weight_entries)
 from kgraph.base import initial_values
@@ -44,6 +45,8 @@ class Program:
       nodes: the graph's nodes in the topological order ``apply`` runs them.
       block_runs: runs of identical blocks that run as one ``lax.scan`` each
         (``compiler.scan_blocks``; empty with ``scan_blocks=False``).
+      stacked_runs: those whose weights the stacked layout keeps under one key each
+        (``compiler.stacking``: ``stack``, ``unstack``).
     """
 
     def __init__(self, model, scan_blocks: bool = True):
@@ -60,9 +63,11 @@ class Program:
         self._entries = weight_entries(model)
         self._signature = graph_signature(model, self._entries)
         self.block_runs = scan_blocks_lib.find_runs(model) if scan_blocks else []
+        self.stacked_runs = stacking.plan(self._entries, self.block_runs)
+        self._stacked_leaves = stacking.expected_leaves(self._entries, self.stacked_runs)
         self._jitted = jax.jit(self.apply, static_argnames=("training",))
 
-    def init(self, key, shardings=None) -> tuple[dict, dict]:
+    def init(self, key, shardings=None, stacked: bool = False) -> tuple[dict, dict]:
         """Fresh ``(params, state)``; each weight's key is derived from its path.
 
         All weights are drawn by one jitted function, cached by the model's layout
@@ -70,20 +75,56 @@ class Program:
         With ``shardings`` (a ``(params, state)`` pair of pytrees of ``jax.sharding``
         objects, e.g. from ``runtime.ShardingRules.shardings``), each weight is instead
         created directly in its sharding, one at a time: no device and not the host ever
-        holds a whole sharded weight, and the values are bitwise the same.
+        holds a whole sharded weight, and the values are bitwise the same. ``stacked``:
+        in the stacked layout (``compiler.stacking``; ``shardings`` then in it too), the
+        same values.
         """
         self._check_current()
         if shardings is not None:
             if isinstance(key, jax.core.Tracer):
                 raise ValueError("program.init(key, shardings=...) places each weight "
                                  "itself: call it outside jit.")
+            if stacked:
+                return self._init_stacked_placed(key, shardings)
             return split_values(self._entries, lambda e: initial_values.draw_placed(
                 e.variable, key, "/".join(e.path), get_path(
                     shardings[0 if e.is_param else 1], e.path, "shardings")))
         values = initial_values.draw([e.variable for e in self._entries], key,
                                      ["/".join(e.path) for e in self._entries])
         position = {id(e): i for i, e in enumerate(self._entries)}
-        return split_values(self._entries, lambda e: values[position[id(e)]])
+        params, state = split_values(self._entries, lambda e: values[position[id(e)]])
+        return self.stack(params, state) if stacked else (params, state)
+
+    def _init_stacked_placed(self, key, shardings):
+        members = {id(e.variable) for run in self.stacked_runs for block in run.entries
+                   for e in block}
+        params, state = split_values(
+            [e for e in self._entries if id(e.variable) not in members],
+            lambda e: initial_values.draw_placed(e.variable, key, "/".join(e.path), get_path(
+                shardings[0 if e.is_param else 1], e.path, "shardings")))
+        for run in self.stacked_runs:
+            for i, (path, is_param) in enumerate(run.weights):
+                blocks = [block[i] for block in run.entries]
+                where = (run.key, *path)
+                set_path(params if is_param else state, where, initial_values.draw_placed_stacked(
+                    [e.variable for e in blocks], key, ["/".join(e.path) for e in blocks],
+                    get_path(shardings[0 if is_param else 1], where, "shardings")))
+        return params, state
+
+    def stack(self, params, state) -> tuple[dict, dict]:
+        """``(params, state)`` in the stacked layout: each run of repeated blocks under one
+        key ``"<first>..<last>"``, its leaves stacked on a new leading axis
+        (``compiler.stacking``). Works on arrays, inside ``jit`` and on
+        ``jax.ShapeDtypeStruct``s."""
+        if stacking.is_stacked(self.stacked_runs, params, state):
+            return params, state
+        return (stacking.stack_tree(self.stacked_runs, params),
+                stacking.stack_tree(self.stacked_runs, state))
+
+    def unstack(self, params, state) -> tuple[dict, dict]:
+        """``(params, state)`` in the named layout (one entry per layer), from either."""
+        return (stacking.unstack_tree(self.stacked_runs, params),
+                stacking.unstack_tree(self.stacked_runs, state))
 
     def apply(self, params, state, inputs, *, training=False, key=None, return_losses=False,
               capture=None, hooks=(), sample_mask=None):
@@ -117,15 +158,26 @@ class Program:
         """Like ``apply``, returning a ``Run``: outputs, new state, auxiliary loss, output
         masks (Keras masks of the flattened outputs, None where unmasked) and captures."""
         self._check_current()
-        check_weights(self._entries, params, state, self.model.name)
-        values = {id(e.variable): get_path(params if e.is_param else state, e.path,
-                                            "params" if e.is_param else "state")
-                  for e in self._entries}
+        stacked = stacking.is_stacked(self.stacked_runs, params, state)
+        trees = {True: params, False: state}
+        if stacked:
+            check_weights(self._entries, params, state, self.model.name,
+                          leaves=self._stacked_leaves)
+            values = _Values(self._entries, self.stacked_runs, params, state)
+        else:
+            check_weights(self._entries, params, state, self.model.name)
+            values = {id(e.variable): get_path(trees[e.is_param], e.path,
+                                                "params" if e.is_param else "state")
+                      for e in self._entries}
         ctx = context.CallContext(values=values, training=training, key=key,
                                   collect_assignments=True, strict=True)
         ctx.sample_mask = sample_mask
         if self.block_runs:
             ctx.scan_runs = {id(self.model): self.block_runs}
+        if stacked:
+            ctx.stacked_weights = {id(run.first_node): [
+                get_path(trees[is_param], (run.key, *path), "params")
+                for path, is_param in run.weights] for run in self.stacked_runs}
         captured = None
         if capture is not None:
             captured = {}
@@ -135,12 +187,19 @@ class Program:
             outputs = self.model(inputs)
         new_state = {}
         for e in self._entries:
-            if not e.is_param:
+            if not e.is_param and (not stacked or id(e.variable) not in values.lazy):
                 new = ctx.assignments.get(id(e.variable))
-                value = new if new is not None else values[id(e.variable)]
+                value = new if new is not None else values.get(id(e.variable))
                 set_path(new_state, e.path, value)
+        if stacked:
+            for run in self.stacked_runs:
+                scanned = ctx.stacked_assigned.get(id(run.first_node), {})
+                for i, (path, is_param) in enumerate(run.weights):
+                    if not is_param:
+                        set_path(new_state, (run.key, *path),
+                                 _new_stacked(ctx, values, run, i, scanned))
         losses = [jnp.sum(loss) for loss in ctx.losses]
-        losses += [e.variable.regularizer(values[id(e.variable)]) for e in self._entries
+        losses += [e.variable.regularizer(values.get(id(e.variable))) for e in self._entries
                    if e.variable.regularizer is not None]
         loss = sum(losses, jnp.zeros((), jnp.float32))
         masks = ctx.output_masks.get(id(self.model))
@@ -170,13 +229,25 @@ class Program:
         return checked(self.apply)(params, state, inputs, **kwargs)
 
     def constrain(self, params):
-        """``params`` with every weight constraint applied (after an optimizer update)."""
+        """``params`` with every weight constraint applied (after an optimizer update).
+        In the stacked layout a run's blocks share their first block's constraint (their
+        configs are equal), applied to each block."""
         constrained = [e for e in self._entries if e.is_param and e.variable.constraint]
         if not constrained:
             return params
+        runs = self.stacked_runs if stacking.is_stacked(self.stacked_runs, params, {}) else []
+        where = {id(e.variable): (run.key, *path) for run in runs
+                 for (path, _), e in zip(run.weights, run.entries[0])}
+        members = {id(e.variable) for run in runs for block in run.entries for e in block}
         params = jax.tree_util.tree_map(lambda x: x, params)  # new containers, same leaves
         for e in constrained:
-            set_path(params, e.path, e.variable.constraint(get_path(params, e.path, "params")))
+            if id(e.variable) in where:
+                path = where[id(e.variable)]
+                set_path(params, path, jax.vmap(e.variable.constraint)(
+                    get_path(params, path, "params")))
+            elif id(e.variable) not in members:
+                set_path(params, e.path, e.variable.constraint(
+                    get_path(params, e.path, "params")))
         return params
 
     def lower(self, params, state, inputs, *, training=False, key=None):
@@ -188,6 +259,45 @@ class Program:
             return "<Program (not compiled)>"
         return (f"<Program of {self.model.name!r}: {len(self.nodes)} nodes, "
                 f"{len(self._entries)} weights>")
+
+
+class _Values(dict):
+    """Weight values by variable id for a run in the stacked layout: a stacked block's
+    own weights (read by a block that does not run in the scan, or by a regularizer) are
+    sliced out of the stacked arrays on first read."""
+
+    def __init__(self, entries, runs, params, state):
+        trees = {True: params, False: state}
+        self.lazy = {}
+        for run in runs:
+            for i, (path, is_param) in enumerate(run.weights):
+                leaf = get_path(trees[is_param], (run.key, *path), "params")
+                for block, block_entries in enumerate(run.entries):
+                    self.lazy[id(block_entries[i].variable)] = (leaf, block)
+        super().__init__((id(e.variable), get_path(trees[e.is_param], e.path, "params"))
+                         for e in entries if id(e.variable) not in self.lazy)
+
+    def get(self, vid, default=None):
+        if vid in self:
+            return self[vid]
+        found = self.lazy.get(vid)
+        if found is None:
+            return default
+        self[vid] = found[0][found[1]]
+        return self[vid]
+
+
+def _new_stacked(ctx, values, run, index, scanned):
+    """The new value of a stacked state weight: what the scan assigned, else each
+    block's own (a run that did not scan), else the value it had."""
+    if index in scanned:
+        return scanned[index]
+    variables = [block[index].variable for block in run.entries]
+    new = [ctx.assignments.get(id(v)) for v in variables]
+    if all(value is None for value in new):
+        return values.lazy[id(variables[0])][0]
+    return jnp.stack([value if value is not None else values.get(id(v))
+                      for v, value in zip(variables, new)])
 
 
 class _Capture(NodeHook):

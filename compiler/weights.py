@@ -135,12 +135,14 @@ def assign(model, params, state) -> None:
         entry.variable.assign(value)
 
 
-def check_weights(entries, params, state, model_name: str) -> None:
+def check_weights(entries, params, state, model_name: str, leaves=None) -> None:
     """Raise naming the weight path if ``params``/``state`` do not match the model's weights.
 
     Checks the structure (dicts with exactly the model's weight paths), then each leaf's
     shape and dtype against its Variable. Runs in Python on shapes only, so under ``jit`` it
-    costs nothing per call (it runs once, when the function is traced).
+    costs nothing per call (it runs once, when the function is traced). ``leaves``: the
+    expected ``(path, is_param, shape, dtype, ...)`` of another layout (the stacked one,
+    ``compiler.stacking.expected_leaves``) instead of ``entries``'.
     """
     trees = {"params": params, "state": state}
     for what, tree in trees.items():
@@ -148,19 +150,22 @@ def check_weights(entries, params, state, model_name: str) -> None:
             raise TypeError(f"{what} of model {model_name!r} must be a nested dict of arrays "
                             f"keyed by layer and weight name (from program.init or "
                             f"compiler.variables), received {type(tree).__name__}.")
+    if leaves is None:
+        leaves = [(e.path, e.is_param, tuple(e.variable.shape), e.variable.dtype)
+                  for e in entries]
     expected = {what: set() for what in trees}
-    for e in entries:
-        what = "params" if e.is_param else "state"
-        expected[what].add(e.path)
-        value = get_path(trees[what], e.path, what)
+    for path, is_param, want_shape, want_dtype, *_ in leaves:
+        what = "params" if is_param else "state"
+        expected[what].add(path)
+        value = get_path(trees[what], path, what)
         shape, dtype = getattr(value, "shape", None), getattr(value, "dtype", None)
         if shape is None or dtype is None:
-            raise TypeError(f"{what}[{'/'.join(e.path)!r}] of model {model_name!r} must be an "
-                            f"array of shape {e.variable.shape} and dtype "
-                            f"{e.variable.dtype.name}, received {type(value).__name__}.")
-        if tuple(shape) != e.variable.shape or jnp.dtype(dtype) != e.variable.dtype:
-            raise ValueError(f"{what}[{'/'.join(e.path)!r}] of model {model_name!r}: expected "
-                             f"shape {e.variable.shape} and dtype {e.variable.dtype.name}, "
+            raise TypeError(f"{what}[{'/'.join(path)!r}] of model {model_name!r} must be an "
+                            f"array of shape {want_shape} and dtype {want_dtype.name}, "
+                            f"received {type(value).__name__}.")
+        if tuple(shape) != want_shape or jnp.dtype(dtype) != want_dtype:
+            raise ValueError(f"{what}[{'/'.join(path)!r}] of model {model_name!r}: expected "
+                             f"shape {want_shape} and dtype {want_dtype.name}, "
                              f"received shape {tuple(shape)} and dtype {jnp.dtype(dtype).name}.")
     for what, tree in trees.items():
         extra = sorted("/".join(p) for p in _leaf_paths(tree) if p not in expected[what])

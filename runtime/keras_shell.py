@@ -21,7 +21,7 @@ from runtime.training_setup import TrainingSetup
 
 def compile_model(model, optimizer="adam", loss=None, metrics=None, loss_weights=None,
                   steps_per_execution=1, seed=None, weighted_metrics=None, mesh=None,
-                  sharding=None, data_axis=None, remat=None):
+                  sharding=None, data_axis=None, remat=None, scan_blocks=True):
     """Configure training (see ``Model.compile``); names are checked now, as in Keras.
 
     The Trainer is made on first use, once the model is built (a subclassed model builds
@@ -44,7 +44,8 @@ def compile_model(model, optimizer="adam", loss=None, metrics=None, loss_weights
         Objective(model, loss, metrics or (), loss_weights, weighted_metrics)
     TrainingSetup.of(model).compile(optimizer, loss, metrics or (), loss_weights,
                                     steps_per_execution, seed, weighted_metrics,
-                                    placement=placement, remat=remat)
+                                    placement=placement, remat=remat,
+                                    scan_blocks=bool(scan_blocks))
     model.stop_training = False
 
 

@@ -30,6 +30,11 @@ from runtime.sharding.placement import MeshPlacement
 class TrainState(NamedTuple):
     """Everything training carries from step to step, as one pytree.
 
+    ``params`` and ``state`` are in the program's stacked layout: a run of repeated
+    blocks that runs as one scan keeps its weights stacked under one key
+    (``"block..block_47"``, see ``compiler.stacking``), so training a deep stack costs
+    no more to compile than a shallow one; ``trainer.program.unstack(ts.params,
+    ts.state)`` gives one entry per layer. Models without such runs: one entry per layer.
     ``key`` is the base PRNG key; step ``n`` uses ``fold_in(key, n)``. ``metrics`` holds
     ``fit``'s running loss/metric states since the last ``Trainer.reset_metrics`` (None
     in a train state from ``init``: ``train_step`` returns each batch's logs instead).
@@ -150,6 +155,8 @@ class Trainer:
         if mesh is not None:
             placement = MeshPlacement(mesh, sharding, self.optimizer, data_axis)
         self.placement = placement  # (``placement``: a MeshPlacement made by compile)
+        if placement is not None:
+            placement.stacked_runs = self.program.stacked_runs
         self.remat = Remat(remat) if remat is not None else None
         self.objective = (Objective(model, loss, metrics, loss_weights, weighted_metrics)
                           if loss is not None else _InferenceOnly(model.name))
@@ -176,12 +183,12 @@ class Trainer:
         if self.placement is not None:
             return self.placement.init(self, key)
         init_key, train_key = jax.random.split(key)
-        params, state = self.program.init(init_key)
+        params, state = self.program.init(init_key, stacked=True)
         return self._train_state(params, state, train_key)
 
     def init_from_model(self, key, opt_state=None) -> TrainState:
         """A train state holding the model's current weights (``compiler.variables``)."""
-        params, state = compiler.variables(self.model)
+        params, state = self.program.stack(*compiler.variables(self.model))
         if self.placement is not None:  # copied once, onto the mesh; optimizer state there
             return self.placement.from_weights(self, params, state, key, opt_state)
         return self._train_state(params, state, key, opt_state)
@@ -221,7 +228,8 @@ class Trainer:
     def write_back(self, train_state: TrainState, copy: bool = False) -> None:
         """Put the trained weights into the model's layers (eager calls see them).
 
-        ``copy=True`` copies them first, so the train state can still be donated.
+        ``copy=True`` copies them first, so the train state can still be donated. Weights
+        of repeated blocks kept stacked (``compiler.stacking``) go back to each block.
         """
         params, state = train_state.params, train_state.state
         if self.placement is not None and jax.process_count() > 1:
@@ -229,7 +237,7 @@ class Trainer:
             params, state = self.placement.gathered((params, state))
         elif copy:
             params, state = jax.tree_util.tree_map(jnp.copy, (params, state))
-        compiler.assign(self.model, params, state)
+        compiler.assign(self.model, *self.program.unstack(params, state))
 
     def _run(self, params, state, x, **kwargs):
         """``program.run`` with a mesh's activation sharding hints and rematerialisation."""

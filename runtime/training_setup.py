@@ -64,11 +64,11 @@ class TrainingSetup:
         return setup
 
     def compile(self, optimizer, loss, metrics, loss_weights, steps_per_execution, seed,
-                weighted_metrics=None, placement=None, remat=None):
+                weighted_metrics=None, placement=None, remat=None, scan_blocks=True):
         """Record ``compile``'s choices; training starts afresh (new optimizer state)."""
         self.config = dict(optimizer=optimizer, loss=loss, metrics=metrics,
                            loss_weights=loss_weights, weighted_metrics=weighted_metrics,
-                           placement=placement, remat=remat)
+                           placement=placement, remat=remat, scan_blocks=scan_blocks)
         self.steps_per_execution = int(steps_per_execution)
         self.seed = 0 if seed is None else int(seed)
         self.train_key = jax.random.PRNGKey(self.seed)
@@ -105,7 +105,8 @@ class TrainingSetup:
             self.trainer = Trainer(model, config["optimizer"], config["loss"],
                                    config["metrics"], loss_weights=config["loss_weights"],
                                    weighted_metrics=config["weighted_metrics"],
-                                   placement=config["placement"], remat=config["remat"])
+                                   placement=config["placement"], remat=config["remat"],
+                                   scan_blocks=config["scan_blocks"])
         return self.trainer
 
     def predictor_for(self, model, x=None) -> Trainer:
@@ -117,5 +118,6 @@ class TrainingSetup:
         if self._predictor is None:
             config = self.config or {}  # compile's mesh and remat apply to predict too
             self._predictor = Trainer(model, loss=None, placement=config.get("placement"),
-                                      remat=config.get("remat"))
+                                      remat=config.get("remat"),
+                                      scan_blocks=config.get("scan_blocks", True))
         return self._predictor

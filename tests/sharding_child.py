@@ -232,7 +232,44 @@ def main():
                 "predict": float(np.abs(p - p1).max())}
 
     out["fit"] = {name: differences(name) for name in fits}
+    out["stacked"] = _stacked_blocks(jax, jnp, np, optax, P, kg, Trainer, ShardingRules,
+                                     batches, layouts["fully sharded"][0])
     print(json.dumps(out))
+
+
+def _stacked_blocks(jax, jnp, np, optax, P, kg, Trainer, ShardingRules, batches, mesh):
+    """Repeated blocks kept stacked in the train state, fully sharded: each stacked kernel
+    split like one block's (its block axis whole), Adam's moments alike, and the numbers
+    of a one-device run of the unrolled model."""
+    def model():
+        kg.utils.set_random_seed(0)
+        x = kg.Input(shape=(16,))
+        h = x
+        for i in range(4):
+            h = kg.layers.Dense(16, activation="tanh", name=f"block{i}")(h)
+        return kg.Model(x, kg.layers.Dense(8, name="head")(h))
+
+    rules = ShardingRules([(r".*/kernel", P("data", None))])
+    sharded = Trainer(model(), optax.adam(1e-2), "mse", mesh=mesh, sharding=rules)
+    reference = Trainer(model(), optax.adam(1e-2), "mse", scan_blocks=False)
+    ts, ref = sharded.init(jax.random.PRNGKey(0)), reference.init(jax.random.PRNGKey(0))
+    for batch in batches[:4]:
+        ts, logs = sharded.train_step(ts, batch)
+        ref, ref_logs = reference.train_step(ref, batch)
+    stacked = ts.params["block0..block3"]["kernel"]
+    unstacked = sharded.program.unstack(ts.params, ts.state)[0]
+    try:  # blocks split differently cannot share one stacked leaf
+        Trainer(model(), "sgd", "mse", mesh=mesh, sharding=ShardingRules(
+            [("block2/kernel", P(None, "data"))])).init(jax.random.PRNGKey(0))
+        odd = None
+    except ValueError as error:
+        odd = str(error)
+    return {"spec": str(stacked.sharding.spec), "shape": list(stacked.shape),
+            "moment_spec": str(ts.opt_state[0].mu["block0..block3"]["kernel"].sharding.spec),
+            "loss": abs(float(logs["loss"]) - float(ref_logs["loss"])),
+            "params": max(float(jnp.abs(unstacked[name]["kernel"] - ref.params[name]["kernel"])
+                                .max()) for name in ref.params),
+            "odd_rules": odd}
 
 
 if __name__ == "__main__":

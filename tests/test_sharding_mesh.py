@@ -80,7 +80,7 @@ def test_sharded_initialisation_never_holds_whole_weights():
     measured = json.loads(result.stdout.strip().splitlines()[-1])
     assert measured["param_bytes"] == measured["abstract_bytes"] == 16 * 4096 * 4096 * 4
     assert measured["eval_shape_growth"] < 64 << 20  # abstract: nothing allocated
-    assert measured["shard_shape"] == [512, 4096]
+    assert measured["shard_shape"] == [16, 512, 4096]  # the 16 blocks stacked, each split
     assert measured["growth"] <= 1.6, measured  # peak host memory / parameter bytes
 
 
@@ -93,3 +93,12 @@ def test_packed_train_states_on_a_mesh(measured):
 
 def test_a_backup_resumes_mid_epoch_on_a_mesh(measured):
     assert measured["backup_resumed"]
+
+
+def test_stacked_blocks_are_sharded_like_one_block(measured):
+    stacked = measured["stacked"]
+    assert stacked["shape"] == [4, 16, 16]
+    assert stacked["spec"] == stacked["moment_spec"] == "P(None, 'data')"  # block axis whole
+    assert stacked["loss"] <= 1e-5 and stacked["params"] <= 1e-5, stacked
+    assert 'block0..block3/kernel' in stacked["odd_rules"]
+    assert "block 2 as P(None, 'data')" in stacked["odd_rules"], stacked["odd_rules"]

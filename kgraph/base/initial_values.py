@@ -165,6 +165,45 @@ def draw_placed(variable, key, path, sharding):
     return jax.device_put(variable.initial_value(key), sharding)
 
 
+@functools.lru_cache(maxsize=64)
+def _zeros_function(shape, dtype, sharding):
+    return jax.jit(lambda: jax.numpy.zeros(shape, dtype), out_shardings=sharding)
+
+
+@functools.lru_cache(maxsize=256)
+def _write_block_function(initializer, shape, dtype, sharding):
+    """``buffer`` with block ``index`` drawn from ``key`` (in place: ``buffer`` is
+    donated); ``initializer`` None: the block's value is given."""
+    def write(buffer, key_or_value, index):
+        value = (key_or_value if initializer is None
+                 else _value(initializer, shape, dtype, key_or_value))
+        return jax.lax.dynamic_update_index_in_dim(buffer, value.astype(dtype), index, 0)
+
+    return jax.jit(write, donate_argnums=0, out_shardings=sharding)
+
+
+def draw_placed_stacked(variables, key, paths, sharding):
+    """The initial values of ``variables`` (one weight of each of a run of identical
+    blocks) stacked on a new leading axis, created directly with ``sharding``: bitwise
+    ``stack([draw_placed(v, key, p, ...)])``. The stacked array is allocated once and
+    each block is drawn into it in place (with kgraph's initializers, each device draws
+    only its own part), so the host and the devices never hold more than it and one
+    block's weight."""
+    first = variables[0]
+    stacked_shape = (len(variables), *first.shape)
+    buffer = _zeros_function(stacked_shape, first.dtype, sharding)()
+    for index, (variable, path) in enumerate(zip(variables, paths)):
+        block_key = jax.random.fold_in(key, context.stable_hash(path))
+        init = variable.initializer
+        if initializers.is_builtin(init):
+            write = _write_block_function(init, tuple(variable.shape), variable.dtype, sharding)
+            buffer = write(buffer, block_key, index)
+        else:  # drawn whole, as ``draw`` draws it, then written in
+            write = _write_block_function(None, tuple(variable.shape), variable.dtype, sharding)
+            buffer = write(buffer, variable.initial_value(block_key), index)
+    return buffer
+
+
 def materialize(variables) -> None:
     """Give each of ``variables`` that has no stored value its eager initial value.
 

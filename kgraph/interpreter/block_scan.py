@@ -57,14 +57,18 @@ class _Unscannable(Exception):
     pass
 
 
-def _jaxpr_text(node, run_node, weights, x, count):
-    variables = node.layer.weights
+def _trace(node, run_node, weights, x, count):
+    """The jaxpr (as text) of ``node``'s call on ``weights`` and ``x`` with ``count`` key
+    hashes, and the key paths it asks for: one trace."""
+    variables, paths = node.layer.weights, []
 
     def traced(weights, x, hashes):
-        return _call_with(node, run_node, variables, weights, x, hashes)[:3]
+        out, assigned, loss, asked = _call_with(node, run_node, variables, weights, x, hashes)
+        paths.extend(asked)
+        return out, assigned, loss
 
     spec = jax.ShapeDtypeStruct((count,), jnp.uint32)
-    return str(jax.make_jaxpr(traced)(weights, x, spec))
+    return str(jax.make_jaxpr(traced)(weights, x, spec)), paths
 
 
 def _stack(arrays):
@@ -88,25 +92,29 @@ def run_scanned(nodes, x, run_node, trusted: bool = False):
     block's, under its own name.
     """
     template = nodes[0]
-    weights = [[v.value for v in node.layer.weights] for node in nodes]
+    parent = context.current()
+    stacked = parent.stacked_weights.get(id(template))  # the stacked layout's own arrays
+    if stacked is not None:  # per block, only shapes are needed (for the checks)
+        weights = [[jax.ShapeDtypeStruct(a.shape[1:], a.dtype) for a in stacked]] * len(nodes)
+    else:
+        weights = [[v.value for v in node.layer.weights] for node in nodes]
     try:
         first = _call_with_shapes(template, run_node, weights[0], x)
         if trusted:
             paths = [[_renamed(p, template.layer.name, node.layer.name) for p in first]
                      for node in nodes]
-        else:  # each block's own key paths, and its trace on its own weights
-            paths = [first] + [_call_with_shapes(node, run_node, w, x)
-                               for node, w in zip(nodes[1:], weights[1:])]
-            if any(len(p) != len(first) for p in paths):
-                return None
-            texts = {_jaxpr_text(node, run_node, w, x, len(first))
-                     for node, w in zip(nodes, weights)}
-            if len(texts) != 1:
+        else:  # each block's trace on its own weights, and its own key paths
+            traces = [_trace(node, run_node, w, x, len(first))
+                      for node, w in zip(nodes, weights)]
+            paths = [asked for _, asked in traces]
+            if (any(len(p) != len(first) for p in paths)
+                    or len({text for text, _ in traces}) != 1):
                 return None
     except _Unscannable:
         return None
     count = len(first)
-    stacked = [_stack(column) for column in zip(*weights)]
+    if stacked is None:
+        stacked = [_stack(column) for column in zip(*weights)]
     hashes = jnp.asarray([[context.stable_hash(p) for p in block] for block in paths],
                          jnp.uint32).reshape(len(nodes), count)
     variables = template.layer.weights
@@ -118,7 +126,8 @@ def run_scanned(nodes, x, run_node, trusted: bool = False):
         return out, ([assigned.get(i) for i in range(len(variables))], loss)
 
     out, (assigned, losses) = jax.lax.scan(body, x, (stacked, hashes))
-    parent = context.current()
+    parent.stacked_assigned[id(template)] = {i: values for i, values in enumerate(assigned)
+                                             if values is not None}
     for i, values in enumerate(assigned):
         if values is None:
             continue

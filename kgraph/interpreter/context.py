@@ -71,6 +71,10 @@ class CallContext:
         self.parent: CallContext | None = None
         self.key_hashes = None  # inside a scanned block: stands in for stable_hash(path)
         self.scan_runs: dict = {}  # id(model) -> runs of its nodes to run as one scan
+        # id(first node of a run) -> its blocks' weights, stacked (``compiler.stacking``),
+        # and -> {weight index: new stacked value} of the state the scan assigned
+        self.stacked_weights: dict = {}
+        self.stacked_assigned: dict = {}
         self._key_counts: dict[str, int] = {}
 
     def child(self, share_key_counts=True) -> CallContext:
@@ -83,6 +87,8 @@ class CallContext:
         scope.parent = self
         scope._key_counts = self._key_counts if share_key_counts else dict(self._key_counts)
         scope.key_hashes, scope.scan_runs = self.key_hashes, self.scan_runs
+        scope.stacked_weights, scope.stacked_assigned = (self.stacked_weights,
+                                                         self.stacked_assigned)
         return scope
 
     def read(self, variable):

@@ -20,6 +20,7 @@ import numpy as np
 import optax
 from jax.sharding import NamedSharding, PartitionSpec
 
+from compiler import stacking
 from kgraph.interpreter.walk import NodeHook
 from runtime.sharding.rules import ShardingRules
 
@@ -64,13 +65,36 @@ class MeshPlacement:
             self.data_parts *= mesh.shape[axis]
         self.replicated = NamedSharding(mesh, PartitionSpec())
         self.hints = _ActivationHints(self.rules.activations, mesh)
+        self.stacked_runs: list = []  # the program's (``compiler.stacking``), set by a Trainer
 
     def __repr__(self) -> str:
         return f"MeshPlacement(mesh={dict(self.mesh.shape)}, data_axis={self.data_axis!r})"
 
     # ------------------------------------------------------------ shardings
     def weight_shardings(self, tree):
-        return self.rules.shardings(tree, self.mesh)
+        """Shardings of a params or state tree. In the stacked layout the rules apply to
+        each block's own path (``"block_3/dense/kernel"``); a run's blocks must then be
+        split alike, and the stacked leaf is split as they are, with its block axis whole."""
+        runs = [run for run in self.stacked_runs if run.key in tree]
+        if not runs:
+            return self.rules.shardings(tree, self.mesh)
+        abstract = jax.tree_util.tree_map(
+            lambda a: jax.ShapeDtypeStruct(jnp.shape(a), jnp.result_type(a)), tree)
+        named = self.rules.shardings(stacking.unstack_tree(runs, abstract), self.mesh)
+        return stacking.stack_tree(runs, named, combine=self._stacked_sharding)
+
+    def _stacked_sharding(self, shardings, where):
+        specs = [tuple(s.spec) for s in shardings]
+        if any(spec != specs[0] for spec in specs):
+            odd = next(i for i, spec in enumerate(specs) if spec != specs[0])
+            raise ValueError(
+                f'The sharding rules split the blocks of "{where}" (repeated blocks, stacked '
+                f"to run as one scan) differently: block 0 as P{specs[0]}, block {odd} as "
+                f"P{specs[odd]}. Give the blocks one rule, or compile with "
+                "scan_blocks=False.")
+        if not specs[0]:
+            return self.replicated
+        return NamedSharding(self.mesh, PartitionSpec(None, *specs[0]))
 
     def train_state_shardings(self, ts):
         """A TrainState of ``NamedSharding``s for ``ts`` (arrays, tracers or abstract)."""
@@ -192,9 +216,11 @@ class MeshPlacement:
         its sharding (``Program.init(key, shardings)``), the optimizer state inside
         ``jit``."""
         init_key, train_key = jax.random.split(key)
-        params, state = jax.eval_shape(trainer.program.init, init_key)
+        params, state = jax.eval_shape(
+            lambda k: trainer.program.init(k, stacked=True), init_key)
         params, state = trainer.program.init(
-            init_key, (self.weight_shardings(params), self.weight_shardings(state)))
+            init_key, (self.weight_shardings(params), self.weight_shardings(state)),
+            stacked=True)
         abstract = jax.eval_shape(trainer._train_state, params, state, train_key)
         shardings = self.train_state_shardings(abstract)
         opt_state = jax.jit(trainer.optimizer.init, out_shardings=shardings.opt_state)(params)

@@ -1,0 +1,191 @@
+"""The stacked layout of the weights: each run of repeated blocks under one key.
+
+A run of identical blocks (``compiler.scan_blocks``) runs as one ``lax.scan`` over its
+blocks' weights stacked on a new leading axis. In the *named* layout (``program.init``,
+``compiler.variables``) every block keeps its own entry, and each step stacks them; in
+the *stacked* layout the run's blocks share one entry, keyed ``"<first>..<last>"`` (the
+first and last blocks' layer names), holding one block's weight tree with every leaf
+stacked: ``params["block..block_47"]["dense"]["kernel"]`` has shape ``(48, *kernel)``.
+Training in the stacked layout (what ``runtime.Trainer`` does) keeps the weights, the
+gradients and the optimizer state stacked, so neither the step nor the optimizer update
+grows with the number of blocks: a deep model's train step compiles in about the time of
+a shallow one's.
+
+``program.stack(params, state)`` and ``program.unstack(params, state)`` convert between
+the two; ``program.apply`` accepts either.
+
+>>> import jax, kgraph as kg, compiler
+>>> x = kg.Input(shape=(8,))
+>>> h = x
+>>> for i in range(4):
+...     h = kg.layers.Dense(8, name=f"block{i}")(h)
+>>> program = compiler.compile(kg.Model(x, h))
+>>> params, state = program.stack(*program.init(jax.random.PRNGKey(0)))
+>>> sorted(params), params["block0..block3"]["kernel"].shape
+(['block0..block3'], (4, 8, 8))
+>>> sorted(program.unstack(params, state)[0])
+['block0', 'block1', 'block2', 'block3']
+"""
+
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+
+class StackedRun(NamedTuple):
+    """One run of blocks stored under one key.
+
+    ``key``: its entry in the stacked layout; ``layers``: the blocks' layer names, in
+    order; ``weights``: per weight of a block (the template block's ``layer.weights``
+    order), its path inside the block and whether it is a param; ``entries``: per block,
+    its ``WeightEntry`` of each of those weights; ``first_node``: the run's first node
+    (``kgraph.interpreter.block_scan`` finds its stacked weights by it)."""
+
+    key: str
+    layers: tuple
+    weights: tuple
+    entries: tuple
+    first_node: object
+
+    @property
+    def count(self) -> int:
+        return len(self.layers)
+
+
+def plan(entries, runs) -> list[StackedRun]:
+    """The runs among ``runs`` (``compiler.scan_blocks.BlockRun``) that can be stacked:
+    every block's weights live under its own top-level name, at the same paths."""
+    by_variable = {id(e.variable): e for e in entries}
+    top_level = {e.path[0] for e in entries}
+    taken: set = set()
+    stacked = []
+    for run in runs:
+        names = tuple(layer.name for layer in run.layers)
+        key = f"{names[0]}..{names[-1]}"
+        per_block = []
+        for layer in run.layers:
+            found = [by_variable.get(id(v)) for v in layer.weights]
+            if any(e is None or e.path[0] != layer.name for e in found):
+                break
+            per_block.append(tuple(found))
+        else:
+            layout = tuple((e.path[1:], e.is_param) for e in per_block[0])
+            same = all(tuple((e.path[1:], e.is_param) for e in block) == layout
+                       for block in per_block)
+            owned = {id(e.variable) for block in per_block for e in block}
+            others = [e for e in entries if e.path[0] in names and id(e.variable) not in owned]
+            if (same and len({p for p, _ in layout}) == len(layout) and not others
+                    and key not in top_level and not taken & set(names)):
+                taken.update(names)
+                stacked.append(StackedRun(key, names, layout, tuple(per_block),
+                                          run.nodes[0]))
+    return stacked
+
+
+def _stack_leaves(leaves, where=None):
+    if any(isinstance(leaf, jax.core.Tracer) for leaf in leaves):
+        return jnp.stack(leaves)
+    if all(isinstance(leaf, jax.ShapeDtypeStruct) for leaf in leaves):
+        first = leaves[0]
+        return jax.ShapeDtypeStruct((len(leaves), *first.shape), first.dtype)
+    if all(isinstance(leaf, np.ndarray) for leaf in leaves):
+        return np.stack(leaves)
+    devices = {d for leaf in leaves for d in getattr(leaf, "devices", lambda: ())()}
+    if len(devices) <= 1 and {d.platform for d in devices} <= {"cpu"}:
+        return jnp.asarray(np.stack([np.asarray(leaf) for leaf in leaves]))  # no compile
+    return jnp.stack(leaves)
+
+
+def _split_leaf(leaf, count):
+    if isinstance(leaf, jax.ShapeDtypeStruct):
+        return [jax.ShapeDtypeStruct(leaf.shape[1:], leaf.dtype)] * count
+    if isinstance(leaf, np.ndarray):
+        return list(leaf)
+    if isinstance(leaf, jax.core.Tracer) or len(leaf.devices()) > 1:
+        return [leaf[i] for i in range(count)]
+    return jax.device_put(list(np.asarray(leaf)), next(iter(leaf.devices())))
+
+
+def _get(tree, path):
+    for name in path:
+        if not isinstance(tree, dict) or name not in tree:
+            return None
+        tree = tree[name]
+    return tree
+
+
+def _set(tree, path, value):
+    for name in path[:-1]:
+        tree = tree.setdefault(name, {})
+    tree[path[-1]] = value
+
+
+def stack_tree(runs, tree: dict, combine: Callable = _stack_leaves) -> dict:
+    """``tree`` (a params or state pytree in the named layout) in the stacked layout:
+    each run's blocks' leaves replaced by ``combine([leaf of each block], path)`` under
+    the run's key (``path``: the stacked leaf's, ``"block..block_7/dense/kernel"``). Runs
+    whose blocks are absent from ``tree`` are left alone."""
+    out = dict(tree)
+    for run in runs:
+        if not any(name in tree for name in run.layers):
+            continue
+        missing = [name for name in run.layers if name not in tree]
+        if missing:
+            raise KeyError(f"Cannot stack blocks {run.key!r}: the tree has no entry "
+                           f"{missing[0]!r}.")
+        group: dict = {}
+        for path, _ in run.weights:
+            leaves = [_get(tree[name], path) for name in run.layers]
+            if all(leaf is None for leaf in leaves):
+                continue
+            if any(leaf is None for leaf in leaves):
+                name = run.layers[[leaf is None for leaf in leaves].index(True)]
+                raise KeyError(f"Cannot stack blocks {run.key!r}: no entry "
+                               f"{'/'.join((name, *path))!r}.")
+            _set(group, path, combine(leaves, "/".join((run.key, *path))))
+        for name in run.layers:
+            del out[name]
+        out[run.key] = group
+    return out
+
+
+def unstack_tree(runs, tree: dict, split: Callable = _split_leaf) -> dict:
+    """The inverse of ``stack_tree``: each run's key replaced by its blocks' entries."""
+    out = dict(tree)
+    for run in runs:
+        group = tree.get(run.key)
+        if group is None:
+            continue
+        blocks = [{} for _ in run.layers]
+        for path, _ in run.weights:
+            leaf = _get(group, path)
+            if leaf is None:
+                continue
+            for block, value in zip(blocks, split(leaf, run.count)):
+                _set(block, path, value)
+        del out[run.key]
+        out.update(zip(run.layers, blocks))
+    return out
+
+
+def is_stacked(runs, params, state) -> bool:
+    """Whether ``params``/``state`` are in the stacked layout (any run's key present)."""
+    return any(isinstance(tree, dict) and run.key in tree
+               for run in runs for tree in (params, state))
+
+
+def expected_leaves(entries, runs):
+    """``(path, is_param, shape, dtype, variable)`` of every leaf of the stacked layout
+    (``variable``: the weight, or its first block's for a stacked leaf)."""
+    stacked = {id(e.variable) for run in runs for block in run.entries for e in block}
+    leaves = [(e.path, e.is_param, tuple(e.variable.shape), e.variable.dtype, e.variable)
+              for e in entries if id(e.variable) not in stacked]
+    for run in runs:
+        for (path, is_param), e in zip(run.weights, run.entries[0]):
+            leaves.append(((run.key, *path), is_param, (run.count, *e.variable.shape),
+                           e.variable.dtype, e.variable))
+    return leaves
