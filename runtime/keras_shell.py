@@ -15,13 +15,14 @@ import numpy as np
 from runtime import custom_steps, data as data_lib, data_checks, fit_loop, optimizers
 from runtime.callback_list import CallbackList
 from runtime.objective import Objective
+from runtime.precision import Precision
 from runtime.remat import Remat
 from runtime.sharding.placement import MeshPlacement
 from runtime.training_setup import TrainingSetup
 
 def compile_model(model, optimizer="adam", loss=None, metrics=None, loss_weights=None,
                   steps_per_execution=1, seed=None, weighted_metrics=None, mesh=None,
-                  sharding=None, data_axis=None, remat=None, scan_blocks=True):
+                  sharding=None, data_axis=None, remat=None, scan_blocks=True, precision=None):
     """Configure training (see ``Model.compile``); names are checked now, as in Keras.
 
     The Trainer is made on first use, once the model is built (a subclassed model builds
@@ -40,12 +41,14 @@ def compile_model(model, optimizer="adam", loss=None, metrics=None, loss_weights
         raise ValueError("sharding and data_axis need a mesh: pass mesh=jax.make_mesh(...).")
     if remat is not None:
         Remat(remat)  # an unknown policy is an error now
+    if precision is not None:
+        Precision(precision)
     if model.built:  # resolve names against the outputs now, so errors come at compile
         Objective(model, loss, metrics or (), loss_weights, weighted_metrics)
     TrainingSetup.of(model).compile(optimizer, loss, metrics or (), loss_weights,
                                     steps_per_execution, seed, weighted_metrics,
                                     placement=placement, remat=remat,
-                                    scan_blocks=bool(scan_blocks))
+                                    scan_blocks=bool(scan_blocks), precision=precision)
     model.stop_training = False
 
 

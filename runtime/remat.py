@@ -15,12 +15,10 @@ True
 
 from __future__ import annotations
 
-import re
-
 import jax
 
 from kgraph.interpreter import context
-from kgraph.interpreter.walk import NodeHook
+from runtime.path_rules import PathRules
 
 POLICIES = ("everything_saveable", "nothing_saveable", "dots_saveable",
             "dots_with_no_batch_dims_saveable", "checkpoint_dots",
@@ -34,7 +32,7 @@ def _policy(name: str):
     return getattr(jax.checkpoint_policies, name)
 
 
-class Remat(NodeHook):
+class Remat(PathRules):
     """A node hook running the chosen layers under ``jax.checkpoint``."""
 
     def __init__(self, remat):
@@ -43,34 +41,12 @@ class Remat(NodeHook):
         if not isinstance(remat, dict) or not remat:
             raise TypeError("remat must be a policy name (e.g. 'dots_saveable') or a dict "
                             f"{{layer path pattern: policy name}}, received {remat!r}.")
-        self.rules = [(pattern, _policy(policy)) for pattern, policy in remat.items()]
-        for pattern, _ in self.rules:
-            try:
-                re.compile(pattern)
-            except re.error as error:
-                raise ValueError(f"remat pattern {pattern!r} is not a regular expression: "
-                                 f"{error}.") from None
-        self.used: set = set()
+        super().__init__({pattern: _policy(policy) for pattern, policy in remat.items()},
+                         "remat")
 
     def policy_for(self, path: str):
         """The policy of the node at ``path`` (None: not rematerialised)."""
-        for pattern, policy in self.rules:
-            if pattern == path:
-                self.used.add(pattern)
-                return policy
-        for pattern, policy in self.rules:
-            if re.fullmatch(pattern, path):
-                self.used.add(pattern)
-                return policy
-        return None
-
-    def check_all_used(self, model_name: str) -> None:
-        """After a trace: a pattern that matched no layer is an error (a typo)."""
-        unused = [pattern for pattern, _ in self.rules if pattern not in self.used]
-        if unused:
-            raise ValueError(f"remat patterns {unused} match no layer of model "
-                             f"{model_name!r} (patterns match layer paths, e.g. "
-                             "\"encoder/dense\").")
+        return self.value_for(path)
 
     def wrap_node(self, node, path, run):
         policy = self.policy_for(path)

@@ -23,6 +23,7 @@ import compiler
 from runtime import optimizers, packing as packing_lib
 from runtime.data import take_rows
 from runtime.objective import Objective
+from runtime.precision import Precision
 from runtime.remat import Remat
 from runtime.sharding.placement import MeshPlacement
 
@@ -142,11 +143,14 @@ class Trainer:
         for every layer, or ``{layer path pattern: policy name}`` (``runtime.remat``).
       scan_blocks: run repeated identical blocks as one ``lax.scan`` each (compiled once;
         ``compiler.scan_blocks``); False: every layer unrolled.
+      precision: compute in another dtype than the layers' own, keeping float32 weights
+        and optimizer state: a policy name for the whole model (``"mixed_bfloat16"``) or
+        ``{layer path pattern: policy name}`` (``runtime.precision``).
     """
 
     def __init__(self, model, optimizer="adam", loss=None, metrics=(), *, loss_weights=None,
                  weighted_metrics=None, mesh=None, sharding=None, data_axis=None,
-                 placement=None, remat=None, scan_blocks=True):
+                 placement=None, remat=None, scan_blocks=True, precision=None):
         self.model = model
         self.program = compiler.compile(model, scan_blocks=scan_blocks)
         self.optimizer = optimizers.get(optimizer)
@@ -158,6 +162,7 @@ class Trainer:
         if placement is not None:
             placement.stacked_runs = self.program.stacked_runs
         self.remat = Remat(remat) if remat is not None else None
+        self.precision = Precision(precision) if precision is not None else None
         self.objective = (Objective(model, loss, metrics, loss_weights, weighted_metrics)
                           if loss is not None else _InferenceOnly(model.name))
         self.metric_names = self.objective.log_names
@@ -242,12 +247,11 @@ class Trainer:
     def _run(self, params, state, x, **kwargs):
         """``program.run`` with a mesh's activation sharding hints and rematerialisation."""
         hints = self.placement.hints if self.placement is not None else None
-        hooks = tuple(h for h in (hints or None, self.remat) if h is not None)
+        # precision outermost: a rematerialised node recomputes in its precision too
+        hooks = tuple(h for h in (hints or None, self.remat, self.precision) if h is not None)
         run = self.program.run(params, state, x, hooks=hooks, **kwargs)
-        if hints:
-            hints.check_all_used(self.model.name)
-        if self.remat is not None:
-            self.remat.check_all_used(self.model.name)
+        for hook in hooks:
+            hook.check_all_used(self.model.name)
         return run
 
     def memory_report(self, train_state, batch) -> dict:

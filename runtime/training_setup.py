@@ -64,11 +64,13 @@ class TrainingSetup:
         return setup
 
     def compile(self, optimizer, loss, metrics, loss_weights, steps_per_execution, seed,
-                weighted_metrics=None, placement=None, remat=None, scan_blocks=True):
+                weighted_metrics=None, placement=None, remat=None, scan_blocks=True,
+                precision=None):
         """Record ``compile``'s choices; training starts afresh (new optimizer state)."""
         self.config = dict(optimizer=optimizer, loss=loss, metrics=metrics,
                            loss_weights=loss_weights, weighted_metrics=weighted_metrics,
-                           placement=placement, remat=remat, scan_blocks=scan_blocks)
+                           placement=placement, remat=remat, scan_blocks=scan_blocks,
+                           precision=precision)
         self.steps_per_execution = int(steps_per_execution)
         self.seed = 0 if seed is None else int(seed)
         self.train_key = jax.random.PRNGKey(self.seed)
@@ -106,7 +108,8 @@ class TrainingSetup:
                                    config["metrics"], loss_weights=config["loss_weights"],
                                    weighted_metrics=config["weighted_metrics"],
                                    placement=config["placement"], remat=config["remat"],
-                                   scan_blocks=config["scan_blocks"])
+                                   scan_blocks=config["scan_blocks"],
+                                   precision=config["precision"])
         return self.trainer
 
     def predictor_for(self, model, x=None) -> Trainer:
@@ -119,5 +122,6 @@ class TrainingSetup:
             config = self.config or {}  # compile's mesh and remat apply to predict too
             self._predictor = Trainer(model, loss=None, placement=config.get("placement"),
                                       remat=config.get("remat"),
-                                      scan_blocks=config.get("scan_blocks", True))
+                                      scan_blocks=config.get("scan_blocks", True),
+                                      precision=config.get("precision"))
         return self._predictor

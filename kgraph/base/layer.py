@@ -279,8 +279,14 @@ class Layer:
 
     @property
     def compute_dtype(self):
-        """The dtype the layer computes in (``dtype_policy.compute_dtype``)."""
-        return self.dtype_policy.compute_dtype
+        """The dtype the layer computes in (``dtype_policy.compute_dtype``, or inside a run
+        under a model-level precision policy, ``runtime.Precision``, that policy's)."""
+        own = self.dtype_policy.compute_dtype
+        ctx = context.current()
+        if (ctx is not None and ctx.compute_dtype is not None
+                and jnp.issubdtype(own, jnp.floating)):
+            return ctx.compute_dtype
+        return own
 
     def _cast_dtype(self, dtype):
         """The dtype a value of ``dtype`` has inside ``call``: floats become compute dtype."""

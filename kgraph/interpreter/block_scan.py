@@ -99,7 +99,14 @@ def run_scanned(nodes, x, run_node, trusted: bool = False):
     else:
         weights = [[v.value for v in node.layer.weights] for node in nodes]
     try:
-        first = _call_with_shapes(template, run_node, weights[0], x)
+        first, out = _call_with_shapes(template, run_node, weights[0], x)
+        if getattr(out, "dtype", None) != x.dtype:
+            # A block computing in another dtype (a precision policy): its first step
+            # would cast its input on entry anyway, so the carry starts cast.
+            if not (template.layer.autocast and jnp.issubdtype(x.dtype, jnp.floating)
+                    and getattr(out, "shape", None) == x.shape):
+                return None
+            x = x.astype(out.dtype)
         if trusted:
             paths = [[_renamed(p, template.layer.name, node.layer.name) for p in first]
                      for node in nodes]
@@ -138,7 +145,8 @@ def run_scanned(nodes, x, run_node, trusted: bool = False):
 
 
 def _call_with_shapes(node, run_node, weights, x):
-    """The key paths ``node`` asks for, found by an abstract run."""
+    """The key paths ``node`` asks for and its output's shape and dtype, found by an
+    abstract run."""
     found = []
 
     def probe(weights, x):
@@ -146,5 +154,4 @@ def _call_with_shapes(node, run_node, weights, x):
         found.extend(paths)
         return out
 
-    jax.eval_shape(probe, weights, x)
-    return found
+    return found, jax.eval_shape(probe, weights, x)

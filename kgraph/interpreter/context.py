@@ -75,6 +75,7 @@ class CallContext:
         # and -> {weight index: new stacked value} of the state the scan assigned
         self.stacked_weights: dict = {}
         self.stacked_assigned: dict = {}
+        self.compute_dtype = None  # a model-level precision policy's, for the layer running
         self._key_counts: dict[str, int] = {}
 
     def child(self, share_key_counts=True) -> CallContext:
@@ -89,6 +90,7 @@ class CallContext:
         scope.key_hashes, scope.scan_runs = self.key_hashes, self.scan_runs
         scope.stacked_weights, scope.stacked_assigned = (self.stacked_weights,
                                                          self.stacked_assigned)
+        scope.compute_dtype = self.compute_dtype
         return scope
 
     def read(self, variable):

@@ -102,6 +102,11 @@ class NodeHook:
         ``jax.checkpoint``), or None to leave it."""
         return None
 
+    def same_for(self, paths) -> bool:
+        """Whether this hook treats the nodes at ``paths`` (a run of repeated blocks)
+        alike, so that they may run as one scan wrapped like their first node."""
+        return True
+
 
 def _input_masks(node, masks):
     """The masks of the node's input tensors (a list, None where unmasked), or None."""
@@ -139,7 +144,9 @@ def run_graph(nodes: Sequence[Node], inputs: Sequence[KerasTensor], values: Sequ
             continue
         path = "/".join((*prefix, node.layer.name))
         run = starts.get(id(node))
-        if run is not None and _input_masks(node, masks) is None:
+        if run is not None and _input_masks(node, masks) is None and all(
+                hook.same_for(["/".join((*prefix, n.layer.name)) for n in run.nodes])
+                for hook in hooks):
             runner = run_node
             for hook in hooks:  # e.g. rematerialisation: applied to every block
                 runner = hook.wrap_node(node, path, runner) or runner

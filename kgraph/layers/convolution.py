@@ -11,13 +11,13 @@ filters)``; inputs are ``channels_last`` by default (``channels_first`` too).
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 
 from kgraph import activations
 from kgraph.base.input_spec import InputSpec
 from kgraph.base.layer import Layer
 from kgraph.layers import conv_utils as cu
+from kgraph.layers import accumulate
 from kgraph.layers import weight_args as wa
 
 
@@ -53,7 +53,7 @@ class WindowedConv(Layer):
         return self.padding.upper()
 
     def _convolve(self, x, kernel, strides=None, padding=None, groups=1):
-        return jax.lax.conv_general_dilated(
+        return accumulate.conv_general_dilated(
             x, kernel, self.strides if strides is None else strides,
             self._lax_padding() if padding is None else padding,
             rhs_dilation=self.dilation_rate,

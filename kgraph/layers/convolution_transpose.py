@@ -13,8 +13,8 @@ output_padding`` for ``"same"``, ``(n - 1) * stride + kernel + output_padding`` 
 
 from __future__ import annotations
 
-import jax
 
+from kgraph.layers import accumulate
 from kgraph.layers import conv_utils as cu
 from kgraph.layers.convolution import BaseConv
 
@@ -63,7 +63,7 @@ class BaseConvTranspose(BaseConv):
         x = cu.float_input(self, inputs)
         pads = [cu.conv_transpose_padding(k, s, self.padding, op, d) for k, s, op, d in zip(
             self.kernel_size, self.strides, self._output_paddings(), self.dilation_rate)]
-        outputs = jax.lax.conv_transpose(
+        outputs = accumulate.conv_transpose(
             x, self.kernel, self.strides, pads, rhs_dilation=self.dilation_rate,
             dimension_numbers=cu.conv_dimension_numbers(self.rank, self.data_format),
             transpose_kernel=True)

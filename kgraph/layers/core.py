@@ -8,6 +8,7 @@ import jax.numpy as jnp
 from kgraph import activations
 from kgraph.base.input_spec import InputSpec
 from kgraph.base.layer import Layer
+from kgraph.layers import accumulate
 from kgraph.layers import weight_args as wa
 
 
@@ -51,7 +52,7 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs):
-        x = jnp.matmul(inputs, self.kernel)
+        x = accumulate.matmul(inputs, self.kernel)
         if self.use_bias:
             x = x + self.bias
         return self.activation(x)

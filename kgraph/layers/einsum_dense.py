@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 
-import jax.numpy as jnp
 
 from kgraph import activations, initializers
 from kgraph.base.input_spec import InputSpec
 from kgraph.base.layer import Layer
+from kgraph.layers import accumulate
 from kgraph.layers import weight_args as wa
 from kgraph.layers.embedding import resolve_initializer
 
@@ -87,7 +87,7 @@ class EinsumDense(Layer):
         return initializer
 
     def call(self, inputs):
-        x = jnp.einsum(self.equation, inputs, self.kernel)
+        x = accumulate.einsum(self.equation, inputs, self.kernel)
         if self._has_bias:
             x = x + self.bias
         return self.activation(x)

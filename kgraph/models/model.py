@@ -148,7 +148,8 @@ class Model(Layer):
     # Training shell (runtime is imported lazily: kgraph never depends on it at import).
     def compile(self, optimizer="adam", loss=None, metrics=None, loss_weights=None,
                 weighted_metrics=None, steps_per_execution=1, seed=None, *, mesh=None,
-                sharding=None, data_axis=None, remat=None, scan_blocks=True, **kwargs):
+                sharding=None, data_axis=None, remat=None, scan_blocks=True, precision=None,
+                **kwargs):
         """Choose the optimizer (optax object or name), loss(es) and metrics for ``fit``.
 
         ``metrics`` ignore sample and class weights; ``weighted_metrics`` use them (Keras 3).
@@ -157,7 +158,8 @@ class Model(Layer):
         ``lax.scan``); ``seed`` fixes dropout keys and shuffling. ``mesh`` (a JAX mesh),
         ``sharding`` (``runtime.ShardingRules``) and ``data_axis`` train on many devices;
         ``remat`` rematerialises layers by path; ``scan_blocks=False`` runs repeated
-        blocks unrolled instead of as one scan. See ``runtime.Trainer``.
+        blocks unrolled instead of as one scan; ``precision="mixed_bfloat16"`` (or by
+        path) computes in bfloat16 with float32 weights. See ``runtime.Trainer``.
         """
         from runtime.keras_shell import compile_model
 
@@ -168,7 +170,8 @@ class Model(Layer):
         compile_model(self, optimizer, loss, metrics, loss_weights=loss_weights,
                       steps_per_execution=steps_per_execution, seed=seed,
                       weighted_metrics=weighted_metrics, mesh=mesh, sharding=sharding,
-                      data_axis=data_axis, remat=remat, scan_blocks=scan_blocks)
+                      data_axis=data_axis, remat=remat, scan_blocks=scan_blocks,
+                      precision=precision)
 
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
             validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,

@@ -1,0 +1,48 @@
+"""Contractions with weights that accumulate half-precision inputs in float32.
+
+Under a mixed policy (``"mixed_bfloat16"``) a layer computes in bfloat16, but a
+contraction's sum runs in float32 and only its result is rounded to bfloat16. The same
+holds for the gradients: the transpose of a float32-accumulating contraction accumulates
+in float32 too, so a weight's gradient, a sum over the batch (over every device of the
+data axis on a mesh), is reduced in float32 before it is rounded. Float32 inputs compute
+as plain ``jnp.matmul`` / ``jnp.einsum`` / ``lax`` convolutions.
+
+>>> import jax.numpy as jnp
+>>> a = jnp.ones((2, 3), jnp.bfloat16)
+>>> matmul(a, jnp.ones((3, 4), jnp.bfloat16)).dtype
+dtype(bfloat16)
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+HALF = (jnp.dtype(jnp.bfloat16), jnp.dtype(jnp.float16))
+
+
+def _accumulated(function, a, b, *args, **kwargs):
+    dtype = jnp.result_type(a, b)
+    if dtype not in HALF:
+        return function(a, b, *args, **kwargs)
+    return function(a, b, *args, preferred_element_type=jnp.float32, **kwargs).astype(dtype)
+
+
+def matmul(a, b):
+    """``jnp.matmul(a, b)``, accumulated in float32 for half-precision inputs."""
+    return _accumulated(jnp.matmul, a, b)
+
+
+def einsum(equation: str, a, b):
+    """``jnp.einsum(equation, a, b)``, accumulated in float32 for half-precision inputs."""
+    return _accumulated(lambda x, y, **kw: jnp.einsum(equation, x, y, **kw), a, b)
+
+
+def conv_general_dilated(lhs, rhs, *args, **kwargs):
+    """``jax.lax.conv_general_dilated``, accumulated in float32 for half-precision inputs."""
+    return _accumulated(jax.lax.conv_general_dilated, lhs, rhs, *args, **kwargs)
+
+
+def conv_transpose(lhs, rhs, *args, **kwargs):
+    """``jax.lax.conv_transpose``, accumulated in float32 for half-precision inputs."""
+    return _accumulated(jax.lax.conv_transpose, lhs, rhs, *args, **kwargs)
