@@ -15,12 +15,14 @@ from runtime.fit_loop import FitLoop
 from runtime.history import History
 from runtime.optimizers import mask_by_path
 from runtime.packing import Packed
+from runtime.precision import Precision
+from runtime.remat import Remat
 from runtime.sharding import ShardingReport, ShardingRules
 from runtime.trainer import Trainer, TrainState
 from runtime.training_setup import TrainingSetup
 
 __all__ = ["BackupAndRestore", "CSVLogger", "Callback", "CheckpointManager",
            "EarlyStopping", "FitLoop", "History", "LambdaCallback", "ModelCheckpoint",
-           "Packed", "ReduceLROnPlateau", "ShardingReport", "ShardingRules",
+           "Packed", "Precision", "ReduceLROnPlateau", "Remat", "ShardingReport", "ShardingRules",
            "TerminateOnNaN", "TrainState", "Trainer", "TrainingSetup", "callbacks",
            "losses", "mask_by_path", "metrics", "optimizers", "packing", "sharding"]

@@ -1,0 +1,214 @@
+"""``export(program, directory)``: a trained program as files that run with JAX alone.
+
+The directory holds three files:
+
+* ``program.jaxexport``: the serialized ``jax.export`` artefact of
+  ``fn(params, state, inputs) -> outputs`` in inference mode, with a symbolic batch
+  dimension, lowered for each requested platform (cpu, cuda and tpu can all be lowered
+  from a CPU machine). Weights are arguments, not constants: a large model exports, and
+  other weights of the same shapes can be swapped in.
+* ``weights.safetensors``: the weights, keyed ``params/<layer>/<weight>`` and
+  ``state/...`` (``compiler.save_safetensors``).
+* ``signature.json``: input and output names, shapes (the batch dimension by its
+  symbol) and dtypes, and the kgraph, JAX and calling-convention versions.
+
+Running it needs ``jax``, ``numpy`` and ``safetensors`` only (see ``README.md``, "Export").
+Before lowering, the program is traced with the symbolic batch; a layer whose code needs
+a concrete batch size, or that calls back into Python, is named in the error.
+
+>>> import os, tempfile, jax, kgraph as kg, compiler
+>>> x = kg.Input(shape=(3,), name="features")
+>>> model = kg.Model(x, kg.layers.Dense(2, name="out")(x))
+>>> folder = os.path.join(tempfile.mkdtemp(), "exported")
+>>> signature = compiler.export(model, folder)
+>>> sorted(os.listdir(folder))
+['program.jaxexport', 'signature.json', 'weights.safetensors']
+>>> signature["inputs"][0]["shape"], signature["outputs"][0]["shape"]
+(['b', 3], ['b', 2])
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import jax
+import jax.numpy as jnp
+
+from compiler import weights as weights_lib
+from compiler.safetensors_io import save_safetensors
+from kgraph.base.layer import Layer
+from kgraph.interpreter.walk import NodeHook
+from kgraph.saving.archive import atomic_write
+
+CALLBACKS = ("pure_callback", "io_callback", "debug_callback", "callback")
+PLATFORMS = ("cpu", "cuda", "rocm", "tpu")
+
+
+class _CurrentNode(NodeHook):
+    """Tracks the node being traced, to name it when tracing fails."""
+
+    def __init__(self):
+        self.stack: list = []
+
+    def before_node(self, node, path, args, kwargs):
+        self.stack.append(path)
+
+    def after_node(self, node, path, args, kwargs, outputs):
+        self.stack.pop()
+
+
+def _symbolic_inputs(model, batch_dim: str):
+    """ShapeDtypeStructs of the model's inputs: the batch dimension ``batch_dim``, other
+    unknown dimensions their own symbols (``<input>_<axis>``), all in one scope."""
+    inputs = list(getattr(model, "inputs", None) or ())
+    if not inputs:
+        raise ValueError(f"compiler.export needs a functional model with inputs; "
+                         f"{model.name!r} has none.")
+    names = [batch_dim]
+    for tensor in inputs:
+        layer = tensor._keras_history.layer
+        names += [f"{layer.name}_{axis}" for axis, size in enumerate(tensor.shape)
+                  if axis and size is None]
+    try:
+        dims = dict(zip(names, jax.export.symbolic_shape(", ".join(names))))
+    except Exception as error:  # noqa: BLE001 - JAX's parse error, said plainly
+        raise ValueError(f"batch_dim {batch_dim!r} is not a valid dimension name "
+                         f"({error}).") from None
+    specs = []
+    for tensor in inputs:
+        layer = tensor._keras_history.layer
+        shape = tuple(dims[batch_dim] if axis == 0 else
+                      (dims[f"{layer.name}_{axis}"] if size is None else size)
+                      for axis, size in enumerate(tensor.shape))
+        specs.append(jax.ShapeDtypeStruct(shape, tensor.dtype))
+    treedef = getattr(model, "_in_treedef", None)
+    if treedef is not None:  # the structure the model was built with (tensor, list, dict)
+        return treedef.unflatten(specs), inputs
+    return (specs[0] if len(specs) == 1 else specs), inputs
+
+
+def _abstract(tree):
+    return jax.tree_util.tree_map(
+        lambda a: jax.ShapeDtypeStruct(jnp.shape(a), jnp.result_type(a)), tree)
+
+
+def _check_exportable(program, params, state, specs, batch_dim):
+    """Trace ``program.apply`` with the symbolic batch: name the layer that fails, or
+    that calls back into Python."""
+    current = _CurrentNode()
+
+    def traced(params, state, inputs):
+        return program.apply(params, state, inputs, hooks=(current,))[0]
+
+    try:
+        jaxpr = jax.make_jaxpr(traced)(params, state, specs)
+    except Exception as error:  # noqa: BLE001 - re-raised naming the layer
+        where = current.stack[-1] if current.stack else program.model.name
+        raise ValueError(
+            f"Layer {where!r} of model {program.model.name!r} cannot be exported with a "
+            f"symbolic batch dimension {batch_dim!r}: its code needs a concrete batch size "
+            f"({type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}). "
+            "Make it shape-polymorphic (use jnp.shape(x)[0] arithmetic, not Python ints) "
+            "or leave it out of the exported model.") from error
+    for eqn in _equations(jaxpr.jaxpr):
+        if eqn.primitive.name in CALLBACKS:
+            parts = str(eqn.source_info.name_stack).split("/")
+            if parts and parts[0] == program.model.name:  # paths inside the model
+                parts = parts[1:]
+            stack = "/".join(parts) or program.model.name
+            raise ValueError(f"Layer {stack!r} of model {program.model.name!r} calls back "
+                             f"into Python ({eqn.primitive.name}), which an exported program "
+                             "cannot do: it runs without Python code of its own.")
+
+
+def _equations(jaxpr):
+    for eqn in jaxpr.eqns:
+        yield eqn
+        for value in eqn.params.values():
+            for sub in value if isinstance(value, (list, tuple)) else (value,):
+                inner = getattr(sub, "jaxpr", sub)
+                if hasattr(inner, "eqns"):
+                    yield from _equations(inner)
+
+
+def _described(avals, names, batch_dim):
+    described = []
+    for name, aval in zip(names, avals):
+        shape = [size if isinstance(size, int) else str(size) for size in aval.shape]
+        described.append({"name": name, "shape": shape, "dtype": jnp.dtype(aval.dtype).name})
+    return described
+
+
+def _output_names(model, count):
+    outputs = list(getattr(model, "outputs", None) or ())
+    names = [t._keras_history.layer.name for t in outputs]
+    return names if len(names) == count else [f"output_{i}" for i in range(count)]
+
+
+def export(program, directory, *, params=None, state=None, batch_dim: str = "b",
+           platforms=("cpu",)) -> dict:
+    """Write ``program`` (a ``compiler.Program``, or a model: compiled here) with its
+    weights to ``directory``; returns the signature (also ``signature.json``).
+
+    Args:
+      program: a ``Program`` or a kgraph model.
+      directory: created if missing; the three files in it are replaced atomically.
+      params, state: the weights (named or stacked layout); default: the model's own.
+      batch_dim: the symbol of the batch dimension (every input's first axis).
+      platforms: the platforms to lower for: any of "cpu", "cuda", "rocm", "tpu".
+    """
+    if isinstance(program, Layer):
+        from compiler.program import compile as compile_program
+
+        program = compile_program(program)
+    model = program.model
+    platforms = tuple(platforms)
+    unknown = [p for p in platforms if p not in PLATFORMS]
+    if not platforms or unknown:
+        raise ValueError(f"platforms must be some of {list(PLATFORMS)}, received "
+                         f"{list(platforms)}.")
+    if params is None or state is None:
+        own_params, own_state = weights_lib.variables(model)
+        params = own_params if params is None else params
+        state = own_state if state is None else state
+    params, state = program.unstack(params, state)  # files hold one entry per layer
+    weights_lib.check_weights(program._entries, params, state, model.name)
+    specs, inputs = _symbolic_inputs(model, batch_dim)
+    abstract_params, abstract_state = _abstract(params), _abstract(state)
+    _check_exportable(program, abstract_params, abstract_state, specs, batch_dim)
+
+    def inference(params, state, inputs):
+        return program.apply(params, state, inputs)[0]
+
+    exported = jax.export.export(jax.jit(inference), platforms=platforms)(
+        abstract_params, abstract_state, specs)
+    input_names = [t._keras_history.layer.name for t in inputs]
+    flat_in = jax.tree_util.tree_leaves(specs)
+    signature = {
+        "format": "kgraph-export",
+        "inputs": _described(flat_in, input_names, batch_dim),
+        "input_structure": ("dict" if isinstance(specs, dict)
+                            else "single" if isinstance(specs, jax.ShapeDtypeStruct)
+                            else "list"),
+        "outputs": _described(exported.out_avals, _output_names(model, len(
+            exported.out_avals)), batch_dim),
+        "batch_dim": batch_dim,
+        "platforms": list(exported.platforms),
+        "call": "exported.call(params, state, inputs)",
+        "versions": {"kgraph": _kgraph_version(), "jax": jax.__version__,
+                     "calling_convention": exported.calling_convention_version},
+    }
+    os.makedirs(directory, exist_ok=True)
+    with atomic_write(os.path.join(directory, "program.jaxexport")) as file:
+        file.write(exported.serialize())
+    save_safetensors(os.path.join(directory, "weights.safetensors"), params, state)
+    with atomic_write(os.path.join(directory, "signature.json")) as file:
+        file.write(json.dumps(signature, indent=2).encode("utf-8"))
+    return signature
+
+
+def _kgraph_version() -> str:
+    import kgraph
+
+    return kgraph.__version__
