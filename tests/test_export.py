@@ -60,12 +60,10 @@ def _model():
 
 def test_the_exported_program_runs_without_kgraph_at_any_batch_size(tmp_path):
     model = _model()
-    model.compile("adam", "mse")
     rng = np.random.default_rng(0)
-    model.fit(rng.normal(size=(16, 6, 4)).astype("f4"), rng.normal(size=(16, 3)).astype("f4"),
-              epochs=1, verbose=0)  # BatchNorm statistics away from their initial values
     program = compiler.compile(model)
     params, state = compiler.variables(model)
+    state = jax.tree_util.tree_map(lambda a: a * 1.5 + 0.25, state)  # not the initial values
     signature = compiler.export(program, tmp_path / "out", params=params, state=state)
     assert signature["inputs"] == [{"name": "series", "shape": ["b", 6, 4],
                                     "dtype": "float32"}]

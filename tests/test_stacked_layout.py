@@ -138,6 +138,6 @@ def test_training_from_the_model_and_fit_go_through_the_stacked_layout():
         model = _model()
         model.set_weights(initial)
         model.compile("sgd", "mse", seed=3, scan_blocks=scan)
-        model.fit(np.asarray(X), y, batch_size=4, epochs=2, verbose=0)
+        model.fit(np.asarray(X), y, batch_size=4, epochs=1, verbose=0)
         weights.append(model.get_weights())
     _close(weights[0], weights[1], 1e-5)

@@ -4,8 +4,9 @@ Under a mixed policy (``"mixed_bfloat16"``) a layer computes in bfloat16, but a
 contraction's sum runs in float32 and only its result is rounded to bfloat16. The same
 holds for the gradients: the transpose of a float32-accumulating contraction accumulates
 in float32 too, so a weight's gradient, a sum over the batch (over every device of the
-data axis on a mesh), is reduced in float32 before it is rounded. Float32 inputs compute
-as plain ``jnp.matmul`` / ``jnp.einsum`` / ``lax`` convolutions.
+data axis on a mesh), is reduced in float32 before it is rounded. (On CPU, which computes
+half-precision contractions in float32 anyway, the operands are cast to float32 first.)
+Float32 inputs compute as plain ``jnp.matmul`` / ``jnp.einsum`` / ``lax`` convolutions.
 
 >>> import jax.numpy as jnp
 >>> a = jnp.ones((2, 3), jnp.bfloat16)
@@ -25,6 +26,11 @@ def _accumulated(function, a, b, *args, **kwargs):
     dtype = jnp.result_type(a, b)
     if dtype not in HALF:
         return function(a, b, *args, **kwargs)
+    if jax.default_backend() == "cpu":
+        # XLA:CPU computes half-precision contractions in float32 anyway, and does not
+        # implement every half x half -> float32 dot: the same numbers, from float32 copies.
+        a, b = a.astype(jnp.float32), b.astype(jnp.float32)
+        return function(a, b, *args, **kwargs).astype(dtype)
     return function(a, b, *args, preferred_element_type=jnp.float32, **kwargs).astype(dtype)
 
 
