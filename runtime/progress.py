@@ -27,8 +27,15 @@ from __future__ import annotations
 
 import sys
 import time
+import warnings
 
-from tqdm.auto import tqdm as auto_tqdm
+from tqdm import TqdmWarning
+
+with warnings.catch_warnings():
+    # In a notebook without ipywidgets, tqdm warns and falls back to text; the bar then
+    # prints plain lines instead (``display``), so the warning would only be noise.
+    warnings.simplefilter("ignore", TqdmWarning)
+    from tqdm.auto import tqdm as auto_tqdm
 from tqdm import autonotebook, std  # already imported (quietly) by tqdm.auto
 
 from runtime.callback import Callback

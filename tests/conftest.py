@@ -3,12 +3,23 @@ comparison helpers of ``tests/helpers.py`` as fixtures."""
 
 from __future__ import annotations
 
-import jax
-import numpy as np
-import pytest
+import os
 
-import kgraph as kg
-from tests.helpers import assert_topological, tree_allclose, tree_equal
+# The suite compiles thousands of small programs: XLA:CPU's quicker-compiling settings (what
+# kgraph itself uses for its one-off init functions, kgraph.base.initial_values) make it about a
+# third faster. They change how long XLA spends optimising, not what a program computes; the
+# benchmarks run with XLA's defaults. Set before JAX starts; subprocesses inherit it.
+_FAST_COMPILE = ("--xla_backend_optimization_level=1 --xla_cpu_use_fusion_emitters=false "
+                 "--xla_cpu_parallel_codegen_split_count=1")
+if "xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
+    os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {_FAST_COMPILE}".strip()
+
+import jax  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import kgraph as kg  # noqa: E402
+from tests.helpers import assert_topological, tree_allclose, tree_equal  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

@@ -354,3 +354,16 @@ def test_normalization_statistics_from_a_keras_file(adapted, tmp_path):
     inputs = np.random.default_rng(10).normal(size=(3, 4)).astype("float32")
     ours = kg.load_model(str(tmp_path / "norm.keras"))
     np.testing.assert_allclose(ours(inputs), theirs(inputs), rtol=1e-5, atol=1e-6)
+
+
+def test_a_keras_model_never_compiled_loads_quietly_and_uncompiled(tmp_path):
+    inputs = keras.Input(shape=(3,))
+    path = str(tmp_path / "plain.keras")
+    keras.Model(inputs, keras.layers.Dense(2)(inputs)).save(path)  # compile_config: {}
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = kg.load_model(path)
+    with pytest.raises(RuntimeError, match="must call model.compile"):
+        model.fit(np.ones((4, 3)), np.ones((4, 2)), verbose=0)

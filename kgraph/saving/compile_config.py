@@ -78,6 +78,8 @@ def compile_from_config(model, config, custom_objects=None) -> None:
     rebuild leaves the model uncompiled, with a warning saying why (as Keras)."""
     from kgraph import losses, metrics, optimizers
 
+    if config == {}:  # what Keras writes for a model that was never compiled
+        return
     if not isinstance(config, dict):
         warnings.warn("The file's compile_config is not a dict; the model is not compiled.",
                       stacklevel=3)
