@@ -46,9 +46,20 @@ class PathRules(NodeHook):
         values = [self.value_for(path) for path in paths]
         return all(value is values[0] or value == values[0] for value in values)
 
+    def check_paths(self, paths, model_name: str) -> None:
+        """Before anything runs: a pattern that matches none of the graph's node ``paths``
+        is an error (a typo)."""
+        if paths:
+            self._refuse([pattern for pattern, _ in self.rules
+                          if not any(pattern == p or re.fullmatch(pattern, p) for p in paths)],
+                         model_name)
+
     def check_all_used(self, model_name: str) -> None:
         """After a trace: a pattern that matched no layer is an error (a typo)."""
-        unused = [pattern for pattern, _ in self.rules if pattern not in self.used]
+        self._refuse([pattern for pattern, _ in self.rules if pattern not in self.used],
+                     model_name)
+
+    def _refuse(self, unused, model_name):
         if unused:
             raise ValueError(f"{self.what} patterns {unused} match no layer of model "
                              f"{model_name!r} (patterns match layer paths, e.g. "

@@ -20,6 +20,7 @@ import jax.numpy as jnp
 import optax
 
 import compiler
+from kgraph.interpreter.walk import node_paths
 from runtime import optimizers, packing as packing_lib
 from runtime.data import take_rows
 from runtime.objective import Objective
@@ -163,6 +164,11 @@ class Trainer:
             placement.stacked_runs = self.program.stacked_runs
         self.remat = Remat(remat) if remat is not None else None
         self.precision = Precision(precision) if precision is not None else None
+        paths = node_paths(model)  # path typos are errors now, not at the first step
+        for hook in (placement.hints if placement is not None else None, self.remat,
+                     self.precision):
+            if hook is not None:
+                hook.check_paths(paths, model.name)
         self.objective = (Objective(model, loss, metrics, loss_weights, weighted_metrics)
                           if loss is not None else _InferenceOnly(model.name))
         self.metric_names = self.objective.log_names

@@ -117,3 +117,8 @@ def test_activation_hint_mistakes_are_errors(activations, message):
     with pytest.raises(ValueError, match=message):
         trainer = _trainer(activations)
         trainer.train_step(trainer.init(jax.random.PRNGKey(0)), BATCH)
+
+
+def test_a_misspelled_hint_is_an_error_before_any_step():
+    with pytest.raises(ValueError, match=r"Activation hints \['upp/output'\] name no layer"):
+        _trainer([("upp/output", P("data", None))])

@@ -81,6 +81,18 @@ def _producer(tensor: KerasTensor) -> Node:
     return history.layer._inbound_nodes[history.node_index]
 
 
+def node_paths(model, prefix=()) -> list:
+    """The paths of every node of ``model``'s graph and of the graphs nested in it, as node
+    hooks see them (``"dense_1"``, ``"encoder/dense"``); empty for a model without a graph."""
+    paths = []
+    for node in getattr(model, "_nodes", None) or ():
+        path = (*prefix, node.layer.name)
+        paths.append("/".join(path))
+        if getattr(node.layer, "_nodes", None):
+            paths.extend(node_paths(node.layer, path))
+    return paths
+
+
 class NodeHook:
     """Code run around every node of a graph run (as Chainer's function hooks).
 

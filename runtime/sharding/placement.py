@@ -271,9 +271,16 @@ class _ActivationHints(NodeHook):
 
         return jax.tree_util.tree_map(constrain, outputs)
 
+    def check_paths(self, paths, model_name: str) -> None:
+        """Before anything runs: a hint naming none of the graph's node ``paths``."""
+        if paths:
+            self._refuse(sorted(set(self.hints) - set(paths)), model_name)
+
     def check_all_used(self, model_name: str) -> None:
         """After a trace: a hint whose path names no node is an error (a typo)."""
-        unused = sorted(set(self.hints) - self.seen)
+        self._refuse(sorted(set(self.hints) - self.seen), model_name)
+
+    def _refuse(self, unused, model_name):
         if unused:
             raise ValueError(f"Activation hints {[u + '/output' for u in unused]} name no "
                              f"layer call of model {model_name!r} (a nested model's layers "
