@@ -201,3 +201,30 @@ def drive_fit(callbacks, loop, epoch_logs, batch_losses=None, model=None):
             break
     cbs.on_train_end()
     return epochs_run
+
+
+class ResidualBlock(kg.layers.Layer):
+    """Dense, Dropout, an activity loss and BatchNormalization, with a residual: a block
+    that repeated blocks (``compiler.scan_blocks``) are tested with."""
+
+    def __init__(self, units=16, flip=False, **kwargs):
+        super().__init__(**kwargs)
+        self.units, self.flip = units, flip  # ``flip`` is deliberately not in the config
+        self.up = kg.layers.Dense(units * 2, activation="relu", activity_regularizer="l2")
+        self.drop = kg.layers.Dropout(0.3)
+        self.down = kg.layers.Dense(units)
+        self.norm = kg.layers.BatchNormalization()
+
+    def call(self, x, training=None):
+        h = self.down(self.drop(self.up(x), training=training))
+        return self.norm(x - h if self.flip else x + h, training=training)
+
+    def get_config(self):
+        return {**super().get_config(), "units": self.units}
+
+
+def close_relative(a, b, tolerance):
+    """Assert max|a - b| <= tolerance * max(max|b|, 1), leaf by leaf."""
+    for x, y in zip(jax.tree_util.tree_leaves(a), jax.tree_util.tree_leaves(b)):
+        scale = max(float(jnp.max(jnp.abs(y))), 1.0)
+        assert float(jnp.max(jnp.abs(x - y))) <= tolerance * scale

@@ -9,25 +9,8 @@ import pytest
 import compiler
 import kgraph as kg
 from runtime import Trainer
-
-
-class Block(kg.layers.Layer):
-    """Dense, Dropout, an activity loss and BatchNormalization, with a residual."""
-
-    def __init__(self, units=16, flip=False, **kwargs):
-        super().__init__(**kwargs)
-        self.units, self.flip = units, flip  # ``flip`` is deliberately not in the config
-        self.up = kg.layers.Dense(units * 2, activation="relu", activity_regularizer="l2")
-        self.drop = kg.layers.Dropout(0.3)
-        self.down = kg.layers.Dense(units)
-        self.norm = kg.layers.BatchNormalization()
-
-    def call(self, x, training=None):
-        h = self.down(self.drop(self.up(x), training=training))
-        return self.norm(x - h if self.flip else x + h, training=training)
-
-    def get_config(self):
-        return {**super().get_config(), "units": self.units}
+from tests.helpers import ResidualBlock as Block
+from tests.helpers import close_relative as _close
 
 
 def _model(blocks=5, flips=()):
@@ -53,13 +36,6 @@ def _runs(program, training):
     (value, (out, new_state)), grads = jax.value_and_grad(loss, has_aux=True)(params)
     jaxpr = str(jax.make_jaxpr(lambda p: loss(p)[0])(params))
     return params, value, out, new_state, grads, jaxpr
-
-
-def _close(a, b, tolerance):
-    """max|a - b| <= tolerance * max(max|b|, 1), leaf by leaf."""
-    for x, y in zip(jax.tree_util.tree_leaves(a), jax.tree_util.tree_leaves(b)):
-        scale = max(float(jnp.max(jnp.abs(y))), 1.0)
-        assert float(jnp.max(jnp.abs(x - y))) <= tolerance * scale
 
 
 @pytest.mark.parametrize("training", [False, True])

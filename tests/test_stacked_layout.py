@@ -10,7 +10,10 @@ import pytest
 import compiler
 import kgraph as kg
 from runtime import Trainer
-from tests.test_scan_blocks import Block, X, _close
+from tests.helpers import ResidualBlock as Block
+from tests.helpers import close_relative as _close
+
+X = jnp.asarray(np.random.default_rng(0).normal(size=(8, 16)), jnp.float32)
 
 
 def _model(blocks=5, constraint=None):
