@@ -144,3 +144,17 @@ def test_training_from_the_model_and_fit_go_through_the_stacked_layout():
         model.fit(np.asarray(X), y, batch_size=4, epochs=1, verbose=0)
         weights.append(model.get_weights())
     _close(weights[0], weights[1], 1e-5)
+
+
+def test_path_masks_see_block_paths_and_refuse_to_split_a_run():
+    from runtime.optimizers import mask_by_path
+
+    params, _ = compiler.compile(_model()).init(jax.random.PRNGKey(0), stacked=True)
+    decay = mask_by_path(lambda path: path[0].startswith("dense") and path[-1] == "kernel")
+    mask = decay(params)
+    assert mask["dense0..dense3"]["kernel"] and not mask["dense0..dense3"]["bias"]
+    assert not mask["stem"]["kernel"]
+    first_only = mask_by_path(lambda path: path[0] == "dense0")
+    with pytest.raises(ValueError, match="treats blocks 'dense0' and 'dense3' of the stacked "
+                                         "run 'dense0..dense3' differently"):
+        first_only(params)

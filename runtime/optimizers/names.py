@@ -40,6 +40,10 @@ def mask_by_path(predicate):
 
     ``predicate(path)`` gets a weight's path as a tuple of names, e.g.
     ``("block_1", "dense", "kernel")``, and returns True where the transformation applies.
+    Repeated blocks kept stacked in a train state (``"block_0..block_47"``, see
+    ``compiler.stacking``) share one answer: the predicate sees the first block's path, and
+    a different answer for the last block's path is an error (treating the blocks of one
+    run differently needs them unstacked: ``scan_blocks=False``).
 
     >>> import jax.numpy as jnp, optax
     >>> decay_kernels = mask_by_path(lambda path: path[-1] == "kernel")
@@ -49,9 +53,21 @@ def mask_by_path(predicate):
     """
     import jax
 
+    def answer(path, _):
+        names = tuple(getattr(k, "key", getattr(k, "name", k)) for k in path)
+        first, dots, last = str(names[0]).partition("..") if names else ("", "", "")
+        if not dots:
+            return bool(predicate(names))
+        value = bool(predicate((first, *names[1:])))
+        if bool(predicate((last, *names[1:]))) != value:
+            raise ValueError(
+                f"mask_by_path: the predicate treats blocks {first!r} and {last!r} of the "
+                f"stacked run {names[0]!r} differently ({'/'.join(map(str, names[1:]))}); "
+                "blocks kept stacked share one answer. Compile with scan_blocks=False to "
+                "treat them separately.")
+        return value
+
     def mask(params):
-        return jax.tree_util.tree_map_with_path(
-            lambda path, _: bool(predicate(tuple(getattr(k, "key", getattr(k, "name", k))
-                                                 for k in path))), params)
+        return jax.tree_util.tree_map_with_path(answer, params)
 
     return mask
