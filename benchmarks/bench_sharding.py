@@ -97,7 +97,8 @@ def _init_memory_child(width, depth):
     for _ in range(depth):
         h = kg.layers.Dense(width, use_bias=False)(h)
     trainer = Trainer(kg.Model(x, h), optax.sgd(0.1), "mse", mesh=jax.make_mesh((8,), ("data",)),
-                      sharding=ShardingRules([(r".*kernel", P("data", None))]))
+                      sharding=ShardingRules([(r".*kernel", P("data", None))]),
+                      stack_blocks=True)
     jax.block_until_ready(jnp.ones(8) + 1)
 
     def peak():  # this process's peak resident memory (ru_maxrss survives exec: not it)
@@ -151,7 +152,7 @@ def compile_times(depths=(4, 16, 48), dim=64):
     batch = (jnp.ones((8, 16, dim)), jnp.zeros((8, 16, dim)))
     for scan in (True, False):
         for depth in depths:
-            trainer = Trainer(_transformer(depth, dim), optax.adam(1e-3), "mse",
+            trainer = Trainer(_transformer(depth, dim), "adam", "mse",  # Keras's Adam
                               scan_blocks=scan)
             ts = trainer.init(jax.random.PRNGKey(0))
             started = time.perf_counter()

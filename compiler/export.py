@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import jax
 import jax.numpy as jnp
@@ -60,26 +61,22 @@ class _CurrentNode(NodeHook):
 
 def _symbolic_inputs(model, batch_dim: str):
     """ShapeDtypeStructs of the model's inputs: the batch dimension ``batch_dim``, other
-    unknown dimensions their own symbols (``<input>_<axis>``), all in one scope."""
+    unknown dimensions their own symbols (``<batch_dim>_1``, ``_2``, ...), in one scope."""
     inputs = list(getattr(model, "inputs", None) or ())
     if not inputs:
         raise ValueError(f"compiler.export needs a functional model with inputs; "
                          f"{model.name!r} has none.")
-    names = [batch_dim]
-    for tensor in inputs:
-        layer = tensor._keras_history.layer
-        names += [f"{layer.name}_{axis}" for axis, size in enumerate(tensor.shape)
-                  if axis and size is None]
-    try:
-        dims = dict(zip(names, jax.export.symbolic_shape(", ".join(names))))
-    except Exception as error:  # noqa: BLE001 - JAX's parse error, said plainly
-        raise ValueError(f"batch_dim {batch_dim!r} is not a valid dimension name "
-                         f"({error}).") from None
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", batch_dim):
+        raise ValueError(f"batch_dim must be a name (letters, digits, '_'), received "
+                         f"{batch_dim!r}.")
+    unknown = [(i, axis) for i, tensor in enumerate(inputs)
+               for axis, size in enumerate(tensor.shape) if axis and size is None]
+    names = [batch_dim] + [f"{batch_dim}_{n + 1}" for n in range(len(unknown))]
+    dims = jax.export.symbolic_shape(", ".join(names))
+    other = dict(zip(unknown, dims[1:]))
     specs = []
-    for tensor in inputs:
-        layer = tensor._keras_history.layer
-        shape = tuple(dims[batch_dim] if axis == 0 else
-                      (dims[f"{layer.name}_{axis}"] if size is None else size)
+    for i, tensor in enumerate(inputs):
+        shape = tuple(dims[0] if axis == 0 else (other[i, axis] if size is None else size)
                       for axis, size in enumerate(tensor.shape))
         specs.append(jax.ShapeDtypeStruct(shape, tensor.dtype))
     treedef = getattr(model, "_in_treedef", None)
@@ -185,9 +182,13 @@ def export(program, directory, *, params=None, state=None, batch_dim: str = "b",
         abstract_params, abstract_state, specs)
     input_names = [t._keras_history.layer.name for t in inputs]
     flat_in = jax.tree_util.tree_leaves(specs)
+    described_inputs = _described(flat_in, input_names, batch_dim)
+    if isinstance(specs, dict):  # the keys the call takes, in flattening (sorted) order
+        for entry, key in zip(described_inputs, sorted(specs)):
+            entry["key"] = key
     signature = {
         "format": "kgraph-export",
-        "inputs": _described(flat_in, input_names, batch_dim),
+        "inputs": described_inputs,
         "input_structure": ("dict" if isinstance(specs, dict)
                             else "single" if isinstance(specs, jax.ShapeDtypeStruct)
                             else "list"),

@@ -63,7 +63,7 @@ class Program:
         self._entries = weight_entries(model)
         self._signature = graph_signature(model, self._entries)
         self.block_runs = scan_blocks_lib.find_runs(model) if scan_blocks else []
-        self.stacked_runs = stacking.plan(self._entries, self.block_runs)
+        self.stacked_runs = stacking.plan(self._entries, self.block_runs, self.nodes)
         self._stacked_leaves = stacking.expected_leaves(self._entries, self.stacked_runs)
         self._jitted = jax.jit(self.apply, static_argnames=("training",))
 
@@ -161,6 +161,7 @@ class Program:
         stacked = stacking.is_stacked(self.stacked_runs, params, state)
         trees = {True: params, False: state}
         if stacked:
+            self._check_one_layout(params, state)
             check_weights(self._entries, params, state, self.model.name,
                           leaves=self._stacked_leaves)
             values = _Values(self._entries, self.stacked_runs, params, state)
@@ -212,6 +213,16 @@ class Program:
                                  f"{self.model.name!r}; paths are layer names, nested ones as "
                                  f"'inner_model/layer'.")
         return Run(outputs, new_state, loss, masks, captured)
+
+    def _check_one_layout(self, params, state):
+        for run in self.stacked_runs:
+            for what, tree in (("params", params), ("state", state)):
+                if isinstance(tree, dict) and run.key not in tree and run.layers[0] in tree:
+                    raise ValueError(
+                        f"{what} of model {self.model.name!r} holds block {run.layers[0]!r} "
+                        f"on its own while the other tree stacks the run {run.key!r}: "
+                        "convert both together, program.stack(params, state) or "
+                        "program.unstack(params, state).")
 
     def _check_current(self):
         """Raise if the model changed since it was compiled (runs at trace time only)."""

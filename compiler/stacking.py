@@ -56,9 +56,37 @@ class StackedRun(NamedTuple):
         return len(self.layers)
 
 
-def plan(entries, runs) -> list[StackedRun]:
+_BLOCK_NAMES: dict = {}  # stacked key -> the layer names of the runs planned under it
+
+
+def block_names(key: str) -> list:
+    """The blocks' layer names of every run planned (in this process) under the stacked
+    ``key``, e.g. ``[("block_0", ..., "block_47")]``; empty for any other name."""
+    return sorted(_BLOCK_NAMES.get(key, ()))
+
+
+def _same_constraint(a, b) -> bool:
+    if a is None or b is None:
+        return a is b
+    config = getattr(a, "get_config", None)
+    return type(a) is type(b) and (a is b or (config is not None and
+                                               config() == b.get_config()))
+
+
+def _used_elsewhere(run, nodes) -> bool:
+    """Whether a node outside ``run`` reads or writes any of its blocks' weights (a block,
+    or one of its layers, also called elsewhere): its values there would be the stacked
+    arrays' stale copies."""
+    owned = {id(v) for layer in run.layers for v in layer.weights}
+    inside = {id(node) for node in run.nodes}
+    return any(id(v) in owned for node in nodes if id(node) not in inside
+               for v in node.layer.weights)
+
+
+def plan(entries, runs, nodes=()) -> list[StackedRun]:
     """The runs among ``runs`` (``compiler.scan_blocks.BlockRun``) that can be stacked:
-    every block's weights live under its own top-level name, at the same paths."""
+    every block's weights live under its own top-level name, at the same paths, with the
+    same constraints, and no other node of the graph (``nodes``) uses them."""
     by_variable = {id(e.variable): e for e in entries}
     top_level = {e.path[0] for e in entries}
     taken: set = set()
@@ -78,9 +106,14 @@ def plan(entries, runs) -> list[StackedRun]:
                        for block in per_block)
             owned = {id(e.variable) for block in per_block for e in block}
             others = [e for e in entries if e.path[0] in names and id(e.variable) not in owned]
+            constraints_agree = all(
+                _same_constraint(block[i].variable.constraint, per_block[0][i].variable.constraint)
+                for block in per_block for i in range(len(layout)))
             if (same and len({p for p, _ in layout}) == len(layout) and not others
+                    and constraints_agree and not _used_elsewhere(run, nodes)
                     and key not in top_level and not taken & set(names)):
                 taken.update(names)
+                _BLOCK_NAMES.setdefault(key, set()).add(names)
                 stacked.append(StackedRun(key, names, layout, tuple(per_block),
                                           run.nodes[0]))
     return stacked

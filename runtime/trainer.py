@@ -32,11 +32,12 @@ from runtime.sharding.placement import MeshPlacement
 class TrainState(NamedTuple):
     """Everything training carries from step to step, as one pytree.
 
-    ``params`` and ``state`` are in the program's stacked layout: a run of repeated
-    blocks that runs as one scan keeps its weights stacked under one key
-    (``"block..block_47"``, see ``compiler.stacking``), so training a deep stack costs
+    ``params`` and ``state`` hold one entry per layer, except with
+    ``Trainer(stack_blocks=...)`` on (the default for Keras's element-wise optimizers): a
+    run of repeated blocks that runs as one scan then keeps its weights stacked under one
+    key (``"block..block_47"``, see ``compiler.stacking``), so training a deep stack costs
     no more to compile than a shallow one; ``trainer.program.unstack(ts.params,
-    ts.state)`` gives one entry per layer. Models without such runs: one entry per layer.
+    ts.state)`` gives one entry per layer.
     ``key`` is the base PRNG key; step ``n`` uses ``fold_in(key, n)``. ``metrics`` holds
     ``fit``'s running loss/metric states since the last ``Trainer.reset_metrics`` (None
     in a train state from ``init``: ``train_step`` returns each batch's logs instead).
@@ -144,6 +145,12 @@ class Trainer:
         for every layer, or ``{layer path pattern: policy name}`` (``runtime.remat``).
       scan_blocks: run repeated identical blocks as one ``lax.scan`` each (compiled once;
         ``compiler.scan_blocks``); False: every layer unrolled.
+      stack_blocks: keep the weights of scanned blocks, and the optimizer state, stacked in
+        the train state (``compiler.stacking``), so a deep stack's step compiles like a
+        shallow one's. Default: when the optimizer says its update treats every weight
+        element by element (Keras's optimizers, by name or class, without ``clipnorm``;
+        not Adafactor), as stacking would change per-weight norms and statistics; pass
+        True for an optax transformation that does. False: the step stacks them itself.
       precision: compute in another dtype than the layers' own, keeping float32 weights
         and optimizer state: a policy name for the whole model (``"mixed_bfloat16"``) or
         ``{layer path pattern: policy name}`` (``runtime.precision``).
@@ -151,17 +158,21 @@ class Trainer:
 
     def __init__(self, model, optimizer="adam", loss=None, metrics=(), *, loss_weights=None,
                  weighted_metrics=None, mesh=None, sharding=None, data_axis=None,
-                 placement=None, remat=None, scan_blocks=True, precision=None):
+                 placement=None, remat=None, scan_blocks=True, precision=None,
+                 stack_blocks=None):
         self.model = model
         self.program = compiler.compile(model, scan_blocks=scan_blocks)
         self.optimizer = optimizers.get(optimizer)
+        if stack_blocks is None:
+            stack_blocks = bool(getattr(self.optimizer, "elementwise", False))
+        self.stack_blocks = bool(stack_blocks) and bool(self.program.stacked_runs)
         if mesh is None and (sharding is not None or data_axis is not None):
             raise ValueError("sharding and data_axis need a mesh: pass mesh=jax.make_mesh(...).")
         if mesh is not None:
             placement = MeshPlacement(mesh, sharding, self.optimizer, data_axis)
         self.placement = placement  # (``placement``: a MeshPlacement made by compile)
         if placement is not None:
-            placement.stacked_runs = self.program.stacked_runs
+            placement.stacked_runs = self.program.stacked_runs if self.stack_blocks else []
         self.remat = Remat(remat) if remat is not None else None
         self.precision = Precision(precision) if precision is not None else None
         paths = node_paths(model)  # path typos are errors now, not at the first step
@@ -194,12 +205,14 @@ class Trainer:
         if self.placement is not None:
             return self.placement.init(self, key)
         init_key, train_key = jax.random.split(key)
-        params, state = self.program.init(init_key, stacked=True)
+        params, state = self.program.init(init_key, stacked=self.stack_blocks)
         return self._train_state(params, state, train_key)
 
     def init_from_model(self, key, opt_state=None) -> TrainState:
         """A train state holding the model's current weights (``compiler.variables``)."""
-        params, state = self.program.stack(*compiler.variables(self.model))
+        params, state = compiler.variables(self.model)
+        if self.stack_blocks:
+            params, state = self.program.stack(params, state)
         if self.placement is not None:  # copied once, onto the mesh; optimizer state there
             return self.placement.from_weights(self, params, state, key, opt_state)
         return self._train_state(params, state, key, opt_state)

@@ -250,7 +250,8 @@ def _stacked_blocks(jax, jnp, np, optax, P, kg, Trainer, ShardingRules, batches,
         return kg.Model(x, kg.layers.Dense(8, name="head")(h))
 
     rules = ShardingRules([(r".*/kernel", P("data", None))])
-    sharded = Trainer(model(), optax.adam(1e-2), "mse", mesh=mesh, sharding=rules)
+    sharded = Trainer(model(), optax.adam(1e-2), "mse", mesh=mesh, sharding=rules,
+                      stack_blocks=True)
     reference = Trainer(model(), optax.adam(1e-2), "mse", scan_blocks=False)
     ts, ref = sharded.init(jax.random.PRNGKey(0)), reference.init(jax.random.PRNGKey(0))
     for batch in batches[:4]:

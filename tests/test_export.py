@@ -115,19 +115,20 @@ def test_weights_are_arguments_so_other_weights_can_be_swapped_in(tmp_path):
 
 
 def test_dict_inputs_several_outputs_and_platforms(tmp_path):
-    a, b = kg.Input(shape=(3,), name="a"), kg.Input(shape=(None, 2), name="b")
+    a, b = kg.Input(shape=(3,), name="a-feat"), kg.Input(shape=(None, 2), name="token-ids")
     pooled = kg.layers.GlobalMaxPooling1D()(b)
     joined = kg.layers.Concatenate()([a, pooled])
-    model = kg.Model({"a": a, "b": b}, [kg.layers.Dense(2, name="left")(joined),
-                                        kg.layers.Dense(1, name="right")(joined)])
+    model = kg.Model({"z_tokens": b, "a": a}, [kg.layers.Dense(2, name="left")(joined),
+                                               kg.layers.Dense(1, name="right")(joined)])
     signature = compiler.export(model, tmp_path / "d", platforms=("cpu", "tpu"))
     assert signature["platforms"] == ["cpu", "tpu"] and signature["input_structure"] == "dict"
-    assert signature["inputs"][1]["shape"] == ["b", "b_1", 2]
+    assert [(i["key"], i["name"], i["shape"]) for i in signature["inputs"]] == [
+        ("a", "a-feat", ["b", 3]), ("z_tokens", "token-ids", ["b", "b_1", 2])]
     assert [o["name"] for o in signature["outputs"]] == ["left", "right"]
     exported = jax.export.deserialize(
         bytearray((tmp_path / "d" / "program.jaxexport").read_bytes()))
     params, state = compiler.variables(model)
-    inputs = {"a": jnp.ones((5, 3)), "b": jnp.ones((5, 7, 2))}
+    inputs = {"a": jnp.ones((5, 3)), "z_tokens": jnp.ones((5, 7, 2))}
     got = exported.call(params, state, inputs)
     expected, _ = compiler.compile(model).apply(params, state, inputs)
     for x, y in zip(got, expected):
@@ -157,6 +158,8 @@ def test_bad_arguments_are_errors(tmp_path):
     model = _model()
     with pytest.raises(ValueError, match="platforms must be some of"):
         compiler.export(model, tmp_path / "x", platforms=("cpu", "gpu9"))
+    with pytest.raises(ValueError, match="batch_dim must be a name"):
+        compiler.export(model, tmp_path / "x", batch_dim="batch size")
     with pytest.raises(ValueError, match="expected shape"):
         params, state = compiler.variables(model)
         params["scores"]["kernel"] = params["scores"]["kernel"][:2]

@@ -105,6 +105,10 @@ def test_wrong_stacked_shapes_name_the_stacked_weight():
     with pytest.raises(ValueError, match=r"params\['dense0..dense3/kernel'\].*expected shape "
                                          r"\(4, 16, 16\).*received shape \(3, 16, 16\)"):
         program.apply(params, state, X)
+    named_params, _ = program.init(jax.random.PRNGKey(0))
+    with pytest.raises(ValueError, match="holds block 'block0' on its own while the other "
+                                         "tree stacks the run 'block0..block4'"):
+        program.apply(named_params, state, X)
 
 
 def test_the_train_state_keeps_blocks_stacked_and_trains_like_unrolled():
@@ -113,9 +117,9 @@ def test_the_train_state_keeps_blocks_stacked_and_trains_like_unrolled():
     trained, leaves = {}, {}
     for scan in (True, False):
         model = _model()
-        adam = Trainer(model, optax.adam(1e-2), "mse", scan_blocks=scan)
+        adam = Trainer(model, "adam", "mse", scan_blocks=scan)  # Keras's: element-wise
         leaves[scan] = len(jax.tree_util.tree_leaves(adam.init(jax.random.PRNGKey(0)).opt_state))
-        trainer = Trainer(model, optax.sgd(0.1), "mse", scan_blocks=scan)
+        trainer = Trainer(model, optax.sgd(0.1), "mse", scan_blocks=scan, stack_blocks=scan)
         ts = trainer.init(jax.random.PRNGKey(0))
         if scan:
             assert "block0..block4" in ts.params and "block0..block4" in ts.state
@@ -125,14 +129,14 @@ def test_the_train_state_keeps_blocks_stacked_and_trains_like_unrolled():
         trained[scan] = compiler.variables(model)
     _close(trained[True], trained[False], 1e-5)
     assert leaves[True] < leaves[False] / 2  # Adam's moments stacked too
-    deeper = Trainer(_model(blocks=9), optax.adam(1e-2), "mse").init(jax.random.PRNGKey(0))
+    deeper = Trainer(_model(blocks=9), "adam", "mse").init(jax.random.PRNGKey(0))
     assert len(jax.tree_util.tree_leaves(deeper.opt_state)) == leaves[True]
 
 
 def test_training_from_the_model_and_fit_go_through_the_stacked_layout():
     model = _model()
     before = compiler.variables(model)
-    ts = Trainer(model, optax.sgd(0.1), "mse").init_from_model(jax.random.PRNGKey(0))
+    ts = Trainer(model, "sgd", "mse").init_from_model(jax.random.PRNGKey(0))
     np.testing.assert_array_equal(ts.params["dense0..dense3"]["kernel"][1],
                                   before[0]["dense1"]["kernel"])
     y = np.random.default_rng(1).normal(size=(8, 3)).astype("f4")
@@ -154,7 +158,52 @@ def test_path_masks_see_block_paths_and_refuse_to_split_a_run():
     mask = decay(params)
     assert mask["dense0..dense3"]["kernel"] and not mask["dense0..dense3"]["bias"]
     assert not mask["stem"]["kernel"]
-    first_only = mask_by_path(lambda path: path[0] == "dense0")
-    with pytest.raises(ValueError, match="treats blocks 'dense0' and 'dense3' of the stacked "
+    middle_one = mask_by_path(lambda path: path[0] != "dense2")
+    with pytest.raises(ValueError, match="treats blocks 'dense2' and 'dense.' of the stacked "
                                          "run 'dense0..dense3' differently"):
-        first_only(params)
+        middle_one(params)
+
+
+@pytest.mark.parametrize("optimizer, stacked", [
+    ("adam", True), ("sgd", True),  # Keras's optimizers update element by element
+    (kg.optimizers.SGD(0.1, clipnorm=0.05), False),  # a norm per weight
+    ("adafactor", False),  # factored statistics per weight
+    (optax.adam(1e-2), False),  # an optax transformation: unknown, unless stack_blocks=True
+])
+def test_blocks_stay_stacked_only_where_the_optimizer_allows(optimizer, stacked):
+    trainer = Trainer(_model(), optimizer, "mse")
+    assert trainer.stack_blocks is stacked
+    ts = trainer.init(jax.random.PRNGKey(0))
+    assert ("dense0..dense3" in ts.params) is stacked
+    reference = Trainer(_model(), optimizer, "mse", stack_blocks=False)  # stacked in-step
+    batch = (X, jnp.ones((8, 3)))
+    ts, _ = trainer.train_step(ts, batch)
+    ref, _ = reference.train_step(reference.init(jax.random.PRNGKey(0)), batch)
+    _close(trainer.program.unstack(ts.params, ts.state), (ref.params, ref.state), 1e-5)
+
+
+def test_a_checkpoint_of_stacked_blocks_restores_into_renamed_layers(tmp_path):
+    from runtime import CheckpointManager
+
+    def model(prefix):
+        x = kg.Input(shape=(16,))
+        h = x
+        for i in range(4):
+            h = kg.layers.Dense(16, activation="tanh", name=f"{prefix}{i}")(h)
+        return kg.Model(x, h)
+
+    saved_model = model("a")
+    trainer = Trainer(saved_model, "adam", "mse")
+    ts, _ = trainer.train_step(trainer.init(jax.random.PRNGKey(0)), (X, X))
+    with CheckpointManager(tmp_path, model=saved_model) as checkpoints:
+        checkpoints.save(1, ts)
+    renamed = model("b")
+    other = Trainer(renamed, "adam", "mse")
+    abstract = jax.eval_shape(lambda: other.init(jax.random.PRNGKey(1)))
+    restored = CheckpointManager(tmp_path, model=renamed).restore(abstract).train_state
+    assert sorted(restored.params) == ["b0..b3"]
+    np.testing.assert_array_equal(restored.params["b0..b3"]["kernel"],
+                                  ts.params["a0..a3"]["kernel"])
+    for a, b in zip(*map(jax.tree_util.tree_leaves, (restored.opt_state, ts.opt_state))):
+        np.testing.assert_array_equal(a, b)  # the moments too, under the new key
+    assert "b0..b3" in str(jax.tree_util.tree_structure(restored.opt_state))

@@ -100,12 +100,27 @@ def inverse(mapping: dict) -> dict:
     return result
 
 
+def _renamed_key(key, mapping):
+    """A layer name's new name; a stacked run's key (``"first..last"``, see
+    ``compiler.stacking``) renamed by its first and last blocks; None if neither."""
+    if not isinstance(key, str):
+        return None
+    if key in mapping:
+        return mapping[key]
+    first, dots, last = key.partition("..")
+    if dots and first in mapping and last in mapping:
+        return f"{mapping[first]}..{mapping[last]}"
+    return None
+
+
 def rename(tree, mapping: dict):
     """``tree`` with dict keys renamed by ``mapping`` wherever a dict's keys are all layer
     names of the mapping's level (descending into nested models' maps under them)."""
     if isinstance(tree, dict):
-        if tree and all(isinstance(k, str) and k in mapping for k in tree):
-            return {mapping[k]: rename(v, mapping.get((k, "children"), mapping))
+        new = {k: _renamed_key(k, mapping) for k in tree}
+        if tree and all(name is not None for name in new.values()):
+            return {new[k]: rename(v, mapping.get((k.partition("..")[0], "children"),
+                                                  mapping))
                     for k, v in tree.items()}
         return {k: rename(v, mapping) for k, v in tree.items()}
     children, treedef = jax.tree_util.tree_flatten(

@@ -107,6 +107,17 @@ class Optimizer(optax.GradientTransformationExtraArgs):
     def __init__(self, *args, **kwargs):  # everything happened in __new__
         pass
 
+    #: The update rule treats every weight element by element (no per-weight norms or
+    #: factored statistics).
+    _elementwise_rule = True
+
+    @property
+    def elementwise(self) -> bool:
+        """Whether an update treats every element of every weight on its own, so that
+        stacking weights (``compiler.stacking``) leaves it unchanged: not with ``clipnorm``
+        (a norm per weight) or a rule with per-weight statistics (``Adafactor``)."""
+        return self._elementwise_rule and not self._config["clipnorm"]
+
     def __getnewargs__(self):
         return ()
 

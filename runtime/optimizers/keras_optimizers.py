@@ -230,6 +230,8 @@ def _keras_adafactor(learning_rate, beta_2_decay, epsilon_1, epsilon_2, clip_thr
 class Adafactor(Optimizer):
     """Adafactor with factored second moments and Keras's relative step size."""
 
+    _elementwise_rule = False  # factored second moments: statistics per weight
+
     _default_learning_rate, _default_name = 0.001, "adafactor"
     _defaults = {"beta_2_decay": -0.8, "epsilon_1": 1e-30, "epsilon_2": 1e-3,
                  "clip_threshold": 1.0, "relative_step": True}

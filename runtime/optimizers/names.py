@@ -41,9 +41,9 @@ def mask_by_path(predicate):
     ``predicate(path)`` gets a weight's path as a tuple of names, e.g.
     ``("block_1", "dense", "kernel")``, and returns True where the transformation applies.
     Repeated blocks kept stacked in a train state (``"block_0..block_47"``, see
-    ``compiler.stacking``) share one answer: the predicate sees the first block's path, and
-    a different answer for the last block's path is an error (treating the blocks of one
-    run differently needs them unstacked: ``scan_blocks=False``).
+    ``compiler.stacking``) share one answer: the predicate is asked for each block's path,
+    and different answers are an error (treating the blocks of one run differently needs
+    them unstacked: ``Trainer(..., stack_blocks=False)``).
 
     >>> import jax.numpy as jnp, optax
     >>> decay_kernels = mask_by_path(lambda path: path[-1] == "kernel")
@@ -53,19 +53,23 @@ def mask_by_path(predicate):
     """
     import jax
 
+    from compiler.stacking import block_names
+
     def answer(path, _):
         names = tuple(getattr(k, "key", getattr(k, "name", k)) for k in path)
-        first, dots, last = str(names[0]).partition("..") if names else ("", "", "")
-        if not dots:
+        runs = block_names(names[0]) if names else []
+        if not runs:
             return bool(predicate(names))
-        value = bool(predicate((first, *names[1:])))
-        if bool(predicate((last, *names[1:]))) != value:
+        answers = {block: bool(predicate((block, *names[1:])))
+                   for run in runs for block in run}
+        if len(set(answers.values())) > 1:
+            split = sorted(answers, key=lambda block: answers[block])
             raise ValueError(
-                f"mask_by_path: the predicate treats blocks {first!r} and {last!r} of the "
-                f"stacked run {names[0]!r} differently ({'/'.join(map(str, names[1:]))}); "
-                "blocks kept stacked share one answer. Compile with scan_blocks=False to "
-                "treat them separately.")
-        return value
+                f"mask_by_path: the predicate treats blocks {split[0]!r} and {split[-1]!r} "
+                f"of the stacked run {names[0]!r} differently "
+                f"({'/'.join(map(str, names[1:]))}); blocks kept stacked share one answer. "
+                "Train with Trainer(..., stack_blocks=False) to treat them separately.")
+        return next(iter(answers.values()))
 
     def mask(params):
         return jax.tree_util.tree_map_with_path(answer, params)

@@ -216,11 +216,12 @@ class MeshPlacement:
         its sharding (``Program.init(key, shardings)``), the optimizer state inside
         ``jit``."""
         init_key, train_key = jax.random.split(key)
+        stacked = trainer.stack_blocks
         params, state = jax.eval_shape(
-            lambda k: trainer.program.init(k, stacked=True), init_key)
+            lambda k: trainer.program.init(k, stacked=stacked), init_key)
         params, state = trainer.program.init(
             init_key, (self.weight_shardings(params), self.weight_shardings(state)),
-            stacked=True)
+            stacked=stacked)
         abstract = jax.eval_shape(trainer._train_state, params, state, train_key)
         shardings = self.train_state_shardings(abstract)
         opt_state = jax.jit(trainer.optimizer.init, out_shardings=shardings.opt_state)(params)
