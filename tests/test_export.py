@@ -170,3 +170,20 @@ def test_the_readme_shows_the_loader_this_test_runs():
     readme = (pathlib.Path(__file__).parents[1] / "README.md").read_text()
     body = LOADER[LOADER.index("def load("):LOADER.index("directory, inputs_file")].strip()
     assert body in readme
+
+
+def test_mixed_precision_exports_each_platform_its_own_contraction(tmp_path):
+    x = kg.Input(shape=(16,))
+    model = kg.Model(x, kg.layers.Dense(8, dtype="mixed_bfloat16", name="half")(x))
+    compiler.export(model, tmp_path / "m", platforms=("cpu", "tpu"))
+    exported = jax.export.deserialize(
+        bytearray((tmp_path / "m" / "program.jaxexport").read_bytes()))
+    module = exported.mlir_module()
+    # the accelerator's form accumulates bf16 x bf16 in float32; CPU's uses float32 copies
+    assert "tensor<?x16xbf16>, tensor<16x8xbf16>) -> tensor<?x8xf32>" in module
+    assert "tensor<?x16xf32>, tensor<16x8xf32>) -> tensor<?x8xf32>" in module
+    params, state = compiler.variables(model)
+    inputs = jnp.ones((3, 16))
+    expected, _ = compiler.compile(model).apply(params, state, inputs)
+    np.testing.assert_allclose(np.asarray(exported.call(params, state, inputs), np.float32),
+                               np.asarray(expected, np.float32))

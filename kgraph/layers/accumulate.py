@@ -5,7 +5,8 @@ contraction's sum runs in float32 and only its result is rounded to bfloat16. Th
 holds for the gradients: the transpose of a float32-accumulating contraction accumulates
 in float32 too, so a weight's gradient, a sum over the batch (over every device of the
 data axis on a mesh), is reduced in float32 before it is rounded. (On CPU, which computes
-half-precision contractions in float32 anyway, the operands are cast to float32 first.)
+half-precision contractions in float32 anyway, the operands are cast to float32 first: the
+choice is made per platform when a program is lowered, ``jax.lax.platform_dependent``.)
 Float32 inputs compute as plain ``jnp.matmul`` / ``jnp.einsum`` / ``lax`` convolutions.
 
 >>> import jax.numpy as jnp
@@ -26,12 +27,19 @@ def _accumulated(function, a, b, *args, **kwargs):
     dtype = jnp.result_type(a, b)
     if dtype not in HALF:
         return function(a, b, *args, **kwargs)
-    if jax.default_backend() == "cpu":
+    def accumulating(a, b):
+        return function(a, b, *args, preferred_element_type=jnp.float32,
+                        **kwargs).astype(dtype)
+
+    def from_float32_copies(a, b):
         # XLA:CPU computes half-precision contractions in float32 anyway, and does not
         # implement every half x half -> float32 dot: the same numbers, from float32 copies.
-        a, b = a.astype(jnp.float32), b.astype(jnp.float32)
-        return function(a, b, *args, **kwargs).astype(dtype)
-    return function(a, b, *args, preferred_element_type=jnp.float32, **kwargs).astype(dtype)
+        return function(a.astype(jnp.float32), b.astype(jnp.float32), *args,
+                        **kwargs).astype(dtype)
+
+    # Chosen per platform when the program is lowered, so a program exported for several
+    # platforms (``compiler.export``) carries each one's form.
+    return jax.lax.platform_dependent(a, b, cpu=from_float32_copies, default=accumulating)
 
 
 def matmul(a, b):
