@@ -207,3 +207,48 @@ def test_a_checkpoint_of_stacked_blocks_restores_into_renamed_layers(tmp_path):
     for a, b in zip(*map(jax.tree_util.tree_leaves, (restored.opt_state, ts.opt_state))):
         np.testing.assert_array_equal(a, b)  # the moments too, under the new key
     assert "b0..b3" in str(jax.tree_util.tree_structure(restored.opt_state))
+
+
+def test_an_optimizer_subclass_is_not_assumed_element_wise():
+    class Lamb(kg.optimizers.Optimizer):  # a trust ratio per weight
+        _default_learning_rate, _default_name = 0.01, "lamb"
+
+        @staticmethod
+        def _rule(learning_rate):
+            return optax.lamb(learning_rate)
+
+    assert not Trainer(_model(), Lamb(), "mse").stack_blocks
+    assert Trainer(_model(), kg.optimizers.AdamW(), "mse").stack_blocks
+
+
+def test_a_checkpoint_of_one_layout_refuses_the_other_clearly(tmp_path):
+    from runtime import CheckpointManager
+    from runtime.checkpoints.manager import CheckpointMismatchError
+
+    model = _model()
+    stacked = Trainer(model, "adam", "mse")
+    with CheckpointManager(tmp_path, model=model) as checkpoints:
+        checkpoints.save(1, stacked.init(jax.random.PRNGKey(0)))
+    named = Trainer(model, "adam", "mse", stack_blocks=False)
+    abstract = jax.eval_shape(lambda: named.init(jax.random.PRNGKey(0)))
+    with pytest.raises(CheckpointMismatchError, match=r"keeps repeated blocks stacked "
+                                                      r"\(block0..block4, dense0..dense3\)"):
+        CheckpointManager(tmp_path, model=model).restore(abstract)
+
+
+def test_path_masks_with_two_models_planned_under_one_key():
+    from runtime.optimizers import mask_by_path
+
+    def tower(middle):
+        x = kg.Input(shape=(4,))
+        h = x
+        for name in ("first", f"{middle}1", f"{middle}2", "last"):
+            h = kg.layers.Dense(4, name=name)(h)
+        return kg.Model(x, h)
+
+    compiler.compile(tower("x"))
+    params, _ = compiler.compile(tower("y")).init(jax.random.PRNGKey(0), stacked=True)
+    uniform = mask_by_path(lambda path: path[-1] == "kernel")(params)
+    assert uniform["first..last"] == {"bias": False, "kernel": True}
+    with pytest.raises(ValueError, match="different blocks under the stacked key"):
+        mask_by_path(lambda path: path[0] != "y1")(params)

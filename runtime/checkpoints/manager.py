@@ -179,7 +179,8 @@ class CheckpointManager:
                              f"{self.best_metric!r}: pass metrics={{{self.best_metric!r}: "
                              f"value}} to save, received {metrics!r}.")
         meta = {"loop_state": dict(loop_state or {}), "versions": _versions(),
-                "has_extras": extras is not None}
+                "has_extras": extras is not None,
+                "stacked_runs": _stacked_keys(_unpacked(train_state))}
         if self.model is not None:
             meta["config_hash"] = model_identity.config_hash(self.model)
             meta["layers"] = model_identity.layer_tree(self.model)
@@ -242,6 +243,15 @@ class CheckpointManager:
                 f"up to {FORMAT}.")
         target = _unpacked(target)
         mapping = self._check_model(meta, step)
+        saved, wanted = meta.get("stacked_runs"), _stacked_keys(target)
+        if saved is not None and bool(saved) != bool(wanted):
+            raise CheckpointMismatchError(
+                f"Checkpoint step {step} in {self.directory} keeps repeated blocks "
+                f"{'stacked (' + ', '.join(saved) + ')' if saved else 'one entry per layer'}, "
+                f"and the train state to restore into "
+                f"{'stacks them (' + ', '.join(wanted) + ')' if wanted else 'does not'}: "
+                "restore with a Trainer of the same stack_blocks setting (its default "
+                "follows the optimizer: see runtime.Trainer).")
         abstract = _abstract(target)
         if mapping is not None:
             abstract = model_identity.rename(abstract, model_identity.inverse(mapping))
@@ -322,3 +332,10 @@ class CheckpointManager:
     def __repr__(self) -> str:
         return f"CheckpointManager({self.directory!r}, steps={self.all_steps()})"
 
+
+def _stacked_keys(train_state) -> list:
+    """The stacked runs' keys (``"first..last"``, ``compiler.stacking``) of a train
+    state's params."""
+    params = getattr(train_state, "params", None)
+    return sorted(k for k in params if isinstance(k, str) and ".." in k) \
+        if isinstance(params, dict) else []

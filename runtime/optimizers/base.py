@@ -108,8 +108,8 @@ class Optimizer(optax.GradientTransformationExtraArgs):
         pass
 
     #: The update rule treats every weight element by element (no per-weight norms or
-    #: factored statistics).
-    _elementwise_rule = True
+    #: factored statistics); a subclass says so (Keras's own classes do, but Adafactor).
+    _elementwise_rule = False
 
     @property
     def elementwise(self) -> bool:

@@ -45,6 +45,8 @@ def _scale_by_keras_adam(beta_1, beta_2, epsilon, amsgrad):
 class SGD(Optimizer):
     """Gradient descent with optional (Nesterov) momentum."""
 
+    _elementwise_rule = True
+
     _default_learning_rate, _default_name = 0.01, "SGD"
     _defaults = {"momentum": 0.0, "nesterov": False}
 
@@ -57,6 +59,8 @@ class SGD(Optimizer):
 
 class Adam(Optimizer):
     """Adam (``amsgrad`` keeps the maximum second moment)."""
+
+    _elementwise_rule = True
 
     _default_learning_rate, _default_name = 0.001, "adam"
     _defaults = {"beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7, "amsgrad": False}
@@ -78,6 +82,8 @@ class AdamW(Adam):
 class RMSprop(Optimizer):
     """RMSprop: ``lr * g / sqrt(v + epsilon)`` (``centered``, ``momentum`` as Keras)."""
 
+    _elementwise_rule = True
+
     _default_learning_rate, _default_name = 0.001, "rmsprop"
     _defaults = {"rho": 0.9, "momentum": 0.0, "epsilon": 1e-7, "centered": False}
 
@@ -90,6 +96,8 @@ class RMSprop(Optimizer):
 class Adagrad(Optimizer):
     """Adagrad with Keras's initial accumulator 0.1."""
 
+    _elementwise_rule = True
+
     _default_learning_rate, _default_name = 0.001, "adagrad"
     _defaults = {"initial_accumulator_value": 0.1, "epsilon": 1e-7}
 
@@ -100,6 +108,8 @@ class Adagrad(Optimizer):
 
 class Adadelta(Optimizer):
     """Adadelta (Keras's default learning rate 0.001)."""
+
+    _elementwise_rule = True
 
     _default_learning_rate, _default_name = 0.001, "adadelta"
     _defaults = {"rho": 0.95, "epsilon": 1e-7}
@@ -112,6 +122,8 @@ class Adadelta(Optimizer):
 class Adamax(Optimizer):
     """Adamax: Adam with the infinity norm."""
 
+    _elementwise_rule = True
+
     _default_learning_rate, _default_name = 0.001, "adamax"
     _defaults = {"beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7}
 
@@ -122,6 +134,8 @@ class Adamax(Optimizer):
 
 class Lion(Optimizer):
     """Lion: sign of interpolated momentum."""
+
+    _elementwise_rule = True
 
     _default_learning_rate, _default_name = 0.001, "lion"
     _defaults = {"beta_1": 0.9, "beta_2": 0.99}
@@ -165,6 +179,8 @@ def _scale_by_keras_nadam(beta_1, beta_2, epsilon):
 
 class Nadam(Optimizer):
     """Nesterov Adam with Keras's momentum schedule."""
+
+    _elementwise_rule = True
 
     _default_learning_rate, _default_name = 0.001, "nadam"
     _defaults = {"beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7}
