@@ -129,7 +129,7 @@ def _equations(jaxpr):
                     yield from _equations(inner)
 
 
-def _described(avals, names, batch_dim):
+def _described(avals, names):
     described = []
     for name, aval in zip(names, avals):
         shape = [size if isinstance(size, int) else str(size) for size in aval.shape]
@@ -182,7 +182,7 @@ def export(program, directory, *, params=None, state=None, batch_dim: str = "b",
         abstract_params, abstract_state, specs)
     input_names = [t._keras_history.layer.name for t in inputs]
     flat_in = jax.tree_util.tree_leaves(specs)
-    described_inputs = _described(flat_in, input_names, batch_dim)
+    described_inputs = _described(flat_in, input_names)
     if isinstance(specs, dict):  # the keys the call takes, in flattening (sorted) order
         for entry, key in zip(described_inputs, sorted(specs)):
             entry["key"] = key
@@ -193,7 +193,7 @@ def export(program, directory, *, params=None, state=None, batch_dim: str = "b",
                             else "single" if isinstance(specs, jax.ShapeDtypeStruct)
                             else "list"),
         "outputs": _described(exported.out_avals, _output_names(model, len(
-            exported.out_avals)), batch_dim),
+            exported.out_avals))),
         "batch_dim": batch_dim,
         "platforms": list(exported.platforms),
         "call": "exported.call(params, state, inputs)",

@@ -35,6 +35,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from kgraph.base import initial_values
+
 
 class StackedRun(NamedTuple):
     """One run of blocks stored under one key.
@@ -138,9 +140,7 @@ def _split_leaf(leaf, count):
         return [jax.ShapeDtypeStruct(leaf.shape[1:], leaf.dtype)] * count
     if isinstance(leaf, np.ndarray):
         return list(leaf)
-    if isinstance(leaf, jax.core.Tracer) or len(leaf.devices()) > 1:
-        return [leaf[i] for i in range(count)]
-    return jax.device_put(list(np.asarray(leaf)), next(iter(leaf.devices())))
+    return initial_values.unstack(leaf, count)
 
 
 def _get(tree, path):

@@ -19,7 +19,7 @@ LOADER = '''
 import sys
 for name in ("kgraph", "compiler", "runtime"):
     sys.modules[name] = None  # importing any of them now fails
-import json, jax, numpy as np
+import jax, numpy as np
 from safetensors.numpy import load_file
 
 def load(directory):

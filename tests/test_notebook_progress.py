@@ -3,7 +3,6 @@ plain lines and no warning where it is not."""
 
 import pathlib
 
-import nbformat
 import pytest
 from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_notebook

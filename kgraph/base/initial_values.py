@@ -115,10 +115,12 @@ def _layout_function(layout) -> _LayoutFunction:
     return _LayoutFunction(layout)
 
 
-def _unstack(stacked, count) -> list:
-    """``list(stacked)`` without compiling an N-output split: on CPU through NumPy."""
-    concrete = not isinstance(stacked, jax.core.Tracer)
-    if concrete and {d.platform for d in stacked.sharding.device_set} == {"cpu"}:
+def unstack(stacked, count) -> list:
+    """``list(stacked)`` without compiling an N-output split: an array on one CPU device
+    through NumPy (uncommitted, on the default device); otherwise by indexing (a sharded
+    array's slices keep its sharding)."""
+    devices = () if isinstance(stacked, jax.core.Tracer) else stacked.sharding.device_set
+    if len(devices) == 1 and next(iter(devices)).platform == "cpu":
         return jax.device_put(list(np.asarray(stacked)))
     return [stacked[i] for i in range(count)]
 
@@ -135,7 +137,7 @@ def draw(variables, key, paths) -> list:
     groups, other_keys = _layout_function(plan.layout)(key, plan.hashes)
     drawn = []
     for (_, _, _, count), value in zip(plan.layout, groups):
-        drawn.extend([value] if count == 1 else _unstack(value, count))
+        drawn.extend([value] if count == 1 else unstack(value, count))
     for i, index in enumerate(plan.order[len(drawn):]):
         drawn.append(variables[index].initial_value(other_keys[i]))
     values = [None] * len(variables)

@@ -13,7 +13,6 @@ the same batches with the same keys: it ends bitwise where the uninterrupted run
 from __future__ import annotations
 
 import collections
-import os
 import warnings
 
 import jax
