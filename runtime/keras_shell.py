@@ -176,7 +176,8 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
         steps = data.steps = min(int(steps_per_epoch), data.steps)
     model.stop_training = False
     loop = fit_loop.FitLoop(model, trainer, trainer.init_from_model(
-        setup.train_key, setup.opt_state), data_seed=(setup.seed, setup.fits))
+        setup.train_key, trainer.opt_state_in_layout(setup.opt_state)),
+        data_seed=(setup.seed, setup.fits))
     loop.initial_epoch = initial_epoch
     if hasattr(trainer.optimizer, "_bind"):  # model.optimizer.learning_rate: the running one
         trainer.optimizer._bind(loop)
@@ -185,6 +186,7 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
                                  steps=steps)
     loop.callbacks = callback_list
     setup.fits += 1
+    setup.running = loop
     logs = {}
     failing = True
     try:
@@ -235,7 +237,7 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
     finally:
         ts = loop.train_state
         trainer.write_back(ts, copy=True)
-        setup.opt_state = ts.opt_state
+        setup.opt_state, setup.running = ts.opt_state, None
         setup.train_key = jax.random.fold_in(ts.key, ts.step)  # next fit draws new masks
         _run_exit(callback_list, failing)
     model.history = callback_list.history

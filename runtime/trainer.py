@@ -20,6 +20,7 @@ import jax.numpy as jnp
 import optax
 
 import compiler
+from compiler import stacking
 from kgraph.interpreter.walk import node_paths
 from runtime import optimizers, packing as packing_lib
 from runtime.data import take_rows
@@ -49,6 +50,16 @@ class TrainState(NamedTuple):
     step: Any
     key: Any
     metrics: Any = None
+
+
+def _map_weight_trees(tree, wanted, convert):
+    """``tree`` with ``convert`` applied to each dict keyed by layer names for which
+    ``wanted(dict)`` holds (an optimizer state's trees shaped like the weights)."""
+    def is_target(node):
+        return isinstance(node, dict) and bool(wanted(node))
+
+    return jax.tree_util.tree_map(lambda node: convert(node) if is_target(node) else node,
+                                  tree, is_leaf=is_target)
 
 
 def unpack(batch):
@@ -216,6 +227,23 @@ class Trainer:
         if self.placement is not None:  # copied once, onto the mesh; optimizer state there
             return self.placement.from_weights(self, params, state, key, opt_state)
         return self._train_state(params, state, key, opt_state)
+
+    def opt_state_named(self, opt_state):
+        """``opt_state`` with its weight-shaped trees in the named layout (one entry per
+        layer), whichever layout it is in: what files hold."""
+        runs = self.program.stacked_runs if self.stack_blocks else []
+        keys = {run.key for run in runs}
+        return _map_weight_trees(opt_state, lambda t: keys & set(t),
+                                 lambda t: stacking.unstack_tree(runs, t))
+
+    def opt_state_in_layout(self, opt_state):
+        """``opt_state`` (either layout, or None) in the layout this Trainer's steps use."""
+        if opt_state is None or not self.stack_blocks:
+            return opt_state
+        runs = self.program.stacked_runs
+        blocks = {name for run in runs for name in run.layers}
+        return _map_weight_trees(opt_state, lambda t: blocks & set(t),
+                                 lambda t: stacking.stack_tree(runs, t))
 
     def _train_state(self, params, state, key, opt_state=None):
         params, state = jax.tree_util.tree_map(jnp.copy, (params, state))  # steps donate

@@ -40,6 +40,8 @@ class TrainingSetup:
       steps_per_execution, seed: from ``compile``.
       train_key: the PRNG key the next ``fit`` starts from.
       opt_state: the optimizer state the next ``fit`` continues (None: fresh).
+      running: the ``FitLoop`` of the ``fit`` running now, whose train state is newer
+        than ``opt_state`` (a checkpoint saved from a callback reads it), else None.
       fits: how many ``fit`` calls ran (the shuffling seed of each).
       trainer: the Trainer made from ``config`` (None until first used).
     """
@@ -50,6 +52,7 @@ class TrainingSetup:
         self.seed = 0
         self.train_key = jax.random.PRNGKey(0)
         self.opt_state = None
+        self.running = None
         self.fits = 0
         self.trainer = None
         self._predictor = None

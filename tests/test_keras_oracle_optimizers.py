@@ -31,6 +31,11 @@ CASES = [
     ("Adam", {"clipnorm": 0.5}), ("SGD", {"clipvalue": 0.1}),
     ("RMSprop", {"global_clipnorm": 1.0}),
     ("SGD", {"learning_rate": keras.optimizers.schedules.ExponentialDecay(0.1, 2, 0.5)}),
+    # Keras's momentum carries each step's rate: a changing rate tells the forms apart
+    ("SGD", {"momentum": 0.9,
+             "learning_rate": keras.optimizers.schedules.ExponentialDecay(0.1, 2, 0.5)}),
+    ("SGD", {"momentum": 0.9, "nesterov": True,
+             "learning_rate": keras.optimizers.schedules.PiecewiseConstantDecay([2], [0.1, 0.01])}),
 ]
 
 

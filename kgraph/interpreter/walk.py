@@ -81,6 +81,60 @@ def _producer(tensor: KerasTensor) -> Node:
     return history.layer._inbound_nodes[history.node_index]
 
 
+def keras_layer_order(inputs: Sequence[KerasTensor], outputs: Sequence[KerasTensor]) -> list:
+    """The layers of the graph from ``inputs`` to ``outputs`` (operation nodes too) in the
+    order Keras 3 gives ``model.layers`` when it builds or rebuilds a model: deepest first
+    (inputs), ties in order of first visit by a depth-first walk from the outputs
+    (``map_graph`` in ``keras/src/ops/function.py``)."""
+    input_ids = {id(t) for t in inputs}
+    finished, in_progress, post_order, op_index = set(), set(), [], {}
+    for output in outputs:
+        stack = []  # (node, inputs still to visit)
+
+        def enter(tensor):
+            node = _producer(tensor)
+            if id(node) in finished:
+                return
+            if not node.is_input and id(tensor) in input_ids:
+                finished.add(id(node))
+                return
+            if id(node) in in_progress:
+                raise ValueError(f'Tensor from layer "{node.layer.name}" is part of a cycle.')
+            op_index.setdefault(id(node.layer), len(op_index))
+            in_progress.add(id(node))
+            stack.append((node, [] if node.is_input else list(reversed(node._keras_inputs))))
+
+        enter(output)
+        while stack:
+            node, pending = stack[-1]
+            if pending:
+                enter(pending.pop())
+                continue
+            stack.pop()
+            finished.add(id(node))
+            in_progress.discard(id(node))
+            post_order.append(node)
+
+    in_graph = {id(node) for node in post_order}
+    node_depth, layer_depth, layers = {}, {}, {}
+    for node in reversed(post_order):
+        depth = max(node_depth.setdefault(id(node), 0), layer_depth.get(id(node.layer), 0))
+        layer_depth[id(node.layer)] = depth
+        layers[id(node.layer)] = node.layer
+        node_depth[id(node)] = depth
+        for parent in node.parent_nodes:
+            if id(parent) in in_graph:
+                node_depth[id(parent)] = max(depth + 1, node_depth.get(id(parent), 0))
+    for tensor in inputs:  # inputs the outputs do not use
+        node = _producer(tensor)
+        if node.is_input and id(node.layer) not in layer_depth:
+            layer_depth[id(node.layer)] = 0
+            op_index[id(node.layer)] = -1
+            layers[id(node.layer)] = node.layer
+    order = sorted(layers, key=lambda key: (-layer_depth[key], op_index[key]))
+    return [layers[key] for key in order]
+
+
 def node_paths(model, prefix=()) -> list:
     """The paths of every node of ``model``'s graph and of the graphs nested in it, as node
     hooks see them (``"dense_1"``, ``"encoder/dense"``); empty for a model without a graph."""

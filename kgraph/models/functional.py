@@ -68,7 +68,11 @@ class Functional(Model):
         if duplicated:
             raise ValueError(f'The name "{duplicated[0]}" is used {counts[duplicated[0]]} times '
                              f"in the model {self.name!r}. All layer names should be unique.")
-        self._layers = layers
+        # Keras's order (by depth, as it builds the graph), so that model.layers, weights,
+        # get_weights and the optimizer's variables line up with Keras's
+        ordered = walk.keras_layer_order(self.inputs, self.outputs)
+        same = {id(layer) for layer in ordered} == {id(layer) for layer in layers}
+        self._layers = ordered if same and len(ordered) == len(layers) else layers
         self.input_spec = [InputSpec(shape=t.shape)
                            for t in self.inputs]
         self.built = True

@@ -3,8 +3,8 @@
 Saving a compiled model writes its optimizer (a Keras optimizer class), losses, metrics and
 loss weights as Keras does; loading with ``compile=True`` compiles the model with them.
 Everything resolves through kgraph's closed catalogs (``kgraph.optimizers``, ``losses``,
-``metrics``) and ``custom_objects``. The optimizer's moving state (moments, step count) is
-not restored: training resumes with a fresh optimizer state.
+``metrics``) and ``custom_objects``. The optimizer's moving state (step count, learning
+rate, moments) travels in the weights file, as Keras's optimizer variables.
 
 >>> import kgraph as kg
 >>> x = kg.Input(shape=(2,))

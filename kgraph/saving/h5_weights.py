@@ -20,6 +20,7 @@ loaded into the wrong weights silently.
 from __future__ import annotations
 
 import contextlib
+from typing import NamedTuple
 
 import h5py
 import ml_dtypes
@@ -32,6 +33,7 @@ _NUMERIC_KINDS = "biuf"
 # Groups Keras writes beside the layers: the optimizer's and the metrics' variables. Their
 # datasets are checked like every other (numeric, contiguous, no links) and bounded in size.
 _SIDE_GROUPS = ("optimizer", "compile_metrics", "loss_tracker")
+OPTIMIZER_VARS = "optimizer/vars"
 
 
 def _vars_path(path: str) -> str:
@@ -117,31 +119,61 @@ def nbytes(shape, dtype) -> int:
 
 
 def _walk(file, expected_datasets, side_budget, where):
-    """The expected datasets of ``file``; groups the model does not have are allowed only
-    empty of data (Keras writes a group for weightless sub-layers, such as a dropout inside
-    an attention layer); the optimizer's and metrics' datasets are bounded in size."""
-    found, side_bytes = {}, 0
+    """``(weights, optimizer)``: the expected datasets of ``file`` and those of its
+    ``optimizer/vars`` group. Groups the model does not have are allowed only empty of data
+    (Keras writes a group for weightless sub-layers, such as a dropout inside an attention
+    layer); the optimizer's and metrics' datasets are bounded in size."""
+    found, optimizer, side_bytes = {}, {}, 0
     for path, (dataset, dtype) in scan(file, where, budget=4 * len(expected_datasets)
                                        + 10_000).items():
         if path in expected_datasets:
             found[path] = (dataset, dtype)
         elif path.split("/", 1)[0] in _SIDE_GROUPS:
             side_bytes += nbytes(dataset.shape, dtype)
+            if path.startswith(OPTIMIZER_VARS + "/"):
+                optimizer[path[len(OPTIMIZER_VARS) + 1:]] = (dataset, dtype)
         else:
             raise LoadError(f"{where}: unexpected dataset {path!r}; the model has no such "
                             "weight (was the file saved from another model?).")
     if side_bytes > side_budget:
         raise LoadError(f"{where}: the optimizer and metric groups declare {side_bytes} bytes, "
                         f"more than {side_budget} for this model's weights.")
-    return found
+    return found, optimizer
 
 
-def read(source, expected, where, side_budget=None) -> list[list[np.ndarray]]:
+class OptimizerVariables(NamedTuple):
+    """What a file holds in ``optimizer/vars``: how many variables, and their arrays when
+    they are exactly the ones asked for (else None)."""
+
+    count: int
+    arrays: list | None
+
+
+def _read_optimizer(datasets, specs, where) -> OptimizerVariables:
+    """The ``optimizer/vars`` arrays if they are ``"0".."n-1"`` with ``specs``' shapes and
+    number kinds (a Keras backend may keep ``iterations`` in another integer width)."""
+    if set(datasets) != {str(i) for i in range(len(datasets))}:
+        raise LoadError(f"{where}: the optimizer's variables are not numbered 0..n-1.")
+    if len(datasets) != len(specs):
+        return OptimizerVariables(len(datasets), None)
+    for i, (shape, dtype) in enumerate(specs):
+        dataset, stored = datasets[str(i)]
+        if tuple(dataset.shape) != tuple(shape) or stored.kind != np.dtype(dtype).kind:
+            return OptimizerVariables(len(datasets), None)
+    arrays = [read_dataset(datasets[str(i)][0], tuple(shape), datasets[str(i)][1], where)
+              .astype(dtype) for i, (shape, dtype) in enumerate(specs)]
+    return OptimizerVariables(len(datasets), arrays)
+
+
+def read(source, expected, where, side_budget=None, optimizer=None):
     """The arrays of ``expected`` (``[(path, [(shape, dtype), ...])]``) from ``source``,
     after checking the file holds exactly those weights (see the module docstring).
 
     ``where`` names the file in errors; ``side_budget`` bounds the bytes the optimizer
-    and metric groups may declare (default: 4x the weights' bytes plus 1 MiB).
+    and metric groups may declare (default: 6x the weights' bytes plus 1 MiB: Adam with
+    ``amsgrad`` and ``use_ema`` keeps four arrays per weight). With ``optimizer`` (the
+    ``[(shape, dtype)]`` of the optimizer variables wanted) the result is
+    ``(arrays, OptimizerVariables)``.
     """
     expected_datasets, weight_bytes = {}, 0
     for path, specs in expected:
@@ -149,9 +181,13 @@ def read(source, expected, where, side_budget=None) -> list[list[np.ndarray]]:
             expected_datasets[f"{_vars_path(path)}/{i}"] = (tuple(shape), np.dtype(dtype))
             weight_bytes += nbytes(shape, dtype)
     if side_budget is None:
-        side_budget = 4 * weight_bytes + (1 << 20)
+        side_budget = 6 * weight_bytes + (1 << 20)
     with open_file(source, where) as file:
-        return _read_checked(file, expected, expected_datasets, side_budget, where)
+        found, optimizer_datasets = _walk(file, expected_datasets, side_budget, where)
+        arrays = _read_checked(expected, expected_datasets, found, where)
+        if optimizer is None:
+            return arrays
+        return arrays, _read_optimizer(optimizer_datasets, optimizer, where)
 
 
 @contextlib.contextmanager
@@ -170,9 +206,8 @@ def open_file(source, where):
         raise LoadError(f"{where}: damaged HDF5 file ({type(err).__name__}: {err}).") from None
 
 
-def _read_checked(file, expected, expected_datasets, side_budget, where):
+def _read_checked(expected, expected_datasets, found, where):
     """The expected arrays, after ``_walk`` has checked the whole file."""
-    found = _walk(file, expected_datasets, side_budget, where)
     missing = sorted(set(expected_datasets) - set(found))
     if missing:
         raise LoadError(f"{where}: the file lacks {len(missing)} weight(s) the model has, "

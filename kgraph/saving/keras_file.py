@@ -25,6 +25,7 @@ import datetime
 import io
 import json
 import os
+import warnings
 import zipfile
 
 from kgraph.saving import (archive, compile_config, h5_weights, keras_dialect, keras_layout,
@@ -47,6 +48,16 @@ def _check_built(model, what):
                          f"build it) before {what}, so that its weights exist.")
 
 
+def _optimizer_runtime(model):
+    """The runtime's optimizer-variables module when ``model`` is compiled (then the
+    runtime is loaded already), else None."""
+    if getattr(getattr(model, "_training_setup", None), "config", None) is None:
+        return None
+    from runtime.optimizers import keras_variables
+
+    return keras_variables
+
+
 def _weights_h5(model) -> bytes:
     buffer = io.BytesIO()
     groups = []
@@ -54,6 +65,10 @@ def _weights_h5(model) -> bytes:
         store: dict = {}
         group.layer.save_own_variables(store)
         groups.append((group.path, group.name, [store[str(i)] for i in range(len(store))]))
+    runtime = _optimizer_runtime(model)
+    optimizer = runtime.model_variables(model) if runtime is not None else None
+    if optimizer is not None:  # a compiled model's optimizer state, as Keras writes it
+        groups.append(("optimizer", *optimizer))
     h5_weights.write(buffer, groups)
     return buffer.getvalue()
 
@@ -97,6 +112,25 @@ def _assign(groups, arrays):
             group.layer.load_own_variables({str(i): v for i, v in enumerate(values)})
 
 
+def _read_and_assign(model, groups, source, expected, where):
+    """Read the layers' weights (and, for a compiled model, the optimizer's variables,
+    from which its next ``fit`` continues) and assign them."""
+    runtime = _optimizer_runtime(model)
+    specs = runtime.model_expected(model) if runtime is not None else None
+    if specs is None:
+        _assign(groups, h5_weights.read(source, expected, where))
+        return
+    arrays, optimizer = h5_weights.read(source, expected, where, optimizer=specs)
+    _assign(groups, arrays)
+    if optimizer.arrays is not None:
+        runtime.model_restore(model, optimizer.arrays)
+    elif optimizer.count > 2:  # more than a never-used optimizer's iterations and rate
+        warnings.warn(f"{where}: the file's optimizer has {optimizer.count} variables, this "
+                      f"model's optimizer {len(specs)} (another optimizer or configuration); "
+                      "its state is not loaded and training starts with a fresh one.",
+                      stacklevel=4)
+
+
 def _load_weights_into(model, source, where, declared_size=None):
     """Check that the weights ``model``'s config declares fit in memory and that the file
     is no larger than they need, then read and assign them (``source``: a path, or a
@@ -110,11 +144,12 @@ def _load_weights_into(model, source, where, declared_size=None):
         raise LoadError(f"{where}: the model's config declares {needed} bytes of weights, "
                         f"more than this machine's memory ({physical_memory()} bytes).")
     count = sum(len(g.variables) + 1 for g in groups)
-    cap = 5 * needed + _H5_OVERHEAD + _H5_PER_DATASET * count
+    # the weights, and up to 6x their size (and datasets) in the optimizer's variables
+    cap = 8 * needed + _H5_OVERHEAD + _H5_PER_DATASET * 6 * count
     if declared_size is not None and declared_size > cap:
         raise LoadError(f"{where}: the weights file is {declared_size} bytes; this model's "
                         f"weights need at most {cap}.")
-    _assign(groups, h5_weights.read(source() if callable(source) else source, expected, where))
+    _read_and_assign(model, groups, source() if callable(source) else source, expected, where)
 
 
 def _load_archive_weights(model, zf, where):
@@ -148,7 +183,8 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     Classes resolve only among kgraph's own, those registered with ``register_layer``
     and ``custom_objects``; ``safe_mode=True`` refuses layers whose config holds code
     (``Lambda``). With ``compile=True`` a file's training configuration (optimizer,
-    losses, metrics) compiles the model; the optimizer's moving state starts afresh.
+    losses, metrics) compiles the model, and the file's optimizer variables (step count,
+    learning rate, moments) become its state: the next ``fit`` continues from them.
     """
     where = os.fspath(filepath)
     if where.endswith((".h5", ".hdf5")):
@@ -164,9 +200,10 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
         model = deserialize_layer(keras_dialect.from_keras(config),
                                   custom_objects=custom_objects, safe_mode=safe_mode)
         _check_built(model, "load_model")
+        if compile and "compile_config" in config:  # first, so the optimizer state loads
+            compile_config.compile_from_config(model, config["compile_config"],
+                                               custom_objects)
         _load_archive_weights(model, zf, where)
-    if compile and "compile_config" in config:
-        compile_config.compile_from_config(model, config["compile_config"], custom_objects)
     return model
 
 

@@ -25,6 +25,7 @@ from typing import NamedTuple
 
 from kgraph.base import naming
 from kgraph.base.layer import Layer
+from kgraph.interpreter import walk
 
 
 class WeightGroup(NamedTuple):
@@ -45,62 +46,12 @@ def _is_operation(layer) -> bool:
     return registry.is_operation(type(layer))
 
 
-def _node_of(tensor):
-    layer, node_index, _ = tensor._keras_history
-    return layer._inbound_nodes[node_index]
-
-
 def depth_ordered_layers(model) -> list:
-    """``model.layers`` as Keras 3 orders them when it builds or rebuilds ``model``: deepest
-    first (inputs), ties in order of first visit by a depth-first walk from the outputs
-    (``map_graph``). Operations (``ops`` nodes) are not layers and are left out."""
-    input_ids = {id(t) for t in model.inputs}
-    finished, in_progress, post_order, op_index = set(), set(), [], {}
-    for output in model.outputs:
-        stack = []  # (node, inputs still to visit)
-
-        def enter(tensor):
-            node = _node_of(tensor)
-            if id(node) in finished:
-                return
-            if not node.is_input and id(tensor) in input_ids:
-                finished.add(id(node))
-                return
-            if id(node) in in_progress:
-                raise ValueError(f'Tensor from layer "{node.layer.name}" is part of a cycle.')
-            op_index.setdefault(id(node.layer), len(op_index))
-            in_progress.add(id(node))
-            stack.append((node, [] if node.is_input else list(reversed(node._keras_inputs))))
-
-        enter(output)
-        while stack:
-            node, pending = stack[-1]
-            if pending:
-                enter(pending.pop())
-                continue
-            stack.pop()
-            finished.add(id(node))
-            in_progress.discard(id(node))
-            post_order.append(node)
-
-    in_graph = {id(node) for node in post_order}
-    node_depth, layer_depth, layers = {}, {}, {}
-    for node in reversed(post_order):
-        depth = max(node_depth.setdefault(id(node), 0), layer_depth.get(id(node.layer), 0))
-        layer_depth[id(node.layer)] = depth
-        layers[id(node.layer)] = node.layer
-        node_depth[id(node)] = depth
-        for parent in node.parent_nodes:
-            if id(parent) in in_graph:
-                node_depth[id(parent)] = max(depth + 1, node_depth.get(id(parent), 0))
-    for tensor in model.inputs:  # inputs the outputs do not use
-        node = _node_of(tensor)
-        if node.is_input and id(node.layer) not in layer_depth:
-            layer_depth[id(node.layer)] = 0
-            op_index[id(node.layer)] = -1
-            layers[id(node.layer)] = node.layer
-    order = sorted(layers, key=lambda key: (-layer_depth[key], op_index[key]))
-    return [layers[key] for key in order if not _is_operation(layers[key])]
+    """``model.layers`` as Keras 3 orders them when it builds or rebuilds ``model``
+    (``walk.keras_layer_order``). Operations (``ops`` nodes) are not layers in Keras and
+    are left out."""
+    return [layer for layer in walk.keras_layer_order(model.inputs, model.outputs)
+            if not _is_operation(layer)]
 
 
 def _saved_layers(model) -> list:

@@ -189,6 +189,19 @@ class Optimizer(optax.GradientTransformationExtraArgs):
     def _rule(learning_rate, **hyper):
         raise NotImplementedError
 
+    # Keras's optimizer variables (``runtime.optimizers.keras_variables``): a subclass maps
+    # its rule's state to Keras's slots and back. ``_keras_slots(state, params)`` gives
+    # ``(groups, scalars)``: each group a list of slot trees shaped like ``params``, which
+    # Keras lays out weight by weight (for each weight, each slot of the group), groups one
+    # after the other, then the scalars. ``_from_keras_slots`` is its inverse.
+    def _keras_slots(self, state, params):
+        raise NotImplementedError(f"{type(self).__name__} does not say how its state maps "
+                                  "to Keras's optimizer variables")
+
+    def _from_keras_slots(self, state, groups, scalars, params):
+        raise NotImplementedError(f"{type(self).__name__} does not say how its state maps "
+                                  "to Keras's optimizer variables")
+
     def get_config(self) -> dict:
         """Keras's config keys (a schedule's learning rate as its serialized config)."""
         config = dict(self._config)
@@ -242,7 +255,7 @@ class Optimizer(optax.GradientTransformationExtraArgs):
         state = self._loop.train_state.opt_state if self._loop is not None else self._state
         if state is None:
             return 0
-        return optax.tree_utils.tree_get(state, "count")
+        return state.count  # inject_hyperparams's count: one per update applied
 
     # --------------------------------------------------- Keras's stateful/stateless API
     def build(self, variables) -> None:

@@ -24,14 +24,14 @@ def _scale_by_keras_adam(beta_1, beta_2, epsilon, amsgrad):
     numbers are Keras's even where ``v`` is tiny."""
     def init(params):
         zeros = lambda: jax.tree_util.tree_map(jnp.zeros_like, params)  # noqa: E731
-        return jnp.zeros((), jnp.int32), zeros(), zeros(), zeros()
+        return jnp.zeros((), jnp.int32), zeros(), zeros(), zeros() if amsgrad else ()
 
     def update(grads, state, params=None):
         count, m, v, v_max = state
         t = (count + 1).astype(jnp.float32)
         m = jax.tree_util.tree_map(lambda m, g: m + (g - m) * (1 - beta_1), m, grads)
         v = jax.tree_util.tree_map(lambda v, g: v + (g * g - v) * (1 - beta_2), v, grads)
-        if amsgrad:
+        if amsgrad:  # the maximum second moment is kept only when it is used
             v_max = jax.tree_util.tree_map(jnp.maximum, v_max, v)
         scale = jnp.sqrt(1 - jnp.power(beta_2, t)) / (1 - jnp.power(beta_1, t))
         denominators = v_max if amsgrad else v
@@ -40,6 +40,32 @@ def _scale_by_keras_adam(beta_1, beta_2, epsilon, amsgrad):
         return direction, (count + 1, m, v, v_max)
 
     return optax.GradientTransformation(init, update)
+
+
+def _keras_sgd(learning_rate, momentum, nesterov):
+    """Keras's SGD: the momentum ``m = momentum * m - lr * g`` carries the learning rate of
+    each step (optax's trace does not, which differs once the rate changes), and is the
+    weight's update (Nesterov: ``momentum * m - lr * g``)."""
+    def init(params):
+        return (jax.tree_util.tree_map(jnp.zeros_like, params),) if momentum else ()
+
+    def update(grads, state, params=None):
+        def step(g):  # - lr * g, in the gradient's dtype (as Keras casts the rate)
+            return -jnp.asarray(learning_rate, g.dtype) * g
+
+        if not momentum:
+            return jax.tree_util.tree_map(step, grads), state
+        m = jax.tree_util.tree_map(lambda m, g: momentum * m + step(g), state[0], grads)
+        if nesterov:
+            return jax.tree_util.tree_map(lambda m, g: momentum * m + step(g), m, grads), (m,)
+        return m, (m,)
+
+    return optax.GradientTransformation(init, update)
+
+
+def _interleaved(state, *fields):
+    """Keras's layout of slots kept per weight: for each weight, each slot in turn."""
+    return [[state[i] for i in fields]]
 
 
 class SGD(Optimizer):
@@ -54,7 +80,13 @@ class SGD(Optimizer):
     def _rule(learning_rate, momentum, nesterov):
         if not 0 <= momentum <= 1:
             raise ValueError("`momentum` must be a float between [0, 1].")
-        return optax.sgd(learning_rate, momentum or None, nesterov)
+        return _keras_sgd(learning_rate, momentum, nesterov)
+
+    def _keras_slots(self, state, params):
+        return ([[state[0]]] if state else []), []
+
+    def _from_keras_slots(self, state, groups, scalars, params):
+        return (groups[0][0],) if state else ()
 
 
 class Adam(Optimizer):
@@ -69,6 +101,15 @@ class Adam(Optimizer):
     def _rule(learning_rate, beta_1, beta_2, epsilon, amsgrad):
         return optax.chain(_scale_by_keras_adam(beta_1, beta_2, epsilon, amsgrad),
                            optax.scale_by_learning_rate(learning_rate))
+
+    def _keras_slots(self, state, params):
+        (_, m, v, v_max), _ = state  # momentum and velocity per weight, then velocity_hat
+        return [[m, v]] + ([[v_max]] if self._config["amsgrad"] else []), []
+
+    def _from_keras_slots(self, state, groups, scalars, params):
+        (count, _, _, _), scale = state
+        v_max = groups[1][0] if self._config["amsgrad"] else ()
+        return (count, groups[0][0], groups[0][1], v_max), scale
 
 
 class AdamW(Adam):
@@ -92,6 +133,27 @@ class RMSprop(Optimizer):
         return optax.rmsprop(learning_rate, decay=rho, eps=epsilon, centered=centered,
                              momentum=momentum or None, eps_in_sqrt=True)
 
+    # optax's state: (scale_by_rms | scale_by_stddev, scale_by_learning_rate[, trace]). Keras
+    # keeps every weight's velocity, then every momentum, then every average gradient; its
+    # momentum adds ``+lr * g / rms`` where optax's trace adds the update ``-lr * g / rms``.
+    def _keras_slots(self, state, params):
+        rms = state[0]
+        groups = [[rms.nu]]
+        if self._config["momentum"]:
+            groups.append([jax.tree_util.tree_map(jnp.negative, state[2].trace)])
+        if self._config["centered"]:
+            groups.append([rms.mu])
+        return groups, []
+
+    def _from_keras_slots(self, state, groups, scalars, params):
+        rms, *rest = state
+        velocity, *more = [g[0] for g in groups]
+        if self._config["momentum"]:
+            momentum, *more = more
+            rest[1] = rest[1]._replace(trace=jax.tree_util.tree_map(jnp.negative, momentum))
+        rms = rms._replace(nu=velocity, **({"mu": more[0]} if self._config["centered"] else {}))
+        return (rms, *rest)
+
 
 class Adagrad(Optimizer):
     """Adagrad with Keras's initial accumulator 0.1."""
@@ -104,6 +166,12 @@ class Adagrad(Optimizer):
     @staticmethod
     def _rule(learning_rate, initial_accumulator_value, epsilon):
         return optax.adagrad(learning_rate, initial_accumulator_value, epsilon)
+
+    def _keras_slots(self, state, params):
+        return [[state[0].sum_of_squares]], []  # Keras's accumulator
+
+    def _from_keras_slots(self, state, groups, scalars, params):
+        return (state[0]._replace(sum_of_squares=groups[0][0]), *state[1:])
 
 
 class Adadelta(Optimizer):
@@ -118,6 +186,32 @@ class Adadelta(Optimizer):
     def _rule(learning_rate, rho, epsilon):
         return optax.adadelta(learning_rate, rho, epsilon)
 
+    # optax's state: (a weight decay of 0, scale_by_adadelta, scale_by_learning_rate)
+    def _keras_slots(self, state, params):  # accumulated_grad, accumulated_delta_var
+        return [[state[1].e_g, state[1].e_x]], []
+
+    def _from_keras_slots(self, state, groups, scalars, params):
+        return (state[0], state[1]._replace(e_g=groups[0][0], e_x=groups[0][1]), *state[2:])
+
+
+def _scale_by_keras_adamax(beta_1, beta_2, epsilon):
+    """Keras's Adamax direction ``m / ((1 - b1^t) (u + epsilon))`` with
+    ``u = max(b2 u, |g|)`` (optax keeps ``max(b2 u, |g| + epsilon)`` instead)."""
+    def init(params):
+        zeros = lambda: jax.tree_util.tree_map(jnp.zeros_like, params)  # noqa: E731
+        return jnp.zeros((), jnp.int32), zeros(), zeros()
+
+    def update(grads, state, params=None):
+        count, m, u = state
+        t = (count + 1).astype(jnp.float32)
+        m = jax.tree_util.tree_map(lambda m, g: m + (g - m) * (1 - beta_1), m, grads)
+        u = jax.tree_util.tree_map(lambda u, g: jnp.maximum(beta_2 * u, jnp.abs(g)), u, grads)
+        correction = 1 - jnp.power(beta_1, t)
+        return (jax.tree_util.tree_map(lambda m, u: m / (correction * (u + epsilon)), m, u),
+                (count + 1, m, u))
+
+    return optax.GradientTransformation(init, update)
+
 
 class Adamax(Optimizer):
     """Adamax: Adam with the infinity norm."""
@@ -129,7 +223,14 @@ class Adamax(Optimizer):
 
     @staticmethod
     def _rule(learning_rate, beta_1, beta_2, epsilon):
-        return optax.adamax(learning_rate, beta_1, beta_2, epsilon)
+        return optax.chain(_scale_by_keras_adamax(beta_1, beta_2, epsilon),
+                           optax.scale_by_learning_rate(learning_rate))
+
+    def _keras_slots(self, state, params):  # momentum and norm per weight
+        return _interleaved(state[0], 1, 2), []
+
+    def _from_keras_slots(self, state, groups, scalars, params):
+        return (state[0][0], *groups[0]), state[1]
 
 
 class Lion(Optimizer):
@@ -146,6 +247,12 @@ class Lion(Optimizer):
             raise ValueError(f"Argument `beta_1` must be in the [0, 1] range. Otherwise, the "
                              f"optimizer degenerates to SignSGD. Received: beta_1={beta_1}.")
         return optax.lion(learning_rate, beta_1, beta_2, weight_decay=0.0)
+
+    def _keras_slots(self, state, params):
+        return [[state[0].mu]], []  # Keras's momentum
+
+    def _from_keras_slots(self, state, groups, scalars, params):
+        return (state[0]._replace(mu=groups[0][0]), *state[1:])
 
 
 def _scale_by_keras_nadam(beta_1, beta_2, epsilon):
@@ -189,6 +296,12 @@ class Nadam(Optimizer):
     def _rule(learning_rate, beta_1, beta_2, epsilon):
         return optax.chain(_scale_by_keras_nadam(beta_1, beta_2, epsilon),
                            optax.scale_by_learning_rate(learning_rate))
+
+    def _keras_slots(self, state, params):  # momentum and velocity per weight, u_product
+        return _interleaved(state[0], 2, 3), [state[0][1]]
+
+    def _from_keras_slots(self, state, groups, scalars, params):
+        return (state[0][0], scalars[0], *groups[0]), state[1]
 
 
 def _keras_adafactor(learning_rate, beta_2_decay, epsilon_1, epsilon_2, clip_threshold,
@@ -255,3 +368,31 @@ class Adafactor(Optimizer):
     @staticmethod
     def _rule(learning_rate, **hyper):
         return _keras_adafactor(learning_rate, **hyper)
+
+    # Keras keeps r, c and v for every weight: a factored weight's v is the full second
+    # moment its r and c make (recomputed at every step; here it is not kept), and a
+    # vector's r and c are int32 placeholders. A file's v of a factored weight, r and c of
+    # a vector are not read.
+    def _keras_slots(self, state, params):
+        def keras(slot, p):
+            r, c, v = slot
+            if p.ndim >= 2:
+                mean = jnp.mean(r, axis=-1, keepdims=True)
+                v = (r / jnp.where(mean > 0, mean, 1))[..., None] * c[..., None, :]
+                return r, c, v
+            return jnp.zeros((), jnp.int32), jnp.zeros((), jnp.int32), v
+
+        slots = jax.tree_util.tree_map(keras, state[1], params,
+                                       is_leaf=lambda x: isinstance(x, tuple))
+        r, c, v = (jax.tree_util.tree_map(lambda s: s[i], slots,
+                                          is_leaf=lambda x: isinstance(x, tuple))
+                   for i in range(3))
+        return [[r, c, v]], []
+
+    def _from_keras_slots(self, state, groups, scalars, params):
+        count, slots = state
+
+        def ours(r, c, v, p, old):
+            return (r, c, old[2]) if p.ndim >= 2 else (old[0], old[1], v)
+
+        return count, jax.tree_util.tree_map(ours, *groups[0], params, slots)

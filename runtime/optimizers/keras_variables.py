@@ -1,0 +1,185 @@
+"""The optimizer's state as Keras 3's optimizer variables, the ``optimizer/vars`` group of
+``.keras`` and ``.weights.h5`` files, and back.
+
+Keras lists an optimizer's variables as ``iterations``, ``learning_rate`` (unless it is a
+schedule), the moving averages of ``use_ema`` (one per trainable weight), then the update
+rule's slots: for Adam, each weight's ``momentum`` and ``velocity`` in turn, then each
+``velocity_hat`` under ``amsgrad``; RMSprop keeps every ``velocity``, then every
+``momentum``, then every ``average_gradient`` (each class says how, ``Optimizer._keras_slots``).
+Weights come in the order of ``model.trainable_weights``, which is Keras's. So a compiled
+model saved by kgraph resumes in Keras with its moments, and one saved by Keras resumes here.
+
+>>> import jax, numpy as np, optax, kgraph as kg
+>>> from runtime.optimizers import Adam
+>>> params = {"dense": {"kernel": np.ones((2, 3), np.float32), "bias": np.zeros(3, np.float32)}}
+>>> order = [("dense", "kernel"), ("dense", "bias")]
+>>> optimizer = Adam(0.01)
+>>> _, opt_state = optimizer.update(params, optimizer.init(params), params)
+>>> values = to_keras(optimizer, opt_state, params, order)
+>>> [np.shape(v) for v in values]  # iterations, learning_rate, then momentum, velocity per weight
+[(), (), (2, 3), (2, 3), (3,), (3,)]
+>>> back = from_keras(optimizer, values, params, order)
+>>> jax.tree_util.tree_all(jax.tree_util.tree_map(np.array_equal, back, opt_state))
+True
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from compiler.weights import get_path, set_path
+
+
+class UnsupportedOptimizer(NotImplementedError):
+    """The optimizer's state has no Keras layout (a custom class, or gradient accumulation)."""
+
+
+def _chain(optimizer, opt_state):
+    """``(chain_state, rule_index)``: the optax chain's states inside ``inject_hyperparams``
+    and where the update rule's state sits in it (after a clipping transformation)."""
+    config = getattr(optimizer, "_config", None)
+    if config is None:
+        raise UnsupportedOptimizer(f"{type(optimizer).__name__} is not a Keras optimizer class")
+    if config["gradient_accumulation_steps"]:
+        raise UnsupportedOptimizer("gradient_accumulation_steps has no Keras layout here yet")
+    clipped = any(config[k] for k in ("clipnorm", "global_clipnorm", "clipvalue"))
+    return opt_state.inner_state, int(clipped)
+
+
+def _has_rate_variable(optimizer) -> bool:
+    return not callable(optimizer._config["learning_rate"])  # a schedule has no variable
+
+
+def to_keras(optimizer, opt_state, params, order) -> list:
+    """Keras's ``optimizer.variables`` for ``opt_state`` (``params``: the trainable weights
+    in the named layout; ``order``: their paths in Keras's order)."""
+    chain, rule = _chain(optimizer, opt_state)
+    values = [jnp.asarray(opt_state.count, jnp.int32)]
+    if _has_rate_variable(optimizer):
+        values.append(jnp.asarray(opt_state.hyperparams["learning_rate"], jnp.float32))
+    if optimizer._config["use_ema"]:
+        values += [get_path(chain[-1].ema, path, "moving average") for path in order]
+    groups, scalars = optimizer._keras_slots(chain[rule], params)
+    for group in groups:
+        values += [get_path(slot, path, "slot") for path in order for slot in group]
+    return values + list(scalars)
+
+
+def expected(optimizer, params, order) -> list:
+    """``[(shape, dtype)]`` of the variables ``to_keras`` gives, computed without arrays."""
+    shapes = jax.eval_shape(lambda p: to_keras(optimizer, optimizer.init(p), p, order), params)
+    return [(tuple(s.shape), np.dtype(s.dtype)) for s in shapes]
+
+
+def from_keras(optimizer, values, params, order):
+    """The optimizer state whose Keras variables are ``values`` (``to_keras``'s inverse).
+
+    Every step counter of the state (the schedule's, the rule's bias correction, the moving
+    average's) is Keras's ``iterations``: they all count the updates applied."""
+    template = optimizer.init(params)
+    values = list(values)
+    iterations = np.asarray(values.pop(0), np.int32)
+    template = jax.tree_util.tree_map(  # a buffer each: train steps donate them
+        lambda x: jnp.array(iterations) if x.ndim == 0 and x.dtype == jnp.int32 else x,
+        template)
+    hyperparams = dict(template.hyperparams)
+    if _has_rate_variable(optimizer):
+        hyperparams["learning_rate"] = jnp.asarray(values.pop(0), jnp.float32)
+    chain, rule = _chain(optimizer, template)
+    chain = list(chain)
+
+    def refill(tree):
+        tree = jax.tree_util.tree_map(lambda x: x, tree)  # a copy to fill in
+        for path in order:
+            set_path(tree, path, jnp.asarray(values.pop(0)))
+        return tree
+
+    if optimizer._config["use_ema"]:
+        chain[-1] = chain[-1]._replace(ema=refill(chain[-1].ema))
+    groups, scalars = optimizer._keras_slots(chain[rule], params)
+    filled = [[{} for _ in group] for group in groups]
+    for group, out in zip(groups, filled):
+        for path in order:
+            for slot, tree in zip(group, out):
+                value = values.pop(0)
+                set_path(tree, path, jnp.asarray(value, get_path(slot, path, "slot").dtype))
+    scalars = [jnp.asarray(values.pop(0), s.dtype) for s in scalars]
+    chain[rule] = optimizer._from_keras_slots(chain[rule], filled, scalars, params)
+    return template._replace(hyperparams=hyperparams, inner_state=tuple(chain))
+
+
+# ------------------------------------------------------------------ a compiled model's
+def _keras_order(model):
+    """The trainable weights' paths in Keras's order (``model.trainable_weights``)."""
+    from compiler.weights import weight_entries
+
+    paths = {id(e.variable): e.path for e in weight_entries(model) if e.is_param}
+    return [paths[id(v)] for v in model.trainable_weights]
+
+
+def _compiled_optimizer(model):
+    setup = getattr(model, "_training_setup", None)
+    config = getattr(setup, "config", None)
+    return (setup, config["optimizer"]) if config is not None else (setup, None)
+
+
+def _named_params(model):
+    import compiler
+
+    return compiler.variables(model)[0]
+
+
+def model_variables(model):
+    """``(name, values)``: Keras's optimizer variables of compiled ``model`` (None when it
+    is not compiled, or compiled with an optax transformation, which Keras cannot
+    describe). Before any training, Keras's two: ``iterations`` 0 and the learning rate."""
+    setup, optimizer = _compiled_optimizer(model)
+    if optimizer is None or not hasattr(optimizer, "_config"):
+        return None
+    # during fit (a checkpoint callback saving) the running loop's state is the newest
+    opt_state = setup.running.train_state.opt_state if setup.running else setup.opt_state
+    if opt_state is None:
+        values = [np.zeros((), np.int32)]
+        if _has_rate_variable(optimizer):
+            values.append(np.asarray(optimizer.learning_rate, np.float32))
+        return optimizer.name, values
+    if setup.trainer is not None:
+        opt_state = setup.trainer.opt_state_named(opt_state)
+        placement = setup.trainer.placement
+        if placement is not None and jax.process_count() > 1:
+            opt_state = placement.gathered(opt_state)
+    try:
+        values = to_keras(optimizer, opt_state, _named_params(model), _keras_order(model))
+    except NotImplementedError as err:
+        warnings.warn(f"The optimizer's state is not saved ({err}): training resumed from "
+                      "this file starts with a fresh optimizer state.", stacklevel=4)
+        values = [np.asarray(opt_state.count, np.int32)]
+    return optimizer.name, [np.asarray(v) for v in values]
+
+
+def model_expected(model):
+    """``[(shape, dtype)]`` of compiled ``model``'s Keras optimizer variables, or None
+    (not compiled with a Keras optimizer class, or one without a Keras layout)."""
+    setup, optimizer = _compiled_optimizer(model)
+    if optimizer is None or not hasattr(optimizer, "_config"):
+        return None
+    params = jax.tree_util.tree_map(lambda v: jax.ShapeDtypeStruct(v.shape, v.dtype),
+                                    _named_params(model))
+    try:
+        return expected(optimizer, params, _keras_order(model))
+    except NotImplementedError:
+        return None
+
+
+def model_restore(model, values) -> None:
+    """Set compiled ``model``'s optimizer state from Keras's variables ``values`` (as
+    ``model_expected`` describes them): the next ``fit`` continues from it."""
+    setup, optimizer = _compiled_optimizer(model)
+    opt_state = from_keras(optimizer, values, _named_params(model), _keras_order(model))
+    setup.opt_state = opt_state if setup.trainer is None else \
+        setup.trainer.opt_state_in_layout(opt_state)
+    optimizer._state = opt_state  # optimizer.iterations and learning_rate read it
