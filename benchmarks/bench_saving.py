@@ -6,7 +6,8 @@
 
 Keras builds the network (random weights) and saves it; then, alternately and after one
 warm-up each, ``kg.load_model`` and ``keras.saving.load_model`` read that same file, and
-each system saves the model it loaded. The loaded models' predictions on two random images
+each system saves the model it loaded (garbage collected before each timing, so that neither
+pays for collecting the other's objects). The loaded models' predictions on two random images
 are compared first (normalized max difference, must be <= 1e-3). Medians and the ratios kgraph / Keras of the medians
 are printed, with a markdown table for the README. The machine is shared and noisy:
 compare ratios from one run. Target: load ratio <= 1.0.
@@ -15,6 +16,7 @@ compare ratios from one run. Target: load ratio <= 1.0.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import statistics
 import tempfile
@@ -57,10 +59,12 @@ def measure(network="DenseNet121", size=224, repeats=5, folder=None):
     for repeat in range(repeats):
         order = list(loaders) if repeat % 2 == 0 else list(reversed(loaders))
         for name in order:
+            gc.collect()  # the other system's garbage is not collected on this one's time
             seconds, loaded = _timed(lambda: loaders[name](path))
             times[name]["load"].append(seconds)
             out = os.path.join(folder, f"{name}.keras")
             times[name]["save"].append(_timed(lambda: loaded.save(out))[0])
+            del loaded
     medians = {name: {phase: statistics.median(values) for phase, values in phases.items()}
                for name, phases in times.items()}
     medians["params"] = model.count_params()
