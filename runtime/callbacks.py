@@ -44,7 +44,7 @@ __all__ = ["BackupAndRestore", "CSVLogger", "Callback", "CallbackList", "EarlySt
 # Metric names (without "val_") by the direction "auto" mode infers for them.
 _MAXIMIZED = ("acc", "auc", "precision", "recall", "f1", "fbeta", "iou", "r2",
               "true_positives", "true_negatives", "specificity", "sensitivity",
-              "cosine_similarity")
+              "cosine_similarity", "correlation")
 _MINIMIZED = ("loss", "error", "crossentropy", "hinge", "divergence", "poisson", "logcosh",
               "false_positives", "false_negatives", "mse", "mae", "mape", "msle", "rmse")
 

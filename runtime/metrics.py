@@ -31,7 +31,8 @@ from runtime.metrics_accuracy import (Accuracy, AutoAccuracy, BinaryAccuracy,
 from runtime.metrics_confusion import AUC, Precision, Recall
 from runtime.weighting import squeeze_or_expand_to_same_rank
 
-from runtime import metrics_extra as _extra
+from runtime import metrics_correlation as _correlation, metrics_extra as _extra
+from runtime.metrics_correlation import *  # noqa: F401,F403 - correlation metrics
 from runtime.metrics_extra import *  # noqa: F401,F403 - the rest of keras.metrics
 from runtime.loss_functions import (binary_crossentropy, categorical_crossentropy,  # noqa
                                     categorical_hinge, hinge, huber, kl_divergence, log_cosh,
@@ -49,7 +50,7 @@ __all__ = [
     "MeanAbsolutePercentageError", "MeanMetricWrapper", "MeanSquaredError",
     "MeanSquaredLogarithmicError", "Metric", "Precision", "Recall", "RootMeanSquaredError",
     "SparseCategoricalAccuracy", "SparseTopKCategoricalAccuracy", "Sum",
-    "TopKCategoricalAccuracy", "get", "name_of", *_extra.__all__,
+    "TopKCategoricalAccuracy", "get", "name_of", *_extra.__all__, *_correlation.__all__,
     "accuracy", "binary_accuracy", "binary_crossentropy", "categorical_accuracy",
     "categorical_crossentropy", "categorical_hinge", "hinge", "huber", "kl_divergence",
     "log_cosh", "mean_absolute_error", "mean_absolute_percentage_error", "mean_squared_error",
@@ -159,7 +160,8 @@ class LossMetric(MeanMetricWrapper):
 _CLASSES = [Accuracy, BinaryAccuracy, CategoricalAccuracy, SparseCategoricalAccuracy,
             TopKCategoricalAccuracy, SparseTopKCategoricalAccuracy, MeanSquaredError,
             MeanAbsoluteError, MeanAbsolutePercentageError, MeanSquaredLogarithmicError,
-            RootMeanSquaredError, LogCoshError, CosineSimilarity, Precision, Recall, AUC]
+            RootMeanSquaredError, LogCoshError, CosineSimilarity, Precision, Recall, AUC,
+            _correlation.PearsonCorrelation, _correlation.ConcordanceCorrelation]
 _BY_CLASS_NAME = {c.__name__: c for c in _CLASSES}
 BY_NAME = {
     **{to_snake_case(c.__name__): c for c in _CLASSES},

@@ -45,6 +45,7 @@ CASES = [
     ("Hinge", {}, _bin_t, _bin_p), ("KLDivergence", {}, _cls_t, _cls_p),
     ("BinaryCrossentropy", {}, _bin_t, _bin_p),
     ("CategoricalCrossentropy", {}, _cls_t, _cls_p), ("Poisson", {}, _reg_t ** 2, _reg_p ** 2),
+    ("PearsonCorrelation", {}, _reg_t, _reg_p), ("ConcordanceCorrelation", {}, _reg_t, _reg_p),
 ]
 
 
@@ -72,7 +73,7 @@ def test_metric_matches_keras_over_weighted_batches(name, kwargs, y_true, y_pred
 
 def test_metric_functions_match_keras():
     for name in ["binary_accuracy", "categorical_accuracy", "mean_squared_error", "hinge",
-                 "kl_divergence", "poisson"]:
+                 "kl_divergence", "poisson", "pearson_correlation", "concordance_correlation"]:
         a, b = (_cls_t[0], _cls_p[0])
         np.testing.assert_allclose(np.asarray(getattr(kg.metrics, name)(a, b)),
                                    np.asarray(getattr(keras.metrics, name)(a, b)), rtol=1e-5)
@@ -88,6 +89,15 @@ def test_shape_dependent_metrics_size_from_the_compiled_output_in_fit():
     history = model.fit(_r.random((32, 5)).astype("float32"), _cls_t[0].repeat(2, 0),
                         epochs=1, verbose=0)
     assert {"f1_score", "r2_score", "true_positives", "mean_io_u"} <= set(history.history)
+
+
+def test_correlation_metrics_by_name_in_fit_as_keras():
+    x = kg.Input(shape=(3,))
+    model = kg.Model(x, kg.layers.Dense(3)(x))
+    model.compile(optimizer="sgd", loss="mse",
+                  metrics=["pearson_correlation", "concordance_correlation"])
+    history = model.fit(_reg_t[0], _reg_p[0], epochs=1, verbose=0)
+    assert {"pearson_correlation", "concordance_correlation"} <= set(history.history)
 
 
 def test_metrics_ignore_sample_weights_and_weighted_metrics_use_them_as_keras():
