@@ -36,6 +36,13 @@ CASES = [
              "learning_rate": keras.optimizers.schedules.ExponentialDecay(0.1, 2, 0.5)}),
     ("SGD", {"momentum": 0.9, "nesterov": True,
              "learning_rate": keras.optimizers.schedules.PiecewiseConstantDecay([2], [0.1, 0.01])}),
+    ("Ftrl", {"learning_rate": 0.1}),
+    ("Ftrl", {"learning_rate": 0.1, "learning_rate_power": -0.3, "l1_regularization_strength":
+              0.01, "l2_regularization_strength": 0.02, "l2_shrinkage_regularization_strength":
+              0.01, "beta": 0.5, "initial_accumulator_value": 0.2, "weight_decay": 0.1}),
+    ("Lamb", {"learning_rate": 0.01}),
+    ("Adafactor", {"learning_rate": 0.01, "weight_decay": 0.1}),
+    ("Lamb", {"learning_rate": 0.01, "weight_decay": 0.1, "beta_1": 0.8}),
 ]
 
 
@@ -65,7 +72,7 @@ def test_weights_match_keras_after_five_steps(name, kwargs):
 
 
 @pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta",
-                                  "Adamax", "Nadam", "Lion", "Adafactor"])
+                                  "Adamax", "Nadam", "Lion", "Adafactor", "Ftrl", "Lamb"])
 def test_config_matches_keras_and_round_trips(name):
     ours, theirs = getattr(optimizers, name)(), getattr(keras.optimizers, name)()
     config = ours.get_config()

@@ -29,6 +29,8 @@ CASES = [
     ("RMSprop", {}), ("RMSprop", {"momentum": 0.5, "centered": True}),
     ("Adagrad", {}), ("Adadelta", {"learning_rate": 1.0}), ("Adamax", {}), ("Nadam", {}),
     ("Lion", {}), ("Adafactor", {}), ("Adam", {"clipnorm": 0.1}),
+    ("Ftrl", {"learning_rate": 0.1, "l1_regularization_strength": 0.01, "weight_decay": 0.1}),
+    ("Lamb", {"learning_rate": 0.01, "weight_decay": 0.1}),
     ("Adam", {"use_ema": True}),
     ("SGD", {"momentum": 0.9, "learning_rate": {"class_name": "ExponentialDecay", "config": {
         "initial_learning_rate": 0.1, "decay_steps": 3, "decay_rate": 0.5}}}),

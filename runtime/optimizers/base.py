@@ -48,6 +48,14 @@ def _decay(learning_rate, weight_decay):
     return optax.stateless(apply)
 
 
+def decayed(params, learning_rate, weight_decay):
+    """The weights after Keras's decoupled decay ``w - w * weight_decay * lr``, for rules
+    that read the weights (``Optimizer._decays_itself``)."""
+    if not weight_decay:
+        return params
+    return jax.tree_util.tree_map(lambda p: p - p * weight_decay * learning_rate, params)
+
+
 class EmaState(NamedTuple):
     """The moving average of the weights kept by an optimizer with ``use_ema=True``."""
 
@@ -161,9 +169,15 @@ class Optimizer(optax.GradientTransformationExtraArgs):
                              f"Received: gradient_accumulation_steps={steps}")
         return config
 
+    #: The rule applies ``weight_decay`` itself, to the weights it reads (Keras decays the
+    #: weights before the update rule; only rules that read the weights can tell).
+    _decays_itself = False
+
     @classmethod
     def _chain_for(cls, config):
         hyper = {k: config[k] for k in cls._defaults}
+        if cls._decays_itself:
+            hyper["weight_decay"] = config["weight_decay"]
 
         def make(learning_rate):
             parts = []
@@ -174,7 +188,7 @@ class Optimizer(optax.GradientTransformationExtraArgs):
             elif config["clipvalue"]:
                 parts.append(optax.clip(config["clipvalue"]))
             parts.append(cls._rule(learning_rate, **hyper))
-            if config["weight_decay"]:
+            if config["weight_decay"] and not cls._decays_itself:
                 parts.append(_decay(learning_rate, config["weight_decay"]))
             if config["use_ema"]:
                 parts.append(_ema(config["ema_momentum"], config["ema_overwrite_frequency"]))

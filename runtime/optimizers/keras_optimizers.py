@@ -12,7 +12,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from runtime.optimizers.base import Optimizer
+from runtime.optimizers.base import Optimizer, decayed
 
 __all__ = ["Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "Lion", "Nadam",
            "Optimizer", "RMSprop", "SGD"]
@@ -304,10 +304,11 @@ class Nadam(Optimizer):
         return (state[0][0], scalars[0], *groups[0]), state[1]
 
 
-def _keras_adafactor(learning_rate, beta_2_decay, epsilon_1, epsilon_2, clip_threshold,
-                     relative_step):
+def _keras_adafactor(learning_rate, weight_decay, beta_2_decay, epsilon_1, epsilon_2,
+                     clip_threshold, relative_step):
     """Keras's Adafactor update (its relative step and factored second moments differ from
-    optax.adafactor's): hand-written for Keras's numbers; includes the learning rate."""
+    optax.adafactor's): hand-written for Keras's numbers; includes the learning rate, and
+    ``weight_decay`` first, since the step size reads the (decayed) weights' scale."""
     def rms(x):
         return jnp.sqrt(jnp.mean(jnp.square(x)))
 
@@ -348,8 +349,10 @@ def _keras_adafactor(learning_rate, beta_2_decay, epsilon_1, epsilon_2, clip_thr
 
         flat_g, treedef = jax.tree_util.tree_flatten(grads)
         flat_p = treedef.flatten_up_to(params)
+        flat_d = treedef.flatten_up_to(decayed(params, learning_rate, weight_decay))
         flat_s = treedef.flatten_up_to(slots)
-        results = [one(g, p, s) for g, p, s in zip(flat_g, flat_p, flat_s)]
+        results = [one(g, d, s) for g, d, s in zip(flat_g, flat_d, flat_s)]
+        results = [(d + u - p, s) for (u, s), d, p in zip(results, flat_d, flat_p)]
         updates = treedef.unflatten([u for u, _ in results])
         return updates, (count + 1, treedef.unflatten([s for _, s in results]))
 
@@ -360,6 +363,7 @@ class Adafactor(Optimizer):
     """Adafactor with factored second moments and Keras's relative step size."""
 
     _elementwise_rule = False  # factored second moments: statistics per weight
+    _decays_itself = True
 
     _default_learning_rate, _default_name = 0.001, "adafactor"
     _defaults = {"beta_2_decay": -0.8, "epsilon_1": 1e-30, "epsilon_2": 1e-3,

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import optax
 
-from runtime.optimizers import keras_optimizers as _classes
+from runtime.optimizers import keras_optimizers as _classes, keras_optimizers_more as _more
 
 _BY_NAME = {cls._default_name.lower(): cls for cls in (
     _classes.SGD, _classes.Adam, _classes.AdamW, _classes.RMSprop, _classes.Adagrad,
-    _classes.Adadelta, _classes.Adamax, _classes.Nadam, _classes.Lion, _classes.Adafactor)}
+    _classes.Adadelta, _classes.Adamax, _classes.Nadam, _classes.Lion, _classes.Adafactor,
+    _more.Ftrl, _more.Lamb)}
 
 
 def get(identifier) -> optax.GradientTransformation:
