@@ -7,6 +7,8 @@ layout, dtype policies, safe deserialization and interactive logging.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from kgraph import dtype_policy as _policies
@@ -22,8 +24,9 @@ __all__ = ["backend", "disable_interactive_logging", "disable_traceback_filterin
            "dtype_policy", "enable_interactive_logging", "enable_traceback_filtering",
            "enable_unsafe_deserialization", "epsilon", "floatx", "image_data_format",
            "is_interactive_logging_enabled", "is_traceback_filtering_enabled",
-           "is_unsafe_deserialization_enabled", "set_dtype_policy", "set_epsilon",
-           "set_floatx", "set_image_data_format"]
+           "is_unsafe_deserialization_enabled", "max_epochs", "max_steps_per_epoch",
+           "set_dtype_policy", "set_epsilon", "set_floatx", "set_image_data_format",
+           "set_max_epochs", "set_max_steps_per_epoch"]
 
 
 def backend() -> str:
@@ -133,6 +136,50 @@ def disable_traceback_filtering() -> None:
 
 def is_traceback_filtering_enabled() -> bool:
     return _TRACEBACK_FILTERING
+
+
+def _limit_from_environment(name):
+    value = os.environ.get(name)
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError(f"The environment variable {name} must be an integer, received "
+                         f"{value!r}.") from None
+
+
+_MAX_EPOCHS = _limit_from_environment("KERAS_MAX_EPOCHS")
+_MAX_STEPS_PER_EPOCH = _limit_from_environment("KERAS_MAX_STEPS_PER_EPOCH")
+
+
+def set_max_epochs(max_epochs) -> None:
+    """Cap the epochs of every ``fit`` (for debugging; None: no cap). The environment
+    variable ``KERAS_MAX_EPOCHS`` sets it too, to run a script quickly without editing it.
+
+    >>> set_max_epochs(2); max_epochs()
+    2
+    >>> set_max_epochs(None)
+    """
+    global _MAX_EPOCHS
+    _MAX_EPOCHS = max_epochs
+
+
+def max_epochs():
+    """The cap on ``fit``'s epochs, or None."""
+    return _MAX_EPOCHS
+
+
+def set_max_steps_per_epoch(max_steps_per_epoch) -> None:
+    """Cap the steps of each epoch of ``fit`` and of ``evaluate`` / ``predict`` (for
+    debugging; None: no cap; also ``KERAS_MAX_STEPS_PER_EPOCH``)."""
+    global _MAX_STEPS_PER_EPOCH
+    _MAX_STEPS_PER_EPOCH = max_steps_per_epoch
+
+
+def max_steps_per_epoch():
+    """The cap on the steps of an epoch, or None."""
+    return _MAX_STEPS_PER_EPOCH
 
 
 def standardize_dtype(dtype) -> str:

@@ -12,6 +12,7 @@ import warnings
 import jax
 import numpy as np
 
+from kgraph import config as kg_config
 from runtime import custom_steps, data as data_lib, data_checks, fit_loop, optimizers
 from runtime.callback_list import CallbackList
 from runtime.objective import Objective
@@ -85,6 +86,24 @@ def _same_on_every_process(what: str, value: int) -> None:
                                             f"{what}: this one has {value}.")
 
 
+def _capped_epochs(epochs):
+    """``epochs``, capped by ``kgraph.config.set_max_epochs`` (with Keras's warning)."""
+    cap = kg_config.max_epochs()
+    if cap and cap < epochs:
+        warnings.warn(f"Limiting epochs to {cap}", stacklevel=3)
+        return cap
+    return epochs
+
+
+def _capped_steps(steps):
+    """``steps`` (per epoch), capped by ``kgraph.config.set_max_steps_per_epoch``."""
+    cap = kg_config.max_steps_per_epoch()
+    if cap and (not steps or cap < steps):
+        warnings.warn(f"Limiting steps_per_epoch to {cap}", stacklevel=3)
+        return cap
+    return steps
+
+
 def _make_data(x, y, sample_weight, batch_size, class_weight, steps, *, targets=True):
     if _is_iterable_source(x):
         if y is not None or sample_weight is not None:
@@ -97,6 +116,16 @@ def _make_data(x, y, sample_weight, batch_size, class_weight, steps, *, targets=
     batch_size = data_checks.check_batch_size(batch_size)
     return data_lib.ArrayData(x, y, sample_weight, batch_size=batch_size or 32,
                               class_weight=class_weight)
+
+
+def _first_batches(data, steps):
+    """In-memory ``data`` cut to its first ``steps`` batches, as Keras's ``evaluate`` and
+    ``predict`` read them (an iterable already stops after ``steps``)."""
+    if not isinstance(data, data_lib.ArrayData) or steps is None or int(steps) >= data.steps:
+        return data
+    rows = int(steps) * data.batch_size
+    x, y, sample_weight = jax.tree_util.tree_map(lambda a: a[:rows], data.arrays)
+    return data_lib.ArrayData(x, y, sample_weight, batch_size=data.batch_size)
 
 
 def _check_inputs(model, data):
@@ -132,6 +161,7 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
         sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
         validation_batch_size=None, validation_freq=1):
     """Train ``model``; returns a ``History`` of per-epoch logs (see ``Model.fit``)."""
+    epochs, steps_per_epoch = _capped_epochs(epochs), _capped_steps(steps_per_epoch)
     if custom_steps.overrides(model, "train_step") or custom_steps.overrides(model,
                                                                               "compute_loss"):
         if validation_split:
@@ -260,11 +290,13 @@ def _run_exit(callback_list, failing: bool) -> None:
 def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
              steps=None, callbacks=None, return_dict=False):
     """Mean loss and metrics over ``(x, y)`` (padded batches; one compiled program)."""
+    steps = _capped_steps(steps)
     if any(custom_steps.overrides(model, name)
            for name in ("test_step", "metrics", "compute_loss")):
         return custom_steps.evaluate(model, x, y, batch_size, verbose, sample_weight,
                                      callbacks, return_dict)
-    data = _make_data(x, y, sample_weight, _process_batch_size(model, batch_size), None, steps)
+    data = _first_batches(_make_data(x, y, sample_weight, _process_batch_size(model, batch_size),
+                                     None, steps), steps)
     _check_inputs(model, data)
     if isinstance(data, data_lib.ArrayData):
         _same_on_every_process("batches to evaluate", data.steps)
@@ -286,10 +318,11 @@ def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weig
 
 def predict(model, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
     """Model outputs for ``x`` as NumPy arrays (padded batches; one compiled program)."""
+    steps = _capped_steps(steps)
     if custom_steps.overrides(model, "predict_step"):
         return custom_steps.predict(model, x, batch_size, verbose, callbacks)
-    data = _make_data(x, None, None, _process_batch_size(model, batch_size), None, steps,
-                      targets=False)
+    data = _first_batches(_make_data(x, None, None, _process_batch_size(model, batch_size), None,
+                                     steps, targets=False), steps)
     _check_inputs(model, data)
     if isinstance(data, data_lib.ArrayData):
         _same_on_every_process("batches to predict", data.steps)

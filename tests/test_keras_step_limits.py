@@ -1,0 +1,76 @@
+"""``steps`` on in-memory data and Keras's debugging caps (``config.set_max_epochs``,
+``set_max_steps_per_epoch``, ``KERAS_MAX_EPOCHS``): the same batches and counts as Keras."""
+
+import os
+import subprocess
+import sys
+
+os.environ.setdefault("KERAS_BACKEND", "jax")
+
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import kgraph as kg  # noqa: E402
+
+X = np.arange(30.0, dtype="float32").reshape(10, 3) / 10
+Y = np.arange(10.0, dtype="float32").reshape(10, 1)
+
+
+def _pair():
+    theirs_in = keras.Input((3,))
+    theirs = keras.Model(theirs_in, keras.layers.Dense(1)(theirs_in))
+    ours_in = kg.Input((3,))
+    ours = kg.Model(ours_in, kg.layers.Dense(1)(ours_in))
+    ours.set_weights([np.asarray(w) for w in theirs.get_weights()])
+    theirs.compile("sgd", "mse")
+    ours.compile("sgd", "mse")
+    return ours, theirs
+
+
+def test_evaluate_and_predict_read_the_first_steps_batches_of_arrays():
+    ours, theirs = _pair()
+    for steps in (1, 2, 9):
+        np.testing.assert_allclose(ours.evaluate(X, Y, batch_size=2, steps=steps, verbose=0),
+                                   theirs.evaluate(X, Y, batch_size=2, steps=steps, verbose=0),
+                                   rtol=1e-6)
+        np.testing.assert_allclose(ours.predict(X, batch_size=3, steps=steps, verbose=0),
+                                   theirs.predict(X, batch_size=3, steps=steps, verbose=0),
+                                   rtol=1e-6)
+
+
+@pytest.fixture
+def caps():
+    yield
+    for lib in (kg, keras):
+        lib.config.set_max_epochs(None)
+        lib.config.set_max_steps_per_epoch(None)
+
+
+def test_debugging_caps_limit_fit_evaluate_and_predict_as_keras(caps):
+    ours, theirs = _pair()
+    for lib in (kg, keras):
+        lib.config.set_max_epochs(2)
+        lib.config.set_max_steps_per_epoch(3)
+        assert lib.config.max_epochs() == 2 and lib.config.max_steps_per_epoch() == 3
+    # one epoch is capped at 3 of the 6 batches of (12 samples, batch 2)
+    x, y = np.concatenate([X, X[:2]]), np.concatenate([Y, Y[:2]])
+    with pytest.warns(UserWarning, match="Limiting epochs to 2"):
+        history = ours.fit(x, y, batch_size=2, epochs=5, verbose=0)
+    reference = theirs.fit(x, y, batch_size=2, epochs=5, verbose=0)
+    assert len(history.history["loss"]) == len(reference.history["loss"]) == 2
+    assert int(ours.optimizer.iterations) == int(theirs.optimizer.iterations) == 6
+    ours.set_weights([np.asarray(w) for w in theirs.get_weights()])
+    np.testing.assert_allclose(ours.evaluate(x, y, batch_size=2, verbose=0),  # 3 batches
+                               theirs.evaluate(x, y, batch_size=2, verbose=0), rtol=1e-6)
+    assert ours.predict(x, batch_size=2, verbose=0).shape == \
+        theirs.predict(x, batch_size=2, verbose=0).shape == (6, 1)
+
+
+def test_the_environment_sets_the_caps_at_import():
+    code = ("import kgraph as kg; print(kg.config.max_epochs(), "
+            "kg.config.max_steps_per_epoch())")
+    env = {**os.environ, "KERAS_MAX_EPOCHS": "3", "KERAS_MAX_STEPS_PER_EPOCH": "7"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout
+    assert out.split() == ["3", "7"]
