@@ -16,11 +16,6 @@ import kgraph as kg  # noqa: E402
 from kgraph import ops  # noqa: E402
 
 LEFT_OUT = {
-    "adaptive_average_pool": "the layers exist (layers.AdaptiveAveragePooling*D)",
-    "adaptive_max_pool": "the layers exist (layers.AdaptiveMaxPooling*D)",
-    "conv_transpose": "the Conv*DTranspose layers exist; not yet an op",
-    "extract_sequences": "signal framing, not yet",
-    "fold": "im2col inverse, not yet", "unfold": "im2col, not yet",
     "stft": "not yet", "istft": "not yet",
     "rearrange": "einops-style strings, not yet",
     "elastic_transform": "not yet", "extract_patches_3d": "not yet",
@@ -92,6 +87,19 @@ CASES = [
     ("scatter", (np.array([[0, 1], [2, 3]]), np.array([1.0, 2.0]), (3, 4)), {}),
     ("slice_update", (A, (1, 1), np.ones((2, 2), "float32")), {}),
     ("saturate_cast", (A * 300, "int8"), {}),
+    ("conv_transpose", (IMG, _r.normal(size=(3, 2, 4, 3)).astype("float32")),
+     {"strides": 2, "padding": "same"}),
+    ("conv_transpose", (IMG, _r.normal(size=(3, 3, 2, 3)).astype("float32")),
+     {"strides": (2, 3), "output_padding": (1, 0), "dilation_rate": 1}),
+    ("conv_transpose", (SEQ[:, :, 0], _r.normal(size=(3, 4, 5)).astype("float32")),
+     {"strides": 2, "padding": "valid", "data_format": "channels_first"}),
+    ("adaptive_average_pool", (IMG, (4, 2)), {}),
+    ("adaptive_max_pool", (IMG, 3), {"data_format": "channels_first"}),
+    ("unfold", (np.moveaxis(IMG, -1, 1), (2, 3)), {"stride": (1, 2), "padding": 1,
+                                                   "dilation": (2, 1)}),
+    ("fold", (_r.normal(size=(2, 12, 12)).astype("float32"), (4, 5), 2), {"stride": (2, 1),
+                                                                          "padding": (0, 1)}),
+    ("extract_sequences", (SEQ, 3, 1), {}), ("extract_sequences", (A, 2, 2), {}),
 ]
 
 

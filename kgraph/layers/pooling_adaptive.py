@@ -19,16 +19,7 @@ import numpy as np
 from kgraph.base.input_spec import InputSpec
 from kgraph.base.layer import Layer
 from kgraph.layers import conv_utils as cu
-
-
-def _windows(length, size):
-    """``(index (size, width), valid (size, width))`` of each output's input positions."""
-    starts = np.floor(np.arange(size) * length / size).astype(int)
-    ends = np.ceil(np.arange(1, size + 1) * length / size).astype(int)
-    width = int((ends - starts).max())
-    index = starts[:, None] + np.arange(width)[None, :]
-    valid = index < ends[:, None]
-    return np.minimum(index, length - 1), valid
+from kgraph.ops.nn_windows import adaptive_pool
 
 
 class _AdaptivePooling(Layer):
@@ -42,22 +33,8 @@ class _AdaptivePooling(Layer):
         self.input_spec = InputSpec(ndim=self.rank + 2)
 
     def call(self, inputs):
-        x = inputs
-        for axis, size in zip(cu.spatial_axes(self.rank, self.data_format), self.output_size):
-            if x.shape[axis] is None:
-                raise ValueError(f'Layer "{self.name}" needs a known size on axis {axis}.')
-            index, valid = _windows(x.shape[axis], size)
-            gathered = jnp.take(x, jnp.asarray(index), axis=axis)  # axis -> (size, width)
-            mask = jnp.asarray(valid).reshape(valid.shape + (1,) * (x.ndim - axis - 1))
-            if self.reduce == "max":
-                low = jnp.asarray(-jnp.inf, x.dtype) if jnp.issubdtype(
-                    x.dtype, jnp.floating) else jnp.iinfo(x.dtype).min
-                x = jnp.max(jnp.where(mask, gathered, low), axis=axis + 1)
-            else:
-                counts = mask.sum(axis=1, keepdims=True).astype(x.dtype)
-                x = jnp.sum(jnp.where(mask, gathered, 0), axis=axis + 1) / jnp.squeeze(
-                    counts, 1)
-        return x
+        return adaptive_pool(inputs, self.output_size, self.data_format, self.reduce,
+                             f'Layer "{self.name}"')
 
     def compute_output_shape(self, input_shape):
         if self.data_format == "channels_last":

@@ -237,8 +237,22 @@ def view_as_real(x):
     return jnp.stack([jnp.real(x), jnp.imag(x)], axis=-1)
 
 
+@register_op("extract_sequences")
+def extract_sequences(x, sequence_length, sequence_stride):
+    """Frames of ``sequence_length`` along the last axis, every ``sequence_stride``:
+    ``(..., L)`` -> ``(..., frames, sequence_length)`` (Keras's signal framing)."""
+    x = jnp.asarray(x)
+    if sequence_length < 1 or sequence_stride < 1:
+        raise ValueError(f"extract_sequences: sequence_length and sequence_stride must be "
+                         f">= 1, received {sequence_length} and {sequence_stride}.")
+    frames = max((x.shape[-1] - sequence_length) // sequence_stride + 1, 0)
+    index = (np.arange(frames)[:, None] * sequence_stride + np.arange(sequence_length)[None])
+    return x[..., index]
+
+
 __all__ = ["associative_scan", "cdist", "cond", "convert_to_numpy", "convert_to_tensor",
-           "custom_gradient", "dtype", "empty_like", "fft", "fft2", "fori_loop", "ifft2",
+           "custom_gradient", "dtype", "empty_like", "extract_sequences", "fft", "fft2",
+           "fori_loop", "ifft2",
            "in_top_k", "irfft", "is_tensor", "map", "rfft", "saturate_cast", "scan", "scatter",
            "scatter_update", "segment_max", "segment_min", "segment_prod", "segment_sum",
            "slice_update", "switch", "vectorized_map", "view_as_complex", "view_as_real",

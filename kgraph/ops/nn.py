@@ -196,8 +196,9 @@ __all__ = sorted(list(_ACTIVATIONS) + [
     "binary_crossentropy"])
 
 
-from kgraph.ops import nn_extra as _extra  # noqa: E402
+from kgraph.ops import nn_extra as _extra, nn_windows as _windows  # noqa: E402
 from kgraph.ops.nn_extra import *  # noqa: E402,F401,F403 - the rest of keras.ops.nn
+from kgraph.ops.nn_windows import *  # noqa: E402,F401,F403 - conv_transpose, fold, ...
 from kgraph.ops.numpy import one_hot  # noqa: E402,F401 - keras.ops.nn.one_hot too
 
-__all__ = [*__all__, *_extra.__all__, "one_hot"]
+__all__ = [*__all__, *_extra.__all__, *_windows.__all__, "one_hot"]
