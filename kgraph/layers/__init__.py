@@ -67,7 +67,7 @@ from kgraph.layers.recurrent import GRU, LSTM, RNN, SimpleRNN
 from kgraph.layers.rnn_cells import GRUCell, LSTMCell, SimpleRNNCell
 from kgraph.layers.rnn_stacked import StackedRNNCells
 from kgraph.layers.conv_lstm import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D
-from kgraph.layers.wrappers import Bidirectional, TimeDistributed
+from kgraph.layers.wrappers import Bidirectional, TimeDistributed, Wrapper
 
 # custom gradients (examples of jax.custom_vjp in a layer)
 from kgraph.layers.custom_gradient import ClipGradient, StableNorm

@@ -232,7 +232,47 @@ def _add(a, b):
 
 
 # --------------------------------------------------------------------- TimeDistributed
-class TimeDistributed(Layer):
+class Wrapper(Layer):
+    """Base class of layers that wrap another (Keras's ``layers.Wrapper``): holds ``layer``
+    as a tracked sub-layer (its weights nest under the wrapper's), builds it on first use,
+    and writes it into the config. Subclass it and define ``call``.
+
+    >>> import kgraph as kg, jax.numpy as jnp
+    >>> class Doubled(kg.layers.Wrapper):
+    ...     def call(self, x):
+    ...         return 2 * self.layer(x)
+    >>> layer = Doubled(kg.layers.Dense(3, kernel_initializer="ones"))
+    >>> layer(jnp.ones((1, 2))).tolist(), [w.name for w in layer.weights]
+    ([[4.0, 4.0, 4.0]], ['kernel', 'bias'])
+    """
+
+    def __init__(self, layer, **kwargs):
+        if not isinstance(layer, Layer):
+            raise ValueError(f"Layer {layer} supplied to Wrapper isn't a supported layer "
+                             "type. Please ensure wrapped layer is a valid Keras layer.")
+        super().__init__(**kwargs)
+        self.layer = layer
+
+    def build(self, input_shape=None):
+        if not self.layer.built:
+            self.layer.build(input_shape)
+            self.layer.built = True
+        self.built = True
+
+    def compute_output_shape(self, input_shape):
+        return self.layer.compute_output_shape(input_shape)
+
+    def get_config(self):
+        return {**super().get_config(), "layer": serialize_layer(self.layer)}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None, safe_mode=True):
+        config = dict(config)
+        layer = deserialize_layer(config.pop("layer"), custom_objects, safe_mode)
+        return cls(layer, **config)
+
+
+class TimeDistributed(Wrapper):
     """Apply ``layer`` to every time step (axis 1) of its input.
 
     The time axis is folded into the batch axis (one call of ``layer`` on
@@ -248,8 +288,7 @@ class TimeDistributed(Layer):
         if not isinstance(layer, Layer):
             raise ValueError("Please initialize `TimeDistributed` layer with a `Layer` "
                              f"instance. Received: {layer}")
-        super().__init__(**kwargs)
-        self.layer = layer
+        super().__init__(layer, **kwargs)
         self.input_spec = InputSpec(min_ndim=3)
 
     def _child_input_shape(self, input_shape):
@@ -296,12 +335,3 @@ class TimeDistributed(Layer):
             outputs = self.layer(jnp.reshape(inputs, (-1, *inputs.shape[2:])), **kwargs)
         return jax.tree_util.tree_map(
             lambda y: jnp.reshape(y, (batch, time, *y.shape[1:])), outputs)
-
-    def get_config(self):
-        return {**super().get_config(), "layer": serialize_layer(self.layer)}
-
-    @classmethod
-    def from_config(cls, config, custom_objects=None, safe_mode=True):
-        config = dict(config)
-        config["layer"] = deserialize_layer(config["layer"], custom_objects, safe_mode)
-        return cls(**config)
