@@ -38,8 +38,8 @@ ProgbarLogger = ProgressBar
 
 __all__ = ["BackupAndRestore", "CSVLogger", "Callback", "CallbackList", "EarlyStopping",
            "History", "LambdaCallback", "LearningRateScheduler", "ModelCheckpoint",
-           "ProgbarLogger", "ProgressBar", "ReduceLROnPlateau", "SwapEMAWeights",
-           "TensorBoard", "TerminateOnNaN"]
+           "ProgbarLogger", "ProgressBar", "ReduceLROnPlateau", "RemoteMonitor",
+           "SwapEMAWeights", "TensorBoard", "TerminateOnNaN"]
 
 # Metric names (without "val_") by the direction "auto" mode infers for them.
 _MAXIMIZED = ("acc", "auc", "precision", "recall", "f1", "fbeta", "iou", "r2",
@@ -528,4 +528,5 @@ class TerminateOnNaN(Callback):
 # Re-exported with their siblings (they build on the classes above).
 from runtime.checkpoints.backup import BackupAndRestore  # noqa: E402
 from runtime.checkpoints.model_checkpoint import ModelCheckpoint  # noqa: E402
+from runtime.remote_monitor import RemoteMonitor  # noqa: E402
 from runtime.tensorboard import TensorBoard  # noqa: E402

@@ -52,8 +52,7 @@ MISSING = {
                    "LossScaleOptimizer": "mixed precision keeps float32 weights and losses"},
     "callbacks": {"OrbaxCheckpoint": "Keras's orbax layout of Keras variables is not written; "
                                      "runtime.CheckpointManager and BackupAndRestore checkpoint "
-                                     "the train state on orbax",
-                  "RemoteMonitor": "network"},
+                                     "the train state on orbax"},
     "saving": {"KerasFileEditor": PERSISTENCE},
     "dtype_policies": {name: "quantization is not supported" for name in [
         "AWQDTypePolicy", "DTypePolicyMap", "GPTQDTypePolicy", "Int4DTypePolicy",
