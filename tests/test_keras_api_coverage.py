@@ -31,7 +31,7 @@ MISSING = {
             "RandomSharpness", "RandomShear", "Solarization"]},
         "FlaxLayer": "needs Flax", "JaxLayer": NOT_YET, "HashedCrossing": NOT_YET,
         "MelSpectrogram": NOT_YET, "STFTSpectrogram": NOT_YET, "Pipeline": NOT_YET,
-        "ReversibleEmbedding": NOT_YET, "SpectralNormalization": NOT_YET,
+"SpectralNormalization": NOT_YET,
         "TFSMLayer": "TensorFlow SavedModels", "TorchModuleWrapper": "PyTorch modules"},
     "initializers": {"STFT": NOT_YET, "STFTInitializer": NOT_YET, "stft": NOT_YET},
     "utils": {"Config": NOT_YET, "FeatureSpace": NOT_YET,

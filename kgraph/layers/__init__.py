@@ -9,7 +9,7 @@ from kgraph.ops import Operation
 from kgraph.layers.core import Activation, Dense, Dropout
 from kgraph.layers.core_extra import Identity, Lambda, Masking
 from kgraph.layers.einsum_dense import EinsumDense
-from kgraph.layers.embedding import Embedding
+from kgraph.layers.embedding import Embedding, ReversibleEmbedding
 
 # merging
 from kgraph.layers.merging import (Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply,

@@ -1,9 +1,10 @@
-"""``Embedding``: integer indices to dense vectors."""
+"""``Embedding``: integer indices to dense vectors; ``ReversibleEmbedding``: and back to logits."""
 
 from __future__ import annotations
 
 import jax.numpy as jnp
 
+from kgraph.base import shape_inference
 from kgraph.base.layer import Layer
 from kgraph.interpreter import checks
 from kgraph.layers import weight_args as wa
@@ -90,5 +91,68 @@ class Embedding(Layer):
     def get_config(self):
         return {**super().get_config(), "input_dim": self.input_dim,
                 "output_dim": self.output_dim,
-                **wa.weight_config(self, "embeddings", strict=False),
+                **wa.weight_config(self, "embeddings", activity=True, strict=False),
                 "mask_zero": self.mask_zero, "quantization_config": None}
+
+
+class ReversibleEmbedding(Embedding):
+    """An ``Embedding`` that also maps vectors back to logits over the vocabulary:
+    ``layer(ids)`` embeds, ``layer(x, reverse=True)`` is ``x @ embeddings.T`` (a language
+    model's tied output layer), or ``x @ reverse_embeddings`` with ``tie_weights=False``.
+    ``logit_soft_cap`` bounds the logits with ``cap * tanh(logits / cap)``; ``reverse_dtype``
+    computes them in another dtype.
+
+    >>> import kgraph as kg
+    >>> embed = ReversibleEmbedding(100, 8)
+    >>> ids = kg.Input(shape=(5,), dtype="int32")
+    >>> embed(embed(ids), reverse=True).shape
+    (None, 5, 100)
+    """
+
+    def __init__(self, input_dim, output_dim, tie_weights=True,
+                 embeddings_initializer="uniform", embeddings_regularizer=None,
+                 embeddings_constraint=None, mask_zero=False, reverse_dtype=None,
+                 logit_soft_cap=None, **kwargs):
+        super().__init__(input_dim, output_dim, embeddings_initializer=embeddings_initializer,
+                         embeddings_regularizer=embeddings_regularizer,
+                         embeddings_constraint=embeddings_constraint, mask_zero=mask_zero,
+                         **kwargs)
+        self.tie_weights = bool(tie_weights)
+        self.reverse_dtype = reverse_dtype
+        self.logit_soft_cap = logit_soft_cap
+
+    def build(self, input_shape=None):
+        if self.built:
+            return
+        super().build(input_shape)
+        if not self.tie_weights:
+            self.reverse_embeddings = self.add_weight(  # as Keras: no regularizer
+                (self.output_dim, self.input_dim),
+                resolve_initializer(self.embeddings_initializer), name="reverse_embeddings")
+
+    def call(self, inputs, reverse=False):
+        if not reverse:
+            return super().call(inputs)
+        kernel = self.embeddings.T if self.tie_weights else self.reverse_embeddings
+        dtype = self.reverse_dtype or self.compute_dtype
+        logits = jnp.matmul(inputs.astype(dtype), kernel.astype(dtype))
+        if self.logit_soft_cap is not None:
+            logits = jnp.tanh(logits / self.logit_soft_cap) * self.logit_soft_cap
+        return logits
+
+    def compute_mask(self, inputs, mask=None):
+        return None  # as Keras: neither direction passes a mask on
+
+    def compute_output_shape(self, input_shape, reverse=False):
+        if reverse:
+            return (*input_shape[:-1], self.input_dim)
+        return super().compute_output_shape(input_shape)
+
+    def compute_output_spec(self, inputs, reverse=False):
+        dtype = (self.reverse_dtype or self.compute_dtype) if reverse else self.compute_dtype
+        return shape_inference.specs_from_shapes(
+            self.compute_output_shape(tuple(inputs.shape), reverse), jnp.dtype(dtype), self)
+
+    def get_config(self):
+        return {**super().get_config(), "tie_weights": self.tie_weights,
+                "reverse_dtype": self.reverse_dtype, "logit_soft_cap": self.logit_soft_cap}

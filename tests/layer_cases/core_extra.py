@@ -1,4 +1,4 @@
-"""Conformance cases: EinsumDense, Embedding, Lambda, Identity, Masking."""
+"""Conformance cases: EinsumDense, Embedding, ReversibleEmbedding, Lambda, Identity, Masking."""
 
 import jax.numpy as jnp
 
@@ -33,6 +33,13 @@ CASES = [
     LayerCase("core2_embedding_mask_zero_rank2",
               lambda **kw: layers.Embedding(7, 3, mask_zero=True, **kw), (2, 3),
               input_dtype="int32", input_range=(0, 7)),
+    LayerCase("core2_reversible_embedding",
+              lambda **kw: layers.ReversibleEmbedding(10, 4, mask_zero=True, **kw), (5,),
+              input_dtype="int32"),
+    LayerCase("core2_reversible_embedding_reverse",
+              lambda **kw: layers.ReversibleEmbedding(10, 4, tie_weights=False,
+                                                      logit_soft_cap=3.0, **kw), (5, 4),
+              call_kwargs={"reverse": True}),
     LayerCase("core2_embedding_float_indices",
               lambda **kw: layers.Embedding(10, 2, embeddings_regularizer="l2", **kw), (4,),
               input_dtype="float32", float_range=(0, 10), differentiable=True),
