@@ -53,6 +53,8 @@ from kgraph.layers.preprocessing import CenterCrop, Normalization, Rescaling, Re
 from kgraph.layers.encoding import CategoryEncoding, Discretization, Hashing
 from kgraph.layers.lookup import IntegerLookup, StringLookup
 from kgraph.layers.text_vectorization import TextVectorization
+from kgraph.layers.augmentation_color import (AutoContrast, RandomGrayscale, RandomInvert,
+                                              Solarization)
 from kgraph.layers.augmentation import (RandomBrightness, RandomContrast, RandomCrop,
                                         RandomFlip, RandomRotation, RandomTranslation,
                                         RandomZoom)

@@ -1,0 +1,167 @@
+"""Colour augmentation layers (Keras 3's names, arguments, configs and formulas):
+``RandomGrayscale``, ``RandomInvert``, ``Solarization`` and ``AutoContrast``.
+
+The random ones transform only in training and draw one decision (or factor) per image
+from the layer's key, as the other augmentation layers; ``AutoContrast`` is deterministic
+and applies in inference too, as Keras's.
+
+>>> import jax.numpy as jnp
+>>> images = jnp.array([[[[10.0, 20.0, 30.0], [200.0, 100.0, 0.0]]]])  # (1, 1, 2, 3)
+>>> RandomInvert(factor=(1.0, 1.0))(images)[0, 0, 0].tolist()  # always inverted: 255 - x
+[245.0, 235.0, 225.0]
+>>> AutoContrast()(images)[0, 0, :, 0].tolist()  # each channel stretched to [0, 255]
+[0.0, 255.0]
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from kgraph.layers.augmentation import _Augmentation
+from kgraph.ops import image as image_ops
+
+
+def _rescale(x, source, target):
+    """Keras's ``_transform_value_range``: ``x`` from ``source`` to ``target`` range."""
+    if tuple(source) == tuple(target):
+        return x
+    return (x - source[0]) / (source[1] - source[0]) * (target[1] - target[0]) + target[0]
+
+
+def _unit_factor(owner, factor, name="factor", bounds=(0.0, 1.0)):
+    """Keras's factor of the newer image layers: a number ``f`` is ``(0, f)`` (clipped to
+    ``bounds``), a pair is sorted; both within ``bounds``."""
+    message = (f"{owner}: the `{name}` argument should be a number (or a list of two numbers) "
+               f"in the range [{bounds[0]}, {bounds[1]}]. Received: {name}={factor}")
+    if isinstance(factor, (tuple, list)):
+        if len(factor) != 2 or factor[0] > bounds[1] or factor[1] < bounds[0]:
+            raise ValueError(message)
+        return tuple(sorted(float(f) for f in factor))
+    if not isinstance(factor, (int, float)) or not bounds[0] <= factor <= bounds[1]:
+        raise ValueError(message)
+    return max(-abs(float(factor)), bounds[0]), abs(float(factor))
+
+
+def _value_range(owner, value_range):
+    if not isinstance(value_range, (tuple, list)) or len(value_range) != 2:
+        raise ValueError(f"{owner}: `value_range` must be a list or tuple of two numbers. "
+                         f"Received: value_range={value_range}")
+    return sorted(float(v) for v in value_range)
+
+
+class RandomGrayscale(_Augmentation):
+    """Turn each image grey (its luminance in every channel) with probability ``factor``."""
+
+    def __init__(self, factor=0.5, data_format=None, seed=None, **kwargs):
+        super().__init__(seed, data_format, **kwargs)
+        if not 0 <= factor <= 1:
+            raise ValueError(f"`factor` should be between 0 and 1. Received: factor={factor}")
+        self.factor = factor
+
+    def _augment(self, x, key):
+        apply = jax.random.uniform(key, (x.shape[0], 1, 1, 1)) < self.factor
+        grey = image_ops.rgb_to_grayscale(x, data_format="channels_last")
+        return jnp.where(apply, grey, x)
+
+    def get_config(self):
+        config = {**super().get_config(), "factor": self.factor}
+        del config["seed"]  # as Keras's RandomGrayscale config
+        return config
+
+
+class RandomInvert(_Augmentation):
+    """Replace each image by ``value_range[1] - image`` with a probability drawn from
+    ``factor`` (Keras's: a probability in ``[lower, upper]``, then a coin with it)."""
+
+    def __init__(self, factor=1.0, value_range=(0, 255), seed=None, data_format=None,
+                 **kwargs):
+        super().__init__(seed, data_format, **kwargs)
+        self.factor = _unit_factor(self._owner, factor)
+        self.value_range = value_range
+
+    def _augment(self, x, key):
+        probability_key, coin_key = jax.random.split(key)
+        batch = x.shape[0]
+        probability = jax.random.uniform(probability_key, (batch,), minval=self.factor[0],
+                                         maxval=self.factor[1])
+        apply = (jax.random.uniform(coin_key, (batch,)) < probability)[:, None, None, None]
+        return jnp.where(apply, self.value_range[1] - x, x)
+
+    def get_config(self):
+        return {**super().get_config(), "factor": self.factor,
+                "value_range": self.value_range}
+
+
+class Solarization(_Augmentation):
+    """Add a random ``addition`` to each image (on the 0..255 scale), then invert the
+    pixels at or above a random ``threshold`` (``255 - x``), as Keras: the addition is drawn
+    from ``[addition_factor[0], addition_factor[1] * 255]`` and the threshold likewise."""
+
+    def __init__(self, addition_factor=0.0, threshold_factor=0.0, value_range=(0, 255),
+                 seed=None, **kwargs):
+        super().__init__(seed, None, **kwargs)
+        self.addition_factor = self._factor(addition_factor, "addition_factor")
+        self.threshold_factor = self._factor(threshold_factor, "threshold_factor")
+        self.value_range = _value_range(self._owner, value_range)
+
+    def _factor(self, factor, name):
+        if isinstance(factor, (tuple, list)) and len(factor) == 2:
+            values = sorted(float(f) for f in factor)
+        elif isinstance(factor, (int, float)) and not isinstance(factor, bool):
+            values = [0.0, float(factor)]
+        else:
+            raise ValueError(f"{self._owner}: `{name}` must be a number or a pair, received "
+                             f"{name}={factor}.")
+        if any(not 0 <= v <= 1 for v in values):
+            raise ValueError(f"{self._owner}: `{name}` must be within [0, 1], received "
+                             f"{name}={factor}.")
+        return tuple(values)
+
+    def _augment(self, x, key):
+        addition_key, threshold_key = jax.random.split(key)
+        shape = (x.shape[0], 1, 1, 1)
+        additions = jax.random.uniform(addition_key, shape, x.dtype, self.addition_factor[0],
+                                       self.addition_factor[1] * 255)
+        thresholds = jax.random.uniform(threshold_key, shape, x.dtype,
+                                        self.threshold_factor[0], self.threshold_factor[1] * 255)
+        x = jnp.clip(_rescale(x, self.value_range, (0, 255)) + additions, 0, 255)
+        return _rescale(jnp.where(x < thresholds, x, 255 - x), (0, 255), self.value_range)
+
+    def get_config(self):
+        config = {**super().get_config(), "addition_factor": self.addition_factor,
+                  "threshold_factor": self.threshold_factor,
+                  "value_range": self.value_range}
+        del config["data_format"]  # Keras's Solarization has none
+        return config
+
+
+class AutoContrast(_Augmentation):
+    """Stretch each channel of each image to the full ``value_range`` (its minimum to the
+    range's low end, its maximum to the high end); constant channels are left as they
+    are. Deterministic: applies in inference too."""
+
+    def __init__(self, value_range=(0, 255), **kwargs):
+        super().__init__(None, None, **kwargs)
+        self.value_range = _value_range(self._owner, value_range)
+
+    def _augment(self, x, key=None):
+        original = x
+        x = _rescale(x, self.value_range, (0, 255))
+        low = jnp.min(x, axis=(1, 2), keepdims=True)
+        high = jnp.max(x, axis=(1, 2), keepdims=True)
+        scale = 255.0 / (high - low)
+        x = jnp.clip(x * scale - low * scale, 0.0, 255.0)
+        x = _rescale(x, (0, 255), self.value_range)
+        return jnp.where(jnp.isnan(x), original, x)
+
+    def _key(self):
+        return None  # deterministic: no key needed
+
+    def _inference(self, inputs):
+        return self.call(inputs, training=True)
+
+    def get_config(self):
+        config = {**super().get_config(), "value_range": self.value_range}
+        del config["seed"], config["data_format"]
+        return config

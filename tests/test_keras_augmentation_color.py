@@ -1,0 +1,63 @@
+"""Colour augmentation layers: Keras's numbers where the transform is fixed (degenerate
+factors, AutoContrast), the right frequencies otherwise, Keras's configs, off in inference."""
+
+import os
+
+os.environ.setdefault("KERAS_BACKEND", "jax")
+
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import kgraph as kg  # noqa: E402
+
+_img = (np.random.default_rng(0).random((4, 9, 7, 3)) * 255).astype("float32")
+_unit = _img / 255
+
+FIXED = [  # (name, kwargs, images): the transform is the same for every draw
+    ("RandomGrayscale", {"factor": 1.0}, _img),
+    ("RandomGrayscale", {"factor": 1.0, "data_format": "channels_first"},
+     np.moveaxis(_img, -1, 1)),
+    ("RandomInvert", {"factor": (1.0, 1.0)}, _img),
+    ("RandomInvert", {"factor": (1.0, 1.0), "value_range": (0, 1)}, _unit),
+    ("Solarization", {}, _img),  # addition 0, threshold 0: every pixel inverted
+    ("Solarization", {"value_range": (0, 1)}, _unit),
+    ("AutoContrast", {}, _img), ("AutoContrast", {"value_range": (0, 1)}, _unit * 0.5 + 0.2),
+]
+
+
+@pytest.mark.parametrize("name, kwargs, images", FIXED, ids=[f"{c[0]}-{i}"
+                                                          for i, c in enumerate(FIXED)])
+def test_fixed_transforms_match_keras(name, kwargs, images):
+    ours, theirs = getattr(kg.layers, name)(**kwargs), getattr(keras.layers, name)(**kwargs)
+    np.testing.assert_allclose(np.asarray(ours(images, training=True)),
+                               np.asarray(theirs(images, training=True)), rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(np.asarray(ours(images, training=False)),
+                               np.asarray(theirs(images, training=False)), rtol=1e-5, atol=1e-4)
+    ours_config, theirs_config = ours.get_config(), theirs.get_config()
+    assert set(ours_config) <= set(theirs_config) | {"data_format"}
+    rebuilt = getattr(kg.layers, name).from_config(ours_config)
+    assert rebuilt.get_config() == ours_config
+
+
+def test_random_choices_happen_at_keras_rates_per_image():
+    images = np.random.default_rng(1).random((2000, 2, 2, 3)).astype("float32") * 255
+    grey = np.asarray(kg.layers.RandomGrayscale(0.3, seed=1)(images))
+    is_grey = np.all(np.isclose(grey, grey[..., :1], atol=1e-3), axis=(1, 2, 3))
+    assert 0.26 < is_grey.mean() < 0.34
+    inverted = np.asarray(kg.layers.RandomInvert(1.0, seed=1)(images))
+    flipped = np.all(np.isclose(inverted, 255 - images), axis=(1, 2, 3))
+    kept = np.all(inverted == images, axis=(1, 2, 3))
+    assert np.all(flipped | kept) and 0.45 < flipped.mean() < 0.55  # Keras: p ~ U(0, 1)
+
+
+def test_solarization_stays_in_range_and_bad_factors_are_refused():
+    out = np.asarray(kg.layers.Solarization(addition_factor=0.5, threshold_factor=0.5,
+                                            seed=0)(_img))
+    assert out.min() >= 0 and out.max() <= 255 and not np.allclose(out, _img)
+    with pytest.raises(ValueError, match="within"):
+        kg.layers.Solarization(addition_factor=2.0)
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        kg.layers.RandomGrayscale(1.5)
+    with pytest.raises(ValueError, match="value_range"):
+        kg.layers.AutoContrast(value_range=(0, 1, 2))
