@@ -83,16 +83,21 @@ def main(argv=None):
     if args.quick:
         args.network, args.size, args.repeats = "MobileNetV2", 32, 1
     medians = measure(args.network, args.size, args.repeats)
-    print(f"{args.network} ({medians['params']:,} parameters, {medians['megabytes']:.1f} MB "
-          f"file), medians of {args.repeats}:")
-    print("| step | kgraph | Keras 3 (JAX) | kgraph / Keras |")
-    print("|---|---|---|---|")
+    print(report(args.network, args.repeats, medians))
+    return medians
+
+
+def report(network, repeats, medians) -> str:
+    """The markdown table and the load ratio of ``measure``'s medians."""
+    lines = [f"{network} ({medians['params']:,} parameters, {medians['megabytes']:.1f} MB "
+             f"file), medians of {repeats}:",
+             "| step | kgraph | Keras 3 (JAX) | kgraph / Keras |", "|---|---|---|---|"]
     for phase in ("load", "save"):
         ours, theirs = medians["kgraph"][phase], medians["keras"][phase]
-        print(f"| {phase} | {ours:.2f} s | {theirs:.2f} s | {ours / theirs:.2f} |")
+        lines.append(f"| {phase} | {ours:.2f} s | {theirs:.2f} s | {ours / theirs:.2f} |")
     ratio = medians["kgraph"]["load"] / medians["keras"]["load"]
-    print(f"load ratio {ratio:.2f} (target <= {TARGET_LOAD_RATIO})")
-    return medians
+    lines.append(f"load ratio {ratio:.2f} (target <= {TARGET_LOAD_RATIO})")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -268,6 +268,7 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
         ts = loop.train_state
         trainer.write_back(ts, copy=True)
         setup.opt_state, setup.running = ts.opt_state, None
+        setup.rest(trainer.optimizer)  # optimizer.learning_rate now reads/sets what fit resumes
         setup.train_key = jax.random.fold_in(ts.key, ts.step)  # next fit draws new masks
         _run_exit(callback_list, failing)
     model.history = callback_list.history

@@ -21,10 +21,38 @@ True
 
 from __future__ import annotations
 
+import types
+
 import jax
+import jax.numpy as jnp
 import numpy as np
+import optax
 
 from runtime.trainer import Trainer
+
+
+class _Resting:
+    """What a compiled model's optimizer is bound to between fits: ``learning_rate`` and
+    ``train_state.opt_state`` read (and ``learning_rate = ...`` changes) the optimizer state
+    the next ``fit`` continues, as a running fit's loop does during training."""
+
+    def __init__(self, setup):
+        self._setup = setup
+
+    @property
+    def train_state(self):
+        return types.SimpleNamespace(opt_state=self._setup.opt_state)
+
+    @property
+    def learning_rate(self) -> float:
+        return float(optax.tree_utils.tree_get(self._setup.opt_state, "learning_rate"))
+
+    @learning_rate.setter
+    def learning_rate(self, value) -> None:
+        state = self._setup.opt_state
+        old = optax.tree_utils.tree_get(state, "learning_rate")
+        self._setup.opt_state = optax.tree_utils.tree_set(
+            state, learning_rate=jnp.asarray(value, jnp.asarray(old).dtype))
 
 
 def _first_rows(x):
@@ -70,6 +98,8 @@ class TrainingSetup:
                 weighted_metrics=None, placement=None, remat=None, scan_blocks=True,
                 precision=None):
         """Record ``compile``'s choices; training starts afresh (new optimizer state)."""
+        if hasattr(optimizer, "_bind"):  # a fresh state: the optimizer's own config rules
+            optimizer._bind(None)
         self.config = dict(optimizer=optimizer, loss=loss, metrics=metrics,
                            loss_weights=loss_weights, weighted_metrics=weighted_metrics,
                            placement=placement, remat=remat, scan_blocks=scan_blocks,
@@ -80,6 +110,12 @@ class TrainingSetup:
         self.opt_state = None
         self.fits = 0
         self.trainer = None
+
+    def rest(self, optimizer) -> None:
+        """Bind ``optimizer`` (a Keras optimizer class) to this setup's optimizer state:
+        after a ``fit``, or a file's state loaded."""
+        if hasattr(optimizer, "_bind") and self.opt_state is not None:
+            optimizer._bind(_Resting(self))
 
     def _follow_graph(self, model) -> None:
         """Forget what was made for an earlier graph of ``model``."""

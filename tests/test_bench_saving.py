@@ -15,9 +15,9 @@ import bench_saving  # noqa: E402
 pytestmark = pytest.mark.benchmark
 
 
-def test_saving_benchmark_times_both_loaders_on_one_file(capsys):
-    medians = bench_saving.main(["--quick"])
+def test_saving_benchmark_times_both_loaders_on_one_file(tmp_path):
+    medians = bench_saving.measure("MobileNetV2", 32, 1, folder=str(tmp_path))
     assert medians["params"] > 100_000 and medians["megabytes"] > 0.1
     assert all(medians[system][phase] > 0 for system in ("kgraph", "keras")
                for phase in ("load", "save"))
-    assert "load ratio" in capsys.readouterr().out
+    assert "load ratio" in bench_saving.report("MobileNetV2", 1, medians)

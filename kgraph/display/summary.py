@@ -34,7 +34,8 @@ def _bytes(weights):
 
 
 def layer_nodes(model) -> list:
-    """``[(layer, [its nodes in this model]), ...]``: inputs first, then in run order."""
+    """``[(layer, [its nodes in this model]), ...]`` in ``model.layers``' order (Keras's:
+    by depth), each layer's nodes in run order."""
     nodes_of = {}
     for t in getattr(model, "inputs", []):
         layer = t._keras_history.layer
@@ -42,7 +43,8 @@ def layer_nodes(model) -> list:
             layer._inbound_nodes[t._keras_history.node_index])
     for node in getattr(model, "_nodes", []):
         nodes_of.setdefault(id(node.layer), (node.layer, []))[1].append(node)
-    return list(nodes_of.values())
+    position = {id(layer): i for i, layer in enumerate(getattr(model, "_layers", []))}
+    return sorted(nodes_of.values(), key=lambda item: position.get(id(item[0]), len(position)))
 
 
 def _unbuilt_layers(model):

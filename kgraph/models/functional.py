@@ -90,7 +90,8 @@ class Functional(Model):
 
     @property
     def layers(self) -> list:
-        """Every layer of the graph (inputs first, then in execution order), once each."""
+        """Every layer of the graph, once each, in Keras's order: by depth from the inputs
+        (``walk.keras_layer_order``)."""
         return list(self._layers)
 
     def _tracked_layers(self):

@@ -124,7 +124,9 @@ def _walk(file, expected_datasets, side_budget, where):
     (Keras writes a group for weightless sub-layers, such as a dropout inside an attention
     layer); the optimizer's and metrics' datasets are bounded in size."""
     found, optimizer, side_bytes = {}, {}, 0
-    for path, (dataset, dtype) in scan(file, where, budget=4 * len(expected_datasets)
+    # objects: each weight's dataset and, beside it, up to 4 optimizer slots (twice under
+    # Keras's LossScaleOptimizer), and the groups
+    for path, (dataset, dtype) in scan(file, where, budget=12 * len(expected_datasets)
                                        + 10_000).items():
         if path in expected_datasets:
             found[path] = (dataset, dtype)
@@ -142,24 +144,34 @@ def _walk(file, expected_datasets, side_budget, where):
 
 
 class OptimizerVariables(NamedTuple):
-    """What a file holds in ``optimizer/vars``: how many variables, and their arrays when
-    they are exactly the ones asked for (else None)."""
+    """What a file holds in ``optimizer/vars``: how many variables, their arrays when they
+    are exactly the ones asked for (else None), and if not, how they differ."""
 
     count: int
     arrays: list | None
+    mismatch: str = ""
+
+
+def _kind(dtype) -> str:
+    return "f" if np.dtype(dtype) == BFLOAT16 else np.dtype(dtype).kind
 
 
 def _read_optimizer(datasets, specs, where) -> OptimizerVariables:
     """The ``optimizer/vars`` arrays if they are ``"0".."n-1"`` with ``specs``' shapes and
-    number kinds (a Keras backend may keep ``iterations`` in another integer width)."""
+    number kinds (a Keras backend may keep ``iterations`` in another integer width, a
+    bfloat16 model's scalars in bfloat16), cast to ``specs``' dtypes."""
     if set(datasets) != {str(i) for i in range(len(datasets))}:
         raise LoadError(f"{where}: the optimizer's variables are not numbered 0..n-1.")
     if len(datasets) != len(specs):
-        return OptimizerVariables(len(datasets), None)
+        return OptimizerVariables(len(datasets), None, f"the file's optimizer has "
+                                  f"{len(datasets)} variables, this model's {len(specs)}")
     for i, (shape, dtype) in enumerate(specs):
         dataset, stored = datasets[str(i)]
-        if tuple(dataset.shape) != tuple(shape) or stored.kind != np.dtype(dtype).kind:
-            return OptimizerVariables(len(datasets), None)
+        if tuple(dataset.shape) != tuple(shape) or _kind(stored) != _kind(dtype):
+            return OptimizerVariables(len(datasets), None, (
+                f"the file's optimizer variable {i} is {stored.name} of shape "
+                f"{tuple(dataset.shape)}, this model's is {np.dtype(dtype).name} of shape "
+                f"{tuple(shape)}"))
     arrays = [read_dataset(datasets[str(i)][0], tuple(shape), datasets[str(i)][1], where)
               .astype(dtype) for i, (shape, dtype) in enumerate(specs)]
     return OptimizerVariables(len(datasets), arrays)
@@ -170,8 +182,9 @@ def read(source, expected, where, side_budget=None, optimizer=None):
     after checking the file holds exactly those weights (see the module docstring).
 
     ``where`` names the file in errors; ``side_budget`` bounds the bytes the optimizer
-    and metric groups may declare (default: 6x the weights' bytes plus 1 MiB: Adam with
-    ``amsgrad`` and ``use_ema`` keeps four arrays per weight). With ``optimizer`` (the
+    and metric groups may declare (default: 10x the weights' bytes plus 1 MiB: Adam with
+    ``amsgrad`` and ``use_ema`` keeps four arrays per weight, and Keras's
+    ``LossScaleOptimizer`` writes its inner optimizer's twice). With ``optimizer`` (the
     ``[(shape, dtype)]`` of the optimizer variables wanted) the result is
     ``(arrays, OptimizerVariables)``.
     """
@@ -181,7 +194,7 @@ def read(source, expected, where, side_budget=None, optimizer=None):
             expected_datasets[f"{_vars_path(path)}/{i}"] = (tuple(shape), np.dtype(dtype))
             weight_bytes += nbytes(shape, dtype)
     if side_budget is None:
-        side_budget = 6 * weight_bytes + (1 << 20)
+        side_budget = 10 * weight_bytes + (1 << 20)
     with open_file(source, where) as file:
         found, optimizer_datasets = _walk(file, expected_datasets, side_budget, where)
         arrays = _read_checked(expected, expected_datasets, found, where)

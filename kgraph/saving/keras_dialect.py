@@ -31,8 +31,9 @@ _MODULES = {  # op name -> module of its Keras class (the rest are in keras.src.
                      "hsv_to_rgb", "map_coordinates", "pad_images", "resize",
                      "rgb_to_grayscale", "rgb_to_hsv"), "image"),
     **dict.fromkeys((
-        "average_pool", "batch_normalization", "binary_crossentropy",
-        "categorical_crossentropy", "celu", "conv", "ctc_decode", "ctc_loss",
+        "adaptive_average_pool", "adaptive_max_pool", "average_pool", "batch_normalization",
+        "binary_crossentropy", "categorical_crossentropy", "celu", "conv", "conv_transpose",
+        "ctc_decode", "ctc_loss", "fold", "unfold",
         "depth_to_space", "depthwise_conv", "dot_product_attention", "elu", "gelu",
         "glu", "hard_shrink", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh",
         "layer_normalization", "leaky_relu", "log_sigmoid", "log_softmax", "max_pool",
@@ -46,7 +47,8 @@ _MODULES = {  # op name -> module of its Keras class (the rest are in keras.src.
     **dict.fromkeys(("cholesky", "cholesky_inverse", "det", "eig", "eigh", "inv", "lstsq",
                      "lu_factor", "matrix_rank", "norm", "pinv", "qr", "solve",
                      "solve_triangular", "svd"), "linalg"),
-    **dict.fromkeys(("erf", "erfc", "erfinv", "in_top_k", "logdet", "logsumexp", "rsqrt",
+    **dict.fromkeys(("erf", "erfc", "erfinv", "extract_sequences", "in_top_k", "logdet",
+                     "logsumexp", "rsqrt",
                      "segment_max", "segment_min", "segment_prod", "segment_sum", "top_k"),
                     "math"),
 }

@@ -125,8 +125,7 @@ def _read_and_assign(model, groups, source, expected, where):
     if optimizer.arrays is not None:
         runtime.model_restore(model, optimizer.arrays)
     elif optimizer.count > 2:  # more than a never-used optimizer's iterations and rate
-        warnings.warn(f"{where}: the file's optimizer has {optimizer.count} variables, this "
-                      f"model's optimizer {len(specs)} (another optimizer or configuration); "
+        warnings.warn(f"{where}: {optimizer.mismatch} (another optimizer or configuration); "
                       "its state is not loaded and training starts with a fresh one.",
                       stacklevel=4)
 
@@ -144,8 +143,8 @@ def _load_weights_into(model, source, where, declared_size=None):
         raise LoadError(f"{where}: the model's config declares {needed} bytes of weights, "
                         f"more than this machine's memory ({physical_memory()} bytes).")
     count = sum(len(g.variables) + 1 for g in groups)
-    # the weights, and up to 6x their size (and datasets) in the optimizer's variables
-    cap = 8 * needed + _H5_OVERHEAD + _H5_PER_DATASET * 6 * count
+    # the weights, and up to 10x their size (and datasets) in the optimizer's variables
+    cap = 12 * needed + _H5_OVERHEAD + _H5_PER_DATASET * 12 * count
     if declared_size is not None and declared_size > cap:
         raise LoadError(f"{where}: the weights file is {declared_size} bytes; this model's "
                         f"weights need at most {cap}.")

@@ -122,9 +122,11 @@ def _keras_order(model):
 
 
 def _compiled_optimizer(model):
+    """``(setup, optimizer)``; the optimizer is None unless compiled with a Keras class."""
     setup = getattr(model, "_training_setup", None)
     config = getattr(setup, "config", None)
-    return (setup, config["optimizer"]) if config is not None else (setup, None)
+    optimizer = config["optimizer"] if config is not None else None
+    return setup, optimizer if hasattr(optimizer, "_config") else None
 
 
 def _named_params(model):
@@ -133,53 +135,83 @@ def _named_params(model):
     return compiler.variables(model)[0]
 
 
+def _param_shapes(model):
+    """The trainable weights' ``ShapeDtypeStruct`` tree, without making any values."""
+    from compiler.weights import set_path, weight_entries
+
+    tree: dict = {}
+    for entry in weight_entries(model):
+        if entry.is_param:
+            set_path(tree, entry.path, jax.ShapeDtypeStruct(tuple(entry.variable.shape),
+                                                            entry.variable.dtype))
+    return tree
+
+
+def _header(optimizer, count):
+    values = [np.asarray(count, np.int32)]
+    if _has_rate_variable(optimizer):
+        values.append(np.asarray(optimizer.learning_rate, np.float32))
+    return values
+
+
+def _not_saved(reason):
+    warnings.warn(f"The optimizer's state is not saved ({reason}): training resumed from "
+                  "this file starts with a fresh optimizer state.", stacklevel=5)
+
+
 def model_variables(model):
     """``(name, values)``: Keras's optimizer variables of compiled ``model`` (None when it
     is not compiled, or compiled with an optax transformation, which Keras cannot
     describe). Before any training, Keras's two: ``iterations`` 0 and the learning rate."""
     setup, optimizer = _compiled_optimizer(model)
-    if optimizer is None or not hasattr(optimizer, "_config"):
+    if optimizer is None:
         return None
     # during fit (a checkpoint callback saving) the running loop's state is the newest
     opt_state = setup.running.train_state.opt_state if setup.running else setup.opt_state
     if opt_state is None:
-        values = [np.zeros((), np.int32)]
-        if _has_rate_variable(optimizer):
-            values.append(np.asarray(optimizer.learning_rate, np.float32))
-        return optimizer.name, values
+        return optimizer.name, _header(optimizer, 0)
     if setup.trainer is not None:
         opt_state = setup.trainer.opt_state_named(opt_state)
-        placement = setup.trainer.placement
-        if placement is not None and jax.process_count() > 1:
-            opt_state = placement.gathered(opt_state)
+    count = int(np.asarray(opt_state.count)) if all(
+        getattr(a, "is_fully_addressable", True) for a in jax.tree_util.tree_leaves(
+            opt_state.count)) else 0
+    if not all(getattr(a, "is_fully_addressable", True)
+               for a in jax.tree_util.tree_leaves(opt_state)):
+        _not_saved("it is split over several processes; save it with a CheckpointManager")
+        return optimizer.name, _header(optimizer, count)
+    params = _param_shapes(model)
+    made_for = jax.tree_util.tree_structure(jax.eval_shape(optimizer.init, params))
+    if jax.tree_util.tree_structure(opt_state) != made_for:
+        _not_saved("it was made for other trainable weights: a layer was frozen or unfrozen "
+                   "after training")
+        return optimizer.name, _header(optimizer, count)
     try:
         values = to_keras(optimizer, opt_state, _named_params(model), _keras_order(model))
     except NotImplementedError as err:
-        warnings.warn(f"The optimizer's state is not saved ({err}): training resumed from "
-                      "this file starts with a fresh optimizer state.", stacklevel=4)
-        values = [np.asarray(opt_state.count, np.int32)]
+        _not_saved(err)
+        return optimizer.name, _header(optimizer, count)
     return optimizer.name, [np.asarray(v) for v in values]
 
 
 def model_expected(model):
     """``[(shape, dtype)]`` of compiled ``model``'s Keras optimizer variables, or None
-    (not compiled with a Keras optimizer class, or one without a Keras layout)."""
-    setup, optimizer = _compiled_optimizer(model)
-    if optimizer is None or not hasattr(optimizer, "_config"):
+    (not compiled with a Keras optimizer class, or one without a Keras layout). Computed
+    from shapes alone: no weight values are made."""
+    _, optimizer = _compiled_optimizer(model)
+    if optimizer is None:
         return None
-    params = jax.tree_util.tree_map(lambda v: jax.ShapeDtypeStruct(v.shape, v.dtype),
-                                    _named_params(model))
     try:
-        return expected(optimizer, params, _keras_order(model))
+        return expected(optimizer, _param_shapes(model), _keras_order(model))
     except NotImplementedError:
         return None
 
 
 def model_restore(model, values) -> None:
     """Set compiled ``model``'s optimizer state from Keras's variables ``values`` (as
-    ``model_expected`` describes them): the next ``fit`` continues from it."""
+    ``model_expected`` describes them): the next ``fit`` continues from it, and
+    ``optimizer.iterations`` / ``learning_rate`` read it."""
     setup, optimizer = _compiled_optimizer(model)
     opt_state = from_keras(optimizer, values, _named_params(model), _keras_order(model))
     setup.opt_state = opt_state if setup.trainer is None else \
         setup.trainer.opt_state_in_layout(opt_state)
-    optimizer._state = opt_state  # optimizer.iterations and learning_rate read it
+    setup.rest(optimizer)
