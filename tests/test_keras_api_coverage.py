@@ -30,7 +30,7 @@ MISSING = {
             "RandomPerspective", "RandomPosterization", "RandomSaturation",
             "RandomSharpness", "RandomShear"]},
         "FlaxLayer": "needs Flax", "JaxLayer": NOT_YET, "HashedCrossing": NOT_YET,
-        "MelSpectrogram": NOT_YET, "STFTSpectrogram": NOT_YET, "Pipeline": NOT_YET,
+        "MelSpectrogram": NOT_YET, "STFTSpectrogram": NOT_YET,
         "SpectralNormalization": NOT_YET,
         "TFSMLayer": "TensorFlow SavedModels", "TorchModuleWrapper": "PyTorch modules"},
     "initializers": {"STFT": NOT_YET, "STFTInitializer": NOT_YET, "stft": NOT_YET},

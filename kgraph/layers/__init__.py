@@ -52,6 +52,7 @@ from kgraph.layers.activation_layers import ELU, LeakyReLU, PReLU, ReLU, Softmax
 from kgraph.layers.preprocessing import CenterCrop, Normalization, Rescaling, Resizing
 from kgraph.layers.encoding import CategoryEncoding, Discretization, Hashing
 from kgraph.layers.lookup import IntegerLookup, StringLookup
+from kgraph.layers.pipeline import Pipeline
 from kgraph.layers.text_vectorization import TextVectorization
 from kgraph.layers.augmentation_color import (AutoContrast, RandomGrayscale, RandomInvert,
                                               Solarization)
