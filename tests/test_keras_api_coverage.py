@@ -60,8 +60,7 @@ MISSING = {
     "mixed_precision": {"LossScaleOptimizer": "mixed precision keeps float32 losses"},
     "ops": {"stft": NOT_YET, "istft": NOT_YET, "rearrange": NOT_YET},
     "ops.image": {"elastic_transform": NOT_YET, "extract_patches_3d": NOT_YET,
-                  "perspective_transform": NOT_YET, "scale_and_translate": NOT_YET,
-                  "sobel_edges": NOT_YET, "ssim": NOT_YET},
+                  "perspective_transform": NOT_YET, "scale_and_translate": NOT_YET},
 }
 MODULES = ["", "layers", "activations", "initializers", "regularizers", "constraints",
            "models", "utils", "config", "backend", "random", "losses", "metrics",

@@ -20,7 +20,6 @@ LEFT_OUT = {
     "rearrange": "einops-style strings, not yet",
     "elastic_transform": "not yet", "extract_patches_3d": "not yet",
     "perspective_transform": "not yet", "scale_and_translate": "not yet",
-    "sobel_edges": "not yet", "ssim": "not yet",
 }
 
 
@@ -133,6 +132,10 @@ IMAGE_CASES = [
     ("extract_patches", (IMG, 2), {}),
     ("gaussian_blur", (IMG,), {"kernel_size": (3, 5), "sigma": (1.0, 2.0),
                                 "data_format": "channels_last"}),
+    ("sobel_edges", (IMG,), {}), ("sobel_edges", (np.moveaxis(IMG, -1, 1),),
+                                  {"data_format": "channels_first"}),
+    ("ssim", (IMG, IMG[::-1]), {"filter_size": 3}), ("ssim", (IMG[0], IMG[1] * 0.9),
+                                                      {"filter_size": 5, "max_val": 2.0}),
 ]
 
 

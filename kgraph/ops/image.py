@@ -238,3 +238,55 @@ def gaussian_blur(images, kernel_size=(3, 3), sigma=(1.0, 1.0), data_format=None
                                        dimension_numbers=("NHWC", "HWIO", "NHWC"),
                                        feature_group_count=c)
     return back(out)
+
+
+@register_op("sobel_edges")
+def sobel_edges(images, data_format=None):
+    """Sobel derivatives of each channel, zero-padded to the same size: ``(..., 2)`` with
+    ``[d/dy, d/dx]`` on the last axis, as Keras."""
+    _check_rank("sobel_edges", images)
+    x, back = _to_last(images, data_format)
+    dtype = x.dtype if jnp.issubdtype(x.dtype, jnp.floating) else jnp.float32
+    x = x.astype(dtype)
+    channels = x.shape[-1]
+    along_x = jnp.array([[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]], dtype)
+    edges = []
+    for kernel in (along_x.T, along_x):  # d/dy, then d/dx
+        kernel = jnp.tile(kernel[:, :, None, None], (1, 1, 1, channels))
+        edges.append(back(jax.lax.conv_general_dilated(
+            x, kernel, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"),
+            feature_group_count=channels)))
+    return jnp.stack(edges, axis=-1)
+
+
+@register_op("ssim", tensors=2)
+def ssim(image1, image2, max_val=1.0, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03,
+         data_format=None):
+    """The structural similarity of two images (or batches): Gaussian-windowed means,
+    variances and covariance over each channel ("valid" windows), averaged over the
+    image and its channels, as Keras (``max_val`` is the images' dynamic range)."""
+    _check_rank("ssim", image1)
+    _check_rank("ssim", image2)
+    original = image1.dtype
+    dtype = jnp.result_type(image1.dtype, float)
+    x, _ = _to_last(image1.astype(dtype), data_format)
+    y, _ = _to_last(image2.astype(dtype), data_format)
+    t = jnp.arange(filter_size, dtype=dtype) - (filter_size - 1) / 2.0
+    gauss = jnp.exp(-(t ** 2) / (2.0 * filter_sigma ** 2))
+    gauss = gauss / jnp.sum(gauss)
+    kernel = jnp.outer(gauss, gauss)[:, :, None, None]
+
+    def mean(z):  # per channel: (B, H, W, C) -> (B * C, H', W', 1)
+        z = jnp.moveaxis(z, -1, 1).reshape(-1, z.shape[1], z.shape[2], 1)
+        return jax.lax.conv_general_dilated(z, kernel, (1, 1), "VALID",
+                                            dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+    c1, c2 = (k1 * max_val) ** 2, (k2 * max_val) ** 2
+    mu1, mu2 = mean(x), mean(y)
+    sigma1 = mean(x * x) - mu1 * mu1
+    sigma2 = mean(y * y) - mu2 * mu2
+    sigma12 = mean(x * y) - mu1 * mu2
+    values = ((2.0 * mu1 * mu2 + c1) * (2.0 * sigma12 + c2)
+              / ((mu1 * mu1 + mu2 * mu2 + c1) * (sigma1 + sigma2 + c2)))
+    per_image = jnp.mean(values, axis=(1, 2, 3)).reshape(x.shape[0], x.shape[-1]).mean(-1)
+    return (per_image[0] if image1.ndim == 3 else per_image).astype(original)

@@ -29,7 +29,7 @@ from kgraph.saving.validation import ConfigError
 _MODULES = {  # op name -> module of its Keras class (the rest are in keras.src.ops.numpy)
     **dict.fromkeys(("affine_transform", "crop_images", "extract_patches", "gaussian_blur",
                      "hsv_to_rgb", "map_coordinates", "pad_images", "resize",
-                     "rgb_to_grayscale", "rgb_to_hsv"), "image"),
+                     "rgb_to_grayscale", "rgb_to_hsv", "sobel_edges", "ssim"), "image"),
     **dict.fromkeys((
         "adaptive_average_pool", "adaptive_max_pool", "average_pool", "batch_normalization",
         "binary_crossentropy", "categorical_crossentropy", "celu", "conv", "conv_transpose",
@@ -59,7 +59,8 @@ _CLASS_NAMES = {"allclose": "AllClose", "batch_normalization": "BatchNorm",
                 "ctc_decode": "CTCDecode", "ctc_loss": "CTCLoss", "hard_swish": "HardSilu",
                 "hsv_to_rgb": "HSVToRGB", "isin": "IsIn", "layer_normalization": "LayerNorm",
                 "psnr": "PSNR", "rgb_to_grayscale": "RGBToGrayscale", "rgb_to_hsv": "RGBToHSV",
-                "rms_normalization": "RMSNorm", "searchsorted": "SearchSorted", "svd": "SVD"}
+                "rms_normalization": "RMSNorm", "searchsorted": "SearchSorted", "ssim": "SSIM",
+                "svd": "SVD"}
 _OP_NAMES = {class_name: op for op, class_name in _CLASS_NAMES.items()}
 # The parameters Keras passes as call arguments, where they differ from kgraph's tensor
 # parameters (kgraph stores the others on the node; Keras gives them to the constructor).
