@@ -34,7 +34,7 @@ MISSING = {
         "SpectralNormalization": NOT_YET,
         "TFSMLayer": "TensorFlow SavedModels", "TorchModuleWrapper": "PyTorch modules"},
     "initializers": {"STFT": NOT_YET, "STFTInitializer": NOT_YET, "stft": NOT_YET},
-    "utils": {"Config": NOT_YET, "FeatureSpace": NOT_YET,
+    "utils": {"FeatureSpace": NOT_YET,
               "array_to_img": "image files (needs Pillow): " + NOT_YET,
               "img_to_array": "image files (needs Pillow): " + NOT_YET,
               "load_img": "image files (needs Pillow): " + NOT_YET,
