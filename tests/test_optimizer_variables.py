@@ -50,6 +50,14 @@ def _model(lib):
     return lib.Model(x, lib.layers.Dense(2, name="b")(h))
 
 
+def _trained():
+    """The small model, compiled with Adam and fitted for one epoch (4 steps)."""
+    model = _model(kg)
+    model.compile(kg.optimizers.Adam(0.01), "mse")
+    model.fit(X, Y, epochs=1, **FIT)
+    return model
+
+
 def _optimizer_warnings(record):
     return [str(w.message) for w in record if "optimizer" in str(w.message).lower()]
 
@@ -184,9 +192,7 @@ def test_stacked_blocks_state_goes_to_files_per_layer_and_back(tmp_path):
 
 
 def test_load_weights_restores_the_state_only_of_a_matching_optimizer(tmp_path):
-    model = _model(kg)
-    model.compile(kg.optimizers.Adam(0.01), "mse")
-    model.fit(X, Y, epochs=1, **FIT)
+    model = _trained()
     model.save_weights(tmp_path / "adam.weights.h5")
 
     uncompiled = _model(kg)
@@ -213,9 +219,7 @@ def test_optimizer_state_without_a_keras_layout_is_not_saved_silently(tmp_path):
 
 
 def test_an_optimizer_group_numbered_oddly_is_refused(tmp_path):
-    model = _model(kg)
-    model.compile(kg.optimizers.Adam(0.01), "mse")
-    model.fit(X, Y, epochs=1, **FIT)
+    model = _trained()
     path = tmp_path / "m.weights.h5"
     model.save_weights(path)
     with h5py.File(path, "a") as file:
@@ -256,9 +260,7 @@ def test_a_layer_unfrozen_after_training_saves_with_a_warning_not_a_crash(tmp_pa
 
 
 def test_iterations_and_learning_rate_read_the_state_fit_continues(tmp_path):
-    model = _model(kg)
-    model.compile(kg.optimizers.Adam(0.01), "mse")
-    model.fit(X, Y, epochs=1, **FIT)
+    model = _trained()
     model.save_weights(tmp_path / "m.weights.h5")
     model.fit(X, Y, epochs=2, **FIT)
     assert int(model.optimizer.iterations) == 12
@@ -275,9 +277,7 @@ def test_iterations_and_learning_rate_read_the_state_fit_continues(tmp_path):
 
 
 def test_a_compiled_file_loads_without_making_initial_weight_values(tmp_path, monkeypatch):
-    model = _model(kg)
-    model.compile(kg.optimizers.Adam(0.01), "mse")
-    model.fit(X, Y, epochs=1, **FIT)
+    model = _trained()
     model.save(tmp_path / "m.keras")
     from kgraph.base import initial_values
 
