@@ -118,11 +118,20 @@ def _make_data(x, y, sample_weight, batch_size, class_weight, steps, *, targets=
                               class_weight=class_weight)
 
 
+def _first_rows(arrays, steps, batch_size):
+    """In-memory ``(x, y, sample_weight)`` cut to their first ``steps`` batches (for a
+    model's own ``test_step`` / ``predict_step``, which read whole arrays)."""
+    if not steps or _is_iterable_source(arrays[0]):
+        return arrays
+    rows = int(steps) * (batch_size or 32)
+    return jax.tree_util.tree_map(lambda a: np.asarray(a)[:rows], arrays)
+
+
 def _first_batches(data, steps):
     """In-memory ``data`` cut to its first ``steps`` batches, as Keras's ``evaluate`` and
     ``predict`` read them (an iterable already stops after ``steps``)."""
-    if not isinstance(data, data_lib.ArrayData) or steps is None or int(steps) >= data.steps:
-        return data
+    if not isinstance(data, data_lib.ArrayData) or not steps or int(steps) >= data.steps:
+        return data  # steps None or 0: all of it, as Keras
     rows = int(steps) * data.batch_size
     x, y, sample_weight = jax.tree_util.tree_map(lambda a: a[:rows], data.arrays)
     return data_lib.ArrayData(x, y, sample_weight, batch_size=data.batch_size)
@@ -189,8 +198,10 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
         _same_on_every_process("batches per epoch", data.steps)
     val_batch = data_checks.check_batch_size(validation_batch_size, "validation_batch_size")
     val_data = _validation(validation_data, val_batch or batch_size or 32)
+    validation_steps = _capped_steps(validation_steps) if val_data is not None else None
     if val_data is not None and isinstance(val_data, data_lib.IterableData):
         val_data.steps = validation_steps
+    val_data = _first_batches(val_data, validation_steps)
     setup = TrainingSetup.of(model)
     trainer = setup.trainer_for(model, _first_batch(data))
     if not model.built:
@@ -294,6 +305,7 @@ def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weig
     steps = _capped_steps(steps)
     if any(custom_steps.overrides(model, name)
            for name in ("test_step", "metrics", "compute_loss")):
+        x, y, sample_weight = _first_rows((x, y, sample_weight), steps, batch_size)
         return custom_steps.evaluate(model, x, y, batch_size, verbose, sample_weight,
                                      callbacks, return_dict)
     data = _first_batches(_make_data(x, y, sample_weight, _process_batch_size(model, batch_size),
@@ -321,6 +333,7 @@ def predict(model, x, batch_size=None, verbose="auto", steps=None, callbacks=Non
     """Model outputs for ``x`` as NumPy arrays (padded batches; one compiled program)."""
     steps = _capped_steps(steps)
     if custom_steps.overrides(model, "predict_step"):
+        x, _, _ = _first_rows((x, None, None), steps, batch_size)
         return custom_steps.predict(model, x, batch_size, verbose, callbacks)
     data = _first_batches(_make_data(x, None, None, _process_batch_size(model, batch_size), None,
                                      steps, targets=False), steps)

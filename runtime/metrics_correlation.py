@@ -52,9 +52,15 @@ class PearsonCorrelation(MeanMetricWrapper):
     def __init__(self, name="pearson_correlation", dtype=None, axis=-1):
         super().__init__(pearson_correlation, name=name, axis=axis)
 
+    def get_config(self):
+        return {**super().get_config(), "dtype": "float32"}  # accumulates in float32
+
 
 class ConcordanceCorrelation(MeanMetricWrapper):
     """The mean over samples of the concordance correlation coefficient along ``axis``."""
 
     def __init__(self, name="concordance_correlation", dtype=None, axis=-1):
         super().__init__(concordance_correlation, name=name, axis=axis)
+
+    def get_config(self):
+        return {**super().get_config(), "dtype": "float32"}  # accumulates in float32

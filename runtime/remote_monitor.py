@@ -56,6 +56,8 @@ class RemoteMonitor(Callback):
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
                 response.read()
+        except urllib.error.HTTPError:
+            pass  # the server answered (with an error status): as Keras, no warning
         except (urllib.error.URLError, OSError, ValueError):
             warnings.warn(f"Could not reach RemoteMonitor root server at {self.root}",
                           stacklevel=2)

@@ -98,8 +98,10 @@ class TrainingSetup:
                 weighted_metrics=None, placement=None, remat=None, scan_blocks=True,
                 precision=None):
         """Record ``compile``'s choices; training starts afresh (new optimizer state)."""
-        if hasattr(optimizer, "_bind"):  # a fresh state: the optimizer's own config rules
-            optimizer._bind(None)
+        previous = (self.config or {}).get("optimizer")
+        for each in (previous, optimizer):  # a fresh state: the optimizers' configs rule
+            if hasattr(each, "_bind"):
+                each._bind(None)
         self.config = dict(optimizer=optimizer, loss=loss, metrics=metrics,
                            loss_weights=loss_weights, weighted_metrics=weighted_metrics,
                            placement=placement, remat=remat, scan_blocks=scan_blocks,

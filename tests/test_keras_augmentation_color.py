@@ -61,3 +61,14 @@ def test_solarization_stays_in_range_and_bad_factors_are_refused():
         kg.layers.RandomGrayscale(1.5)
     with pytest.raises(ValueError, match="value_range"):
         kg.layers.AutoContrast(value_range=(0, 1, 2))
+
+
+@pytest.mark.parametrize("name", ["Solarization", "AutoContrast", "RandomGrayscale",
+                                  "RandomInvert"])
+def test_kerass_files_with_the_layer_load(name, tmp_path):
+    x = keras.Input((9, 7, 3))
+    model = keras.Model(x, getattr(keras.layers, name)()(x))
+    model.save(tmp_path / "m.keras")
+    loaded = kg.load_model(tmp_path / "m.keras")
+    np.testing.assert_allclose(np.asarray(loaded(_img, training=False)),
+                               np.asarray(model(_img, training=False)), rtol=1e-5, atol=1e-4)

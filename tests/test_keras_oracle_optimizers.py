@@ -194,3 +194,29 @@ def test_swap_ema_weights_validates_with_the_moving_average():
     np.testing.assert_allclose(model.get_weights()[0],
                                np.asarray(list(ema.values())[0]["kernel"]), rtol=1e-6)
     assert len(seen) == 2
+
+
+def test_learning_rate_set_before_training_and_read_after_as_keras():
+    data = (np.ones((8, 3), "float32"), np.zeros((8, 1), "float32"))
+    rates = []
+    for lib in (keras, kg):
+        x = lib.Input((3,))
+        model = lib.Model(x, lib.layers.Dense(1, kernel_initializer="ones")(x))
+        optimizer = lib.optimizers.SGD(0.01)
+        model.compile(optimizer, "mse")
+        optimizer.learning_rate = 0.5  # before any fit: the fit trains at 0.5
+        model.fit(*data, batch_size=4, epochs=1, verbose=0)
+        rates.append((float(optimizer.learning_rate), np.asarray(model.get_weights()[0])))
+        schedule = lib.optimizers.Adam(lib.optimizers.schedules.ExponentialDecay(0.1, 2, 0.5))
+        model.compile(schedule, "mse")
+        model.fit(*data, batch_size=2, epochs=1, verbose=0)
+        rates.append((float(schedule.learning_rate), None))
+        assert float(optimizer.learning_rate) == 0.5  # compiled away: its own setting
+    assert rates[0][0] == rates[2][0] == 0.5
+    np.testing.assert_allclose(rates[2][1], rates[0][1], rtol=1e-6)
+    assert rates[3][0] == pytest.approx(rates[1][0]) == pytest.approx(0.025)
+
+
+def test_ftrl_refuses_bad_arguments_when_made():
+    with pytest.raises(ValueError, match="l1_regularization_strength"):
+        optimizers.Ftrl(l1_regularization_strength=-1.0)

@@ -74,3 +74,31 @@ def test_the_environment_sets_the_caps_at_import():
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          check=True).stdout
     assert out.split() == ["3", "7"]
+
+
+def test_validation_is_capped_and_steps_zero_reads_everything(caps):
+    ours, theirs = _pair()
+    for lib in (kg, keras):
+        lib.config.set_max_steps_per_epoch(2)
+    data = dict(batch_size=2, epochs=1, verbose=0, shuffle=False,
+                validation_data=(X[::-1].copy(), Y[::-1].copy()))
+    with pytest.warns(UserWarning, match="Limiting steps_per_epoch"):
+        ours_history = ours.fit(X, Y, **data).history
+    theirs_history = theirs.fit(X, Y, **data).history
+    np.testing.assert_allclose(ours_history["val_loss"], theirs_history["val_loss"], rtol=1e-5)
+    for lib in (kg, keras):
+        lib.config.set_max_steps_per_epoch(None)
+    ours.set_weights([np.asarray(w) for w in theirs.get_weights()])
+    np.testing.assert_allclose(ours.evaluate(X, Y, batch_size=2, steps=0, verbose=0),
+                               theirs.evaluate(X, Y, batch_size=2, steps=0, verbose=0),
+                               rtol=1e-6)
+
+
+def test_a_models_own_predict_step_reads_the_first_steps_batches():
+    class Own(kg.Model):
+        def predict_step(self, state, data):  # Keras 3's JAX form
+            return super().predict_step(state, data) * 2
+
+    x = kg.Input((3,))
+    model = Own(x, kg.layers.Dense(1)(x))
+    assert model.predict(X, batch_size=4, steps=2, verbose=0).shape == (8, 1)

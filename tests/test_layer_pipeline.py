@@ -32,12 +32,12 @@ def test_pipeline_in_inference_matches_keras_and_files_go_both_ways(tmp_path):
     model = kg.Model(x, kg.layers.Dense(2)(_pipeline(kg)(x)))
     model.save(tmp_path / "m.keras")
     loaded = keras.saving.load_model(tmp_path / "m.keras")
-    np.testing.assert_allclose(np.asarray(loaded(IMAGES)), np.asarray(model(IMAGES)),
-                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(loaded(IMAGES, training=False)),
+                               np.asarray(model(IMAGES, training=False)), rtol=1e-5, atol=1e-6)
     loaded.save(tmp_path / "keras.keras")
     again = kg.load_model(tmp_path / "keras.keras")
-    np.testing.assert_allclose(np.asarray(again(IMAGES)), np.asarray(model(IMAGES)),
-                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(again(IMAGES, training=False)),
+                               np.asarray(model(IMAGES, training=False)), rtol=1e-5, atol=1e-6)
 
 
 def test_training_reaches_the_augmentation_layers():

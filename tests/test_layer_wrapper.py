@@ -58,3 +58,16 @@ def test_a_wrapper_file_loads_in_keras_with_the_same_numbers(tmp_path):
 def test_a_wrapper_needs_a_layer():
     with pytest.raises(ValueError, match="isn't a supported layer type"):
         kg.layers.Wrapper("dense")
+
+
+def test_a_wrapper_infers_its_output_from_its_call_as_keras():
+    class Twice(kg.layers.Wrapper):
+        def call(self, x):
+            y = self.layer(x)
+            return kg.ops.concatenate([y, y], axis=-1)
+
+    x = kg.Input((4, 3))
+    h = Twice(kg.layers.Dense(2))(x)
+    assert h.shape == (None, 4, 4)
+    model = kg.Model(x, kg.layers.Dense(1)(h))
+    assert model(np.ones((2, 4, 3), "float32")).shape == (2, 4, 1)

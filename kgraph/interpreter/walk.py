@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from kgraph.graph.keras_tensor import KerasTensor
-from kgraph.interpreter import block_scan
+from kgraph.interpreter import block_scan, context
 from kgraph.graph.node import Node
 
 
@@ -200,6 +200,8 @@ def run_graph(nodes: Sequence[Node], inputs: Sequence[KerasTensor], values: Sequ
     """
     env = {id(t): v for t, v in zip(inputs, values)}
     masks = {id(t): m for t, m in zip(inputs, input_masks or ()) if m is not None}
+    run_context = context.current()
+    training = run_context.training if run_context is not None else None
     # ``scans``: runs of identical blocks (``compiler.scan_blocks``), by their first node;
     # not while a hook watches single nodes (captures, activation hints).
     starts = ({id(run.nodes[0]): run for run in scans}
@@ -223,6 +225,10 @@ def run_graph(nodes: Sequence[Node], inputs: Sequence[KerasTensor], values: Sequ
                 skip.update(id(n) for n in run.nodes[1:])
                 continue
         args, kwargs = node.arguments([env[id(t)] for t in node._keras_inputs])
+        if "training" in kwargs and training is not None:
+            # as Keras: the run's training mode, when given, wins over a call's own
+            # (Dropout(x, training=True) is off in model(x, training=False))
+            kwargs = {**kwargs, "training": training}
         for hook in hooks:
             hook.before_node(node, path, args, kwargs)
         runner = run_node

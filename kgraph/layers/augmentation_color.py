@@ -99,8 +99,8 @@ class Solarization(_Augmentation):
     from ``[addition_factor[0], addition_factor[1] * 255]`` and the threshold likewise."""
 
     def __init__(self, addition_factor=0.0, threshold_factor=0.0, value_range=(0, 255),
-                 seed=None, **kwargs):
-        super().__init__(seed, None, **kwargs)
+                 seed=None, data_format=None, **kwargs):
+        super().__init__(seed, data_format, **kwargs)
         self.addition_factor = self._factor(addition_factor, "addition_factor")
         self.threshold_factor = self._factor(threshold_factor, "threshold_factor")
         self.value_range = _value_range(self._owner, value_range)
@@ -129,11 +129,8 @@ class Solarization(_Augmentation):
         return _rescale(jnp.where(x < thresholds, x, 255 - x), (0, 255), self.value_range)
 
     def get_config(self):
-        config = {**super().get_config(), "addition_factor": self.addition_factor,
-                  "threshold_factor": self.threshold_factor,
-                  "value_range": self.value_range}
-        del config["data_format"]  # Keras's Solarization has none
-        return config
+        return {**super().get_config(), "addition_factor": self.addition_factor,
+                "threshold_factor": self.threshold_factor, "value_range": self.value_range}
 
 
 class AutoContrast(_Augmentation):
@@ -141,8 +138,8 @@ class AutoContrast(_Augmentation):
     range's low end, its maximum to the high end); constant channels are left as they
     are. Deterministic: applies in inference too."""
 
-    def __init__(self, value_range=(0, 255), **kwargs):
-        super().__init__(None, None, **kwargs)
+    def __init__(self, value_range=(0, 255), data_format=None, **kwargs):
+        super().__init__(None, data_format, **kwargs)
         self.value_range = _value_range(self._owner, value_range)
 
     def _augment(self, x, key=None):
@@ -163,5 +160,5 @@ class AutoContrast(_Augmentation):
 
     def get_config(self):
         config = {**super().get_config(), "value_range": self.value_range}
-        del config["seed"], config["data_format"]
+        del config["seed"]  # as Keras's AutoContrast config
         return config

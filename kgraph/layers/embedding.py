@@ -134,14 +134,20 @@ class ReversibleEmbedding(Embedding):
         if not reverse:
             return super().call(inputs)
         kernel = self.embeddings.T if self.tie_weights else self.reverse_embeddings
-        dtype = self.reverse_dtype or self.compute_dtype
-        logits = jnp.matmul(inputs.astype(dtype), kernel.astype(dtype))
+        if self.reverse_dtype is not None:
+            inputs, kernel = inputs.astype(self.reverse_dtype), kernel.astype(self.reverse_dtype)
+        # as Keras (no autocast): half-precision vectors times the float32 kernel give
+        # float32 logits
+        logits = jnp.matmul(inputs, kernel)
         if self.logit_soft_cap is not None:
             logits = jnp.tanh(logits / self.logit_soft_cap) * self.logit_soft_cap
         return logits
 
     def compute_mask(self, inputs, mask=None):
-        return None  # as Keras: neither direction passes a mask on
+        # Embedding ids give their mask (``mask_zero``); logits (float vectors in) none
+        if jnp.issubdtype(inputs.dtype, jnp.floating):
+            return None
+        return super().compute_mask(inputs, mask)
 
     def compute_output_shape(self, input_shape, reverse=False):
         if reverse:
@@ -149,7 +155,10 @@ class ReversibleEmbedding(Embedding):
         return super().compute_output_shape(input_shape)
 
     def compute_output_spec(self, inputs, reverse=False):
-        dtype = (self.reverse_dtype or self.compute_dtype) if reverse else self.compute_dtype
+        if not reverse:
+            dtype = self.compute_dtype
+        else:
+            dtype = self.reverse_dtype or jnp.result_type(inputs.dtype, self.dtype)
         return shape_inference.specs_from_shapes(
             self.compute_output_shape(tuple(inputs.shape), reverse), jnp.dtype(dtype), self)
 

@@ -259,9 +259,6 @@ class Wrapper(Layer):
             self.layer.built = True
         self.built = True
 
-    def compute_output_shape(self, input_shape):
-        return self.layer.compute_output_shape(input_shape)
-
     def get_config(self):
         return {**super().get_config(), "layer": serialize_layer(self.layer)}
 

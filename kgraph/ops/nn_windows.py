@@ -47,7 +47,8 @@ def conv_transpose(inputs, kernel, strides=1, padding="valid", output_padding=No
         output_padding, rank, "output_padding", allow_zero=True)
     pads = [cu.conv_transpose_padding(k, s, padding, op, d) for k, s, op, d in zip(
         kernel.shape[:rank], strides, extra, dilation)]
-    return jax.lax.conv_transpose(inputs, kernel.astype(inputs.dtype), strides, pads,
+    dtype = jnp.result_type(inputs.dtype, kernel.dtype)  # int images with float kernels
+    return jax.lax.conv_transpose(inputs.astype(dtype), kernel.astype(dtype), strides, pads,
                                   rhs_dilation=dilation,
                                   dimension_numbers=cu.conv_dimension_numbers(rank, data_format),
                                   transpose_kernel=True)

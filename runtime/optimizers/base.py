@@ -102,9 +102,23 @@ class Optimizer(optax.GradientTransformationExtraArgs):
 
     def __new__(cls, *args, **kwargs):
         config = cls._resolve(args, kwargs)
-        transformation = optax.inject_hyperparams(cls._chain_for(config))(
-            learning_rate=config["learning_rate"])
-        self = super().__new__(cls, transformation.init, transformation.update)
+        make = cls._chain_for(config)
+        rate = config["learning_rate"]
+        make(0.0 if callable(rate) else rate)  # the rule checks its arguments now, as Keras
+        transformation = optax.inject_hyperparams(make)(learning_rate=rate)
+
+        def init(params):
+            """A fresh state, at the learning rate set last (``optimizer.learning_rate =``
+            before any training reaches the first fit, as in Keras)."""
+            state = transformation.init(params)
+            current = config["learning_rate"]
+            if callable(current):
+                return state
+            return optax.tree_utils.tree_set(
+                state, learning_rate=jnp.asarray(current, jnp.asarray(
+                    optax.tree_utils.tree_get(state, "learning_rate")).dtype))
+
+        self = super().__new__(cls, init, transformation.update)
         self._config = config
         self._loop = None
         self._state = None
@@ -243,13 +257,16 @@ class Optimizer(optax.GradientTransformationExtraArgs):
 
     @property
     def learning_rate(self):
-        """The current learning rate: during (and after) ``fit``, the running one."""
+        """The current learning rate: during (and after) ``fit``, the running one; a
+        schedule's value at the current step."""
+        rate = self._config["learning_rate"]
+        if callable(rate):
+            return rate(self.iterations)
         if self._loop is not None:
             return self._loop.learning_rate
         if self._state is not None:
             return optax.tree_utils.tree_get(self._state, "learning_rate")
-        rate = self._config["learning_rate"]
-        return rate(0) if callable(rate) else rate
+        return rate
 
     @learning_rate.setter
     def learning_rate(self, value):
