@@ -39,7 +39,9 @@ CASES = [
     LayerCase("core2_reversible_embedding_reverse",
               lambda **kw: layers.ReversibleEmbedding(10, 4, tie_weights=False,
                                                       logit_soft_cap=3.0, **kw), (5, 4),
-              call_kwargs={"reverse": True}),
+              call_kwargs={"reverse": True},
+              skip={"bfloat16": "as Keras (no autocast), float32 vectors against the kernel "
+                                "give float32 logits"}),
     LayerCase("core2_embedding_float_indices",
               lambda **kw: layers.Embedding(10, 2, embeddings_regularizer="l2", **kw), (4,),
               input_dtype="float32", float_range=(0, 10), differentiable=True),
