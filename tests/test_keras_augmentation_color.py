@@ -23,6 +23,13 @@ FIXED = [  # (name, kwargs, images): the transform is the same for every draw
     ("Solarization", {}, _img),  # addition 0, threshold 0: every pixel inverted
     ("Solarization", {"value_range": (0, 1)}, _unit),
     ("AutoContrast", {}, _img), ("AutoContrast", {"value_range": (0, 1)}, _unit * 0.5 + 0.2),
+    ("RandomColorDegeneration", {"factor": (0.3, 0.3)}, _img),
+    ("RandomColorDegeneration", {"factor": (1.0, 1.0), "value_range": (0, 1)}, _unit),
+    ("RandomSharpness", {"factor": (0.9, 0.9)}, _img),
+    ("RandomSharpness", {"factor": (0.1, 0.1), "data_format": "channels_first"},
+     np.moveaxis(_img, -1, 1)),
+    ("RandomPosterization", {"factor": (3, 3)}, _img),
+    ("RandomPosterization", {"factor": (1, 1), "value_range": (0, 1)}, _unit),
 ]
 
 
@@ -63,11 +70,13 @@ def test_solarization_stays_in_range_and_bad_factors_are_refused():
         kg.layers.AutoContrast(value_range=(0, 1, 2))
 
 
-@pytest.mark.parametrize("name", ["Solarization", "AutoContrast", "RandomGrayscale",
-                                  "RandomInvert"])
-def test_kerass_files_with_the_layer_load(name, tmp_path):
+@pytest.mark.parametrize("name, args", [
+    ("Solarization", ()), ("AutoContrast", ()), ("RandomGrayscale", ()), ("RandomInvert", ()),
+    ("RandomColorDegeneration", (0.5,)), ("RandomSharpness", (0.5,)),
+    ("RandomPosterization", (4,))])
+def test_kerass_files_with_the_layer_load(name, args, tmp_path):
     x = keras.Input((9, 7, 3))
-    model = keras.Model(x, getattr(keras.layers, name)()(x))
+    model = keras.Model(x, getattr(keras.layers, name)(*args)(x))
     model.save(tmp_path / "m.keras")
     loaded = kg.load_model(tmp_path / "m.keras")
     np.testing.assert_allclose(np.asarray(loaded(_img, training=False)),

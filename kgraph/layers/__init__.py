@@ -54,8 +54,9 @@ from kgraph.layers.encoding import CategoryEncoding, Discretization, Hashing
 from kgraph.layers.lookup import IntegerLookup, StringLookup
 from kgraph.layers.pipeline import Pipeline
 from kgraph.layers.text_vectorization import TextVectorization
-from kgraph.layers.augmentation_color import (AutoContrast, RandomGrayscale, RandomInvert,
-                                              Solarization)
+from kgraph.layers.augmentation_color import (AutoContrast, RandomColorDegeneration,
+                                              RandomGrayscale, RandomInvert, RandomPosterization,
+                                              RandomSharpness, Solarization)
 from kgraph.layers.augmentation import (RandomBrightness, RandomContrast, RandomCrop,
                                         RandomFlip, RandomRotation, RandomTranslation,
                                         RandomZoom)

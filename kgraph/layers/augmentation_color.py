@@ -1,5 +1,6 @@
 """Colour augmentation layers (Keras 3's names, arguments, configs and formulas):
-``RandomGrayscale``, ``RandomInvert``, ``Solarization`` and ``AutoContrast``.
+``RandomGrayscale``, ``RandomInvert``, ``Solarization``, ``AutoContrast``,
+``RandomColorDegeneration``, ``RandomSharpness`` and ``RandomPosterization``.
 
 The random ones transform only in training and draw one decision (or factor) per image
 from the layer's key, as the other augmentation layers; ``AutoContrast`` is deterministic
@@ -162,3 +163,72 @@ class AutoContrast(_Augmentation):
         config = {**super().get_config(), "value_range": self.value_range}
         del config["seed"]  # as Keras's AutoContrast config
         return config
+
+
+class RandomColorDegeneration(_Augmentation):
+    """Blend each image towards its greyscale version by a factor drawn from ``factor``
+    (0: unchanged, 1: grey), then clip to ``value_range``."""
+
+    def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
+        super().__init__(seed, data_format, **kwargs)
+        self.factor = _unit_factor(self._owner, factor)
+        self.value_range = _value_range(self._owner, value_range)
+
+    def _augment(self, x, key):
+        factor = jax.random.uniform(key, (x.shape[0], 1, 1, 1), x.dtype, *self.factor)
+        grey = image_ops.rgb_to_grayscale(x, data_format="channels_last")
+        return jnp.clip(x + factor * (grey - x), *self.value_range)
+
+    def get_config(self):
+        return {**super().get_config(), "factor": self.factor,
+                "value_range": self.value_range}
+
+
+class RandomSharpness(_Augmentation):
+    """Blend each image with a smoothed copy by ``1 - 2 * f``, ``f`` drawn from
+    ``factor`` (0: blurred, 0.5: unchanged, 1: sharpened), then clip to ``value_range``."""
+
+    def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
+        super().__init__(seed, data_format, **kwargs)
+        self.factor = _unit_factor(self._owner, factor)
+        self.value_range = _value_range(self._owner, value_range)
+
+    def _augment(self, x, key):
+        sharpness = 2 * jax.random.uniform(key, (x.shape[0], 1, 1, 1), x.dtype, *self.factor)
+        a, b = 1.0 / 13.0, 5.0 / 13.0
+        kernel = jnp.array([[a, a, a], [a, b, a], [a, a, a]], x.dtype)
+        channels = x.shape[-1]
+        kernel = jnp.tile(kernel[:, :, None, None], (1, 1, 1, channels))
+        smoothed = jax.lax.conv_general_dilated(
+            x, kernel, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"),
+            feature_group_count=channels)
+        return jnp.clip(x + (1.0 - sharpness) * (smoothed - x), *self.value_range)
+
+    def get_config(self):
+        return {**super().get_config(), "factor": self.factor,
+                "value_range": self.value_range}
+
+
+class RandomPosterization(_Augmentation):
+    """Keep only the top ``bits`` bits of each 8-bit colour value, ``bits`` drawn per image
+    from ``factor`` in 1..8 (a number ``f``: 1 to ``f - 1``, as Keras's ``randint``; a pair
+    of equal numbers: always that many)."""
+
+    def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
+        super().__init__(seed, data_format, **kwargs)
+        self.factor = _unit_factor(self._owner, factor, bounds=(1, 8))
+        self.value_range = _value_range(self._owner, value_range)
+
+    def _augment(self, x, key):
+        low, high = int(self.factor[0]), int(self.factor[1])
+        shape = (x.shape[0], 1, 1, 1)
+        bits = (jax.random.randint(key, shape, low, high) if low != high
+                else jnp.full(shape, low)).astype(jnp.uint8)
+        shift = jnp.uint8(8) - bits
+        values = _rescale(x, self.value_range, (0, 255)).astype(jnp.uint8)
+        values = jnp.left_shift(jnp.right_shift(values, shift), shift)
+        return _rescale(values.astype(x.dtype), (0, 255), self.value_range)
+
+    def get_config(self):
+        return {**super().get_config(), "factor": self.factor,
+                "value_range": self.value_range}
