@@ -73,7 +73,7 @@ def test_solarization_stays_in_range_and_bad_factors_are_refused():
 @pytest.mark.parametrize("name, args", [
     ("Solarization", ()), ("AutoContrast", ()), ("RandomGrayscale", ()), ("RandomInvert", ()),
     ("RandomColorDegeneration", (0.5,)), ("RandomSharpness", (0.5,)),
-    ("RandomPosterization", (4,))])
+    ("RandomPosterization", (4,)), ("RandomSaturation", (0.5,)), ("RandomHue", (0.5,))])
 def test_kerass_files_with_the_layer_load(name, args, tmp_path):
     x = keras.Input((9, 7, 3))
     model = keras.Model(x, getattr(keras.layers, name)(*args)(x))
@@ -81,3 +81,27 @@ def test_kerass_files_with_the_layer_load(name, args, tmp_path):
     loaded = kg.load_model(tmp_path / "m.keras")
     np.testing.assert_allclose(np.asarray(loaded(_img, training=False)),
                                np.asarray(model(_img, training=False)), rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("value_range, images", [((0, 255), _img), ((0, 1), _unit)])
+def test_hue_and_saturation_transforms_match_kerass(value_range, images):
+    """The transforms themselves, for given per-image amounts (Keras draws them with its
+    own generator): Keras's ``transform_images`` against kgraph's."""
+    deltas = np.array([-0.4, -0.05, 0.2, 0.45], "float32")
+    ours = kg.layers.RandomHue(0.5, value_range=value_range)
+    theirs = keras.layers.RandomHue(0.5, value_range=value_range)
+    np.testing.assert_allclose(
+        np.asarray(ours._turn(images, deltas)),
+        np.asarray(theirs.transform_images(images, {"factor": deltas})), rtol=1e-5, atol=1e-3)
+    scales = np.array([0.0, 0.5, 1.0, 3.0], "float32")
+    ours = kg.layers.RandomSaturation(0.5, value_range=value_range)
+    theirs = keras.layers.RandomSaturation(0.5, value_range=value_range)
+    np.testing.assert_allclose(
+        np.asarray(ours._saturate(images, scales)),
+        np.asarray(theirs.transform_images(images, {"factor": scales})), rtol=1e-5, atol=1e-3)
+
+
+def test_hue_and_saturation_change_images_only_in_training():
+    for layer in (kg.layers.RandomHue(0.8, seed=1), kg.layers.RandomSaturation(0.9, seed=1)):
+        assert not np.allclose(np.asarray(layer(_img, training=True)), _img, atol=1e-2)
+        np.testing.assert_array_equal(np.asarray(layer(_img, training=False)), _img)

@@ -1,6 +1,7 @@
 """Colour augmentation layers (Keras 3's names, arguments, configs and formulas):
 ``RandomGrayscale``, ``RandomInvert``, ``Solarization``, ``AutoContrast``,
-``RandomColorDegeneration``, ``RandomSharpness`` and ``RandomPosterization``.
+``RandomColorDegeneration``, ``RandomSharpness``, ``RandomPosterization``,
+``RandomSaturation`` and ``RandomHue``.
 
 The random ones transform only in training and draw one decision (or factor) per image
 from the layer's key, as the other augmentation layers; ``AutoContrast`` is deterministic
@@ -19,6 +20,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from kgraph.config import epsilon
 from kgraph.layers.augmentation import _Augmentation
 from kgraph.ops import image as image_ops
 
@@ -228,6 +230,65 @@ class RandomPosterization(_Augmentation):
         values = _rescale(x, self.value_range, (0, 255)).astype(jnp.uint8)
         values = jnp.left_shift(jnp.right_shift(values, shift), shift)
         return _rescale(values.astype(x.dtype), (0, 255), self.value_range)
+
+    def get_config(self):
+        return {**super().get_config(), "factor": self.factor,
+                "value_range": self.value_range}
+
+
+class RandomSaturation(_Augmentation):
+    """Scale each image's saturation by ``f / (1 - f)``, ``f`` drawn from ``factor`` (0.5:
+    unchanged, 0: grey, 1: fully saturated), as Keras: in HSV, with the saturation
+    clipped to ``value_range``."""
+
+    def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
+        super().__init__(seed, data_format, **kwargs)
+        self.factor = _unit_factor(self._owner, factor)
+        self.value_range = _value_range(self._owner, value_range)
+
+    def _augment(self, x, key):
+        factor = jax.random.uniform(key, (x.shape[0],), x.dtype, *self.factor)
+        return self._saturate(x, factor / (1 - factor + epsilon()))
+
+    def _saturate(self, x, scale):
+        """``x`` (channels last) with its saturation times ``scale`` (one per image)."""
+        hsv = image_ops.rgb_to_hsv(x, data_format="channels_last")
+        saturation = jnp.clip(hsv[..., 1] * scale[:, None, None], *self.value_range)
+        return image_ops.hsv_to_rgb(jnp.stack([hsv[..., 0], saturation, hsv[..., 2]], -1),
+                                    data_format="channels_last")
+
+    def get_config(self):
+        return {**super().get_config(), "factor": self.factor,
+                "value_range": self.value_range}
+
+
+class RandomHue(_Augmentation):
+    """Turn each image's hue by ``+-f / 2`` of a full turn, ``f`` drawn from ``factor``
+    and the direction by a coin, as Keras (in HSV, on values rescaled to 0..1)."""
+
+    def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
+        super().__init__(seed, data_format, **kwargs)
+        self.factor = _unit_factor(self._owner, factor)
+        self.value_range = value_range
+
+    def _augment(self, x, key):
+        sign_key, factor_key = jax.random.split(key)
+        batch = x.shape[0]
+        sign = jnp.where(jax.random.uniform(sign_key, (batch,)) > 0.5, -1.0, 1.0)
+        factor = jax.random.uniform(factor_key, (batch,), minval=self.factor[0],
+                                    maxval=self.factor[1])
+        return self._turn(x, (sign * factor * 0.5).astype(x.dtype))
+
+    def _turn(self, x, delta):
+        """``x`` (channels last) with its hue turned by ``delta`` (one per image)."""
+        x = _rescale(x, self.value_range, (0, 1))
+        hsv = image_ops.rgb_to_hsv(x, data_format="channels_last")
+        hue = hsv[..., 0] + delta[:, None, None]
+        hue = jnp.where(hue > 1.0, hue - 1.0, hue)
+        hue = jnp.where(hue < 0.0, hue + 1.0, hue)
+        rgb = image_ops.hsv_to_rgb(jnp.stack([hue, hsv[..., 1], hsv[..., 2]], -1),
+                                   data_format="channels_last")
+        return _rescale(jnp.clip(rgb, 0, 1), (0, 1), self.value_range)
 
     def get_config(self):
         return {**super().get_config(), "factor": self.factor,
