@@ -26,7 +26,7 @@ MISSING = {
             "AugMix", "ContrastLimitedAdaptiveHistogramEqualization", "CutMix",
             "Equalization", "MaxNumBoundingBoxes", "MixUp", "RandAugment",
             "RandomColorJitter", "RandomElasticTransform", "RandomErasing",
-            "RandomGaussianBlur", "RandomPerspective", "RandomShear"]},
+            "RandomPerspective", "RandomShear"]},
         "FlaxLayer": "needs Flax", "JaxLayer": NOT_YET, "HashedCrossing": NOT_YET,
         "MelSpectrogram": NOT_YET, "STFTSpectrogram": NOT_YET,
         "SpectralNormalization": NOT_YET,

@@ -73,7 +73,8 @@ def test_solarization_stays_in_range_and_bad_factors_are_refused():
 @pytest.mark.parametrize("name, args", [
     ("Solarization", ()), ("AutoContrast", ()), ("RandomGrayscale", ()), ("RandomInvert", ()),
     ("RandomColorDegeneration", (0.5,)), ("RandomSharpness", (0.5,)),
-    ("RandomPosterization", (4,)), ("RandomSaturation", (0.5,)), ("RandomHue", (0.5,))])
+    ("RandomPosterization", (4,)), ("RandomSaturation", (0.5,)), ("RandomHue", (0.5,)),
+    ("RandomGaussianBlur", ())])
 def test_kerass_files_with_the_layer_load(name, args, tmp_path):
     x = keras.Input((9, 7, 3))
     model = keras.Model(x, getattr(keras.layers, name)(*args)(x))
@@ -105,3 +106,21 @@ def test_hue_and_saturation_change_images_only_in_training():
     for layer in (kg.layers.RandomHue(0.8, seed=1), kg.layers.RandomSaturation(0.9, seed=1)):
         assert not np.allclose(np.asarray(layer(_img, training=True)), _img, atol=1e-2)
         np.testing.assert_array_equal(np.asarray(layer(_img, training=False)), _img)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"kernel_size": (3, 5), "value_range": (0, 300)}])
+def test_gaussian_blur_matches_kerass_transform(kwargs):
+    apply = np.array([True, False, True, True])
+    sigma = np.array([0.7, 0.3], "float32")
+    ours = kg.layers.RandomGaussianBlur(**kwargs)
+    theirs = keras.layers.RandomGaussianBlur(**kwargs)
+    np.testing.assert_allclose(
+        np.asarray(ours._blur(_img, apply, sigma)),
+        np.asarray(theirs.transform_images(_img, {"should_apply_blur": apply,
+                                                   "blur_factor": sigma})),
+        rtol=1e-5, atol=1e-3)
+    assert ours.get_config().keys() <= theirs.get_config().keys() | {"data_format"}
+    blurred = np.asarray(kg.layers.RandomGaussianBlur(factor=(1.0, 1.0), seed=0)(_img))
+    assert not np.allclose(blurred, _img)
+    with pytest.raises(ValueError, match="odd"):
+        kg.layers.RandomGaussianBlur(kernel_size=4)

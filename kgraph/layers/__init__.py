@@ -55,7 +55,8 @@ from kgraph.layers.lookup import IntegerLookup, StringLookup
 from kgraph.layers.pipeline import Pipeline
 from kgraph.layers.text_vectorization import TextVectorization
 from kgraph.layers.augmentation_color import (AutoContrast, RandomColorDegeneration,
-                                              RandomGrayscale, RandomHue, RandomInvert,
+                                              RandomGaussianBlur, RandomGrayscale, RandomHue,
+                                              RandomInvert,
                                               RandomPosterization, RandomSaturation,
                                               RandomSharpness, Solarization)
 from kgraph.layers.augmentation import (RandomBrightness, RandomContrast, RandomCrop,

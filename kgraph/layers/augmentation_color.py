@@ -1,7 +1,7 @@
 """Colour augmentation layers (Keras 3's names, arguments, configs and formulas):
 ``RandomGrayscale``, ``RandomInvert``, ``Solarization``, ``AutoContrast``,
 ``RandomColorDegeneration``, ``RandomSharpness``, ``RandomPosterization``,
-``RandomSaturation`` and ``RandomHue``.
+``RandomSaturation``, ``RandomHue`` and ``RandomGaussianBlur``.
 
 The random ones transform only in training and draw one decision (or factor) per image
 from the layer's key, as the other augmentation layers; ``AutoContrast`` is deterministic
@@ -292,4 +292,44 @@ class RandomHue(_Augmentation):
 
     def get_config(self):
         return {**super().get_config(), "factor": self.factor,
+                "value_range": self.value_range}
+
+
+class RandomGaussianBlur(_Augmentation):
+    """Blur each image with probability drawn from ``factor`` (Keras's: a probability in
+    ``[lower, upper]``, then a coin with it), with one Gaussian ``(sigma_y, sigma_x)``
+    drawn from ``sigma`` for the batch, then clip to ``value_range``."""
+
+    def __init__(self, factor=1.0, kernel_size=3, sigma=1.0, value_range=(0, 255),
+                 data_format=None, seed=None, **kwargs):
+        super().__init__(seed, data_format, **kwargs)
+        self.factor = _unit_factor(self._owner, factor)
+        sizes = tuple(kernel_size) if isinstance(kernel_size, (tuple, list)) else (
+            kernel_size, kernel_size)
+        if len(sizes) != 2 or any(not isinstance(k, int) or k % 2 == 0 for k in sizes):
+            raise ValueError(f"{self._owner}: kernel_size must be an odd number (or a pair of "
+                             f"them). Received: kernel_size={kernel_size}")
+        self.kernel_size = sizes
+        self.sigma = _unit_factor(self._owner, sigma, "sigma")
+        self.value_range = value_range
+
+    def _augment(self, x, key):
+        probability_key, coin_key, sigma_key = jax.random.split(key, 3)
+        batch = x.shape[0]
+        probability = jax.random.uniform(probability_key, (batch,), minval=self.factor[0],
+                                         maxval=self.factor[1])
+        apply = jax.random.uniform(coin_key, (batch,)) < probability
+        sigma = jax.random.uniform(sigma_key, (2,), x.dtype, *self.sigma) + 1e-6
+        return self._blur(x, apply, sigma)
+
+    def _blur(self, x, apply, sigma):
+        """``x`` (channels last) blurred where ``apply`` (per image) with ``sigma``."""
+        blurred = image_ops.gaussian_blur(x, kernel_size=self.kernel_size,
+                                          sigma=(sigma[0], sigma[1]),
+                                          data_format="channels_last")
+        return jnp.clip(jnp.where(apply[:, None, None, None], blurred, x), *self.value_range)
+
+    def get_config(self):
+        return {**super().get_config(), "factor": self.factor,
+                "kernel_size": self.kernel_size, "sigma": self.sigma,
                 "value_range": self.value_range}
