@@ -132,8 +132,7 @@ def _first_batches(data, steps):
     ``predict`` read them (an iterable already stops after ``steps``)."""
     if not isinstance(data, data_lib.ArrayData) or not steps or int(steps) >= data.steps:
         return data  # steps None or 0: all of it, as Keras
-    rows = int(steps) * data.batch_size
-    x, y, sample_weight = jax.tree_util.tree_map(lambda a: a[:rows], data.arrays)
+    x, y, sample_weight = _first_rows(data.arrays, steps, data.batch_size)
     return data_lib.ArrayData(x, y, sample_weight, batch_size=data.batch_size)
 
 

@@ -46,6 +46,15 @@ def _unit_factor(owner, factor, name="factor", bounds=(0.0, 1.0)):
     return max(-abs(float(factor)), bounds[0]), abs(float(factor))
 
 
+def _coins(key, batch, factor):
+    """Keras's per-image choice: a probability drawn from ``factor`` (``[lower, upper]``),
+    then a coin with it; ``(batch,)`` booleans."""
+    probability_key, coin_key = jax.random.split(key)
+    probability = jax.random.uniform(probability_key, (batch,), minval=factor[0],
+                                     maxval=factor[1])
+    return jax.random.uniform(coin_key, (batch,)) < probability
+
+
 def _value_range(owner, value_range):
     if not isinstance(value_range, (tuple, list)) or len(value_range) != 2:
         raise ValueError(f"{owner}: `value_range` must be a list or tuple of two numbers. "
@@ -84,11 +93,7 @@ class RandomInvert(_Augmentation):
         self.value_range = value_range
 
     def _augment(self, x, key):
-        probability_key, coin_key = jax.random.split(key)
-        batch = x.shape[0]
-        probability = jax.random.uniform(probability_key, (batch,), minval=self.factor[0],
-                                         maxval=self.factor[1])
-        apply = (jax.random.uniform(coin_key, (batch,)) < probability)[:, None, None, None]
+        apply = _coins(key, x.shape[0], self.factor)[:, None, None, None]
         return jnp.where(apply, self.value_range[1] - x, x)
 
     def get_config(self):
@@ -314,11 +319,8 @@ class RandomGaussianBlur(_Augmentation):
         self.value_range = value_range
 
     def _augment(self, x, key):
-        probability_key, coin_key, sigma_key = jax.random.split(key, 3)
-        batch = x.shape[0]
-        probability = jax.random.uniform(probability_key, (batch,), minval=self.factor[0],
-                                         maxval=self.factor[1])
-        apply = jax.random.uniform(coin_key, (batch,)) < probability
+        coin_key, sigma_key = jax.random.split(key)
+        apply = _coins(coin_key, x.shape[0], self.factor)
         sigma = jax.random.uniform(sigma_key, (2,), x.dtype, *self.sigma) + 1e-6
         return self._blur(x, apply, sigma)
 

@@ -147,6 +147,11 @@ def _param_shapes(model):
     return tree
 
 
+def _local(tree) -> bool:
+    """Whether this process holds every array of ``tree`` whole."""
+    return all(getattr(a, "is_fully_addressable", True) for a in jax.tree_util.tree_leaves(tree))
+
+
 def _header(optimizer, count):
     values = [np.asarray(count, np.int32)]
     if _has_rate_variable(optimizer):
@@ -172,11 +177,8 @@ def model_variables(model):
         return optimizer.name, _header(optimizer, 0)
     if setup.trainer is not None:
         opt_state = setup.trainer.opt_state_named(opt_state)
-    count = int(np.asarray(opt_state.count)) if all(
-        getattr(a, "is_fully_addressable", True) for a in jax.tree_util.tree_leaves(
-            opt_state.count)) else 0
-    if not all(getattr(a, "is_fully_addressable", True)
-               for a in jax.tree_util.tree_leaves(opt_state)):
+    count = int(np.asarray(opt_state.count)) if _local(opt_state.count) else 0
+    if not _local(opt_state):
         _not_saved("it is split over several processes; save it with a CheckpointManager")
         return optimizer.name, _header(optimizer, count)
     params = _param_shapes(model)
