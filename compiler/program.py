@@ -63,7 +63,7 @@ class Program:
         self._entries = weight_entries(model)
         self._signature = graph_signature(model, self._entries)
         self.block_runs = scan_blocks_lib.find_runs(model) if scan_blocks else []
-        self.stacked_runs = stacking.plan(self._entries, self.block_runs, self.nodes)
+        self.stacked_runs = stacking.plan(self._entries, self.block_runs)
         self._stacked_leaves = stacking.expected_leaves(self._entries, self.stacked_runs)
         self._jitted = jax.jit(self.apply, static_argnames=("training",))
 

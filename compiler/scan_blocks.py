@@ -2,18 +2,20 @@
 
 XLA compile time grows with the number of operations, so a deep stack of equal blocks
 (a custom block layer or a nested model repeated N times) compiles N times over. This pass
-finds, in a model's graph, runs of consecutive nodes that are the same computation on
-different weights, chained output to input, and runs each as one ``lax.scan`` over the
-blocks' weights stacked inside the step: the loop body is compiled once.
+finds, in a model's graph, runs of consecutive nodes that may be the same computation on
+different weights, chained output to input, and the interpreter runs each as one
+``lax.scan`` over the blocks' weights stacked inside the step: the loop body is compiled
+once.
 
-What counts as the same computation is checked, not assumed: every layer of a candidate
-run is traced on its own weights and the traces (jaxprs) must be equal, so a block whose
-behaviour differs in something its config does not show is never folded into a scan. The
-params pytree stays as it is (one entry per layer, by name); each step stacks the blocks'
-weights, and the gradients flow back to each layer's own entry. Dropout keys are each
-layer's own (the hash of its path is scanned over), BatchNormalization updates go back to
-each layer's state, and added losses are summed: the numbers are the unrolled program's,
-to float round-off.
+Here only candidates are found, by what is cheap to see: the same layer class, config,
+weight shapes and call arguments, each block taking the previous one's single output.
+A candidate block owns its weights: a weight (or layer) that another block of the run,
+or any other node of the graph, also uses ends the run there (the unrolled walk chains
+such shared state from block to block; a scan would not). Whether the blocks really are
+one computation is then proven when the program runs, by tracing each block on its own
+weights and comparing the traces, constants' values included
+(``kgraph.interpreter.block_scan``): a block that differs in something its config does
+not show (a callable activation, a NumPy table it holds) runs unrolled.
 
 >>> import jax, kgraph as kg, compiler
 >>> x = kg.Input(shape=(8,))
@@ -37,11 +39,10 @@ MAX_BLOCKS = 256  # longer runs are split into scans of at most this many blocks
 
 
 class BlockRun(NamedTuple):
-    """Consecutive nodes ``nodes`` (of distinct layers) that may run as one scan;
-    ``trusted``: kgraph's own layers, whose configs say all they compute."""
+    """Consecutive nodes ``nodes`` (of distinct layers, owning their weights) that may run
+    as one scan."""
 
     nodes: list
-    trusted: bool = False
 
     @property
     def layers(self):
@@ -66,10 +67,22 @@ def _signature(node):
     return (type(layer), _config_signature(layer), weights, repr(node.call_kwargs))
 
 
+def _shared_layers(nodes) -> set:
+    """Ids of the layers of ``nodes`` that hold a weight some other node also uses."""
+    users: dict = {}
+    for node in nodes:
+        for variable in node.layer.weights:
+            users.setdefault(id(variable), set()).add(id(node))
+    return {id(node.layer) for node in nodes
+            if any(len(users[id(v)]) > 1 for v in node.layer.weights)}
+
+
 def find_runs(model, min_repeats: int = MIN_REPEATS) -> list[BlockRun]:
     """Candidate runs in ``model``'s graph (top level): consecutive nodes of one
-    signature, each taking exactly the previous one's single output, used nowhere else."""
+    signature, each taking exactly the previous one's single output, used nowhere else,
+    whose layers share no weight with any other node."""
     nodes = list(getattr(model, "_nodes", ()))
+    shared = _shared_layers(nodes)
     consumers: dict = {}
     for node in nodes:
         for tensor in node._keras_inputs:
@@ -79,15 +92,14 @@ def find_runs(model, min_repeats: int = MIN_REPEATS) -> list[BlockRun]:
 
     def single_in_out(node):
         return (len(node._keras_inputs) == 1 and len(node.outputs) == 1
-                and bool(node.layer.weights) and type(node.layer).__name__ != "Lambda")
+                and bool(node.layer.weights) and id(node.layer) not in shared)
 
     runs, current = [], []
     for node in nodes:
         extends = (current and single_in_out(node)
                    and node._keras_inputs[0] is current[-1].outputs[0]
                    and consumers.get(id(current[-1].outputs[0])) == 1
-                   and _signature(node) == _signature(current[0])
-                   and all(node.layer is not other.layer for other in current))
+                   and _signature(node) == _signature(current[0]))
         if extends:
             current.append(node)
             continue
@@ -100,8 +112,5 @@ def find_runs(model, min_repeats: int = MIN_REPEATS) -> list[BlockRun]:
 
 
 def _runs(nodes, min_repeats) -> list[BlockRun]:
-    layer = nodes[0].layer
-    trusted = (type(layer).__module__.startswith("kgraph.layers")
-               and not hasattr(layer, "layers"))
     chunks = [nodes[i:i + MAX_BLOCKS] for i in range(0, len(nodes), MAX_BLOCKS)]
-    return [BlockRun(chunk, trusted) for chunk in chunks if len(chunk) >= min_repeats]
+    return [BlockRun(chunk) for chunk in chunks if len(chunk) >= min_repeats]

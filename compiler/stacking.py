@@ -75,20 +75,10 @@ def _same_constraint(a, b) -> bool:
                                                config() == b.get_config()))
 
 
-def _used_elsewhere(run, nodes) -> bool:
-    """Whether a node outside ``run`` reads or writes any of its blocks' weights (a block,
-    or one of its layers, also called elsewhere): its values there would be the stacked
-    arrays' stale copies."""
-    owned = {id(v) for layer in run.layers for v in layer.weights}
-    inside = {id(node) for node in run.nodes}
-    return any(id(v) in owned for node in nodes if id(node) not in inside
-               for v in node.layer.weights)
-
-
-def plan(entries, runs, nodes=()) -> list[StackedRun]:
-    """The runs among ``runs`` (``compiler.scan_blocks.BlockRun``) that can be stacked:
-    every block's weights live under its own top-level name, at the same paths, with the
-    same constraints, and no other node of the graph (``nodes``) uses them."""
+def plan(entries, runs) -> list[StackedRun]:
+    """The runs among ``runs`` (``compiler.scan_blocks.BlockRun``, whose blocks own their
+    weights) that can be stacked: every block's weights live under its own top-level name,
+    at the same paths, with the same constraints."""
     by_variable = {id(e.variable): e for e in entries}
     top_level = {e.path[0] for e in entries}
     taken: set = set()
@@ -112,7 +102,7 @@ def plan(entries, runs, nodes=()) -> list[StackedRun]:
                 _same_constraint(block[i].variable.constraint, per_block[0][i].variable.constraint)
                 for block in per_block for i in range(len(layout)))
             if (same and len({p for p, _ in layout}) == len(layout) and not others
-                    and constraints_agree and not _used_elsewhere(run, nodes)
+                    and constraints_agree
                     and key not in top_level and not taken & set(names)):
                 taken.update(names)
                 _BLOCK_NAMES.setdefault(key, set()).add(names)

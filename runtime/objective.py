@@ -49,6 +49,41 @@ def output_names(model) -> list[str]:
     return names or ["output"]
 
 
+def metric_log_names(specs) -> list[str]:
+    """The log name of each metric, as Keras 3 names them (``CompileMetrics.result``).
+
+    ``specs``: ``(output name or None for a single-output model, metric name, weighted)``,
+    plain metrics first, output by output, then the weighted ones. A name is
+    ``<output>_<metric>`` (``<metric>`` for one output); a repeated plain name gets
+    ``_1``, ``_2``...; a weighted metric whose name is taken becomes
+    ``<output>_weighted_<metric>`` (then numbered alike).
+
+    >>> metric_log_names([(None, "accuracy", False), (None, "accuracy", True)])
+    ['accuracy', 'weighted_accuracy']
+    >>> metric_log_names([("cls", "accuracy", False), ("cls", "accuracy", True),
+    ...                   ("cls", "mae", False), ("cls", "mae", False)])
+    ['cls_accuracy', 'cls_weighted_accuracy', 'cls_mae', 'cls_mae_1']
+    """
+    counters: dict = {}
+    names = []
+    for output, metric, weighted in specs:
+        name = f"{output}_{metric}" if output else metric
+        if name not in counters:
+            counters[name] = 1
+        elif not weighted:
+            index, counters[name] = counters[name], counters[name] + 1
+            name = f"{name}_{index}"
+        else:
+            name = f"{output}_weighted_{metric}" if output else f"weighted_{metric}"
+            if name not in counters:
+                counters[name] = 1
+            else:
+                index, counters[name] = counters[name], counters[name] + 1
+                name = f"{name}_{index}"
+        names.append(name)
+    return names
+
+
 def _per_output(value, names, what, allow_broadcast):
     """``value`` spread over the outputs: a list aligned with ``names``."""
     if isinstance(value, dict):
@@ -144,23 +179,21 @@ class Objective:
         weights = loss_weights if loss_weights is not None else 1.0
         self.loss_weights = [1.0 if w is None else float(w)
                              for w in _per_output(weights, self.names, "loss_weights", True)]
-        self.metrics: list[tuple[int, str, object]] = []  # (output index, log name, metric)
         # As Keras 3: ``metrics`` ignore sample and class weights; ``weighted_metrics`` use
-        # them (and are named "weighted_<name>" when a plain metric has the name).
-        self.weighted: set = set()
+        # them. Log names as Keras builds them (``metric_log_names``).
+        made = []
         for weighted, group in ((False, metrics), (True, weighted_metrics)):
             for index, specs in enumerate(self._metric_specs(group)):
                 for spec in specs:
                     metric = metrics_lib.get(spec, self.losses[index])
                     if hasattr(metric, "build_for_output") and getattr(model, "outputs", None):
                         metric.build_for_output(tuple(model.outputs[index].shape))
-                    name = metrics_lib.name_of(metric)
-                    name = f"{self.names[index]}_{name}" if multi else name
-                    if weighted and name in {n for _, n, _ in self.metrics}:
-                        name = f"weighted_{name}"
-                    if weighted:
-                        self.weighted.add(name)
-                    self.metrics.append((index, name, metric))
+                    made.append((index, metrics_lib.name_of(metric), metric, weighted))
+        names = metric_log_names([(self.names[index] if multi else None, name, weighted)
+                                  for index, name, _, weighted in made])
+        self.weighted = {name for name, (*_, weighted) in zip(names, made) if weighted}
+        self.metrics: list[tuple[int, str, object]] = [  # (output index, log name, metric)
+            (index, name, metric) for name, (index, _, metric, _) in zip(names, made)]
         self.log_names = ["loss"]
         if multi:
             self.log_names += [f"{n}_loss" for n, fn in zip(self.names, self.losses) if fn]

@@ -98,3 +98,162 @@ def test_remat_on_scanned_blocks_saves_memory_with_the_same_numbers():
         states.append(trainer.train_step(ts, batch)[0])
     assert reports[1] < 0.75 * reports[0], reports
     _close(states[0].params, states[1].params, 1e-6)
+
+
+# ------------------------------------------------ blocks proven equal, or left unrolled
+def _both(model, x, training=False):
+    """(scanned output, unrolled output, whether the default program scanned)."""
+    scanned, unrolled = compiler.compile(model), compiler.compile(model, scan_blocks=False)
+    params, state = scanned.init(jax.random.PRNGKey(0))
+    compiler.assign(model, params, state)  # eager calls see the same weights
+    key = jax.random.PRNGKey(3)
+
+    def run(program):
+        return program.apply(params, state, x, training=training, key=key)
+
+    text = str(jax.make_jaxpr(lambda: run(scanned))())
+    return run(scanned), run(unrolled), "scan[" in text
+
+
+def test_dense_blocks_with_different_callable_activations_run_their_own_code():
+    x = kg.Input(shape=(1,))
+    h = x
+    for i in range(4):  # four configs that all say "<lambda>"
+        h = kg.layers.Dense(1, activation=lambda t, i=i: t * (i + 1),
+                            kernel_initializer="ones", bias_initializer="zeros")(h)
+    model = kg.Model(x, h)
+    ones = np.ones((1, 1), np.float32)
+    assert float(model(ones)[0, 0]) == 24.0
+    assert float(model.predict(ones, verbose=0)[0, 0]) == 24.0
+    (scanned, _), (unrolled, _), did_scan = _both(model, ones)
+    assert float(scanned[0, 0]) == float(unrolled[0, 0]) == 24.0 and not did_scan
+
+
+def test_equal_callable_activations_still_scan():
+    x = kg.Input(shape=(4,))
+    h = x
+    for _ in range(4):
+        h = kg.layers.Dense(4, activation=lambda t: jnp.tanh(t) * 2.0)(h)
+    (scanned, _), (unrolled, _), did_scan = _both(kg.Model(x, h), np.ones((2, 4), np.float32))
+    assert did_scan
+    _close(scanned, unrolled, 1e-6)
+
+
+class _Tabled(kg.layers.Layer):
+    def __init__(self, table, **kwargs):
+        super().__init__(**kwargs)
+        self.table = table  # a NumPy constant, not in the config
+
+    def build(self, input_shape):
+        self.w = self.add_weight(shape=(input_shape[-1], input_shape[-1]), initializer="ones")
+
+    def call(self, x):
+        return x @ self.w * self.table
+
+
+@pytest.mark.parametrize("wrapped", [False, True])
+def test_blocks_differing_only_in_a_constant_held_as_an_attribute_stay_apart(wrapped):
+    tables = [np.full((3,), 0.5, np.float32) for _ in range(4)]
+    tables[2] = tables[2] * 3.0  # the same shape, another value
+    x = kg.Input(shape=(2, 3) if wrapped else (3,))
+    h = x
+    for table in tables:
+        layer = _Tabled(table)
+        h = (kg.layers.TimeDistributed(layer) if wrapped else layer)(h)
+    model = kg.Model(x, h)
+    data = np.ones((2, 2, 3) if wrapped else (2, 3), np.float32)
+    (scanned, _), (unrolled, _), did_scan = _both(model, data)
+    assert not did_scan
+    _close(scanned, unrolled, 0.0)
+    _close(scanned, model(data), 1e-6)
+
+
+def test_a_call_site_training_flag_yields_to_the_runs_flag_inside_a_scan():
+    x = kg.Input(shape=(4,))
+    h = x
+    for _ in range(4):
+        h = Block(units=4)(h, training=True)  # recorded at the call site
+    model = kg.Model(x, h)
+    data = np.random.default_rng(1).normal(size=(6, 4)).astype(np.float32)
+    (scanned, scanned_state), (unrolled, unrolled_state), did_scan = _both(model, data)
+    assert did_scan
+    _close(scanned, unrolled, 1e-5)  # inference: no dropout, moving statistics
+    _close(scanned_state, unrolled_state, 0.0)  # and no statistics updated
+    _close(scanned, model(data, training=False), 1e-5)
+
+
+def test_a_layer_shared_by_every_block_chains_its_updates_as_unrolled():
+    norm = kg.layers.BatchNormalization(momentum=0.5)
+    x = kg.Input(shape=(4,))
+    h = x
+    for _ in range(4):
+        h = kg.Sequential([kg.layers.Dense(4), norm])(h)
+    model = kg.Model(x, h)
+    assert compiler.compile(model).block_runs == []  # not candidates: they share state
+    data = np.random.default_rng(2).normal(size=(6, 4)).astype(np.float32)
+    (scanned, state), (unrolled, expected_state), _ = _both(model, data, training=True)
+    _close(scanned, unrolled, 1e-6)
+    _close(state, expected_state, 1e-6)  # four updates chained, not the last one alone
+
+
+def test_a_block_layer_called_again_after_its_run_keeps_its_run_unrolled():
+    x = kg.Input(shape=(4,))
+    blocks = [kg.layers.Dense(4, activation="tanh") for _ in range(5)]
+    h = x
+    for block in blocks:
+        h = block(h)
+    model = kg.Model(x, blocks[0](h))
+    runs = compiler.compile(model).block_runs
+    assert all(blocks[0] not in run.layers for run in runs)
+    assert [len(run.nodes) for run in runs] == [4]  # blocks 1..4 still run as one scan
+
+
+class _Sampling(kg.layers.Layer):
+    """A user block holding Dropout: it draws keys in training."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.dense, self.drop = kg.layers.Dense(4), kg.layers.Dropout(0.5)
+
+    def call(self, x, training=None):
+        return x + self.drop(self.dense(x), training=training)
+
+
+def test_user_blocks_holding_dropout_scan_with_the_unrolled_keys_in_training():
+    x = kg.Input(shape=(4,))
+    h = x
+    for _ in range(5):
+        h = _Sampling()(h)
+    model = kg.Model(x, h)
+    data = np.ones((3, 4), np.float32)
+    (scanned, _), (unrolled, _), did_scan = _both(model, data, training=True)
+    assert did_scan
+    _close(scanned, unrolled, 1e-6)
+
+
+def _custom_relu(slope):
+    @jax.custom_jvp
+    def relu(t):
+        return jnp.maximum(t, 0.0)
+
+    @relu.defjvp
+    def _(primals, tangents):
+        return relu(primals[0]), tangents[0] * slope  # a deliberately unusual rule
+
+    return relu
+
+
+def test_blocks_whose_custom_derivative_rules_differ_stay_apart():
+    x = kg.Input(shape=(3,))
+    h = x
+    for slope in (1.0, 1.0, 5.0, 1.0):
+        h = kg.layers.Dense(3, activation=_custom_relu(slope))(h)
+    model = kg.Model(x, h)
+    scanned, unrolled = compiler.compile(model), compiler.compile(model, scan_blocks=False)
+    params, state = scanned.init(jax.random.PRNGKey(0))
+    data = np.ones((2, 3), np.float32)
+
+    def grads(program):
+        return jax.grad(lambda p: jnp.sum(program.apply(p, state, data)[0]))(params)
+
+    _close(grads(scanned), grads(unrolled), 1e-6)

@@ -69,12 +69,21 @@ class Node:
     def is_input(self) -> bool:
         return not self._keras_inputs and getattr(self.layer, "is_input_layer", False)
 
-    def arguments(self, values):
-        """``(args, kwargs)`` of this call with ``values[i]`` for the i-th input tensor."""
+    def arguments(self, values, training=None):
+        """``(args, kwargs)`` of this call with ``values[i]`` for the i-th input tensor.
+
+        ``training``: the run's training mode, if it has one; as in Keras it wins over a
+        flag written at the call site (``Dropout(0.5)(x, training=True)`` does not drop in
+        ``model(x, training=False)``). Every executor of a node (the graph walk, a scanned
+        run of blocks) takes its arguments from here.
+        """
         leaves = list(self._arg_leaves)
         for position, value in zip(self._tensor_positions, values):
             leaves[position] = value
-        return jax.tree_util.tree_unflatten(self._arg_treedef, leaves)
+        args, kwargs = jax.tree_util.tree_unflatten(self._arg_treedef, leaves)
+        if training is not None and "training" in kwargs:
+            kwargs = {**kwargs, "training": training}
+        return args, kwargs
 
     def structure_outputs(self, flat):
         """Put a flat list of output values back into the call's output structure."""

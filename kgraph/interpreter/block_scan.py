@@ -1,74 +1,131 @@
-"""Running a run of identical blocks as one ``lax.scan`` (see ``compiler.scan_blocks``).
+"""Running a run of repeated blocks as one ``lax.scan`` (see ``compiler.scan_blocks``).
 
-``run_scanned(nodes, x, run_node)`` checks that the blocks are the same computation (each
-traced on its own weights: equal jaxprs), then scans the first block's call over the
-blocks' stacked weights. Inside the scan each block reads its own weights, draws its own
-dropout keys (the hashes of its key paths are scanned over, see
-``CallContext.key_hashes``), assigns its own state and adds its own losses, as unrolled.
+The blocks are one computation only when proven so. Each block is traced on its own
+weights in isolation: its weights, its input, the run's PRNG key, its key hashes and the
+batch's sample mask are the trace's only inputs, and reading any other weight makes the
+run unscannable. The traces must then be equal as computations
+(``kgraph.interpreter.fingerprint``: the jaxpr, the values of its array constants, its
+custom derivative rules, the structure of what it returns). Only then is the first
+block's call scanned over the blocks' stacked weights.
+
+Each step of the scan runs its node exactly as the unrolled walk does: its arguments come
+from ``Node.arguments`` with the run's training flag, it reads its own weights, draws its
+own keys (the hashes of the key paths its own trace asked for are scanned over, and the
+key counts are those of the unrolled run), assigns its own state and adds its own losses.
+Anything the proof cannot establish (a mask, a weight read or written that the block does
+not own, a trace that fails) leaves the run to the unrolled walk, which is the reference.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from kgraph.interpreter import context
-
-
-class _KeyHashes:
-    """Stands in for ``stable_hash(path)`` in ``CallContext.next_key`` inside a block: the
-    n-th distinct path asked for gets ``values[n]`` (recording the paths in order)."""
-
-    def __init__(self, values=None):
-        self.values, self.paths, self.index = values, [], {}
-
-    def lookup(self, path: str):
-        if path not in self.index:
-            self.index[path] = len(self.paths)
-            self.paths.append(path)
-        if self.values is None:
-            return context.stable_hash(path)
-        return self.values[self.index[path]]
-
-
-def _call_with(node, run_node, variables, weights, x, hashes):
-    """Run ``node`` on ``x`` with ``variables`` reading ``weights``, in a fresh scope;
-    returns (output, {variable index: assigned value}, summed losses, key paths)."""
-    parent = context.current()
-    scope = parent.child(share_key_counts=False)
-    scope.assignments.update({id(v): w for v, w in zip(variables, weights)})
-    scope.key_hashes = _KeyHashes(hashes)
-    with scope:
-        args, kwargs = node.arguments([x])
-        out, mask = run_node(node, args, kwargs, None)
-    if mask is not None:
-        raise _Unscannable("the block computes a mask")
-    position = {id(v): i for i, v in enumerate(variables)}
-    unknown = set(scope.assigned) - set(position)
-    if unknown:
-        raise _Unscannable("the block assigns weights it does not own")
-    assigned = {position[vid]: scope.assignments[vid] for vid in scope.assigned}
-    loss = sum((jnp.sum(value) for value in scope.losses), jnp.zeros((), jnp.float32))
-    return out, assigned, loss, scope.key_hashes.paths
+from kgraph.interpreter import fingerprint
 
 
 class _Unscannable(Exception):
     pass
 
 
-def _trace(node, run_node, weights, x, count):
-    """The jaxpr (as text) of ``node``'s call on ``weights`` and ``x`` with ``count`` key
-    hashes, and the key paths it asks for: one trace."""
-    variables, paths = node.layer.weights, []
+class _KeyHashes:
+    """Stands in for ``stable_hash(path)`` in ``CallContext.next_key`` inside a block: the
+    n-th distinct path asked for reads ``values[n]``; the paths are recorded in order. A
+    trace that asks for more than ``count`` paths is marked ``overflow`` (and redone)."""
 
-    def traced(weights, x, hashes):
-        out, assigned, loss, asked = _call_with(node, run_node, variables, weights, x, hashes)
-        paths.extend(asked)
+    def __init__(self, count, values=None):
+        self.count, self.values, self.paths, self.index = count, values, [], {}
+        self.overflow = False
+
+    def lookup(self, path: str):
+        if path not in self.index:
+            self.index[path] = len(self.paths)
+            self.paths.append(path)
+        position = self.index[path]
+        if position >= self.count:
+            self.overflow = True
+            return jnp.zeros((), jnp.uint32)
+        return self.values[position]
+
+
+def _root_key(ctx):
+    while ctx is not None:
+        if ctx.key is not None:
+            return ctx.key
+        ctx = ctx.parent
+    return None
+
+
+def _call_block(node, runner, training, variables, weights, x, hashes, key, sample_mask,
+                parent):
+    """Run ``node`` on ``x`` in an isolated scope where ``variables`` read ``weights``.
+
+    Returns ``(output, {variable index: assigned value}, summed losses, scope)``. The
+    scope reads no other weight (strict, with no values of its own): a block reading a
+    weight it does not own is unscannable, as is one assigning such a weight.
+    """
+    scope = context.CallContext(values={}, training=training, key=key,
+                                collect_assignments=True, strict=True)
+    scope.sample_mask, scope.hooks = sample_mask, parent.hooks
+    scope.path, scope.compute_dtype = list(parent.path), parent.compute_dtype
+    scope._key_counts = dict(parent._key_counts)
+    scope.key_hashes = hashes
+    scope.assignments.update({id(v): w for v, w in zip(variables, weights)})
+    try:
+        with scope:
+            args, kwargs = node.arguments([x], training)
+            out, mask = runner(node, args, kwargs, None)
+    except _Unscannable:
+        raise
+    except Exception as error:  # the unrolled walk runs it, and raises it if it is real
+        raise _Unscannable(f"{type(error).__name__}: {error}") from error
+    if mask is not None:
+        raise _Unscannable("the block computes a mask")
+    position = {id(v): i for i, v in enumerate(variables)}
+    if set(scope.assigned) - set(position):
+        raise _Unscannable("the block assigns weights it does not own")
+    assigned = {position[vid]: scope.assignments[vid] for vid in scope.assigned}
+    loss = sum((jnp.sum(value) for value in scope.losses), jnp.zeros((), jnp.float32))
+    return out, assigned, loss, scope
+
+
+class _Trace(NamedTuple):
+    identity: tuple  # the computation (``fingerprint.identity``)
+    output: object  # the output's shape and dtype
+    paths: list  # the key paths asked for, in order
+    key_counts: dict  # the key counts after the block
+
+
+def _spec(value):
+    return None if value is None else jax.ShapeDtypeStruct(jnp.shape(value), value.dtype)
+
+
+def _trace(node, runner, training, x, key, sample_mask, parent, count) -> _Trace:
+    """One abstract trace of ``node`` on its own weights (see the module docstring)."""
+    variables = node.layer.weights
+    hashes = _KeyHashes(count)
+    scopes = []
+
+    def traced(weights, x, values, key, sample_mask):
+        hashes.values = values
+        out, assigned, loss, scope = _call_block(node, runner, training, variables, weights,
+                                                 x, hashes, key, sample_mask, parent)
+        scopes.append(scope)
         return out, assigned, loss
 
-    spec = jax.ShapeDtypeStruct((count,), jnp.uint32)
-    return str(jax.make_jaxpr(traced)(weights, x, spec)), paths
+    specs = [jax.ShapeDtypeStruct(v.shape, v.dtype) for v in variables]
+    identity, shapes = fingerprint.identity(
+        traced, specs, _spec(x), jax.ShapeDtypeStruct((count,), jnp.uint32), _spec(key),
+        _spec(sample_mask))
+    if hashes.overflow:
+        return _trace(node, runner, training, x, key, sample_mask, parent, len(hashes.paths))
+    counts = scopes[-1]._key_counts
+    return _Trace(identity, shapes[0], list(hashes.paths),
+                  {path: counts[path] for path in hashes.paths})
 
 
 def _stack(arrays):
@@ -79,60 +136,64 @@ def _stack(arrays):
     return jnp.asarray(np.stack([np.asarray(a) for a in arrays]))
 
 
-def _renamed(path: str, old: str, new: str) -> str:
-    return new + path[len(old):] if path == old or path.startswith(old + "/") else path
+def _prove(nodes, runner, training, x, key, sample_mask, parent):
+    """The blocks' traces if they are one computation with an output like their input
+    (the scan's carry), else None; and ``x``, cast to the blocks' compute dtype if they
+    compute in another one (a precision policy: the first block would cast it anyway)."""
+    first = _trace(nodes[0], runner, training, x, key, sample_mask, parent, 0)
+    out = first.output
+    if getattr(out, "dtype", None) != x.dtype:
+        layer = nodes[0].layer
+        if not (layer.autocast and jnp.issubdtype(x.dtype, jnp.floating)
+                and getattr(out, "shape", None) == x.shape):
+            return None, x
+        x = x.astype(out.dtype)
+        first = _trace(nodes[0], runner, training, x, key, sample_mask, parent,
+                       len(first.paths))
+    if (getattr(first.output, "shape", None), getattr(first.output, "dtype", None)) != (
+            x.shape, x.dtype):
+        return None, x
+    traces = [first] + [_trace(node, runner, training, x, key, sample_mask, parent,
+                               len(first.paths)) for node in nodes[1:]]
+    if any(t.identity != first.identity or len(t.paths) != len(first.paths) for t in traces):
+        return None, x
+    return traces, x
 
 
-def run_scanned(nodes, x, run_node, trusted: bool = False):
+def run_scanned(nodes, x, runner, training):
     """The output of the last of ``nodes`` (a chain of blocks) for input ``x``, by one
-    ``lax.scan``; None if the blocks turn out not to be the same computation.
-
-    ``trusted``: the layers' configs fully determine what they compute (kgraph's own
-    layers), so the per-block traces are skipped: each block's key paths are the first
-    block's, under its own name.
-    """
-    template = nodes[0]
+    ``lax.scan``; None if the blocks are not proven to be one computation (the caller
+    then runs them unrolled). ``runner`` runs a node (the walk's ``run_node``, wrapped by
+    hooks); ``training``: the run's training flag."""
     parent = context.current()
-    stacked = parent.stacked_weights.get(id(template))  # the stacked layout's own arrays
-    if stacked is not None:  # per block, only shapes are needed (for the checks)
-        weights = [[jax.ShapeDtypeStruct(a.shape[1:], a.dtype) for a in stacked]] * len(nodes)
-    else:
-        weights = [[v.value for v in node.layer.weights] for node in nodes]
+    template = nodes[0]
+    key, sample_mask = _root_key(parent), parent.sample_mask
     try:
-        first, out = _call_with_shapes(template, run_node, weights[0], x)
-        if getattr(out, "dtype", None) != x.dtype:
-            # A block computing in another dtype (a precision policy): its first step
-            # would cast its input on entry anyway, so the carry starts cast.
-            if not (template.layer.autocast and jnp.issubdtype(x.dtype, jnp.floating)
-                    and getattr(out, "shape", None) == x.shape):
-                return None
-            x = x.astype(out.dtype)
-        if trusted:
-            paths = [[_renamed(p, template.layer.name, node.layer.name) for p in first]
-                     for node in nodes]
-        else:  # each block's trace on its own weights, and its own key paths
-            traces = [_trace(node, run_node, w, x, len(first))
-                      for node, w in zip(nodes, weights)]
-            paths = [asked for _, asked in traces]
-            if (any(len(p) != len(first) for p in paths)
-                    or len({text for text, _ in traces}) != 1):
-                return None
+        traces, x = _prove(nodes, runner, training, x, key, sample_mask, parent)
     except _Unscannable:
         return None
-    count = len(first)
+    if traces is None:
+        return None
+    stacked = parent.stacked_weights.get(id(template))  # the stacked layout's own arrays
     if stacked is None:
-        stacked = [_stack(column) for column in zip(*weights)]
-    hashes = jnp.asarray([[context.stable_hash(p) for p in block] for block in paths],
+        stacked = [_stack(column) for column in zip(*[[v.value for v in node.layer.weights]
+                                                      for node in nodes])]
+    count = len(traces[0].paths)
+    hashes = jnp.asarray([[context.stable_hash(p) for p in t.paths] for t in traces],
                          jnp.uint32).reshape(len(nodes), count)
     variables = template.layer.weights
 
     def body(h, xs):
         block_weights, block_hashes = xs
-        out, assigned, loss, _ = _call_with(template, run_node, variables, block_weights, h,
-                                            block_hashes)
+        out, assigned, loss, _ = _call_block(template, runner, training, variables,
+                                             block_weights, h, _KeyHashes(count, block_hashes),
+                                             key, sample_mask, parent)
         return out, ([assigned.get(i) for i in range(len(variables))], loss)
 
-    out, (assigned, losses) = jax.lax.scan(body, x, (stacked, hashes))
+    try:
+        out, (assigned, losses) = jax.lax.scan(body, x, (stacked, hashes))
+    except _Unscannable as error:  # proven, yet failing: the block's own error
+        raise error.__cause__ or error
     parent.stacked_assigned[id(template)] = {i: values for i, values in enumerate(assigned)
                                              if values is not None}
     for i, values in enumerate(assigned):
@@ -140,18 +201,7 @@ def run_scanned(nodes, x, run_node, trusted: bool = False):
             continue
         for block, node in enumerate(nodes):
             node.layer.weights[i].assign(values[block])
+    for trace in traces:  # the key counts the unrolled blocks would leave
+        parent._key_counts.update(trace.key_counts)
     parent.losses.append(jnp.sum(losses))
     return out
-
-
-def _call_with_shapes(node, run_node, weights, x):
-    """The key paths ``node`` asks for and its output's shape and dtype, found by an
-    abstract run."""
-    found = []
-
-    def probe(weights, x):
-        out, _, _, paths = _call_with(node, run_node, node.layer.weights, weights, x, None)
-        found.extend(paths)
-        return out
-
-    return found, jax.eval_shape(probe, weights, x)

@@ -219,16 +219,12 @@ def run_graph(nodes: Sequence[Node], inputs: Sequence[KerasTensor], values: Sequ
             for hook in hooks:  # e.g. rematerialisation: applied to every block
                 runner = hook.wrap_node(node, path, runner) or runner
             result = block_scan.run_scanned(run.nodes, env[id(node._keras_inputs[0])], runner,
-                                            trusted=run.trusted)
+                                            training)
             if result is not None:
                 env[id(run.nodes[-1].outputs[0])] = result
                 skip.update(id(n) for n in run.nodes[1:])
                 continue
-        args, kwargs = node.arguments([env[id(t)] for t in node._keras_inputs])
-        if "training" in kwargs and training is not None:
-            # as Keras: the run's training mode, when given, wins over a call's own
-            # (Dropout(x, training=True) is off in model(x, training=False))
-            kwargs = {**kwargs, "training": training}
+        args, kwargs = node.arguments([env[id(t)] for t in node._keras_inputs], training)
         for hook in hooks:
             hook.before_node(node, path, args, kwargs)
         runner = run_node
