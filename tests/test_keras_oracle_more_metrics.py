@@ -121,3 +121,29 @@ def test_metrics_ignore_sample_weights_and_weighted_metrics_use_them_as_keras():
     for name in theirs:
         np.testing.assert_allclose(ours[name], theirs[name], rtol=1e-5)
     assert not np.isclose(ours["mae"], ours["weighted_mae"])
+
+
+def _two_outputs(lib):
+    x = lib.Input(shape=(4,))
+    h = lib.layers.Dense(4)(x)
+    cls = lib.layers.Dense(3, activation="softmax", name="cls")(h)
+    reg = lib.layers.Dense(1, name="reg")(h)
+    return lib.Model(x, {"cls": cls, "reg": reg})
+
+
+def test_log_names_of_plain_weighted_and_repeated_metrics_are_kerass():
+    data = _r.random((16, 4)).astype("float32")
+    targets = {"cls": _r.integers(0, 3, 16), "reg": _r.random((16, 1)).astype("float32")}
+    options = dict(optimizer="sgd", loss={"cls": "sparse_categorical_crossentropy",
+                                          "reg": "mse"},
+                   metrics={"cls": ["accuracy", "accuracy"], "reg": ["mae"]},
+                   weighted_metrics={"cls": ["accuracy"], "reg": ["mae", "mse"]})
+    names = []
+    for lib in (keras, kg):
+        model = _two_outputs(lib)
+        model.compile(**options)
+        logs = model.evaluate(data, targets, sample_weight=np.ones(16, np.float32),
+                              verbose=0, return_dict=True)
+        names.append(set(logs))
+    assert names[0] == names[1]
+    assert {"cls_weighted_accuracy", "cls_accuracy_1", "reg_weighted_mae", "reg_mse"} <= names[1]
