@@ -315,7 +315,8 @@ def fit_systems(workload, x, y, keras):
     params, _ = compiler.compile(workload.build_kgraph()).init(jax.random.PRNGKey(0))
     makers = [("hand loop", lambda: HandLoop(workload, x, y, params)),
               ("kgraph fit", lambda: KgraphFit(workload, x, y, 1)),
-              ("kgraph fit spe=8", lambda: KgraphFit(workload, x, y, 8))]
+              ("kgraph fit spe=8", lambda: KgraphFit(workload, x, y, 8)),
+              ("kgraph fit spe=16", lambda: KgraphFit(workload, x, y, 16))]
     if keras is not None:
         makers.append(("Keras fit", lambda: KerasFit(keras, workload, x, y)))
     systems, missing = [], {}

@@ -224,9 +224,14 @@ class Program:
                         "convert both together, program.stack(params, state) or "
                         "program.unstack(params, state).")
 
+    def is_current(self) -> bool:
+        """Whether the model is still the one compiled (no layer added, removed, rebuilt or
+        re-assigned, no weight frozen or unfrozen since)."""
+        return graph_signature(self.model) == self._signature
+
     def _check_current(self):
         """Raise if the model changed since it was compiled (runs at trace time only)."""
-        if graph_signature(self.model) != self._signature:
+        if not self.is_current():
             raise ValueError(
                 f"Model {self.model.name!r} changed after it was compiled (layers added, "
                 "removed, rebuilt or re-assigned, or weights frozen or unfrozen), so this "

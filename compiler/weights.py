@@ -122,9 +122,13 @@ def variables(model) -> tuple[dict, dict]:
     return split_values(entries, lambda e: e.variable.value)
 
 
-def assign(model, params, state) -> None:
-    """Write ``params`` and ``state`` back into the model's layers (eager calls see them)."""
-    entries = weight_entries(model)
+def assign(model, params, state, entries=None) -> None:
+    """Write ``params`` and ``state`` back into the model's layers (eager calls see them).
+
+    ``entries``: the ``WeightEntry`` list the trees were made for (a program's, whose
+    split into params and state may predate a layer frozen since), else the model's own.
+    """
+    entries = weight_entries(model) if entries is None else entries
     new = [(e, get_path(params if e.is_param else state, e.path,
                         "params" if e.is_param else "state")) for e in entries]
     for entry, value in new:

@@ -335,12 +335,10 @@ class SwapEMAWeights(Callback):
             raise ValueError("SwapEMAWeights needs an optimizer with use_ema=True.")
         self._saved = ts.params
         self.loop.train_state = ts._replace(params=optimizer.ema_weights(ts.opt_state))
-        self.loop.trainer.write_back(self.loop.train_state, copy=True)
 
     def _swap_out(self):
         if self._saved is not None:
             self.loop.train_state = self.loop.train_state._replace(params=self._saved)
-            self.loop.trainer.write_back(self.loop.train_state, copy=True)
             self._saved = None
 
     def on_test_begin(self, logs=None):

@@ -18,6 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 from optax import tree_utils as optax_tree
 
+from kgraph.base.layer import trainability_changes
 from runtime import data as data_lib
 from runtime.callbacks import TerminateOnNaN
 from runtime.objective import NONFINITE_STEP
@@ -62,6 +63,13 @@ class FitLoop:
     While steps run, the train state is kept packed (``runtime.packing``); reading
     ``train_state`` unpacks it (one device call, cached until the next step).
 
+    The train state is the one place the weights live during ``fit``: the model's
+    variables are bound to the loop (``bind``), so reading one (``get_weights``, an eager
+    call, ``predict``, ``evaluate``, a checkpoint) reads the current train state, and
+    writing one (``set_weights``, ``variable.assign``) changes what the next step trains
+    on. Reads cost nothing until something reads (then one copy of the weights per step);
+    writes are gathered and go into the train state before the next step runs.
+
     Attributes:
       train_state: the current ``TrainState`` (assign a new one to continue from it).
       learning_rate: the optimizer's learning rate (optimizers built with
@@ -89,6 +97,11 @@ class FitLoop:
         self.data_seed = tuple(int(s) for s in data_seed)
         self.callbacks = callbacks
         self.resumed = False  # set by a callback that resumed a run (BackupAndRestore)
+        self._named = None  # the weights of the current step, as the model names them
+        self._writes: dict = {}  # id(variable) -> (variable, value) written since
+        self._bound: list = []  # (variable, the view it had before ``bind``)
+        self.remake_trainer = None  # () -> a Trainer for the model as it is now
+        self._trainability = trainability_changes()
 
     def shuffle_rng(self, epoch: int):
         """The generator of epoch ``epoch``'s sample order (a function of the seeds only,
@@ -99,18 +112,74 @@ class FitLoop:
     def train_state(self):
         if self._train_state is None:
             self._train_state = self._packed.unpack()
+        if self._writes:  # weights written through the model's variables
+            writes, self._writes = self._writes, {}
+            self._train_state = self.trainer.with_weights(self._train_state,
+                                                          list(writes.values()))
+            self._packed = None
         return self._train_state
 
     @train_state.setter
     def train_state(self, train_state) -> None:
-        self._train_state, self._packed = train_state, None
+        self._train_state, self._packed, self._named = train_state, None, None
 
     def run_packed(self, step_fn) -> None:
-        """``step_fn(packed) -> packed``: advance the packed train state."""
-        if self._packed is None:
-            self._packed = self.trainer.pack(self._train_state)
-        self._packed = step_fn(self._packed)
-        self._train_state = None
+        """``step_fn(trainer, packed) -> packed``: advance the packed train state."""
+        if self._trainability != trainability_changes():
+            self._follow_trainability()
+        if self._packed is None or self._writes:
+            self._packed = self.trainer.pack(self.train_state)
+        self._packed = step_fn(self.trainer, self._packed)
+        self._train_state = self._named = None
+
+    def _follow_trainability(self) -> None:
+        """A layer was frozen or unfrozen since the last step (by a callback): train what
+        the model now says is trainable, from the next step on. The weights, the step and
+        the running metrics carry over, and the optimizer state of every weight trained
+        before (``Trainer.fitted_opt_state``); the step compiles again."""
+        self._trainability = trainability_changes()
+        trainer = self.trainer
+        if trainer.program.is_current():
+            return
+        if self.remake_trainer is None:
+            raise RuntimeError(f"Layers of model {self.model.name!r} were frozen or unfrozen "
+                               "while it trained, and this loop cannot follow: compile the "
+                               "model again and call fit.")
+        old = self.train_state
+        opt_state = trainer.opt_state_named(old.opt_state)
+        self.unbind()
+        self.trainer = self.remake_trainer()
+        new = self.trainer.init_from_model(old.key, opt_state)
+        self.train_state = new._replace(step=old.step, metrics=old.metrics)
+        self.bind()
+
+    # ------------------------------------------------- the model's variables, bound here
+    def bind(self) -> None:
+        """Bind the model's variables to this loop (until ``unbind``)."""
+        self._bound = [(e.variable, e.variable.bind_view(self))
+                       for e in self.trainer.program._entries]
+
+    def unbind(self) -> None:
+        """Give the variables back their own values: the current train state's."""
+        if not self._bound:
+            return
+        params, state = self.trainer.named_weights(self.train_state)
+        for variable, previous in self._bound:
+            variable.bind_view(previous)
+        self._bound = []
+        self.trainer.assign_named(params, state)
+
+    def read_variable(self, variable):
+        written = self._writes.get(id(variable))
+        if written is not None:
+            return written[1]
+        if self._named is None:
+            self._named = self.trainer.named_weights(self.train_state)
+        return self.trainer.named_value(self._named, variable)
+
+    def write_variable(self, variable, value) -> None:
+        self._writes[id(variable)] = (variable, value)
+        self._named = None
 
     @property
     def stop_training(self) -> bool:
@@ -211,7 +280,7 @@ def train_epoch(loop, callbacks, data, *, shuffle_rng, steps_per_execution: int,
         loop.global_step += steps
         loop.step_in_epoch = done + steps
         if due:
-            _batch_end(callbacks.on_train_batch_end, done + steps - 1, trainer.results,
+            _batch_end(callbacks.on_train_batch_end, done + steps - 1, loop.trainer.results,
                        lambda: loop.train_state.metrics)
         return done + steps
 
@@ -222,7 +291,7 @@ def train_epoch(loop, callbacks, data, *, shuffle_rng, steps_per_execution: int,
         done = skip
         while done < data.steps and not loop.stop_training:
             steps = k if data.steps - done >= k else 1
-            done = run(done, steps, lambda packed, s=steps: trainer.fit_indexed(
+            done = run(done, steps, lambda trainer, packed, s=steps: trainer.fit_indexed(
                 packed, device_data, index, valid, start, steps=s))
         return done
     if isinstance(data, data_lib.ArrayData):
@@ -236,7 +305,7 @@ def train_epoch(loop, callbacks, data, *, shuffle_rng, steps_per_execution: int,
     batches = itertools.islice(batches, skip, None)
     for block, steps in data_lib.prefetch_to_device(_blocks(batches, k),
                                                     place=_placer(trainer, stacked=True)):
-        done = run(done, steps, lambda packed, b=block: trainer.fit_batches(packed, b))
+        done = run(done, steps, lambda trainer, packed, b=block: trainer.fit_batches(packed, b))
         if loop.stop_training:
             break
     return done

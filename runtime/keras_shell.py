@@ -216,7 +216,7 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
         steps = data.steps = min(int(steps_per_epoch), data.steps)
     model.stop_training = False
     loop = fit_loop.FitLoop(model, trainer, trainer.init_from_model(
-        setup.train_key, trainer.opt_state_in_layout(setup.opt_state)),
+        setup.train_key, setup.opt_state),
         data_seed=(setup.seed, setup.fits))
     loop.initial_epoch = initial_epoch
     if hasattr(trainer.optimizer, "_bind"):  # model.optimizer.learning_rate: the running one
@@ -225,10 +225,12 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
                                  add_progbar=verbose != 0, verbose=verbose, epochs=epochs,
                                  steps=steps)
     loop.callbacks = callback_list
+    loop.remake_trainer = lambda: setup.remade_trainer(model)
     setup.fits += 1
     setup.running = loop
     logs = {}
     failing = True
+    loop.bind()  # the model's variables read and write the running train state
     try:
         callback_list.on_train_begin()  # a BackupAndRestore may resume a run here
         if loop.resumed and getattr(data, "one_shot", False):
@@ -256,7 +258,7 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
                               "re-iterable (e.g. a list), or steps_per_epoch with an "
                               "endless generator.", RuntimeWarning, stacklevel=2)
                 break
-            metrics = loop.train_state.metrics
+            metrics, trainer = loop.train_state.metrics, loop.trainer
             logs = fit_loop._epoch_logs(trainer, metrics)
             fit_loop._check_finite(loop, metrics, epoch_start, callback_list)
             if val_data is not None and (epoch + 1) % validation_freq == 0:
@@ -265,7 +267,6 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
                                                   callback_list)
                 callback_list.on_test_end(val_logs)
                 logs.update({f"val_{k}": v for k, v in val_logs.items()})
-            trainer.write_back(loop.train_state, copy=True)
             callback_list.on_epoch_end(epoch, logs)
             if loop.stop_training:
                 break
@@ -275,8 +276,8 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
         callback_list.on_train_end(logs)
         failing = False
     finally:
-        ts = loop.train_state
-        trainer.write_back(ts, copy=True)
+        loop.unbind()  # the variables hold the trained weights again
+        ts, trainer = loop.train_state, loop.trainer
         setup.opt_state, setup.running = ts.opt_state, None
         setup.rest(trainer.optimizer)  # optimizer.learning_rate now reads/sets what fit resumes
         setup.train_key = jax.random.fold_in(ts.key, ts.step)  # next fit draws new masks

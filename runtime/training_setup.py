@@ -97,21 +97,28 @@ class TrainingSetup:
     def compile(self, optimizer, loss, metrics, loss_weights, steps_per_execution, seed,
                 weighted_metrics=None, placement=None, remat=None, scan_blocks=True,
                 precision=None):
-        """Record ``compile``'s choices; training starts afresh (new optimizer state)."""
+        """Record ``compile``'s choices. A new optimizer starts afresh; the optimizer of
+        the last ``compile`` again (``compile(optimizer=model.optimizer, ...)``) keeps its
+        state, step count and the run's random stream, as Keras keeps its variables."""
         previous = (self.config or {}).get("optimizer")
-        for each in (previous, optimizer):  # a fresh state: the optimizers' configs rule
-            if hasattr(each, "_bind"):
-                each._bind(None)
+        keep = (previous is not None and optimizer is previous
+                and (seed is None or int(seed) == self.seed))
         self.config = dict(optimizer=optimizer, loss=loss, metrics=metrics,
                            loss_weights=loss_weights, weighted_metrics=weighted_metrics,
                            placement=placement, remat=remat, scan_blocks=scan_blocks,
                            precision=precision)
         self.steps_per_execution = int(steps_per_execution)
+        self.trainer = self._predictor = None
+        self.__dict__.pop("_keras_metrics", None)  # the model's own steps' metrics
+        if keep:
+            return
+        for each in (previous, optimizer):  # a fresh state: the optimizers' configs rule
+            if hasattr(each, "_bind"):
+                each._bind(None)
         self.seed = 0 if seed is None else int(seed)
         self.train_key = jax.random.PRNGKey(self.seed)
         self.opt_state = None
         self.fits = 0
-        self.trainer = None
 
     def rest(self, optimizer) -> None:
         """Bind ``optimizer`` (a Keras optimizer class) to this setup's optimizer state:
@@ -143,6 +150,8 @@ class TrainingSetup:
             raise RuntimeError(f"You must call model.compile(optimizer, loss, metrics) before "
                                f"training or evaluating model {model.name!r}.")
         self._build_on(model, x)
+        if self.trainer is not None and not self.trainer.program.is_current():
+            self.trainer = None  # layers frozen or unfrozen since: train what the model says
         if self.trainer is None:
             config = self.config
             self.trainer = Trainer(model, config["optimizer"], config["loss"],
@@ -153,13 +162,18 @@ class TrainingSetup:
                                    precision=config["precision"])
         return self.trainer
 
+    def remade_trainer(self, model) -> Trainer:
+        """A Trainer of ``compile``'s settings for ``model`` as it is now (layers frozen or
+        unfrozen during ``fit``)."""
+        return self.trainer_for(model)
+
     def predictor_for(self, model, x=None) -> Trainer:
         """The Trainer ``predict`` runs: the training one if made, else an inference-only
         one (made once); builds the model on the first row of ``x`` like ``trainer_for``."""
         self._build_on(model, x)
-        if self.trainer is not None:
+        if self.trainer is not None and self.trainer.program.is_current():
             return self.trainer
-        if self._predictor is None:
+        if self._predictor is None or not self._predictor.program.is_current():
             config = self.config or {}  # compile's mesh and remat apply to predict too
             self._predictor = Trainer(model, loss=None, placement=config.get("placement"),
                                       remat=config.get("remat"),

@@ -127,6 +127,19 @@ def test_train_steps_scan_equals_single_train_steps():
     assert int(ts2.step) == 4
 
 
+@pytest.mark.parametrize("convolves", [False, True])
+def test_fused_steps_loop_unless_they_convolve_on_cpu(convolves):
+    """XLA:CPU runs convolution gradients slowly inside a loop, so those steps unroll; a
+    step without convolutions stays a loop (much faster to run than unrolled)."""
+    x = kg.Input(shape=(6, 1) if convolves else (6,))
+    h = kg.layers.Conv1D(2, 3)(x) if convolves else kg.layers.Dense(2)(x)
+    trainer = Trainer(kg.Model(x, kg.layers.Flatten()(h)), optax.sgd(0.1), "mse")
+    ts = trainer.init(jax.random.PRNGKey(0))
+    batches = (jnp.ones((4, 2, *x.shape[1:])), jnp.ones((4, 2, 8 if convolves else 2)))
+    text = trainer.train_steps.lower(ts, batches).as_text()
+    assert ("stablehlo.while" in text) is (not convolves or jax.default_backend() != "cpu")
+
+
 def test_fit_is_bitwise_deterministic_for_a_seed():
     results = []
     for _ in range(2):

@@ -125,6 +125,15 @@ def _check_numeric_inputs(layer, inputs) -> None:
                         f"arrays (or KerasTensors) as inputs, received {bad}.")
 
 
+_trainability_changes = 0
+
+
+def trainability_changes() -> int:
+    """How many times any layer's ``trainable`` was set in this process: a training loop
+    compares it between steps to notice, for free, a layer frozen or unfrozen meanwhile."""
+    return _trainability_changes
+
+
 def _input_shape_argument(class_name, kwargs):
     """Keras's first-layer arguments ``input_shape`` / ``input_dim`` / ``batch_size`` /
     ``batch_input_shape`` (removed from ``kwargs``): the full batch shape, or None.
@@ -307,6 +316,8 @@ class Layer:
 
     @trainable.setter
     def trainable(self, value):
+        global _trainability_changes
+        _trainability_changes += 1
         self._trainable = bool(value)
         for layer in self._tracked_layers():
             layer.trainable = value

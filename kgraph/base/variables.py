@@ -5,6 +5,11 @@ reads it eagerly) a stored value. Compiled programs never read stored values: th
 weights from the ``params``/``state`` pytrees through the call context, so building a
 10,000-layer graph allocates no arrays.
 
+While a training loop runs, the loop's train state is where the weights live; the
+variables are bound to it (``bind_view``) and read and write it instead of a copy of
+their own, so what a callback reads (``get_weights``, ``predict``) is the current state
+and what it writes (``set_weights``, ``assign``) is what the next step trains on.
+
 >>> import kgraph as kg
 >>> layer = kg.layers.Dense(3)
 >>> _ = layer(jax.numpy.ones((2, 4)))
@@ -37,6 +42,9 @@ class Variable:
         self.regularizer = regularizer  # fn(value) -> penalty added to the loss, or None
         self.constraint = constraint  # fn(value) -> projected value after updates, or None
         self._value = None
+        # While a loop trains the model: the object holding the live value (see
+        # ``bind_view``), which has ``read_variable(v)`` and ``write_variable(v, value)``.
+        self._view = None
 
     @property
     def path(self) -> str:
@@ -56,6 +64,8 @@ class Variable:
             value = ctx.read(self)
             if value is not None:
                 return value
+        if self._view is not None:
+            return self._view.read_variable(self)
         if self._value is None:
             # With the owner's other new weights, in one batch; concrete even when first
             # read inside a trace (a lazily built sub-layer).
@@ -80,6 +90,8 @@ class Variable:
                     "trainable weights change through the optimizer."
                 )
             ctx.record(self, value)
+        elif self._view is not None:
+            self._view.write_variable(self, value)
         else:
             self._value = value
 
@@ -90,6 +102,15 @@ class Variable:
     def assign_sub(self, delta):
         """``assign(value - delta)``."""
         self.assign(self.value - jnp.asarray(delta, self.dtype))
+
+    def bind_view(self, view):
+        """Read and write ``view`` (an object with ``read_variable(variable)`` and
+        ``write_variable(variable, value)``, such as a running fit's loop) instead of the
+        stored value, until ``bind_view`` is called again; returns the previous view.
+        ``None`` unbinds (the stored value is then what the view last held, once the
+        caller has assigned it)."""
+        previous, self._view = self._view, view
+        return previous
 
     @property
     def ndim(self) -> int:

@@ -85,8 +85,6 @@ class ModelCheckpoint(MonitorCallback):
             return
         if self.loop.global_step - self._saved_at >= self.save_freq:
             self._saved_at = self.loop.global_step
-            # Weights reach the model's layers at epoch ends; mid-epoch, copy them there.
-            self.loop.trainer.write_back(self.loop.train_state, copy=True)
             self._save_model(self._current_epoch, batch, dict(logs or {}))
 
     def on_epoch_end(self, epoch, logs=None):
