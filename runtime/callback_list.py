@@ -14,18 +14,14 @@ from __future__ import annotations
 
 from runtime.callback import BATCH_HOOKS, Callback
 from runtime.history import History
+from runtime.log_values import python_value
 from runtime.progress import ProgressBar
 
 
 def _python_logs(logs) -> dict:
-    """Epoch-level logs as a new dict of Python floats (values that aren't numbers kept)."""
-    result = {}
-    for name, value in (logs or {}).items():
-        try:
-            result[name] = float(value)
-        except (TypeError, ValueError):
-            result[name] = value
-    return result
+    """Epoch-level logs as a new dict of Python floats (arrays for metrics with several
+    values; values that aren't numbers kept)."""
+    return {name: python_value(value) for name, value in (logs or {}).items()}
 
 
 def _check_callbacks(callbacks) -> list:

@@ -32,6 +32,7 @@ import numpy as np
 from runtime.callback import Callback
 from runtime.callback_list import CallbackList
 from runtime.history import History
+from runtime.log_values import scalar
 from runtime.progress import ProgressBar
 
 ProgbarLogger = ProgressBar
@@ -88,6 +89,7 @@ class MonitorCallback(Callback):
         self.min_delta = abs(min_delta) * (-1 if self.monitor_op is operator.lt else 1)
 
     def _is_improvement(self, monitor_value, reference_value) -> bool:
+        monitor_value = scalar(type(self).__name__, self.monitor, monitor_value)
         if reference_value is None:
             return True
         return bool(self.monitor_op(monitor_value - self.min_delta, reference_value))

@@ -21,6 +21,7 @@ from optax import tree_utils as optax_tree
 from kgraph.base.layer import trainability_changes
 from runtime import data as data_lib
 from runtime.callbacks import TerminateOnNaN
+from runtime.log_values import python_value
 from runtime.objective import NONFINITE_STEP
 
 
@@ -101,6 +102,7 @@ class FitLoop:
         self._writes: dict = {}  # id(variable) -> (variable, value) written since
         self._bound: list = []  # (variable, the view it had before ``bind``)
         self.remake_trainer = None  # () -> a Trainer for the model as it is now
+        self.resumable = True  # a backup of it resumes exactly (not: a model's own steps)
         self._trainability = trainability_changes()
 
     def shuffle_rng(self, epoch: int):
@@ -111,7 +113,7 @@ class FitLoop:
     @property
     def train_state(self):
         if self._train_state is None:
-            self._train_state = self._packed.unpack()
+            self._train_state = self.trainer.unpacked(self._packed)
         if self._writes:  # weights written through the model's variables
             writes, self._writes = self._writes, {}
             self._train_state = self.trainer.with_weights(self._train_state,
@@ -139,7 +141,7 @@ class FitLoop:
         before (``Trainer.fitted_opt_state``); the step compiles again."""
         self._trainability = trainability_changes()
         trainer = self.trainer
-        if trainer.program.is_current():
+        if trainer.describes_model():
             return
         if self.remake_trainer is None:
             raise RuntimeError(f"Layers of model {self.model.name!r} were frozen or unfrozen "
@@ -156,8 +158,7 @@ class FitLoop:
     # ------------------------------------------------- the model's variables, bound here
     def bind(self) -> None:
         """Bind the model's variables to this loop (until ``unbind``)."""
-        self._bound = [(e.variable, e.variable.bind_view(self))
-                       for e in self.trainer.program._entries]
+        self._bound = [(v, v.bind_view(self)) for v in self.trainer.variables()]
 
     def unbind(self) -> None:
         """Give the variables back their own values: the current train state's."""
@@ -214,9 +215,10 @@ class FitLoop:
 
 
 def _epoch_logs(trainer, metrics) -> dict:
-    """Python floats in Keras order (loss first); jit returns dicts with sorted keys."""
+    """Python floats (arrays for metrics with several values) in Keras order (loss
+    first); jit returns dicts with sorted keys."""
     values = trainer.results(metrics)
-    return {name: float(values[name]) for name in trainer.metric_names}
+    return {name: python_value(values[name]) for name in trainer.metric_names}
 
 
 def _check_finite(loop, metrics, epoch_start_step, callbacks=()):

@@ -13,7 +13,8 @@ import jax
 import numpy as np
 
 from kgraph import config as kg_config
-from runtime import custom_steps, data as data_lib, data_checks, fit_loop, optimizers
+from runtime import (custom_steps, data as data_lib, data_checks, fit_loop, keras_protocol,
+                     optimizers)
 from runtime.callback_list import CallbackList
 from runtime.objective import Objective
 from runtime.precision import Precision
@@ -29,8 +30,10 @@ def compile_model(model, optimizer="adam", loss=None, metrics=None, loss_weights
     The Trainer is made on first use, once the model is built (a subclassed model builds
     on its first batch).
     """
-    if loss is None:
-        raise ValueError("model.compile needs a loss, e.g. loss='mse'.")
+    own_steps = keras_protocol.uses_own_steps(model, "train_step", "compute_loss")
+    if loss is None and not own_steps:
+        raise ValueError("model.compile needs a loss, e.g. loss='mse' (or a model whose own "
+                         "compute_loss or train_step computes it).")
     if int(steps_per_execution) < 1:
         raise ValueError(f"steps_per_execution must be a positive integer, received "
                          f"{steps_per_execution}.")
@@ -45,7 +48,8 @@ def compile_model(model, optimizer="adam", loss=None, metrics=None, loss_weights
     if precision is not None:
         Precision(precision)
     if model.built:  # resolve names against the outputs now, so errors come at compile
-        Objective(model, loss, metrics or (), loss_weights, weighted_metrics)
+        Objective(model, loss, metrics or (), loss_weights, weighted_metrics,
+                  require_loss=not own_steps)
     TrainingSetup.of(model).compile(optimizer, loss, metrics or (), loss_weights,
                                     steps_per_execution, seed, weighted_metrics,
                                     placement=placement, remat=remat,
@@ -170,14 +174,6 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
         validation_batch_size=None, validation_freq=1):
     """Train ``model``; returns a ``History`` of per-epoch logs (see ``Model.fit``)."""
     epochs, steps_per_epoch = _capped_epochs(epochs), _capped_steps(steps_per_epoch)
-    if custom_steps.overrides(model, "train_step") or custom_steps.overrides(model,
-                                                                              "compute_loss"):
-        if validation_split:
-            (x, y, sample_weight), validation_data = data_lib.split_validation(
-                x, y, sample_weight, validation_split)
-        return custom_steps.fit(model, x, y, batch_size, epochs, verbose, callbacks,
-                                validation_data, shuffle, sample_weight, initial_epoch,
-                                steps_per_epoch)
     data_checks.check_fit_arguments(epochs, initial_epoch, steps_per_epoch, validation_freq,
                                     validation_steps)
     if validation_split and _is_iterable_source(x):
@@ -201,6 +197,13 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
     if val_data is not None and isinstance(val_data, data_lib.IterableData):
         val_data.steps = validation_steps
     val_data = _first_batches(val_data, validation_steps)
+    if isinstance(data, data_lib.ArrayData) and steps_per_epoch is not None:
+        data.steps = min(int(steps_per_epoch), data.steps)
+    if keras_protocol.uses_own_steps(model, "train_step", "compute_loss"):
+        return custom_steps.fit(model, data, val_data, epochs=epochs, verbose=verbose,
+                                callbacks=callbacks, shuffle=shuffle,
+                                initial_epoch=initial_epoch, steps_per_epoch=steps_per_epoch,
+                                validation_freq=validation_freq)
     setup = TrainingSetup.of(model)
     trainer = setup.trainer_for(model, _first_batch(data))
     if not model.built:
@@ -212,8 +215,6 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
         _check_labels(model, trainer, val_data, "validation_data")
         data_checks.check_validation(trainer, val_data)
     steps = data.steps if isinstance(data, data_lib.ArrayData) else steps_per_epoch
-    if isinstance(data, data_lib.ArrayData) and steps_per_epoch is not None:
-        steps = data.steps = min(int(steps_per_epoch), data.steps)
     model.stop_training = False
     loop = fit_loop.FitLoop(model, trainer, trainer.init_from_model(
         setup.train_key, setup.opt_state),
@@ -303,16 +304,13 @@ def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weig
              steps=None, callbacks=None, return_dict=False):
     """Mean loss and metrics over ``(x, y)`` (padded batches; one compiled program)."""
     steps = _capped_steps(steps)
-    if any(custom_steps.overrides(model, name)
-           for name in ("test_step", "metrics", "compute_loss")):
-        x, y, sample_weight = _first_rows((x, y, sample_weight), steps, batch_size)
-        return custom_steps.evaluate(model, x, y, batch_size, verbose, sample_weight,
-                                     callbacks, return_dict)
     data = _first_batches(_make_data(x, y, sample_weight, _process_batch_size(model, batch_size),
                                      None, steps), steps)
     _check_inputs(model, data)
     if isinstance(data, data_lib.ArrayData):
         _same_on_every_process("batches to evaluate", data.steps)
+    if keras_protocol.uses_own_steps(model, "test_step", "metrics", "compute_loss"):
+        return custom_steps.evaluate(model, data, verbose, callbacks, return_dict)
     setup = TrainingSetup.of(model)
     trainer = setup.trainer_for(model, _first_batch(data))
     _check_labels(model, trainer, data)
@@ -332,14 +330,13 @@ def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weig
 def predict(model, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
     """Model outputs for ``x`` as NumPy arrays (padded batches; one compiled program)."""
     steps = _capped_steps(steps)
-    if custom_steps.overrides(model, "predict_step"):
-        x, _, _ = _first_rows((x, None, None), steps, batch_size)
-        return custom_steps.predict(model, x, batch_size, verbose, callbacks)
     data = _first_batches(_make_data(x, None, None, _process_batch_size(model, batch_size), None,
                                      steps, targets=False), steps)
     _check_inputs(model, data)
     if isinstance(data, data_lib.ArrayData):
         _same_on_every_process("batches to predict", data.steps)
+    if keras_protocol.uses_own_steps(model, "predict_step"):
+        return custom_steps.predict(model, data, verbose, callbacks)
     predictor = TrainingSetup.of(model).predictor_for(model, _first_batch(data))
     callback_list = CallbackList(callbacks, model=model, add_history=False,
                                  add_progbar=verbose != 0, verbose=verbose, epochs=1,

@@ -167,14 +167,16 @@ class Objective:
       loss_weights: a float, list or dict scaling each output's loss in the total.
     """
 
-    def __init__(self, model, loss, metrics=(), loss_weights=None, weighted_metrics=None):
-        if loss is None:
+    def __init__(self, model, loss, metrics=(), loss_weights=None, weighted_metrics=None,
+                 require_loss=True):
+        if loss is None and require_loss:
             raise ValueError("Training needs a loss, e.g. compile(loss='mse').")
         self.names = output_names(model)
         multi = len(self.names) > 1
         self.losses = [None if spec is None else losses_lib.get(spec)
                        for spec in _per_output(loss, self.names, "loss", True)]
-        if all(loss_fn is None for loss_fn in self.losses):
+        self.has_loss = any(loss_fn is not None for loss_fn in self.losses)
+        if not self.has_loss and require_loss:
             raise ValueError(f"No loss given for any output of the model {self.names}.")
         weights = loss_weights if loss_weights is not None else 1.0
         self.loss_weights = [1.0 if w is None else float(w)
@@ -287,14 +289,30 @@ class Objective:
         for name, value in zip(self.names, per_output):
             if value is not None and f"{name}_loss" in states:
                 new[f"{name}_loss"] = self._mean.update(states[f"{name}_loss"], value, rows)
-        for index, name, metric in self.metrics:
-            weight = _with_rows(weights[index] if name in self.weighted else None, valid)
-            new[name] = metric.update(states[name], targets[index], preds[index],
-                                      sample_weight=weight, mask=masks[index])
+        new.update(self.update_metric_states(states, targets, preds, sample_weight=weights,
+                                             valid=valid, masks=masks, aligned=True))
         bad = states[NONFINITE_STEP]
         if step is not None:
             new[NONFINITE_STEP] = jnp.where((bad < 0) & ~jnp.isfinite(total),
                                             step.astype(jnp.int32), bad)
+        return new
+
+    def update_metric_states(self, states, y, y_pred, *, sample_weight=None, valid=None,
+                             masks=None, aligned=False) -> dict:
+        """The compiled metrics' states (``states[name]``) updated with one batch: plain
+        metrics unweighted, weighted ones by ``sample_weight`` (as Keras 3); ``valid``
+        weights padding rows 0. ``aligned``: ``y``, ``y_pred`` and ``sample_weight`` are
+        already lists aligned with the outputs."""
+        if not aligned:
+            y, y_pred = _targets(y, self.names), _flat_outputs(y_pred, len(self.names),
+                                                                "the model outputs")
+            sample_weight = _weights(sample_weight, self.names)
+        masks = masks if masks is not None else [None] * len(self.names)
+        new = {}
+        for index, name, metric in self.metrics:
+            weight = _with_rows(sample_weight[index] if name in self.weighted else None, valid)
+            new[name] = metric.update(states[name], y[index], y_pred[index],
+                                      sample_weight=weight, mask=masks[index])
         return new
 
     def results(self, states) -> dict:

@@ -29,6 +29,7 @@ import sys
 import time
 import warnings
 
+import numpy as np
 from tqdm import TqdmWarning
 
 with warnings.catch_warnings():
@@ -52,7 +53,10 @@ def format_value(value) -> str:
     try:
         value = float(value)
     except (TypeError, ValueError):
-        return str(value)
+        try:  # a metric with a value per class or threshold: their mean, as Keras prints
+            value = float(np.mean(np.asarray(value, np.float64)))
+        except (TypeError, ValueError):
+            return str(value)
     return f"{value:.4f}" if abs(value) > 1e-3 else f"{value:.4e}"
 
 

@@ -83,7 +83,7 @@ class TensorBoard(Callback):
             return
         writer = self._get("train")
         for name, value in (logs or {}).items():
-            writer.add_scalar(f"batch_{name}", float(np.asarray(value)), self._global_batch)
+            _add_scalars(writer, f"batch_{name}", value, self._global_batch)
 
     def on_epoch_end(self, epoch, logs=None):
         import time
@@ -93,9 +93,9 @@ class TensorBoard(Callback):
         for name, value in logs.items():
             if name.startswith("val_"):
                 validation = validation or self._get("validation")
-                validation.add_scalar(f"epoch_{name[4:]}", float(value), epoch)
+                _add_scalars(validation, f"epoch_{name[4:]}", value, epoch)
             else:
-                train.add_scalar(f"epoch_{name}", float(value), epoch)
+                _add_scalars(train, f"epoch_{name}", value, epoch)
         if self.write_steps_per_second and self._epoch_start is not None:
             elapsed = time.perf_counter() - self._epoch_start
             steps = self.params.get("steps") or self._epoch_batches
@@ -111,3 +111,14 @@ class TensorBoard(Callback):
         for writer in self._writers.values():
             writer.close()
         self._writers = {}
+
+
+def _add_scalars(writer, tag, value, step) -> None:
+    """One scalar, or for a metric with one value per class or threshold one scalar each
+    (``tag/0``, ``tag/1``, ...)."""
+    values = np.asarray(value, np.float64)
+    if values.ndim == 0:
+        writer.add_scalar(tag, float(values), step)
+        return
+    for index, item in enumerate(values.reshape(-1)):
+        writer.add_scalar(f"{tag}/{index}", float(item), step)

@@ -344,6 +344,21 @@ class Trainer:
                 train_state, replicated_only=self.placement is not None)
         return self._packings[key].pack_jit(train_state)
 
+    def unpacked(self, train_state) -> TrainState:
+        """``train_state`` unpacked (one compiled call; as it is if it is not packed)."""
+        if isinstance(train_state, packing_lib.Packed):
+            return train_state.unpack()
+        return train_state
+
+    def variables(self) -> list:
+        """The model's variables this Trainer's train states hold."""
+        return [e.variable for e in self.program._entries]
+
+    def describes_model(self) -> bool:
+        """Whether the model is still the one this Trainer compiled (see
+        ``Program.is_current``)."""
+        return self.program.is_current()
+
     def init_metrics(self) -> dict:
         """Fresh metric states (for ``eval_step``)."""
         return self.objective.init_metrics()

@@ -147,3 +147,42 @@ def test_log_names_of_plain_weighted_and_repeated_metrics_are_kerass():
         names.append(set(logs))
     assert names[0] == names[1]
     assert {"cls_weighted_accuracy", "cls_accuracy_1", "reg_weighted_mae", "reg_mse"} <= names[1]
+
+
+def test_metrics_with_a_value_per_class_log_arrays_as_keras(tmp_path, capsys):
+    data = _r.normal(size=(40, 4)).astype("float32")
+    targets = np.eye(3, dtype="float32")[_r.integers(0, 3, 40)]
+    logs = []
+    for lib in (keras, kg):
+        x = lib.Input(shape=(4,))
+        model = lib.Model(x, lib.layers.Dense(3, activation="softmax")(x))
+        model.compile(optimizer="sgd", loss="categorical_crossentropy",
+                      metrics=[lib.metrics.F1Score(name="f1_score"),
+                               lib.metrics.Precision(thresholds=[0.3, 0.6], name="precision")])
+        if lib is kg:
+            model.set_weights(weights)
+            callbacks = [kg.callbacks.CSVLogger(str(tmp_path / "log.csv")),
+                         kg.callbacks.TensorBoard(str(tmp_path / "board"))]
+        else:
+            weights, callbacks = model.get_weights(), []
+        history = model.fit(data, targets, batch_size=16, epochs=2, shuffle=False, verbose=2,
+                            validation_data=(data, targets), callbacks=callbacks)
+        logs.append((history.history, model.evaluate(data, targets, verbose=0,
+                                                     return_dict=True)))
+    (ours, our_eval), (theirs, their_eval) = logs[1], logs[0]
+    _assert_same_arrays(ours, theirs)
+    _assert_same_arrays({k: [v] for k, v in our_eval.items()},
+                        {k: [v] for k, v in their_eval.items()})
+    assert np.shape(ours["val_f1_score"][-1]) == (3,) and np.shape(ours["precision"][0]) == (2,)
+    assert "f1_score: " in capsys.readouterr().out  # the progress line prints their mean
+    assert '"[' in (tmp_path / "log.csv").read_text()
+    with pytest.raises(ValueError, match="'f1_score', whose value is an array of shape"):
+        model.fit(data, targets, epochs=1, verbose=0,
+                  callbacks=[kg.callbacks.EarlyStopping(monitor="f1_score", mode="max")])
+
+
+def _assert_same_arrays(ours, theirs):
+    assert set(ours) == set(theirs)
+    for name in theirs:
+        for a, b in zip(ours[name], theirs[name]):
+            np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-6)

@@ -78,29 +78,29 @@ class Model(Layer):
         config = getattr(self._training_setup, "config", None)
         return None if config is None else config["optimizer"]
 
-    # Keras 3's JAX-form training protocol (runtime.custom_steps; imported on use).
+    # Keras 3's JAX-form training protocol (runtime.keras_protocol; imported on use).
     def stateless_call(self, trainable_variables, non_trainable_variables, *args,
                        return_losses=False, **kwargs):
         """``(outputs, non_trainable_variables)`` for weights given as lists, touching
-        nothing; jittable (see ``runtime.custom_steps.stateless_call``)."""
-        from runtime.keras_shell import custom_steps
+        nothing; jittable (see ``runtime.keras_protocol.stateless_call``)."""
+        from runtime.keras_shell import keras_protocol
 
-        return custom_steps.stateless_call(self, trainable_variables, non_trainable_variables,
+        return keras_protocol.stateless_call(self, trainable_variables, non_trainable_variables,
                                            *args, return_losses=return_losses, **kwargs)
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
         """The compiled loss of ``(y, y_pred)``; override it to change the objective."""
-        from runtime.keras_shell import custom_steps
+        from runtime.keras_shell import keras_protocol
 
-        return custom_steps.compute_loss(self, x, y, y_pred, sample_weight, training)
+        return keras_protocol.compute_loss(self, x, y, y_pred, sample_weight, training)
 
     @property
     def metrics(self) -> list:
         """Keras's list: a ``Mean`` named "loss", then the compiled metrics (a subclass may
         return its own trackers instead)."""
-        from runtime.keras_shell import custom_steps
+        from runtime.keras_shell import keras_protocol
 
-        return custom_steps.default_metrics(self)
+        return keras_protocol.default_metrics(self)
 
     @property
     def metrics_names(self) -> list:
@@ -109,21 +109,21 @@ class Model(Layer):
     def train_step(self, state, data):
         """One training step in Keras's JAX form: ``(logs, state)``; override to customize
         ``fit`` (state: trainable, non-trainable, optimizer and metrics variables)."""
-        from runtime.keras_shell import custom_steps
+        from runtime.keras_shell import keras_protocol
 
-        return custom_steps.default_train_step(self, state, data)
+        return keras_protocol.default_train_step(self, state, data)
 
     def test_step(self, state, data):
         """One evaluation step in Keras's JAX form: ``(logs, state)``."""
-        from runtime.keras_shell import custom_steps
+        from runtime.keras_shell import keras_protocol
 
-        return custom_steps.default_test_step(self, state, data)
+        return keras_protocol.default_test_step(self, state, data)
 
     def predict_step(self, state, data):
         """The outputs for one batch, from ``(trainable, non_trainable)`` variables."""
-        from runtime.keras_shell import custom_steps
+        from runtime.keras_shell import keras_protocol
 
-        return custom_steps.default_predict_step(self, state, data)
+        return keras_protocol.default_predict_step(self, state, data)
 
     def _owns_namespace(self) -> bool:
         return True

@@ -123,10 +123,11 @@ class BackupAndRestore(Callback):
     # --------------------------------------------------------------- restore
     def on_train_begin(self, logs=None):
         loop = self.loop
-        if loop is None or not hasattr(loop, "initial_step"):
+        if loop is None or not getattr(loop, "resumable", False):
             raise RuntimeError("BackupAndRestore resumes model.fit's loop; use it in "
                                "model.fit(callbacks=[...]) (a custom train_step is not "
-                               "supported).")
+                               "supported: its steps carry Keras's state lists, which a "
+                               "backup does not resume).")
         checkpoints = self._checkpoints()
         if checkpoints.latest_step() is None:
             self._saves, self._saved_at = 0, 0

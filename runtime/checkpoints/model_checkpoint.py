@@ -11,8 +11,11 @@ from __future__ import annotations
 import os
 import warnings
 
+import numpy as np
+
 from runtime.callbacks import MonitorCallback
 from runtime.checkpoints.backup import check_save_freq
+from runtime.log_values import scalar
 
 
 class ModelCheckpoint(MonitorCallback):
@@ -73,8 +76,8 @@ class ModelCheckpoint(MonitorCallback):
         if self.loop is None and self.save_freq != "epoch":
             raise RuntimeError(
                 f"ModelCheckpoint(save_freq={self.save_freq}) saves mid-epoch weights from "
-                "model.fit's loop, which a model with its own train_step does not use "
-                "(its weights reach the model at epoch ends); use save_freq='epoch'.")
+                "model.fit's loop; use it in model.fit(callbacks=[...]), or use "
+                "save_freq='epoch'.")
         self._saved_at = self.loop.global_step if self.loop is not None else 0
 
     def on_epoch_begin(self, epoch, logs=None):
@@ -92,7 +95,7 @@ class ModelCheckpoint(MonitorCallback):
             self._save_model(epoch, None, logs or {})
 
     def _file_path(self, epoch, batch, logs) -> str:
-        values = {name: float(value) for name, value in logs.items()}
+        values = {name: value for name, value in logs.items() if np.ndim(value) == 0}
         if batch is not None and "batch" not in values:
             values["batch"] = batch + 1
         try:
@@ -111,7 +114,7 @@ class ModelCheckpoint(MonitorCallback):
             warnings.warn(f"Can save best model only with {self.monitor} available.",
                           stacklevel=3)
             return True
-        current = float(current)
+        current = scalar("ModelCheckpoint", self.monitor, current)
         best = "None" if self.best is None else f"{self.best:.5f}"
         if self._is_improvement(current, self.best):
             if self.verbose > 0:

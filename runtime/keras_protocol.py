@@ -1,0 +1,269 @@
+"""Keras 3's JAX-form training protocol: ``stateless_call``, ``compute_loss``,
+``metrics``, and the default ``train_step`` / ``test_step`` / ``predict_step`` that a
+model's own steps build on (what ``super().train_step(state, data)`` runs).
+
+The state is Keras's tuple of lists: ``(trainable_variables, non_trainable_variables,
+optimizer_variables, metrics_variables)`` for ``train_step`` (without the optimizer's for
+``test_step``), in the order of ``model.trainable_variables``,
+``model.non_trainable_variables``, ``model.optimizer.variables`` and ``model.metrics``'s
+variables. The numbers are Keras's: the loss tracker is a mean weighted by batch size,
+``metrics`` ignore sample weights and ``weighted_metrics`` use them, and the log names are
+Keras's (``runtime.objective.metric_log_names``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+
+import jax
+import jax.numpy as jnp
+
+import compiler
+import compiler.weights
+from runtime import metric_base
+from runtime.objective import Objective
+from runtime.training_setup import TrainingSetup
+
+_STEP_KEY = contextvars.ContextVar("kgraph_step_key", default=None)
+# Inside a default step: what the forward pass added (layer losses), for the default
+# ``compute_loss`` to add, and the per-output losses it computes, for their trackers.
+_FORWARD = contextvars.ContextVar("kgraph_forward_losses", default=None)
+
+
+@contextlib.contextmanager
+def step_key(key):
+    """Random layers in ``stateless_call`` draw from ``key`` inside this context."""
+    token = _STEP_KEY.set(key)
+    try:
+        yield
+    finally:
+        _STEP_KEY.reset(token)
+
+
+def overrides(model, name) -> bool:
+    """Whether ``model``'s class defines its own ``name`` (e.g. ``train_step``)."""
+    from kgraph.models.model import Model
+
+    return getattr(type(model), name) is not getattr(Model, name)
+
+
+def uses_own_steps(model, *names) -> bool:
+    """Whether ``model`` trains or evaluates through Keras's protocol: it overrides one of
+    ``names`` (``train_step``, ``compute_loss``, ...)."""
+    return any(overrides(model, name) for name in names)
+
+
+# ------------------------------------------------------------------ stateless pieces
+def _program(model):
+    setup = TrainingSetup.of(model)
+    program = getattr(setup, "_stateless_program", None)
+    if program is None or not program.is_current():
+        program = setup._stateless_program = compiler.compile(model)
+    return program
+
+
+def stateless_call(model, trainable_variables, non_trainable_variables, *args,
+                   return_losses=False, training=False, key=None, **kwargs):
+    """``(outputs, non_trainable_variables)`` of ``model`` on the weights given as lists (in
+    ``model.trainable_variables`` / ``non_trainable_variables`` order), touching nothing.
+
+    Random layers in training draw from ``key`` (inside ``fit``, each step's key); with
+    ``return_losses`` also the losses added by layers (a scalar sum)."""
+    if kwargs:
+        raise TypeError(f"stateless_call got unexpected arguments {sorted(kwargs)}.")
+    program = _program(model)
+    trainable, non_trainable = model.trainable_variables, model.non_trainable_variables
+    if len(trainable_variables) != len(trainable) or len(non_trainable_variables) != len(
+            non_trainable):
+        raise ValueError(
+            f"stateless_call on model {model.name!r}: expected {len(trainable)} trainable and "
+            f"{len(non_trainable)} non-trainable variables, received "
+            f"{len(trainable_variables)} and {len(non_trainable_variables)}.")
+    values = {id(v): getattr(x, "value", x) for v, x in zip(trainable, trainable_variables)}
+    values.update({id(v): getattr(x, "value", x)
+                   for v, x in zip(non_trainable, non_trainable_variables)})
+    params, state = compiler.weights.split_values(program._entries,
+                                                  lambda e: values[id(e.variable)])
+    inputs = args[0] if len(args) == 1 else list(args)
+    key = key if key is not None else _STEP_KEY.get()
+    outputs, new_state, loss = program.apply(params, state, inputs, training=training, key=key,
+                                             return_losses=True)
+    paths = {id(e.variable): e.path for e in program._entries}
+    new_non_trainable = [compiler.weights.get_path(new_state, paths[id(v)], "state")
+                         for v in non_trainable]
+    if return_losses:
+        return outputs, new_non_trainable, loss
+    return outputs, new_non_trainable
+
+
+def objective(model, require_loss=True) -> Objective:
+    """The compiled losses and metrics of ``model`` (made once per ``compile``)."""
+    setup = TrainingSetup.of(model)
+    if setup.config is None:
+        raise RuntimeError(f"You must call model.compile(optimizer, loss, metrics) before "
+                           f"training or evaluating model {model.name!r}.")
+    made = getattr(setup, "_keras_objective", None)
+    if made is None:
+        config = setup.config
+        made = setup._keras_objective = Objective(
+            model, config["loss"], config["metrics"] or (), config["loss_weights"],
+            config["weighted_metrics"], require_loss=False)
+    if require_loss and not made.has_loss:
+        raise ValueError(f"Model {model.name!r} has no compiled loss: call compile(loss=...) "
+                         "or override compute_loss.")
+    return made
+
+
+def compute_loss(model, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+    """Keras's default: the compiled loss of ``(y, y_pred)`` (per output, weighted by
+    ``loss_weights``) plus the losses the model's layers added in the forward pass."""
+    forward = _FORWARD.get()
+    added = None if forward is None else forward.get("added")
+    compiled = objective(model, require_loss=added is None)
+    total = None
+    if compiled.has_loss:
+        total, per_output = compiled.loss(y, y_pred, sample_weight)
+        if forward is not None:
+            forward["per_output"] = per_output
+    if added is not None:
+        total = added if total is None else total + added
+    return total
+
+
+class CompileMetrics(metric_base.Metric):
+    """Keras's ``compile_metrics``: every compiled metric and weighted metric of every
+    output, as one metric whose result is a dict keyed by Keras's log names."""
+
+    def __init__(self, compiled: Objective):
+        super().__init__(name="compile_metrics")
+        self._objective = compiled
+
+    def init(self):
+        return {name: metric.init() for _, name, metric in self._objective.metrics}
+
+    def update(self, state, y_true, y_pred, sample_weight=None, mask=None):
+        return self._objective.update_metric_states(state, y_true, y_pred,
+                                                    sample_weight=sample_weight)
+
+    def result(self, state):
+        return {name: metric.result(state[name]) for _, name, metric in self._objective.metrics}
+
+
+class OutputLossTracker(metric_base.Mean):
+    """The mean loss of one output of a multi-output model (Keras's ``<output>_loss``)."""
+
+
+def default_metrics(model) -> list:
+    """Keras's ``model.metrics`` of a compiled model: a ``Mean`` named "loss", the compiled
+    metrics (``CompileMetrics``), then each output's loss of a multi-output model."""
+    setup = TrainingSetup.of(model)
+    made = getattr(setup, "_keras_metrics", None)
+    if made is None:
+        made = []
+        if setup.config is not None:
+            compiled = objective(model, require_loss=False)
+            made.append(metric_base.Mean(name="loss"))
+            if compiled.metrics:
+                made.append(CompileMetrics(compiled))
+            if len(compiled.names) > 1:
+                made += [OutputLossTracker(name=f"{name}_loss")
+                         for name, loss in zip(compiled.names, compiled.losses) if loss]
+        setup._keras_metrics = made
+    return made
+
+
+def metric_state(metrics) -> list:
+    """Fresh states of ``metrics``, as Keras's flat list of metrics variables."""
+    return [leaf for m in metrics for leaf in m.stateless_reset_state()]
+
+
+def _batch_size(x):
+    leaves = jax.tree_util.tree_leaves(x)
+    return leaves[0].shape[0] if leaves and jnp.ndim(leaves[0]) else 1
+
+
+def _update_metrics(model, metrics_variables, loss, x, y, y_pred, sample_weight, per_output):
+    """Keras's default metric updates, and the logs: every metric's result."""
+    batch = jnp.asarray(_batch_size(x), jnp.float32)
+    per_output = dict(zip(objective(model, require_loss=False).names, per_output or ()))
+    logs, new, position = {}, [], 0
+    for metric in model.metrics:
+        count = len(metric.stateless_reset_state())
+        own = list(metrics_variables[position:position + count])
+        position += count
+        if isinstance(metric, CompileMetrics):
+            own = metric.stateless_update_state(own, y, y_pred, sample_weight)
+        elif isinstance(metric, OutputLossTracker):
+            value = per_output.get(metric.name[:-len("_loss")])
+            if value is not None:
+                own = metric.stateless_update_state(own, value, sample_weight=batch)
+        elif metric.name == "loss" and loss is not None:
+            own = metric.stateless_update_state(own, loss, sample_weight=batch)
+        result = metric.stateless_result(own)
+        logs.update(result if isinstance(result, dict) else {metric.name: result})
+        new += own
+    return logs, new
+
+
+def _forward_pass(model, trainable, non_trainable, x, y, sample_weight, training):
+    """``(loss, y_pred, non_trainable, per-output losses)`` of Keras's default step."""
+    y_pred, non_trainable, added = model.stateless_call(trainable, non_trainable, x,
+                                                        training=training, return_losses=True)
+    forward = {"added": added}
+    token = _FORWARD.set(forward)
+    try:
+        loss = model.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight,
+                                  training=training)
+    finally:
+        _FORWARD.reset(token)
+    return loss, y_pred, non_trainable, forward.get("per_output")
+
+
+def default_train_step(model, state, data):
+    """Keras's default ``train_step`` in JAX form (what ``super().train_step`` runs)."""
+    trainable, non_trainable, optimizer_variables, metrics_variables = state
+    x, y, sample_weight = unpack(data)
+
+    def loss_of(trainable):
+        loss, y_pred, new_non_trainable, per_output = _forward_pass(
+            model, trainable, non_trainable, x, y, sample_weight, True)
+        return loss, (y_pred, new_non_trainable, per_output)
+
+    (loss, (y_pred, non_trainable, per_output)), grads = jax.value_and_grad(
+        loss_of, has_aux=True)(trainable)
+    trainable, optimizer_variables = model.optimizer.stateless_apply(
+        optimizer_variables, grads, trainable)
+    logs, metrics_variables = _update_metrics(model, metrics_variables, loss, x, y, y_pred,
+                                              sample_weight, per_output)
+    return logs, (trainable, non_trainable, optimizer_variables, metrics_variables)
+
+
+def default_test_step(model, state, data):
+    """Keras's default ``test_step`` in JAX form."""
+    trainable, non_trainable, metrics_variables = state
+    x, y, sample_weight = unpack(data)
+    loss, y_pred, non_trainable, per_output = _forward_pass(
+        model, trainable, non_trainable, x, y, sample_weight, False)
+    logs, metrics_variables = _update_metrics(model, metrics_variables, loss, x, y, y_pred,
+                                              sample_weight, per_output)
+    return logs, (trainable, non_trainable, metrics_variables)
+
+
+def default_predict_step(model, state, data):
+    """Keras's default ``predict_step``: the outputs."""
+    trainable, non_trainable = state
+    x, _, _ = unpack(data)
+    return model.stateless_call(trainable, non_trainable, x, training=False)[0]
+
+
+def unpack(data):
+    """Keras's ``unpack_x_y_sample_weight``: ``(x, y, sample_weight)`` of a batch."""
+    if isinstance(data, (tuple, list)):
+        if len(data) == 3:
+            return tuple(data)
+        if len(data) == 2:
+            return data[0], data[1], None
+        if len(data) == 1:
+            return data[0], None, None
+    return data, None, None

@@ -1,0 +1,147 @@
+"""Models with their own ``compute_loss`` or ``train_step`` (Keras 3's JAX form) get every
+``fit`` argument Keras gives them and log Keras's numbers: Keras 3 is the oracle."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("KERAS_BACKEND", "jax")
+
+import jax  # noqa: E402
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import kgraph as kg  # noqa: E402
+
+_data = np.random.default_rng(0)
+X = _data.normal(size=(50, 4)).astype(np.float32)  # batches of 16: the last one has 2 rows
+Y = _data.integers(0, 3, 50).astype(np.int32)
+WEIGHTS = _data.uniform(0.2, 2.0, 50).astype(np.float32)
+X_VAL = _data.normal(size=(20, 4)).astype(np.float32)
+Y_VAL = _data.integers(0, 3, 20).astype(np.int32)
+
+
+def _doubled_loss(base):
+    class DoubledLoss(base):
+        """Overrides compute_loss: twice Keras's default."""
+
+        def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
+                         training=True):
+            return 2.0 * super().compute_loss(x=x, y=y, y_pred=y_pred,
+                                              sample_weight=sample_weight, training=training)
+
+    return DoubledLoss
+
+
+def _guide_step(base):
+    class GuideStep(base):
+        """The train_step of keras.io's "Customizing fit() with JAX" guide."""
+
+        def compute_loss_and_updates(self, trainable_variables, non_trainable_variables, x,
+                                     y, training=False):
+            y_pred, non_trainable_variables = self.stateless_call(
+                trainable_variables, non_trainable_variables, x, training=training)
+            loss = self.compute_loss(x, y, y_pred)
+            return loss, (y_pred, non_trainable_variables)
+
+        def train_step(self, state, data):
+            (trainable_variables, non_trainable_variables, optimizer_variables,
+             metrics_variables) = state
+            x, y = data[0], data[1]
+            grad_fn = jax.value_and_grad(self.compute_loss_and_updates, has_aux=True)
+            (loss, (y_pred, non_trainable_variables)), grads = grad_fn(
+                trainable_variables, non_trainable_variables, x, y, training=True)
+            trainable_variables, optimizer_variables = self.optimizer.stateless_apply(
+                optimizer_variables, grads, trainable_variables)
+            new_metrics_vars, logs = [], {}
+            for metric in self.metrics:
+                start = len(new_metrics_vars)
+                this = metrics_variables[start:start + len(metric.variables)]
+                if metric.name == "loss":
+                    this = metric.stateless_update_state(this, loss)
+                else:
+                    this = metric.stateless_update_state(this, y, y_pred)
+                logs[metric.name] = metric.stateless_result(this)
+                new_metrics_vars += this
+            return logs, (trainable_variables, non_trainable_variables, optimizer_variables,
+                          new_metrics_vars)
+
+    return GuideStep
+
+
+def _models(make_class):
+    """The same subclassed model in Keras and kgraph, with Keras's initial weights."""
+    made = []
+    for lib in (keras, kg):
+        x = lib.Input(shape=(4,))
+        h = lib.layers.Dense(6, activation="relu")(x)
+        model = make_class(lib.Model)(x, lib.layers.Dense(3, activation="softmax")(h))
+        model.compile(optimizer=lib.optimizers.SGD(0.1), loss="sparse_categorical_crossentropy",
+                      metrics=["accuracy"], weighted_metrics=["accuracy"])
+        made.append(model)
+    made[1].set_weights([np.asarray(w) for w in made[0].get_weights()])
+    return made
+
+
+def _same_logs(ours, theirs):
+    assert set(ours) == set(theirs), (sorted(ours), sorted(theirs))
+    for name in theirs:
+        np.testing.assert_allclose(np.asarray(ours[name]), np.asarray(theirs[name]),
+                                   rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+FIT_OPTIONS = {
+    "class weights and validation cadence": dict(
+        class_weight={0: 1.0, 1: 2.0, 2: 0.5}, validation_data=(X_VAL, Y_VAL),
+        validation_freq=2, validation_steps=1, validation_batch_size=8),
+    "sample weights and a validation split": dict(sample_weight=WEIGHTS,
+                                                  validation_split=0.2),
+}
+
+
+@pytest.mark.parametrize("options", list(FIT_OPTIONS))
+def test_a_model_overriding_compute_loss_gets_every_fit_argument(options):
+    histories, weights = [], []
+    for model in _models(_doubled_loss):
+        history = model.fit(X, Y, batch_size=16, epochs=3, shuffle=False, verbose=0,
+                            **FIT_OPTIONS[options])
+        histories.append(history.history)
+        weights.append(model.get_weights())
+    _same_logs(histories[1], histories[0])
+    for ours, theirs in zip(weights[1], weights[0]):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
+
+
+def test_evaluate_weighs_the_loss_by_batch_size_and_only_weighted_metrics_by_sample():
+    results = [model.evaluate(X, Y, sample_weight=WEIGHTS, batch_size=16, verbose=0,
+                              return_dict=True) for model in _models(_doubled_loss)]
+    _same_logs(results[1], results[0])
+    assert results[1]["accuracy"] != results[1]["weighted_accuracy"]
+
+
+def test_the_guides_train_step_trains_and_logs_as_keras():
+    histories, weights = [], []
+    for model in _models(_guide_step):
+        history = model.fit(X, Y, batch_size=16, epochs=2, shuffle=False, verbose=0)
+        histories.append(history.history)
+        weights.append(model.get_weights())
+    _same_logs(histories[1], histories[0])
+    for ours, theirs in zip(weights[1], weights[0]):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
+
+
+def test_compiling_without_a_loss_needs_a_model_that_computes_one():
+    x = kg.Input(shape=(4,))
+    with pytest.raises(ValueError, match="needs a loss"):
+        kg.Model(x, kg.layers.Dense(1)(x)).compile(optimizer="sgd")
+
+    class OwnLoss(kg.Model):
+        def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
+                         training=True):
+            return kg.ops.mean((y_pred - y) ** 2)
+
+    model = OwnLoss(x, kg.layers.Dense(1)(x))
+    model.compile(optimizer="sgd")
+    history = model.fit(X, Y[:, None].astype(np.float32), epochs=1, verbose=0)
+    assert np.isfinite(history.history["loss"][0])
