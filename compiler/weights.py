@@ -42,6 +42,11 @@ def weight_entries(model) -> list[WeightEntry]:
     return entries
 
 
+def weight_paths(model) -> list[str]:
+    """Every weight's path, its keys joined by "/" (``"encoder/dense/kernel"``)."""
+    return ["/".join(e.path) for e in weight_entries(model)]
+
+
 def graph_signature(model, entries=None) -> tuple:
     """What a compiled program of ``model`` depends on: the nodes of its graph and of every
     nested graph, and each weight's path, trainability and identity (a rebuilt layer has

@@ -12,6 +12,7 @@ import warnings
 import jax
 import numpy as np
 
+from compiler.weights import weight_paths
 from kgraph import config as kg_config
 from runtime import (custom_steps, data as data_lib, data_checks, fit_loop, keras_protocol,
                      optimizers)
@@ -41,6 +42,8 @@ def compile_model(model, optimizer="adam", loss=None, metrics=None, loss_weights
     placement = None
     if mesh is not None:  # argument errors now, not at the first fit
         placement = MeshPlacement(mesh, sharding, optimizer, data_axis)
+        if model.built:
+            placement.rules.check_used(weight_paths(model), model.name)
     elif sharding is not None or data_axis is not None:
         raise ValueError("sharding and data_axis need a mesh: pass mesh=jax.make_mesh(...).")
     if remat is not None:

@@ -219,6 +219,8 @@ class Trainer:
             placement.stacked_runs = self.program.stacked_runs if self.stack_blocks else []
         self.remat = Remat(remat) if remat is not None else None
         self.precision = Precision(precision) if precision is not None else None
+        if placement is not None:  # a rule matching no weight is a typo
+            placement.rules.check_used(compiler.weights.weight_paths(model), model.name)
         paths = node_paths(model)  # path typos are errors now, not at the first step
         for hook in (placement.hints if placement is not None else None, self.remat,
                      self.precision):

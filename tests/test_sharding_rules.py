@@ -122,3 +122,19 @@ def test_activation_hint_mistakes_are_errors(activations, message):
 def test_a_misspelled_hint_is_an_error_before_any_step():
     with pytest.raises(ValueError, match=r"Activation hints \['upp/output'\] name no layer"):
         _trainer([("upp/output", P("data", None))])
+
+
+def test_a_rule_that_matches_no_weight_is_an_error_unless_rules_are_shared():
+    import kgraph as kg
+    from runtime import Trainer
+
+    x = kg.Input(shape=(16,))
+    model = kg.Model(x, kg.layers.Dense(8, name="down")(x))
+    mesh = jax.make_mesh((1, 1), ("data", "model"))
+    typo = [("down/kernel", P(None, "model")), (r"dwn/.*", P())]
+    with pytest.raises(ValueError, match=r"rules \('dwn/\.\*', P\(\)\) match no weight of "
+                                         r"model .*\"down/bias\""):
+        Trainer(model, "sgd", "mse", mesh=mesh, sharding=ShardingRules(typo))
+    with pytest.raises(ValueError, match="match no weight"):  # at compile, as early as can be
+        model.compile("sgd", "mse", mesh=mesh, sharding=ShardingRules(typo))
+    Trainer(model, "sgd", "mse", mesh=mesh, sharding=ShardingRules(typo, allow_unused=True))

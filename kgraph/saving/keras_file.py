@@ -116,12 +116,19 @@ def _read_and_assign(model, groups, source, expected, where):
     """Read the layers' weights (and, for a compiled model, the optimizer's variables,
     from which its next ``fit`` continues) and assign them."""
     runtime = _optimizer_runtime(model)
-    specs = runtime.model_expected(model) if runtime is not None else None
-    if specs is None:
+    if runtime is None:  # not compiled: no optimizer to give a state to, as Keras
         _assign(groups, h5_weights.read(source, expected, where))
         return
-    arrays, optimizer = h5_weights.read(source, expected, where, optimizer=specs)
+    specs = runtime.model_expected(model)
+    arrays, optimizer = h5_weights.read(source, expected, where, optimizer=specs or [])
     _assign(groups, arrays)
+    if specs is None:
+        if optimizer.count > 2:  # more than a never-used optimizer's iterations and rate
+            warnings.warn(f"{where}: the file holds the optimizer's state ({optimizer.count} "
+                          f"variables), which this model's optimizer cannot take "
+                          f"({runtime.no_layout_reason(model)}); it is not loaded, and "
+                          "training starts with a fresh optimizer state.", stacklevel=4)
+        return
     if optimizer.arrays is not None:
         runtime.model_restore(model, optimizer.arrays)
     elif optimizer.count > 2:  # more than a never-used optimizer's iterations and rate

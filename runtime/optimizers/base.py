@@ -286,7 +286,9 @@ class Optimizer(optax.GradientTransformationExtraArgs):
         state = self._loop.train_state.opt_state if self._loop is not None else self._state
         if state is None:
             return 0
-        return state.count  # inject_hyperparams's count: one per update applied
+        # inject_hyperparams's count: one per batch; with gradient accumulation an update
+        # applies every k of them (Keras's iterations count the updates)
+        return state.count // (self._config["gradient_accumulation_steps"] or 1)
 
     # --------------------------------------------------- Keras's stateful/stateless API
     def build(self, variables) -> None:

@@ -8,6 +8,10 @@ rule's slots: for Adam, each weight's ``momentum`` and ``velocity`` in turn, the
 ``momentum``, then every ``average_gradient`` (each class says how, ``Optimizer._keras_slots``).
 Weights come in the order of ``model.trainable_weights``, which is Keras's. So a compiled
 model saved by kgraph resumes in Keras with its moments, and one saved by Keras resumes here.
+Under ``gradient_accumulation_steps=k`` (``optax.MultiSteps`` here) ``iterations`` counts
+every batch, and each weight's ``gradient_accumulator`` (after the moving averages,
+before the rule's slots) holds the sum of the gradients since the last update, where
+optax keeps their mean.
 
 >>> import jax, numpy as np, optax, kgraph as kg
 >>> from runtime.optimizers import Adam
@@ -39,15 +43,20 @@ class UnsupportedOptimizer(NotImplementedError):
 
 
 def _chain(optimizer, opt_state):
-    """``(chain_state, rule_index)``: the optax chain's states inside ``inject_hyperparams``
-    and where the update rule's state sits in it (after a clipping transformation)."""
+    """``(chain_state, rule_index, accumulation)``: the optax chain's states inside
+    ``inject_hyperparams`` (and inside ``MultiSteps``, whose state is ``accumulation``,
+    else None) and where the update rule's state sits in it (after a clipping one)."""
     config = getattr(optimizer, "_config", None)
     if config is None:
         raise UnsupportedOptimizer(f"{type(optimizer).__name__} is not a Keras optimizer class")
-    if config["gradient_accumulation_steps"]:
-        raise UnsupportedOptimizer("gradient_accumulation_steps has no Keras layout here yet")
     clipped = any(config[k] for k in ("clipnorm", "global_clipnorm", "clipvalue"))
-    return opt_state.inner_state, int(clipped)
+    if not config["gradient_accumulation_steps"]:
+        return opt_state.inner_state, int(clipped), None
+    if config["use_ema"]:  # Keras averages at every batch, the optax chain at every update
+        raise UnsupportedOptimizer("use_ema with gradient_accumulation_steps has no Keras "
+                                   "layout here")
+    accumulation = opt_state.inner_state
+    return accumulation.inner_opt_state, int(clipped), accumulation
 
 
 def _has_rate_variable(optimizer) -> bool:
@@ -57,12 +66,16 @@ def _has_rate_variable(optimizer) -> bool:
 def to_keras(optimizer, opt_state, params, order) -> list:
     """Keras's ``optimizer.variables`` for ``opt_state`` (``params``: the trainable weights
     in the named layout; ``order``: their paths in Keras's order)."""
-    chain, rule = _chain(optimizer, opt_state)
+    chain, rule, accumulation = _chain(optimizer, opt_state)
     values = [jnp.asarray(opt_state.count, jnp.int32)]
     if _has_rate_variable(optimizer):
         values.append(jnp.asarray(opt_state.hyperparams["learning_rate"], jnp.float32))
     if optimizer._config["use_ema"]:
         values += [get_path(chain[-1].ema, path, "moving average") for path in order]
+    if accumulation is not None:  # optax's running mean, as Keras's sum
+        seen = accumulation.mini_step.astype(jnp.float32)
+        values += [get_path(accumulation.acc_grads, path, "accumulator") * seen.astype(
+            get_path(accumulation.acc_grads, path, "accumulator").dtype) for path in order]
     groups, scalars = optimizer._keras_slots(chain[rule], params)
     for group in groups:
         values += [get_path(slot, path, "slot") for path in order for slot in group]
@@ -83,13 +96,15 @@ def from_keras(optimizer, values, params, order):
     template = optimizer.init(params)
     values = list(values)
     iterations = np.asarray(values.pop(0), np.int32)
+    every = optimizer._config["gradient_accumulation_steps"] or 1
+    updates = iterations // every  # what the rule's own counters count
     template = jax.tree_util.tree_map(  # a buffer each: train steps donate them
-        lambda x: jnp.array(iterations) if x.ndim == 0 and x.dtype == jnp.int32 else x,
-        template)
+        lambda x: jnp.array(updates) if x.ndim == 0 and x.dtype == jnp.int32 else x,
+        template)._replace(count=jnp.array(iterations))
     hyperparams = dict(template.hyperparams)
     if _has_rate_variable(optimizer):
         hyperparams["learning_rate"] = jnp.asarray(values.pop(0), jnp.float32)
-    chain, rule = _chain(optimizer, template)
+    chain, rule, accumulation = _chain(optimizer, template)
     chain = list(chain)
 
     def refill(tree):
@@ -100,6 +115,12 @@ def from_keras(optimizer, values, params, order):
 
     if optimizer._config["use_ema"]:
         chain[-1] = chain[-1]._replace(ema=refill(chain[-1].ema))
+    if accumulation is not None:
+        seen = iterations % every
+        sums = refill(accumulation.acc_grads)
+        accumulation = accumulation._replace(
+            mini_step=jnp.array(seen, jnp.int32), gradient_step=jnp.array(updates, jnp.int32),
+            acc_grads=jax.tree_util.tree_map(lambda a: a / max(int(seen), 1), sums))
     groups, scalars = optimizer._keras_slots(chain[rule], params)
     filled = [[{} for _ in group] for group in groups]
     for group, out in zip(groups, filled):
@@ -109,7 +130,10 @@ def from_keras(optimizer, values, params, order):
                 set_path(tree, path, jnp.asarray(value, get_path(slot, path, "slot").dtype))
     scalars = [jnp.asarray(values.pop(0), s.dtype) for s in scalars]
     chain[rule] = optimizer._from_keras_slots(chain[rule], filled, scalars, params)
-    return template._replace(hyperparams=hyperparams, inner_state=tuple(chain))
+    inner = tuple(chain)
+    if accumulation is not None:
+        inner = accumulation._replace(inner_opt_state=inner)
+    return template._replace(hyperparams=hyperparams, inner_state=inner)
 
 
 # ------------------------------------------------------------------ a compiled model's
@@ -206,6 +230,20 @@ def model_expected(model):
         return expected(optimizer, _param_shapes(model), _keras_order(model))
     except NotImplementedError:
         return None
+
+
+def no_layout_reason(model) -> str:
+    """Why compiled ``model``'s optimizer state has no Keras layout (``model_expected`` is
+    None)."""
+    setup, optimizer = _compiled_optimizer(model)
+    if optimizer is None:
+        return (f"{type(setup.config['optimizer']).__name__}, an optax transformation that "
+                "Keras's variables do not describe")
+    try:
+        expected(optimizer, _param_shapes(model), _keras_order(model))
+    except NotImplementedError as error:
+        return f"{type(optimizer).__name__}: {error}"
+    return "none"
 
 
 def model_restore(model, values) -> None:

@@ -8,7 +8,9 @@ runs, naming the weight, its shape and the rule: a spec whose length is not the 
 rank (``PartitionSpec()``, replicated, fits any rank), a mesh axis the mesh lacks or used twice, a dimension the mesh axes don't divide.
 A weight no rule matches is replicated, unless it is larger than
 ``refuse_unmatched_above`` bytes (then it is an error: a forgotten rule otherwise shows
-up much later as running out of memory).
+up much later as running out of memory). A rule that matches no weight of the model is
+an error too (a typo would otherwise replicate what it meant to split), unless the rules
+say ``allow_unused=True`` (one rule set written for several models).
 
 >>> import jax, numpy as np
 >>> from jax.sharding import PartitionSpec as P
@@ -108,9 +110,12 @@ class ShardingRules:
         outputs, applied with ``jax.lax.with_sharding_constraint`` (exact paths).
       refuse_unmatched_above: a weight no rule matches and larger than this many bytes
         is an error (None: any unmatched weight is replicated).
+      allow_unused: rules that match no weight of a model are fine (a rule set shared by
+        several models); by default they are an error naming them.
     """
 
-    def __init__(self, rules=(), *, activations=(), refuse_unmatched_above: int | None = None):
+    def __init__(self, rules=(), *, activations=(), refuse_unmatched_above: int | None = None,
+                 allow_unused: bool = False):
         rules = list(rules.items() if isinstance(rules, dict) else rules)
         for index, rule in enumerate(rules):
             if (not isinstance(rule, (tuple, list)) or len(rule) != 2
@@ -127,6 +132,7 @@ class ShardingRules:
         self.activations = dict(activations.items() if isinstance(activations, dict)
                                 else activations)
         self.refuse_unmatched_above = refuse_unmatched_above
+        self.allow_unused = bool(allow_unused)
 
     def __repr__(self) -> str:
         return f"ShardingRules({self.rules!r})"
@@ -144,6 +150,20 @@ class ShardingRules:
                              f"{', '.join(map(_text, found))}. Make the patterns exclusive, or add a rule for "
                              "exactly this path (an exact path wins).")
         return found[0] if found else None
+
+    def check_used(self, paths, model_name: str) -> None:
+        """A ValueError naming every rule that matches none of the weight ``paths`` of
+        model ``model_name`` (unless ``allow_unused``)."""
+        if self.allow_unused:
+            return
+        unused = [_text(rule) for rule in self.rules
+                  if not any(rule[0] == path or re.fullmatch(rule[0], path) for path in paths)]
+        if unused:
+            shown = ", ".join(f'"{p}"' for p in list(paths)[:4])
+            raise ValueError(f"Sharding rules {', '.join(unused)} match no weight of model "
+                             f"{model_name!r}, whose weight paths are like {shown}. Fix the "
+                             "patterns, or pass ShardingRules(..., allow_unused=True) for a "
+                             "rule set written for several models.")
 
     def _place(self, path, leaf, mesh) -> Placement:
         shape, dtype = tuple(np.shape(leaf)), np.dtype(getattr(leaf, "dtype", np.float32))
