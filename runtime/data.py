@@ -60,15 +60,26 @@ def as_numpy(tree):
     return jax.tree_util.tree_map(np.asarray, tree)
 
 
-def num_samples(x, y=None, sample_weight=None) -> int:
-    """The common first dimension of every array, with a clear error if they differ."""
+def num_samples(x, y=None, sample_weight=None, source=None) -> int:
+    """The common first dimension of every array, with a clear error if they differ or are
+    not numbers (``source`` names the data in errors, e.g. ``"validation_data"``)."""
     sizes = {}
-    for label, tree in (("x", x), ("y", y), ("sample_weight", sample_weight)):
+    prefix = f"{source} " if source else ""
+    for label, tree in ((f"{prefix}x", x), (f"{prefix}y", y),
+                        (f"{prefix}sample_weight", sample_weight)):
         for path, leaf in jax.tree_util.tree_flatten_with_path(tree)[0]:
+            name = f"{label}{jax.tree_util.keystr(path)}"
             if np.ndim(leaf) == 0:
-                raise ValueError(f"{label}{jax.tree_util.keystr(path)} is a scalar; expected "
-                                 "an array with a first (sample) dimension.")
-            sizes[f"{label}{jax.tree_util.keystr(path)}"] = np.shape(leaf)[0]
+                raise ValueError(f"{name} is a scalar; expected an array with a first "
+                                 "(sample) dimension.")
+            kind = np.asarray(leaf).dtype
+            if kind.kind not in "biufc":
+                raise TypeError(
+                    f"{name} has dtype {kind}; expected numeric arrays (ints, floats or "
+                    "bools), which is what a model computes on. Encode strings first (e.g. "
+                    "layers.StringLookup outside the model, or map labels to class "
+                    "indices).")
+            sizes[name] = np.shape(leaf)[0]
     if not sizes:
         raise ValueError("No data: x is empty.")
     if len(set(sizes.values())) > 1:
@@ -130,14 +141,20 @@ class ArrayData:
       x, y, sample_weight: arrays (or lists/dicts of arrays) with a common first axis.
       batch_size: rows per step; the last batch is padded to it.
       class_weight: optional ``{class: weight}``, folded into the sample weights.
+      source: what the data is called in errors (``"validation_data"``; default ``x``...).
     """
 
-    def __init__(self, x, y=None, sample_weight=None, *, batch_size=32, class_weight=None):
+    def __init__(self, x, y=None, sample_weight=None, *, batch_size=32, class_weight=None,
+                 source=None):
         if batch_size is None or int(batch_size) < 1:
             raise ValueError(f"batch_size must be a positive integer, received {batch_size}.")
         x, y = as_numpy(x), as_numpy(y)
         sample_weight = None if sample_weight is None else as_numpy(sample_weight)
-        self.size = num_samples(x, y, sample_weight)
+        self.size = num_samples(x, y, sample_weight, source)
+        if self.size == 0:
+            raise ValueError(f"{source or 'The data'} has 0 samples (x has a first dimension "
+                             "of 0): expected at least one row to train on, evaluate or "
+                             "predict.")
         data_checks.check_sample_weight(sample_weight, y)
         sample_weight = _merge_weights(y, sample_weight, class_weight)
         if sample_weight is not None:

@@ -168,7 +168,7 @@ def _validation(validation_data, batch_size):
     if not isinstance(validation_data, (tuple, list)) or len(validation_data) not in (2, 3):
         raise ValueError("validation_data must be (x, y), (x, y, sample_weight) or an "
                          "iterable of such batches.")
-    return data_lib.ArrayData(*validation_data, batch_size=batch_size)
+    return data_lib.ArrayData(*validation_data, batch_size=batch_size, source="validation_data")
 
 
 def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,

@@ -7,6 +7,7 @@ os.environ.setdefault("KERAS_BACKEND", "jax")
 import pytest  # noqa: E402
 from keras.src.utils.naming import to_snake_case as keras_to_snake_case  # noqa: E402
 
+import kgraph as kg  # noqa: E402
 from kgraph import initializers  # noqa: E402
 from kgraph.base.naming import to_snake_case  # noqa: E402
 from runtime import losses, metrics  # noqa: E402
@@ -24,3 +25,21 @@ def test_losses_metrics_and_initializers_name_classes_alike():
     assert metrics.TopKCategoricalAccuracy().name == "top_k_categorical_accuracy"
     assert isinstance(initializers.get("glorot_uniform"), initializers.GlorotUniform)
     assert isinstance(initializers.get("variance_scaling"), initializers.VarianceScaling)
+
+
+def test_a_layer_renamed_for_a_later_model_stays_unique_where_it_was_named_before():
+    """A layer shared across models keeps one name; when a later model must rename it,
+    the new name is free in every model it belongs to, so each one's config rebuilds."""
+    x = kg.Input((2,))
+    first, second = kg.layers.Dense(2), kg.layers.Dense(2)
+    outer = kg.Model(x, second(first(x)))  # dense, dense_1
+    y = kg.Input((2,))
+    other, shared = kg.layers.Dense(2), kg.layers.Dense(2)
+    inner = kg.Model(y, shared(other(y)))  # dense, dense_1
+    z = kg.Input((2,))
+    both = kg.Model(z, shared(second(z)))  # two layers named dense_1: one is renamed
+    for model in (outer, inner, both):
+        names = [layer.name for layer in model.layers]
+        assert len(names) == len(set(names)), names
+        rebuilt = kg.Functional.from_config(model.get_config())
+        assert [layer.name for layer in rebuilt.layers] == names

@@ -209,19 +209,23 @@ def draw_placed_stacked(variables, key, paths, sharding):
 def materialize(variables) -> None:
     """Give each of ``variables`` that has no stored value its eager initial value.
 
-    Eager values derive from ``kgraph.random.seed()`` and the weight's own path
-    (``layer_name/weight_name``), as on a first read of ``Variable.value``; all are drawn
-    in one batch. Concrete even when called inside a trace.
+    As in Keras, eager values come from the global seed stream (``kgraph.random``): each
+    batch takes the stream's next key, folded with each weight's place in the batch (not
+    its layer's name, which a model may still change), so two models built one after the
+    other differ, and ``set_random_seed(s)`` makes the whole sequence reproducible.
+    (``program.init(key)`` depends on the key alone.) All are drawn in one batch, as on a
+    first read of ``Variable.value``; concrete even when called inside a trace.
     """
-    pending = [v for v in variables if v._value is None]
+    pending = list({id(v): v for v in variables if v._value is None}.values())
     if not pending:
         return
-    paths = [v.path for v in pending]
-    values = draw(pending, jax.random.PRNGKey(kg_random.seed()), paths)
+    paths = [f"{index}:{v.name}" for index, v in enumerate(pending)]
+    key = kg_random.next_key()
+    values = draw(pending, key, paths)
     if any(isinstance(value, jax.core.Tracer) for value in values):
         # Inside a trace: draw again eagerly. (Not always: under ensure_compile_time_eval
         # a jitted function misses its cache, so it would be traced and compiled again.)
         with jax.ensure_compile_time_eval():
-            values = draw(pending, jax.random.PRNGKey(kg_random.seed()), paths)
+            values = draw(pending, key, paths)
     for variable, value in zip(pending, values):
         variable._value = value

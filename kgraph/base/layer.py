@@ -71,6 +71,7 @@ _shapes = call_args.shape_of
 
 # Attributes of the Layer machinery itself, never searched for sub-layers or weights.
 _UNTRACKED = frozenset({"_inbound_nodes", "_output_spec_cache", "_own_variables", "_var_attrs",
+                        "_namespaces",
                         "losses", "input_spec", "dtype_policy", "activity_regularizer"})
 
 

@@ -9,7 +9,9 @@ twice) gets the same names again, so its params pytree and its initial values (w
 derive from weight paths) depend only on the code that built it and the key. Sub-layers
 held by a layer are named the same way within that layer. A layer keeps the name its
 first model gave it; a later model that holds two layers of the same auto-generated name
-renames the one created later.
+renames the one created later, to a name unused in every model that layer belongs to (a
+layer shared across nesting levels is named once for all of them, so each level's config
+stays valid).
 
 >>> import kgraph as kg
 >>> def build():
@@ -22,6 +24,7 @@ True
 import collections
 import itertools
 import re
+import weakref
 
 _counters: collections.Counter = collections.Counter()
 _creation = itertools.count()
@@ -52,10 +55,33 @@ def creation_index() -> int:
     return next(_creation)
 
 
-def localize_names(layers) -> None:
-    """Rename the auto-named layers among ``layers`` (one model's namespace) so that their
-    names are unique among ``layers`` and do not depend on what the process made before
-    (see the module docstring). Then do the same inside each layer for its sub-layers."""
+def _names_around(layer) -> set:
+    """The names of the other layers in every namespace ``layer`` already belongs to."""
+    names = set()
+    for ref in layer.__dict__.get("_namespaces", ()):
+        owner = ref()
+        if owner is None:
+            continue
+        members = owner.__dict__.get("_layers")
+        for other in members if members is not None else owner._tracked_layers():
+            if other is not layer:
+                names.add(other.name)
+    return names
+
+
+def _join(layer, owner) -> None:
+    if owner is None:
+        return
+    spaces = layer.__dict__.setdefault("_namespaces", [])
+    if not any(ref() is owner for ref in spaces):
+        spaces.append(weakref.ref(owner))
+
+
+def localize_names(layers, owner=None) -> None:
+    """Rename the auto-named layers among ``layers`` (``owner``'s namespace: a model or a
+    layer holding sub-layers) so that their names are unique among ``layers`` and do not
+    depend on what the process made before (see the module docstring). Then do the same
+    inside each layer for its sub-layers."""
     fresh = [layer for layer in layers if layer._auto_name and not layer._name_local]
     taken = set()
     kept = sorted((layer for layer in layers if not (layer._auto_name and
@@ -67,15 +93,17 @@ def localize_names(layers) -> None:
         else:
             taken.add(layer.name)
     for layer in sorted(fresh, key=lambda layer: layer._created):
+        avoid = taken | _names_around(layer)  # also unique where it was named before
         name, count = layer._name_base, 0
-        while name in taken:
+        while name in avoid:
             count += 1
             name = f"{layer._name_base}_{count}"
         taken.add(name)
         layer._set_name(name)
         layer._name_local = True
     for layer in layers:
+        _join(layer, owner)
         if not layer._owns_namespace():
             subs = layer._tracked_layers()
             if subs:
-                localize_names(subs)
+                localize_names(subs, layer)

@@ -62,7 +62,7 @@ class Functional(Model):
             if id(layer) not in seen:
                 seen.add(id(layer))
                 layers.append(layer)
-        naming.localize_names(layers)
+        naming.localize_names(layers, self)
         counts = collections.Counter(layer.name for layer in layers)
         duplicated = [name for name, count in counts.items() if count > 1]
         if duplicated:

@@ -48,7 +48,7 @@ def trace_call(model, inputs) -> None:
         outputs = model.call(symbolic)
         model._nodes = walk.topological_order(jax.tree_util.tree_leaves(symbolic),
                                                jax.tree_util.tree_leaves(outputs))
-        naming.localize_names(model._tracked_layers())
+        naming.localize_names(model._tracked_layers(), model)
         model.inputs = jax.tree_util.tree_leaves(symbolic)
         model.outputs = jax.tree_util.tree_leaves(outputs)
     except Exception as error:  # noqa: BLE001 - reported by compiler.compile

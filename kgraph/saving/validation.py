@@ -27,6 +27,8 @@ MAX_CONFIG_DEPTH = 256
 ten models deep is about 40 levels deep; past this bound Python's recursive decoders
 (``json``, ``copy.deepcopy``, nested ``from_config`` calls) would risk a RecursionError."""
 
+_DEPTH_EXPECTED = (f"MAX_CONFIG_DEPTH={MAX_CONFIG_DEPTH} levels deep (a model nested ten "
+                   "models deep is about 40; a Keras or kgraph model config is far below it)")
 _INPUT_LAYER_SHAPES = ("batch_shape", "batch_input_shape", "shape")
 _WRAPPED_LAYER_KEYS = ("layer", "backward_layer")
 
@@ -68,10 +70,9 @@ def check_depth(value, path="config") -> None:
     while stack:
         value, depth = stack.pop()
         if depth > MAX_CONFIG_DEPTH:
-            raise ConfigError(f"Invalid config at {_deep_path(root, path)}: dicts and "
-                              f"lists are nested more than MAX_CONFIG_DEPTH={MAX_CONFIG_DEPTH} "
-                              "levels deep (or contain themselves); no real model's config "
-                              "is this deep.")
+            raise ConfigError(f"Invalid config at {_deep_path(root, path)}: expected dicts "
+                              f"and lists nested at most {_DEPTH_EXPECTED}, received deeper "
+                              "nesting (or a container holding itself).")
         children = value.values() if isinstance(value, dict) else value
         stack.extend((child, depth + 1) for child in children
                      if isinstance(child, (dict, list, tuple)))
@@ -100,10 +101,10 @@ def check_json_depth(text) -> None:
     brackets = np.frombuffer(_JSON_STRING.sub("", text).encode("utf-8"), np.uint8)
     steps = (np.isin(brackets, (ord("["), ord("{"))).astype(np.int64)
              - np.isin(brackets, (ord("]"), ord("}"))))
-    if steps.size and int(np.cumsum(steps).max()) > MAX_CONFIG_DEPTH:
-        raise ConfigError(f"Invalid JSON: arrays and objects are nested more than "
-                          f"MAX_CONFIG_DEPTH={MAX_CONFIG_DEPTH} levels deep; no real model's "
-                          "config is this deep.")
+    deepest = int(np.cumsum(steps).max()) if steps.size else 0
+    if deepest > MAX_CONFIG_DEPTH:
+        raise ConfigError(f"Invalid JSON: expected arrays and objects nested at most "
+                          f"{_DEPTH_EXPECTED}, received {deepest} levels.")
 
 
 # ----------------------------------------------------------------------- shapes
