@@ -25,6 +25,7 @@ from kgraph.base.layer import Layer
 from kgraph.interpreter import context
 from kgraph.interpreter.checks import checked
 from kgraph.interpreter.walk import NodeHook
+from kgraph.models.functional import Functional
 
 
 class Run(NamedTuple):
@@ -185,7 +186,7 @@ class Program:
             hooks = (*hooks, _Capture(capture, captured))
         ctx.hooks = tuple(hooks)
         with ctx:
-            outputs = self.model(inputs)
+            outputs = self._call_model(inputs, ctx.hooks)
         new_state = {}
         for e in self._entries:
             if not e.is_param and (not stacked or id(e.variable) not in values.lazy):
@@ -213,6 +214,21 @@ class Program:
                                  f"{self.model.name!r}; paths are layer names, nested ones as "
                                  f"'inner_model/layer'.")
         return Run(outputs, new_state, loss, masks, captured)
+
+    def _call_model(self, inputs, hooks):
+        """The model's call. A model whose call is its own Python code (a subclassed one),
+        not the walk of its graph, is one node to the hooks, at the empty path: a rule
+        for every layer (``".*"``) applies to its whole call."""
+        if not hooks or type(self.model).call is Functional.call:
+            return self.model(inputs)
+
+        def call(node, args, kwargs, input_masks):
+            return self.model(*args, **kwargs), None
+
+        runner = call
+        for hook in hooks:
+            runner = hook.wrap_node(None, "", runner) or runner
+        return runner(None, (inputs,), {}, None)[0]
 
     def _check_one_layout(self, params, state):
         for run in self.stacked_runs:

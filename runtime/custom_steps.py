@@ -13,6 +13,8 @@ each batch, cut to its real rows, goes to the jitted step as Keras's ``(x, y)`` 
 
 from __future__ import annotations
 
+import warnings
+
 import jax
 import numpy as np
 
@@ -123,7 +125,7 @@ def batches(data, shuffle_rng=None, targets=True):
     """Keras's batches of ``data`` (``runtime.data`` objects): ``(x, y)`` or ``(x, y,
     sample_weight)`` (``x`` alone without targets), the last one cut to its real rows."""
     if isinstance(data, data_lib.ArrayData):
-        order = shuffle_rng.permutation(data.size) if shuffle_rng is not None else None
+        order = data.epoch_order(shuffle_rng)
         padded = data.host_batches(order)
     else:
         padded = data.epoch()
@@ -163,14 +165,22 @@ def fit(model, data, val_data, *, epochs, verbose, callbacks, shuffle, initial_e
             loop.epoch = epoch
             loop.train_state = loop.train_state._replace(metrics=metric_state(model.metrics))
             callback_list.on_epoch_begin(epoch)
-            logs = _train_epoch(loop, callback_list, data, steps,
-                                loop.shuffle_rng(epoch) if shuffle else None)
+            logs = _train_epoch(loop, callback_list, data,
+                                loop.shuffle_rng(epoch) if shuffle else None,
+                                setup.steps_per_execution)
+            if not logs:
+                warnings.warn(f"The training data ran out at epoch {epoch + 1}: it produced "
+                              "no batches. Training stopped.", RuntimeWarning, stacklevel=3)
+                break
             if val_data is not None and (epoch + 1) % validation_freq == 0:
                 val_logs = _evaluate(steps, loop.train_state, val_data, callback_list)
                 logs.update({f"val_{k}": v for k, v in val_logs.items()})
             callback_list.on_epoch_end(epoch, logs)
             if loop.stop_training:
                 break
+        if optimizer._config.get("use_ema"):  # Keras's finalization: the moving average
+            ts = loop.train_state
+            loop.train_state = ts._replace(params=list(optimizer.ema_weights(ts.opt_state)))
         callback_list.on_train_end(logs)
     finally:
         loop.unbind()
@@ -182,12 +192,16 @@ def fit(model, data, val_data, *, epochs, verbose, callbacks, shuffle, initial_e
     return model.history
 
 
-def _train_epoch(loop, callbacks, data, steps, shuffle_rng) -> dict:
-    logs = {}
+def _train_epoch(loop, callbacks, data, shuffle_rng, every) -> dict:
+    """One epoch of the model's own steps. As Keras with ``steps_per_execution=every``,
+    the batch hooks see every ``every``-th step: ``on_train_batch_begin`` at a group's
+    first batch, ``on_train_batch_end`` at its last (the epoch's last batch ends one)."""
+    logs, ended = {}, True
     for index, batch in enumerate(batches(data, shuffle_rng)):
         if data.steps is not None and index >= data.steps:
             break
-        callbacks.on_train_batch_begin(index)
+        if index % every == 0:
+            callbacks.on_train_batch_begin(index)
         returned = {}
 
         def step(steps, ts, batch=batch):
@@ -202,12 +216,13 @@ def _train_epoch(loop, callbacks, data, steps, shuffle_rng) -> dict:
         loop.run_packed(step)
         loop.global_step += 1
         loop.step_in_epoch = index + 1
-        logs = python_logs(returned["logs"])
-        callbacks.on_train_batch_end(index, logs)
-        if loop.stop_training:
-            break
-    if not logs:
-        raise ValueError("The training data produced no batches.")
+        logs, ended = python_logs(returned["logs"]), (index + 1) % every == 0
+        if ended:
+            callbacks.on_train_batch_end(index, logs)
+            if loop.stop_training:
+                break
+    if not ended:
+        callbacks.on_train_batch_end(loop.step_in_epoch - 1, logs)
     return dict(logs)
 
 

@@ -169,6 +169,19 @@ class ArrayData:
         self._on_device = None
         self._in_order = None  # the unshuffled epoch's rows, gathered once
         self.sharding = None  # where resident arrays go (on a mesh: every device, replicated)
+        self.shuffle = True  # fit's ``shuffle`` (see ``epoch_order``)
+
+    def epoch_order(self, rng):
+        """The epoch's order of the samples from ``rng`` (None: in order). With
+        ``shuffle="batch"`` (Keras's, for data read in chunks) the batches stay where
+        they are and only the samples inside each one are shuffled."""
+        if rng is None:
+            return None
+        if self.shuffle != "batch":
+            return rng.permutation(self.size)
+        starts = range(0, self.size, self.batch_size)
+        return np.concatenate([start + rng.permutation(min(self.batch_size, self.size - start))
+                               for start in starts])
 
     def on_device(self):
         """The arrays on the device (put there once), rows padded to a bucketed size."""

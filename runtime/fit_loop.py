@@ -197,16 +197,29 @@ class FitLoop:
             "optax.inject_hyperparams(optax.adam)(learning_rate=1e-3), or pass a name such "
             "as 'adam'.")
 
+    def _rate(self):
+        """``(learning rate, whether a schedule sets it)`` of the running optimizer."""
+        opt_state = self.train_state.opt_state
+        try:
+            return optax_tree.tree_get(opt_state, "learning_rate", None), False
+        except KeyError:  # a schedule: its state sits beside the value it gives
+            return opt_state.hyperparams["learning_rate"], True
+
     @property
     def learning_rate(self) -> float:
-        value = optax_tree.tree_get(self.train_state.opt_state, "learning_rate", None)
+        value, _ = self._rate()
         if value is None or callable(value):
             raise self._no_learning_rate()
         return float(value)
 
     @learning_rate.setter
     def learning_rate(self, value: float) -> None:
-        old = optax_tree.tree_get(self.train_state.opt_state, "learning_rate", None)
+        old, scheduled = self._rate()
+        if scheduled:
+            raise TypeError("This optimizer was created with a LearningRateSchedule as its "
+                            "learning_rate, so its learning rate is not settable (as in "
+                            "Keras); give the optimizer a float learning_rate to change it "
+                            "during training.")
         if old is None or callable(old):
             raise self._no_learning_rate()
         new = jnp.asarray(value, jnp.asarray(old).dtype)
@@ -287,7 +300,7 @@ def train_epoch(loop, callbacks, data, *, shuffle_rng, steps_per_execution: int,
         return done + steps
 
     if isinstance(data, data_lib.ArrayData) and data.device_resident:
-        order = shuffle_rng.permutation(data.size) if shuffle_rng is not None else None
+        order = data.epoch_order(shuffle_rng)
         device_data, index, valid = data.device_epoch(order)
         start = jnp.asarray(loop.global_step - skip, jnp.int32)
         done = skip
@@ -297,7 +310,7 @@ def train_epoch(loop, callbacks, data, *, shuffle_rng, steps_per_execution: int,
                 packed, device_data, index, valid, start, steps=s))
         return done
     if isinstance(data, data_lib.ArrayData):
-        order = shuffle_rng.permutation(data.size) if shuffle_rng is not None else None
+        order = data.epoch_order(shuffle_rng)
         batches = data.host_batches(order)
     else:
         batches = data.epoch()

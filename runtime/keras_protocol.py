@@ -21,8 +21,11 @@ import jax.numpy as jnp
 
 import compiler
 import compiler.weights
+from kgraph.interpreter.walk import node_paths
 from runtime import metric_base
 from runtime.objective import Objective
+from runtime.precision import Precision
+from runtime.remat import Remat
 from runtime.training_setup import TrainingSetup
 
 _STEP_KEY = contextvars.ContextVar("kgraph_step_key", default=None)
@@ -56,11 +59,20 @@ def uses_own_steps(model, *names) -> bool:
 
 # ------------------------------------------------------------------ stateless pieces
 def _program(model):
+    """The model's program and the hooks ``compile`` chose (``remat``, ``precision``)."""
     setup = TrainingSetup.of(model)
-    program = getattr(setup, "_stateless_program", None)
-    if program is None or not program.is_current():
-        program = setup._stateless_program = compiler.compile(model)
-    return program
+    made = getattr(setup, "_stateless_program", None)
+    if made is None or not made[0].is_current():
+        config = setup.config or {}
+        hooks = tuple(hook for hook in (
+            Remat(config["remat"]) if config.get("remat") is not None else None,
+            Precision(config["precision"]) if config.get("precision") is not None else None)
+            if hook is not None)
+        for hook in hooks:
+            hook.check_paths(node_paths(model), model.name)
+        program = compiler.compile(model, scan_blocks=config.get("scan_blocks", True))
+        made = setup._stateless_program = (program, hooks)
+    return made
 
 
 def stateless_call(model, trainable_variables, non_trainable_variables, *args,
@@ -72,7 +84,7 @@ def stateless_call(model, trainable_variables, non_trainable_variables, *args,
     ``return_losses`` also the losses added by layers (a scalar sum)."""
     if kwargs:
         raise TypeError(f"stateless_call got unexpected arguments {sorted(kwargs)}.")
-    program = _program(model)
+    program, hooks = _program(model)
     trainable, non_trainable = model.trainable_variables, model.non_trainable_variables
     if len(trainable_variables) != len(trainable) or len(non_trainable_variables) != len(
             non_trainable):
@@ -88,7 +100,7 @@ def stateless_call(model, trainable_variables, non_trainable_variables, *args,
     inputs = args[0] if len(args) == 1 else list(args)
     key = key if key is not None else _STEP_KEY.get()
     outputs, new_state, loss = program.apply(params, state, inputs, training=training, key=key,
-                                             return_losses=True)
+                                             return_losses=True, hooks=hooks)
     paths = {id(e.variable): e.path for e in program._entries}
     new_non_trainable = [compiler.weights.get_path(new_state, paths[id(v)], "state")
                          for v in non_trainable]

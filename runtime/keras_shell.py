@@ -40,6 +40,11 @@ def compile_model(model, optimizer="adam", loss=None, metrics=None, loss_weights
                          f"{steps_per_execution}.")
     optimizer = optimizers.get(optimizer)
     placement = None
+    if own_steps and mesh is not None:
+        raise ValueError(f"Model {model.name!r} has its own compute_loss or train_step, which "
+                         "runs as it is written: kgraph does not place it on a mesh (mesh, "
+                         "sharding and data_axis shard kgraph's compiled steps). Shard inside "
+                         "your train_step, or train without the override.")
     if mesh is not None:  # argument errors now, not at the first fit
         placement = MeshPlacement(mesh, sharding, optimizer, data_axis)
         if model.built:
@@ -182,7 +187,7 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
     if validation_split and _is_iterable_source(x):
         raise ValueError("validation_split needs array inputs; pass validation_data when x "
                          "is an iterable of batches.")
-    if validation_split:
+    if validation_split and validation_data is None:  # validation_data wins, as in Keras
         (x, y, sample_weight), validation_data = data_lib.split_validation(
             x, y, sample_weight, validation_split)
     data_checks.check_class_weight(class_weight,
@@ -192,7 +197,10 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
         validation_batch_size = _process_batch_size(model, validation_batch_size)
     data = _make_data(x, y, sample_weight, batch_size, class_weight, steps_per_epoch)
     _check_inputs(model, data)
+    if shuffle not in (True, False, "batch"):
+        raise ValueError(f"shuffle must be True, False or 'batch', received {shuffle!r}.")
     if isinstance(data, data_lib.ArrayData):
+        data.shuffle = shuffle
         _same_on_every_process("batches per epoch", data.steps)
     val_batch = data_checks.check_batch_size(validation_batch_size, "validation_batch_size")
     val_data = _validation(validation_data, val_batch or batch_size or 32)

@@ -124,6 +124,13 @@ def _flat_outputs(tree, count, what):
     return leaves
 
 
+def _no_unknown_keys(tree, names, what):
+    unknown = sorted(set(tree) - set(names))
+    if unknown:
+        raise ValueError(f"{what} has key(s) {unknown} that name no output of the model; its "
+                         f"outputs are {names}.")
+
+
 def _targets(y, names):
     """``y`` as a list aligned with the outputs (dicts are keyed by output name)."""
     if isinstance(y, dict) and len(names) > 1:
@@ -131,6 +138,7 @@ def _targets(y, names):
         if missing:
             raise ValueError(f"Targets are missing output(s) {missing}; the model's outputs are "
                              f"{names}, received keys {sorted(y)}.")
+        _no_unknown_keys(y, names, "y")
         return [y[n] for n in names]
     return _flat_outputs(y, len(names), "y")
 
@@ -139,6 +147,7 @@ def _weights(sample_weight, names):
     if sample_weight is None:
         return [None] * len(names)
     if isinstance(sample_weight, dict):
+        _no_unknown_keys(sample_weight, names, "sample_weight")
         return [sample_weight.get(n) for n in names]
     if isinstance(sample_weight, (list, tuple)):
         return _flat_outputs(sample_weight, len(names), "sample_weight")

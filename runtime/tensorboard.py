@@ -29,8 +29,9 @@ class TensorBoard(Callback):
     Args:
       log_dir: the folder; runs go to ``log_dir/train`` and ``log_dir/validation``.
       histogram_freq: every this many epochs, histograms of every weight (0: never).
-      write_graph, write_images: accepted as Keras; a compiled JAX program has no
-        TensorFlow graph to draw, and weights are not written as images.
+      write_graph: accepted as Keras (its default is True); a compiled JAX program has no
+        TensorFlow graph to draw. ``write_images=True`` is an error: weights are not
+        written as images (histograms show them).
       write_steps_per_second: also log ``epoch_steps_per_second``.
       update_freq: "epoch", or "batch" / an integer n: also ``batch_*`` scalars every n
         batches.
@@ -50,6 +51,9 @@ class TensorBoard(Callback):
         if update_freq != "epoch" and update_freq != "batch" and not (
                 isinstance(update_freq, int) and update_freq > 0):
             raise ValueError(f"Unrecognized update_freq: {update_freq!r}")
+        if write_images:
+            raise ValueError("TensorBoard(write_images=True) is not supported; histograms "
+                             "(histogram_freq) show the weights.")
         self.log_dir = os.fspath(log_dir)
         self.histogram_freq, self.write_graph = histogram_freq, write_graph
         self.write_images, self.write_steps_per_second = write_images, write_steps_per_second

@@ -109,7 +109,8 @@ class TrainingSetup:
                            precision=precision)
         self.steps_per_execution = int(steps_per_execution)
         self.trainer = self._predictor = None
-        self.__dict__.pop("_keras_metrics", None)  # the model's own steps' metrics
+        for made in ("_keras_metrics", "_keras_objective", "_stateless_program"):
+            self.__dict__.pop(made, None)  # what the model's own steps made of the last one
         if keep:
             return
         for each in (previous, optimizer):  # a fresh state: the optimizers' configs rule

@@ -353,3 +353,17 @@ def test_similar_dataset_sizes_share_compiled_steps():
         assert model.predict(x, batch_size=8, verbose=0).shape == (n, 3)
     assert model._trainer.traces["train"] == 1 and model._trainer.traces["eval"] == 1
     assert model._trainer.traces["predict"] == 1
+
+
+def test_shuffle_batch_shuffles_inside_each_batch_as_keras():
+    from runtime.data import ArrayData
+
+    data = ArrayData(np.arange(10, dtype=np.float32)[:, None], np.zeros(10), batch_size=4)
+    data.shuffle = "batch"
+    order = data.epoch_order(np.random.default_rng(0))
+    assert [sorted(order[i:i + 4]) for i in (0, 4, 8)] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+    assert list(order) != list(range(10))
+    model = _model()
+    model.compile(optax.sgd(0.1), _loss())
+    with pytest.raises(ValueError, match="shuffle must be True, False or 'batch'"):
+        model.fit(*_data(16), shuffle="rows", verbose=0)

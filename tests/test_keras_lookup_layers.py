@@ -85,3 +85,21 @@ def test_text_vectorization_modes_and_config():
     assert out.shape == (1, bigrams.vocabulary_size()) and out[0, 0] == 0
     clone = L.TextVectorization.from_config(layer.get_config())
     np.testing.assert_array_equal(clone(texts), layer(texts))
+
+
+def test_bytes_are_text_in_their_encoding_and_sparse_outputs_are_refused():
+    import numpy as np
+
+    lookup = kg.layers.StringLookup(vocabulary=["ab", "café"])
+    assert lookup(np.array([b"ab", "café".encode(), b"zz"])).tolist() == [1, 2, 0]
+    latin = kg.layers.StringLookup(vocabulary=["café"], encoding="latin-1")
+    assert latin(np.array(["café".encode("latin-1")])).tolist() == [1]
+    vectorize = kg.layers.TextVectorization()
+    vectorize.adapt(np.array([b"Hello world"]))
+    assert vectorize(np.array([b"hello"])).tolist() == vectorize(np.array(["hello"])).tolist()
+    for make in (lambda: kg.layers.Hashing(3, sparse=True),
+                 lambda: kg.layers.Discretization(bin_boundaries=[0.0], sparse=True),
+                 lambda: kg.layers.TextVectorization(sparse=True),
+                 lambda: kg.ops.bincount(np.array([0, 1]), sparse=True)):
+        with pytest.raises(ValueError, match="sparse=True is not supported"):
+            make()

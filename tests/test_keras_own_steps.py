@@ -145,3 +145,59 @@ def test_compiling_without_a_loss_needs_a_model_that_computes_one():
     model.compile(optimizer="sgd")
     history = model.fit(X, Y[:, None].astype(np.float32), epochs=1, verbose=0)
     assert np.isfinite(history.history["loss"][0])
+
+
+def _compiled_pair(**compile_options):
+    made = []
+    for lib in (keras, kg):
+        x = lib.Input(shape=(4,))
+        model = _doubled_loss(lib.Model)(x, lib.layers.Dense(3, activation="softmax")(x))
+        model.compile(loss="sparse_categorical_crossentropy", **{
+            key: value(lib) if callable(value) else value
+            for key, value in compile_options.items()})
+        made.append(model)
+    made[1].set_weights([np.asarray(w) for w in made[0].get_weights()])
+    return made
+
+
+def test_own_steps_honour_steps_per_execution_and_end_on_the_moving_average():
+    hooks, weights = [], []
+    for lib, model in zip((keras, kg), _compiled_pair(
+            optimizer=lambda lib: lib.optimizers.SGD(0.1, use_ema=True),
+            steps_per_execution=2)):
+        seen = []
+        model.fit(X, Y, batch_size=16, epochs=1, shuffle=False, verbose=0, callbacks=[
+            lib.callbacks.LambdaCallback(
+                on_train_batch_begin=lambda batch, logs, seen=seen: seen.append(("b", batch)),
+                on_train_batch_end=lambda batch, logs, seen=seen: seen.append(("e", batch)))])
+        hooks.append(seen)
+        weights.append(model.get_weights())
+    assert hooks[1] == hooks[0] == [("b", 0), ("e", 1), ("b", 2), ("e", 3)]
+    for ours, theirs in zip(weights[1], weights[0]):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
+
+
+def test_validation_data_wins_over_a_validation_split():
+    logs = [model.fit(X, Y, batch_size=16, epochs=1, shuffle=False, verbose=0,
+                      validation_split=0.5, validation_data=(X_VAL, Y_VAL)).history
+            for model in _compiled_pair(optimizer="sgd", metrics=["accuracy"])]
+    _same_logs(logs[1], logs[0])
+
+
+def test_a_model_with_its_own_steps_is_not_left_off_a_mesh_nor_out_of_its_precision():
+    x = kg.Input(shape=(4,))
+    model = _doubled_loss(kg.Model)(x, kg.layers.Dense(3)(x))
+    with pytest.raises(ValueError, match="does not place it on a mesh"):
+        model.compile(optimizer="sgd", loss="mse", mesh=jax.make_mesh((1,), ("data",)))
+    seen = []
+
+    class Peek(kg.Model):
+        def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
+                         training=True):
+            seen.append(y_pred.dtype)
+            return kg.ops.mean(y_pred)
+
+    peek = Peek(x, kg.layers.Dense(3)(x))
+    peek.compile(optimizer="sgd", precision="mixed_bfloat16")
+    peek.fit(X, Y, epochs=1, verbose=0)
+    assert seen and all(dtype == np.dtype("bfloat16") for dtype in seen)

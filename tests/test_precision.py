@@ -125,3 +125,21 @@ def test_bad_policies_and_unused_patterns_are_errors():
         Precision(3)
     with pytest.raises(ValueError, match=r"precision patterns \['haed'\] match no layer"):
         Trainer(_model(), "sgd", "mse", precision={"haed": "float32"})  # before any step
+
+
+def test_a_subclassed_model_takes_a_whole_model_policy_and_remat():
+    """A model whose call is its own code is one node to the rules: ".*" covers it."""
+    class Two(kg.Model):
+        def __init__(self):
+            super().__init__()
+            self.hidden, self.out = kg.layers.Dense(4), kg.layers.Dense(1)
+
+        def call(self, x):
+            return self.out(self.hidden(x))
+
+    x, y = np.ones((8, 3), np.float32), np.ones((8, 1), np.float32)
+    model = Two()
+    model.compile("sgd", "mse", precision="mixed_bfloat16", remat="nothing_saveable")
+    assert np.isfinite(model.fit(x, y, verbose=0).history["loss"][0])
+    assert model.predict(x, verbose=0).dtype == np.dtype("bfloat16")
+    assert model.get_weights()[0].dtype == np.float32

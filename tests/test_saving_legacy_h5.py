@@ -79,3 +79,20 @@ def test_damaged_or_hostile_legacy_files_are_refused(files, tmp_path, mutate, me
     model = kg.load_model(files[1])
     with pytest.raises(LoadError, match=message):
         model.load_weights(_damaged(files, tmp_path, mutate))
+
+
+def test_a_legacy_model_file_compiles_with_its_training_config(tmp_path):
+    x = keras.Input((4,))
+    network = keras.Model(x, keras.layers.Dense(2)(x))
+    network.compile(keras.optimizers.SGD(0.1), "mse", metrics=["mae"])
+    data = np.ones((8, 4), np.float32), np.ones((8, 2), np.float32)
+    network.fit(*data, verbose=0)
+    network.save(tmp_path / "m.h5")
+    with pytest.warns(UserWarning, match="optimizer state .* is not read"):
+        model = kg.load_model(tmp_path / "m.h5")
+    assert type(model.optimizer).__name__ == "SGD"
+    ours = model.evaluate(*data, verbose=0, return_dict=True)
+    theirs = network.evaluate(*data, verbose=0, return_dict=True)
+    assert set(ours) == set(theirs) == {"loss", "mae"}
+    np.testing.assert_allclose(ours["loss"], theirs["loss"], rtol=1e-6)
+    assert kg.load_model(tmp_path / "m.h5", compile=False).optimizer is None

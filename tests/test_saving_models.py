@@ -367,3 +367,12 @@ def test_a_keras_model_never_compiled_loads_quietly_and_uncompiled(tmp_path):
         model = kg.load_model(path)
     with pytest.raises(RuntimeError, match="must call model.compile"):
         model.fit(np.ones((4, 3)), np.ones((4, 2)), verbose=0)
+
+
+def test_kgraphs_own_compile_options_are_said_not_to_be_stored(tmp_path):
+    x = kg.Input((2,))
+    model = kg.Model(x, kg.layers.Dense(1)(x))
+    model.compile("sgd", "mse", precision="mixed_bfloat16", scan_blocks=False, seed=3)
+    with pytest.warns(UserWarning, match="precision='mixed_bfloat16', scan_blocks=False, "
+                                         "seed=3 are not stored"):
+        model.save(tmp_path / "m.keras")

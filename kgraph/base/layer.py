@@ -29,6 +29,7 @@ import contextlib
 import functools
 import math
 import os
+import warnings
 
 import jax
 import jax.numpy as jnp
@@ -71,7 +72,7 @@ _shapes = call_args.shape_of
 
 # Attributes of the Layer machinery itself, never searched for sub-layers or weights.
 _UNTRACKED = frozenset({"_inbound_nodes", "_output_spec_cache", "_own_variables", "_var_attrs",
-                        "_namespaces",
+                        "_namespaces", "_warned_input_keys",
                         "losses", "input_spec", "dtype_policy", "activity_regularizer"})
 
 
@@ -172,7 +173,8 @@ class Layer:
     def __init__(self, name=None, trainable=True, dtype=None, activity_regularizer=None,
                  **kwargs):
         self._input_shape_arg = _input_shape_argument(type(self).__name__, kwargs)
-        kwargs.pop("autocast", None)  # accepted as Keras; layers cast floating inputs
+        if not kwargs.pop("autocast", True):  # as Keras: inputs and weights keep their dtype
+            self.autocast = False
         if kwargs:
             raise TypeError(f"{type(self).__name__} got unexpected keyword argument(s) "
                             f"{sorted(kwargs)}.")
@@ -232,10 +234,13 @@ class Layer:
     def __getattr__(self, name):
         var_attrs = self.__dict__.get("_var_attrs")
         if var_attrs is not None and name in var_attrs:
-            value = var_attrs[name].value
+            variable = var_attrs[name]
+            value = variable.value
             # The compute cast happens only inside a call; outside one a weight reads as
             # its stored value (float32 under mixed_bfloat16).
-            return self._autocast(value) if context.current() is not None else value
+            if context.current() is not None and variable.autocast:
+                return self._autocast(value)
+            return value
         if isinstance(getattr(type(self), name, None), property):
             # A property (e.g. ``output``) raised AttributeError and Python fell back to
             # here: run it again so its own message, not a generic one, reaches the user.
@@ -324,13 +329,29 @@ class Layer:
             layer.trainable = value
 
     # -------------------------------------------------------------------- weights
-    def add_weight(self, shape=(), initializer="glorot_uniform", trainable=True, name=None,
-                   dtype=None, regularizer=None, constraint=None):
-        """Create a weight. Its value is made lazily; compiled programs never need it.
+    def add_weight(self, shape=None, initializer=None, dtype=None, trainable=True,
+                   autocast=True, regularizer=None, constraint=None, aggregation="none",
+                   overwrite_with_gradient=False, name=None):
+        """Create a weight (Keras 3's arguments, in its order). Its value is made lazily;
+        compiled programs never need it.
 
-        ``regularizer`` (name or fn(weight) -> penalty) adds to the training loss;
-        ``constraint`` (name or fn(weight) -> weight) is applied after each update.
+        ``initializer`` defaults to ``"glorot_uniform"`` for floats and ``"zeros"`` for
+        other dtypes; ``autocast=False`` keeps the weight in its own dtype inside ``call``
+        under a mixed policy; ``regularizer`` (name or fn(weight) -> penalty) adds to the
+        training loss; ``constraint`` (name or fn(weight) -> weight) is applied after each
+        update. ``aggregation`` only matters to Keras's distribution strategies.
         """
+        if overwrite_with_gradient:
+            raise ValueError(f'Layer "{self.name}": add_weight(overwrite_with_gradient=True) '
+                             "(Keras's float8 training) is not supported.")
+        if aggregation not in ("none", "mean", "sum", "only_first_replica", None):
+            raise ValueError(f'Layer "{self.name}": add_weight aggregation must be one of '
+                             "'none', 'mean', 'sum', 'only_first_replica'; received "
+                             f"{aggregation!r}.")
+        shape = () if shape is None else shape
+        if initializer is None:
+            kind = jnp.dtype(dtype or self.dtype)
+            initializer = "glorot_uniform" if jnp.issubdtype(kind, jnp.floating) else "zeros"
         auto = name is None
         if auto:
             taken = {v.name for v in self._own_variables}
@@ -346,6 +367,7 @@ class Layer:
                             regularizer=regularizers.get(regularizer),
                             constraint=constraints.get(constraint))
         variable._auto_named = auto
+        variable.autocast = bool(autocast)
         self._own_variables.append(variable)
         return variable
 
@@ -582,6 +604,12 @@ class Layer:
         return outputs
 
     def _symbolic_call(self, args, kwargs):
+        if self.__dict__.get("_input_shape_arg") is not None:
+            warnings.warn(f'Layer "{self.name}": input_shape / input_dim are used only by the '
+                          "first layer of a Sequential model; called on a tensor, the layer "
+                          "takes that tensor's shape (prefer kg.Input(shape) first).",
+                          UserWarning, stacklevel=3)
+            self._input_shape_arg = None
         inputs = call_args.first_argument(type(self), args, kwargs)
         if not self.built:
             assert_input_compatibility(self.input_spec, inputs, self.name)

@@ -42,6 +42,7 @@ class Variable:
         self.regularizer = regularizer  # fn(value) -> penalty added to the loss, or None
         self.constraint = constraint  # fn(value) -> projected value after updates, or None
         self._value = None
+        self.autocast = True  # cast to the layer's compute dtype inside its call
         # While a loop trains the model: the object holding the live value (see
         # ``bind_view``), which has ``read_variable(v)`` and ``write_variable(v, value)``.
         self._view = None

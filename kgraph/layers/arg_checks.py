@@ -38,3 +38,4 @@ def axes_in_range(layer, axes, shape) -> None:
             raise ValueError(f'Layer "{layer.name}" ({type(layer).__name__}): axis {axis!r} is '
                              f"out of range for inputs of rank {ndim} (shape "
                              f"{tuple(shape)}); expected an axis in [{-ndim}, {ndim}).")
+

@@ -17,6 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from kgraph.base.layer import Layer
+from kgraph.base.tensor_kinds import dense_only
 from kgraph.layers.lookup import _batches, encode_counts
 
 
@@ -79,6 +80,7 @@ class Discretization(Layer):
                              f"bin_boundaries={bin_boundaries}")
         self.bin_boundaries = None if bin_boundaries is None else [float(b) for b in
                                                                     bin_boundaries]
+        dense_only(f'Layer "{self.name}"', sparse)
         self.num_bins, self.epsilon, self.output_mode, self.sparse = (num_bins, epsilon,
                                                                       output_mode, False)
 
@@ -153,6 +155,7 @@ class Hashing(Layer):
                              f"values. Received: num_bins={num_bins}.")
         if output_mode not in ("int", "one_hot", "multi_hot", "count"):
             raise ValueError(f"Unknown output_mode {output_mode!r}.")
+        dense_only(f'Layer "{self.name}"', sparse)
         self.num_bins, self.mask_value, self.salt = num_bins, mask_value, salt
         self.output_mode, self.sparse = output_mode, False
 

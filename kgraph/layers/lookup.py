@@ -99,7 +99,9 @@ class _Lookup(Layer):
         return len(self._special()) + len(self._vocab)
 
     def _convert(self, token):
-        return str(token) if self._string else int(token)
+        if not self._string:
+            return int(token)
+        return token.decode(self.encoding) if isinstance(token, bytes) else str(token)
 
     def set_vocabulary(self, vocabulary, idf_weights=None):
         """Use ``vocabulary`` (a list or array of tokens, without the special ones)."""

@@ -16,6 +16,7 @@ import string
 import numpy as np
 
 from kgraph.base.layer import Layer
+from kgraph.base.tensor_kinds import dense_only, decoded
 from kgraph.layers.lookup import StringLookup, _batches
 
 _PUNCTUATION = re.compile(f"[{re.escape(string.punctuation)}]")
@@ -33,8 +34,7 @@ class TextVectorization(Layer):
                  idf_weights=None, sparse=False, ragged=False, encoding="utf-8", name=None,
                  **kwargs):
         super().__init__(name=name, **kwargs)
-        if ragged:
-            raise ValueError(f'Layer "{self.name}": ragged=True is not supported.')
+        dense_only(f'Layer "{self.name}"', sparse, ragged)
         if output_sequence_length is not None and output_mode != "int":
             raise ValueError("`output_sequence_length` must be None unless output_mode is "
                              "'int'.")
@@ -49,6 +49,7 @@ class TextVectorization(Layer):
                                     idf_weights=idf_weights, name=f"{self.name}_lookup")
 
     def _standardize(self, texts):
+        texts = np.asarray(decoded(texts, self.encoding))
         if callable(self.standardize):
             return np.asarray(self.standardize(texts))
         if self.standardize in ("lower", "lower_and_strip_punctuation"):

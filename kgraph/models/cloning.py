@@ -68,12 +68,22 @@ def clone_model(model, input_tensors=None, clone_function=None, call_function=No
         if input_tensors is not None:
             inputs = list(input_tensors) if isinstance(input_tensors, (list, tuple)) else [
                 input_tensors]
+            if len(inputs) != 1:
+                raise ValueError(f"clone_model: Sequential model {model.name!r} has one "
+                                 f"input; received {len(inputs)} input_tensors.")
             return Sequential([inputs[0], *layers], name=model.name)
         if isinstance(first, InputLayer):
             return Sequential([_input_like(first._inbound_nodes[0].outputs[0]), *layers],
                               name=model.name)
         return Sequential(layers, name=model.name)
     if not isinstance(model, Functional):
+        given = [name for name, value in (("clone_function", clone_function),
+                                          ("input_tensors", input_tensors),
+                                          ("call_function", call_function)) if value is not None]
+        if given:  # as Keras: a subclassed model is cloned from its config alone
+            raise ValueError(f"clone_model: {', '.join(given)} apply to functional and "
+                             f"Sequential models; {model.name!r} is a subclassed model, "
+                             "cloned from its config.")
         return type(model).from_config(model.get_config())
     originals = list(model.inputs)
     if input_tensors is None:

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import collections
+import warnings
 
 import jax
 
@@ -134,6 +135,7 @@ class Functional(Model):
             if missing:
                 raise ValueError(f"Model {self.name!r} is missing input(s) {missing}; it expects "
                                  f"keys {self.input_names}, received keys {sorted(inputs)}.")
+            self._warn_unused_keys(inputs, self.input_names)
             return [inputs[n] for n in self.input_names]
         if isinstance(struct, dict):
             if not isinstance(inputs, dict):
@@ -143,6 +145,7 @@ class Functional(Model):
             if missing:
                 raise ValueError(f"Model {self.name!r} is missing input(s) {missing}; it expects "
                                  f"keys {sorted(struct)}, received keys {sorted(inputs)}.")
+            self._warn_unused_keys(inputs, struct)
             return [inputs[k] for k in sorted(struct)]
         if isinstance(struct, (list, tuple)):
             if not isinstance(inputs, (list, tuple)):
@@ -158,6 +161,15 @@ class Functional(Model):
         if isinstance(inputs, (list, tuple)) and len(inputs) == 1:
             return list(inputs)
         return [inputs]
+
+    def _warn_unused_keys(self, inputs, names) -> None:
+        """Keys of a dict of inputs that name no input are not used: said, as Keras does."""
+        unused = sorted(set(inputs) - set(names))
+        warned = self.__dict__.setdefault("_warned_input_keys", set())
+        if unused and tuple(unused) not in warned:
+            warned.add(tuple(unused))
+            warnings.warn(f"Model {self.name!r} does not use input key(s) {unused}: its inputs "
+                          f"are {sorted(names)}.", UserWarning, stacklevel=4)
 
     def _check_inputs(self, inputs):
         assert_input_compatibility(self.input_spec, self._flatten_inputs(inputs), self.name)

@@ -9,11 +9,23 @@
 
 from __future__ import annotations
 
+import warnings
+
 import jax
 
 from kgraph.base.layer import Layer, _shapes as _shapes_of
 from kgraph.display.summary import summary_text
 from kgraph.models import tracing
+
+
+def _float16_policy(model, precision) -> bool:
+    """Whether ``model`` (or ``compile``'s ``precision``) computes in float16."""
+    named = [getattr(precision, "name", precision)] if isinstance(precision, str) or hasattr(
+        precision, "compute_dtype") else list(precision.values()) if isinstance(
+        precision, dict) else []
+    policies = [str(getattr(p, "name", p)) for p in named]
+    policies += [layer.dtype_policy.name for layer in getattr(model, "layers", [])]
+    return any("float16" in p and "bfloat16" not in p for p in policies)
 
 
 def _is_functional_init(args, kwargs) -> bool:
@@ -163,8 +175,14 @@ class Model(Layer):
         """
         from runtime.keras_shell import compile_model
 
-        for name in ("run_eagerly", "jit_compile", "auto_scale_loss"):
+        for name in ("run_eagerly", "jit_compile"):
             kwargs.pop(name, None)  # Keras's switches: kgraph always compiles with jax.jit
+        if kwargs.pop("auto_scale_loss", True) and _float16_policy(self, precision):
+            warnings.warn(f"Model {self.name!r} computes in float16 and kgraph does not scale "
+                          "losses (Keras wraps the optimizer in a LossScaleOptimizer here): "
+                          "small float16 gradients may underflow to zero. Prefer "
+                          "'mixed_bfloat16', which needs no loss scaling.", UserWarning,
+                          stacklevel=2)
         if kwargs:
             raise TypeError(f"compile got unexpected arguments {sorted(kwargs)}.")
         compile_model(self, optimizer, loss, metrics, loss_weights=loss_weights,

@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import jax
 
 from kgraph.base.layer import Layer
@@ -89,6 +91,13 @@ class Sequential(Functional):
         if shape is not None and not self._stack and not isinstance(layer, InputLayer):
             # Keras's input_shape= / input_dim= on a first layer: an Input before it.
             self._stack.append(InputLayer(batch_shape=shape))
+            layer._input_shape_arg = None  # used
+        elif shape is not None and not isinstance(layer, InputLayer):
+            layer._input_shape_arg = None
+            warnings.warn(f"Layer {layer.name!r}: input_shape / input_dim are used only by "
+                          f"the first layer of a Sequential model; on layer "
+                          f"{len(self._stack)} of {self.name!r} they are ignored.",
+                          UserWarning, stacklevel=3)
         self._stack.append(layer)
         if not rebuild:
             self._reset_graph()

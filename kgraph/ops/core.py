@@ -17,6 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from kgraph.graph.keras_tensor import KerasTensor
+from kgraph.base.tensor_kinds import dense_only
 from kgraph.ops.registry import is_symbolic, register_op
 
 
@@ -29,6 +30,7 @@ def _arrays_only(name, *args):
 
 def convert_to_tensor(x, dtype=None, sparse=None, ragged=None):
     """``x`` as a JAX array (KerasTensors are returned as they are)."""
+    dense_only("ops.convert_to_tensor", sparse, ragged)
     if isinstance(x, KerasTensor):
         return x
     if hasattr(x, "value") and hasattr(x, "assign"):  # a kgraph Variable

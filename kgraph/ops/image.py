@@ -51,6 +51,9 @@ def resize(images, size, interpolation="bilinear", antialias=False, crop_to_aspe
     """Resize to ``size = (height, width)`` (``jax.image.resize``), optionally cropping or
     padding (centred) to the target aspect ratio first, as Keras."""
     _check_rank("resize", images)
+    if fill_mode != "constant":
+        raise ValueError(f"resize: only fill_mode='constant' is supported, as Keras; received "
+                         f"fill_mode={fill_mode!r}.")
     if crop_to_aspect_ratio and pad_to_aspect_ratio:
         raise ValueError("Only one of `pad_to_aspect_ratio` & `crop_to_aspect_ratio` can be "
                          "`True`.")

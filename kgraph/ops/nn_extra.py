@@ -8,6 +8,7 @@ import jax.numpy as jnp
 import optax
 
 from kgraph import activations as _act, config
+from kgraph.base.tensor_kinds import dense_only
 from kgraph.ops.registry import register_array_function, register_op
 
 __all__ = ["average_pool", "batch_normalization", "celu", "ctc_decode", "ctc_loss",
@@ -122,6 +123,7 @@ def rms_normalization(x, scale=None, axis=-1, epsilon=None):
 @register_op("multi_hot")
 def multi_hot(inputs, num_classes=None, axis=-1, dtype=None, sparse=False):
     """1 for every class present in each row of integer ``inputs``."""
+    dense_only("ops.multi_hot", sparse)
     encoded = jax.nn.one_hot(inputs, num_classes, axis=axis, dtype=dtype or config.floatx())
     reduce_axis = -2 if axis == -1 else axis + 1 if axis >= 0 else axis - 1
     return jnp.max(encoded, axis=reduce_axis if jnp.ndim(inputs) > 1 else 0)

@@ -18,6 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from kgraph import config
+from kgraph.base.tensor_kinds import dense_only
 from kgraph.ops.registry import register_array_function, register_op
 
 _float = config.floatx
@@ -267,6 +268,7 @@ def corrcoef(x):
 def bincount(x, weights=None, minlength=0, sparse=False):
     """Counts of each value (eager: the length depends on the values unless
     ``minlength`` covers them)."""
+    dense_only("ops.bincount", sparse)
     x = jnp.asarray(x)
     length = builtins.max(int(minlength), int(jnp.max(x)) + 1 if x.size else 0)
     if x.ndim == 2:

@@ -57,6 +57,7 @@ def compile_config(model):
                       "a kgraph.optimizers class, e.g. kg.optimizers.Adam, to keep it).",
                       stacklevel=3)
         return None
+    _warn_unkept(config, setup)
     try:
         return {"optimizer": optimizers.serialize(optimizer),
                 "loss": _tree(config["loss"], lambda v: _serialize(v, losses, "loss")),
@@ -71,6 +72,24 @@ def compile_config(model):
         warnings.warn(f"The model's training configuration is not saved: {err}.",
                       stacklevel=3)
         return None
+
+
+def _warn_unkept(config, setup) -> None:
+    """A warning naming kgraph's own ``compile`` options, which Keras's ``compile_config``
+    has no place for (Keras would refuse them when loading the file)."""
+    unkept = {name: config.get(name) for name in ("precision", "remat")
+              if config.get(name) is not None}
+    if config.get("placement") is not None:
+        unkept["mesh"] = "..."
+    if not config.get("scan_blocks", True):
+        unkept["scan_blocks"] = False
+    if getattr(setup, "seed", 0):
+        unkept["seed"] = setup.seed
+    if unkept:
+        shown = ", ".join(f"{k}={v!r}" if v != "..." else k for k, v in unkept.items())
+        warnings.warn(f"kgraph's compile options {shown} are not stored in the file (Keras's "
+                      "compile_config has no place for them): pass them to compile again "
+                      "after loading.", stacklevel=4)
 
 
 def compile_from_config(model, config, custom_objects=None) -> None:

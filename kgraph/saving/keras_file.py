@@ -194,7 +194,8 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     """
     where = os.fspath(filepath)
     if where.endswith((".h5", ".hdf5")):
-        return legacy_h5.load_model(where, custom_objects=custom_objects, safe_mode=safe_mode)
+        return legacy_h5.load_model(where, custom_objects=custom_objects, safe_mode=safe_mode,
+                                    compile=compile)
     with archive.KerasArchive(filepath) as zf:
         config = _parse_config(zf.read(archive.CONFIG, archive.MAX_CONFIG_BYTES), where)
         if archive.METADATA in zf.members:

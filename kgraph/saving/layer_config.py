@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import inspect
 import json
+import warnings
 
 from kgraph.base import call_args
 from kgraph.base.layer import Layer
@@ -85,7 +86,17 @@ def serialize_layer(layer) -> dict:
 def _normalize_keras_config(config):
     """Accept Keras's serialized DTypePolicy objects where kgraph takes a dtype name."""
     dtype = config.get("dtype")
-    if isinstance(dtype, dict) and dtype.get("class_name") in ("DTypePolicy", "DTypePolicyMap"):
+    if isinstance(dtype, dict) and dtype.get("class_name") == "DTypePolicyMap":
+        inner = dtype.get("config") or {}
+        default = inner.get("default_policy")
+        if inner.get("policy_map"):
+            warnings.warn(f"Layer {config.get('name')!r}: a DTypePolicyMap's per-path policies "
+                          f"{sorted(inner['policy_map'])} are not supported; the layer uses "
+                          "its default policy.", stacklevel=3)
+        default = (default.get("config") or {}).get("name") if isinstance(default, dict) \
+            else default
+        return {**config, "dtype": default}
+    if isinstance(dtype, dict) and dtype.get("class_name") == "DTypePolicy":
         config = {**config, "dtype": (dtype.get("config") or {}).get("name")}
     return config
 

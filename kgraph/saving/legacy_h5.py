@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 
 import h5py
 import numpy as np
 
-from kgraph.saving import h5_weights, keras_dialect, keras_layout, validation
+from kgraph.saving import compile_config, h5_weights, keras_dialect, keras_layout, validation
 from kgraph.saving.errors import LoadError
 from kgraph.saving.layer_config import deserialize_layer
 
@@ -139,15 +140,19 @@ def load_weights(model, path) -> None:
         layer.set_weights([by_id[id(v)] for v in layer.weights])
 
 
-def load_model(path, custom_objects=None, safe_mode=True):
-    """The model of a legacy ``.h5`` model file (its ``model_config``), with its weights
-    (its ``training_config`` is not read: compile the model to train it)."""
+def load_model(path, custom_objects=None, safe_mode=True, compile=True):  # noqa: A002
+    """The model of a legacy ``.h5`` model file (its ``model_config``), with its weights,
+    compiled with its ``training_config`` when ``compile`` (optimizer, losses, metrics; the
+    optimizer's saved state is not read, with a warning)."""
     where = str(path)
     with h5_weights.open_file(path, where) as file:
         if "model_config" not in file.attrs:
             raise LoadError(f"{where}: no model_config attribute; this is a weights file "
                             "(use model.load_weights) or not a Keras model file.")
         text = _attribute(file, "model_config", where)
+        training = (_attribute(file, "training_config", where)
+                    if compile and "training_config" in file.attrs else None)
+        optimizer_state = "optimizer_weights" in file
     text = text.decode("utf-8") if isinstance(text, bytes) else str(text)
     validation.check_json_depth(text)
     try:
@@ -160,4 +165,33 @@ def load_model(path, custom_objects=None, safe_mode=True):
     model = deserialize_layer(keras_dialect.from_keras(config), custom_objects=custom_objects,
                               safe_mode=safe_mode)
     load_weights(model, path)
+    if training is not None:
+        _compile_from_training_config(model, training, custom_objects, where)
+        if optimizer_state:
+            warnings.warn(f"{where}: the legacy file's optimizer state (optimizer_weights) is "
+                          "not read; training continues with a fresh optimizer state.",
+                          stacklevel=3)
     return model
+
+
+def _compile_from_training_config(model, text, custom_objects, where) -> None:
+    """Compile ``model`` with a legacy file's ``training_config`` (Keras 2's names for what
+    a ``.keras`` file's ``compile_config`` holds)."""
+    text = text.decode("utf-8") if isinstance(text, bytes) else str(text)
+    validation.check_json_depth(text)
+    try:
+        training = json.loads(text)
+    except ValueError as err:
+        warnings.warn(f"{where}: training_config is not valid JSON ({err}); the model is not "
+                      "compiled.", stacklevel=4)
+        return
+    if not isinstance(training, dict):
+        warnings.warn(f"{where}: training_config is not an object; the model is not "
+                      "compiled.", stacklevel=4)
+        return
+    validation.check_no_file_references(training)
+    compile_config.compile_from_config(model, {
+        "optimizer": training.get("optimizer_config", "rmsprop"),
+        "loss": training.get("loss"), "metrics": training.get("metrics"),
+        "weighted_metrics": training.get("weighted_metrics"),
+        "loss_weights": training.get("loss_weights")}, custom_objects)
