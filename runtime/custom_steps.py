@@ -13,6 +13,7 @@ each batch, cut to its real rows, goes to the jitted step as Keras's ``(x, y)`` 
 
 from __future__ import annotations
 
+import itertools
 import warnings
 
 import jax
@@ -121,12 +122,15 @@ def keras_steps(model) -> KerasSteps:
     return steps
 
 
-def batches(data, shuffle_rng=None, targets=True):
+def batches(data, shuffle_rng=None, targets=True, window=None):
     """Keras's batches of ``data`` (``runtime.data`` objects): ``(x, y)`` or ``(x, y,
-    sample_weight)`` (``x`` alone without targets), the last one cut to its real rows."""
+    sample_weight)`` (``x`` alone without targets), the last one cut to its real rows;
+    ``window``: ``(first, count)`` of in-memory data's batches (``ArrayData.window``)."""
     if isinstance(data, data_lib.ArrayData):
         order = data.epoch_order(shuffle_rng)
         padded = data.host_batches(order)
+        if window is not None:
+            padded = itertools.islice(padded, window[0], window[0] + window[1])
     else:
         padded = data.epoch()
     for (x, y, sample_weight, _), real in padded:
@@ -150,7 +154,8 @@ def fit(model, data, val_data, *, epochs, verbose, callbacks, shuffle, initial_e
                             data_seed=(setup.seed, setup.fits))
     loop.initial_epoch, loop.resumable = initial_epoch, False
     optimizer._bind(loop)  # model.optimizer.learning_rate: the running one
-    total = data.steps if isinstance(data, data_lib.ArrayData) else steps_per_epoch
+    total = (min(steps_per_epoch or data.steps, data.steps)
+             if isinstance(data, data_lib.ArrayData) else steps_per_epoch)
     callback_list = CallbackList(callbacks, model=model, loop=loop, add_history=True,
                                  add_progbar=verbose != 0, verbose=verbose, epochs=epochs,
                                  steps=total)
@@ -165,9 +170,13 @@ def fit(model, data, val_data, *, epochs, verbose, callbacks, shuffle, initial_e
             loop.epoch = epoch
             loop.train_state = loop.train_state._replace(metrics=metric_state(model.metrics))
             callback_list.on_epoch_begin(epoch)
+            passes, window = epoch, None
+            if isinstance(data, data_lib.ArrayData):
+                passes, *window = data.window(epoch - initial_epoch)
+                passes += initial_epoch
             logs = _train_epoch(loop, callback_list, data,
-                                loop.shuffle_rng(epoch) if shuffle else None,
-                                setup.steps_per_execution)
+                                loop.shuffle_rng(passes) if shuffle else None,
+                                setup.steps_per_execution, window)
             if not logs:
                 warnings.warn(f"The training data ran out at epoch {epoch + 1}: it produced "
                               "no batches. Training stopped.", RuntimeWarning, stacklevel=3)
@@ -192,12 +201,12 @@ def fit(model, data, val_data, *, epochs, verbose, callbacks, shuffle, initial_e
     return model.history
 
 
-def _train_epoch(loop, callbacks, data, shuffle_rng, every) -> dict:
+def _train_epoch(loop, callbacks, data, shuffle_rng, every, window=None) -> dict:
     """One epoch of the model's own steps. As Keras with ``steps_per_execution=every``,
     the batch hooks see every ``every``-th step: ``on_train_batch_begin`` at a group's
     first batch, ``on_train_batch_end`` at its last (the epoch's last batch ends one)."""
     logs, ended = {}, True
-    for index, batch in enumerate(batches(data, shuffle_rng)):
+    for index, batch in enumerate(batches(data, shuffle_rng, window=window)):
         if data.steps is not None and index >= data.steps:
             break
         if index % every == 0:

@@ -170,6 +170,24 @@ class ArrayData:
         self._in_order = None  # the unshuffled epoch's rows, gathered once
         self.sharding = None  # where resident arrays go (on a mesh: every device, replicated)
         self.shuffle = True  # fit's ``shuffle`` (see ``epoch_order``)
+        self.steps_per_epoch = None  # fit's, when fewer than ``steps`` (see ``window``)
+
+    def window(self, epoch: int):
+        """``(pass, first, count)``: epoch ``epoch`` of a ``fit`` (counted from its
+        ``initial_epoch``) trains on batches ``first .. first + count - 1`` of pass ``pass``
+        over the data. Without ``steps_per_epoch`` every epoch is a whole pass. With fewer
+        steps than a pass holds, epochs go on through the same pass, as Keras's do, and one
+        that reaches the pass's end stops there; the next epoch starts a new pass (a new
+        order, when shuffling)."""
+        per = self.steps_per_epoch
+        if not per or per >= self.steps:
+            return epoch, 0, self.steps
+        done, first = 0, 0
+        for _ in range(epoch):
+            first += min(per, self.steps - first)
+            if first >= self.steps:
+                done, first = done + 1, 0
+        return done, first, min(per, self.steps - first)
 
     def epoch_order(self, rng):
         """The epoch's order of the samples from ``rng`` (None: in order). With

@@ -279,13 +279,15 @@ def _batch_end(hook, batch, results, metrics):
 
 
 def train_epoch(loop, callbacks, data, *, shuffle_rng, steps_per_execution: int,
-                skip: int = 0) -> int:
+                skip: int = 0, window=None) -> int:
     """Run one epoch of training steps, the first ``skip`` of them already run (a resumed
-    epoch); returns the number of steps of the epoch run, ``skip`` included."""
+    epoch); returns the number of steps of the epoch run, ``skip`` included. ``window``:
+    ``(first, count)``, the batches of the pass over in-memory data this epoch trains on
+    (``ArrayData.window``; default: all of them)."""
     trainer, k = loop.trainer, steps_per_execution
     _place_resident(trainer, data)
     clock = _HookClock(callbacks, "train")
-    total = getattr(data, "steps", None)
+    first, total = window if window is not None else (0, getattr(data, "steps", None))
 
     def run(done, steps, step_fn):
         due = clock.due(total is not None and done + steps >= total)
@@ -302,10 +304,10 @@ def train_epoch(loop, callbacks, data, *, shuffle_rng, steps_per_execution: int,
     if isinstance(data, data_lib.ArrayData) and data.device_resident:
         order = data.epoch_order(shuffle_rng)
         device_data, index, valid = data.device_epoch(order)
-        start = jnp.asarray(loop.global_step - skip, jnp.int32)
+        start = jnp.asarray(loop.global_step - skip - first, jnp.int32)
         done = skip
-        while done < data.steps and not loop.stop_training:
-            steps = k if data.steps - done >= k else 1
+        while done < total and not loop.stop_training:
+            steps = k if total - done >= k else 1
             done = run(done, steps, lambda trainer, packed, s=steps: trainer.fit_indexed(
                 packed, device_data, index, valid, start, steps=s))
         return done
@@ -317,7 +319,8 @@ def train_epoch(loop, callbacks, data, *, shuffle_rng, steps_per_execution: int,
     done = skip
     # A resumed epoch passes over the batches already trained on (an iterable must give
     # the same batches each epoch for the run to continue exactly).
-    batches = itertools.islice(batches, skip, None)
+    batches = itertools.islice(batches, first + skip,
+                               None if window is None else first + total)
     for block, steps in data_lib.prefetch_to_device(_blocks(batches, k),
                                                     place=_placer(trainer, stacked=True)):
         done = run(done, steps, lambda trainer, packed, b=block: trainer.fit_batches(packed, b))

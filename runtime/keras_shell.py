@@ -209,7 +209,7 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
         val_data.steps = validation_steps
     val_data = _first_batches(val_data, validation_steps)
     if isinstance(data, data_lib.ArrayData) and steps_per_epoch is not None:
-        data.steps = min(int(steps_per_epoch), data.steps)
+        data.steps_per_epoch = int(steps_per_epoch)
     if keras_protocol.uses_own_steps(model, "train_step", "compute_loss"):
         return custom_steps.fit(model, data, val_data, epochs=epochs, verbose=verbose,
                                 callbacks=callbacks, shuffle=shuffle,
@@ -225,7 +225,8 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
         _check_inputs(model, val_data)
         _check_labels(model, trainer, val_data, "validation_data")
         data_checks.check_validation(trainer, val_data)
-    steps = data.steps if isinstance(data, data_lib.ArrayData) else steps_per_epoch
+    steps = (min(steps_per_epoch or data.steps, data.steps)
+             if isinstance(data, data_lib.ArrayData) else steps_per_epoch)
     model.stop_training = False
     loop = fit_loop.FitLoop(model, trainer, trainer.init_from_model(
         setup.train_key, setup.opt_state),
@@ -259,9 +260,13 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
             epoch_start = loop.global_step - skip
             loop.step_in_epoch = skip
             callback_list.on_epoch_begin(epoch)
+            passes, window = epoch, None
+            if isinstance(data, data_lib.ArrayData):
+                passes, *window = data.window(epoch - initial_epoch)
+                passes += initial_epoch
             done = fit_loop.train_epoch(
-                loop, callback_list, data, skip=skip,
-                shuffle_rng=loop.shuffle_rng(epoch) if shuffle else None,
+                loop, callback_list, data, skip=skip, window=window,
+                shuffle_rng=loop.shuffle_rng(passes) if shuffle else None,
                 steps_per_execution=setup.steps_per_execution)
             skip = 0
             if done == 0:

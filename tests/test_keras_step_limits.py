@@ -102,3 +102,19 @@ def test_a_models_own_predict_step_reads_the_first_steps_batches():
     x = kg.Input((3,))
     model = Own(x, kg.layers.Dense(1)(x))
     assert model.predict(X, batch_size=4, steps=2, verbose=0).shape == (8, 1)
+
+
+@pytest.mark.parametrize("steps_per_execution", [1, 2])
+def test_steps_per_epoch_goes_on_through_the_pass_as_keras(steps_per_execution):
+    """5 batches, 2 steps per epoch: epochs read batches 0-1, 2-3, then 4 alone (the pass
+    ends), then a new pass; the same weights and logs as Keras."""
+    histories, weights, seen = [], [], []
+    for model in _pair():
+        model.compile("sgd", "mse", steps_per_execution=steps_per_execution)
+        history = model.fit(X, Y, batch_size=2, epochs=5, steps_per_epoch=2, shuffle=False,
+                            verbose=0)
+        histories.append(history.history["loss"])
+        weights.append(model.get_weights())
+    np.testing.assert_allclose(histories[0], histories[1], rtol=1e-6)
+    for ours, theirs in zip(*weights):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6)
