@@ -109,7 +109,7 @@ class TrainingSetup:
                            precision=precision)
         self.steps_per_execution = int(steps_per_execution)
         self.trainer = self._predictor = None
-        for made in ("_keras_metrics", "_keras_objective", "_stateless_program"):
+        for made in ("_keras_metrics", "_keras_objective", "_stateless_program", "_custom_runner"):
             self.__dict__.pop(made, None)  # what the model's own steps made of the last one
         if keep:
             return

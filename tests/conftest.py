@@ -54,3 +54,9 @@ def _tree_equal_fixture():
 @pytest.fixture(scope="session", name="assert_topological")
 def _assert_topological_fixture():
     return assert_topological
+
+
+def pytest_addoption(parser):
+    parser.addoption("--differential-scripts", type=int, default=None,
+                     help="how many generated training scripts tests/test_keras_differential.py "
+                          "runs under Keras and kgraph (default: its SCRIPTS)")
