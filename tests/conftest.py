@@ -9,7 +9,7 @@ import os
 # kgraph itself uses for its one-off init functions, kgraph.base.initial_values) make it about a
 # third faster. They change how long XLA spends optimising, not what a program computes; the
 # benchmarks run with XLA's defaults. Set before JAX starts; subprocesses inherit it.
-_FAST_COMPILE = ("--xla_backend_optimization_level=1 --xla_cpu_use_fusion_emitters=false "
+_FAST_COMPILE = ("--xla_backend_optimization_level=0 --xla_cpu_use_fusion_emitters=false "
                  "--xla_cpu_parallel_codegen_split_count=1")
 if "xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
     os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {_FAST_COMPILE}".strip()

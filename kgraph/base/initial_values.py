@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 from typing import NamedTuple
 
 import jax
@@ -42,6 +43,10 @@ from kgraph.interpreter import context
 FAST_COMPILE_MAX_SIZE = 1 << 24
 FAST_COMPILE = {"xla_backend_optimization_level": 1, "xla_cpu_use_fusion_emitters": False,
                 "xla_cpu_parallel_codegen_split_count": 1}
+# A level the process asks for itself (XLA_FLAGS) is kept: its other programs compile at
+# it, and a weight drawn alone there is bitwise the batched draw.
+FAST_COMPILE = {name: value for name, value in FAST_COMPILE.items()
+                if f"--{name}=" not in os.environ.get("XLA_FLAGS", "")}
 
 
 class _Plan(NamedTuple):

@@ -92,12 +92,16 @@ def localize_names(layers, owner=None) -> None:
             fresh.append(layer)
         else:
             taken.add(layer.name)
+    tried: dict = {}  # base name -> the next suffix to try (no name is tried twice)
     for layer in sorted(fresh, key=lambda layer: layer._created):
-        avoid = taken | _names_around(layer)  # also unique where it was named before
-        name, count = layer._name_base, 0
-        while name in avoid:
+        around = _names_around(layer)  # also unique where it was named before
+        base = layer._name_base
+        count = tried.get(base, 0)
+        name = base if count == 0 else f"{base}_{count}"
+        while name in taken or name in around:
             count += 1
-            name = f"{layer._name_base}_{count}"
+            name = f"{base}_{count}"
+        tried[base] = count + 1
         taken.add(name)
         layer._set_name(name)
         layer._name_local = True

@@ -5,8 +5,10 @@ weights in isolation: its weights, its input, the run's PRNG key, its key hashes
 batch's sample mask are the trace's only inputs, and reading any other weight makes the
 run unscannable. The traces must then be equal as computations
 (``kgraph.interpreter.fingerprint``: the jaxpr, the values of its array constants, its
-custom derivative rules, the structure of what it returns). Only then is the first
-block's call scanned over the blocks' stacked weights.
+custom derivative rules, the structure of what it returns). Blocks that are kgraph's own
+layers in the same state (``kgraph.interpreter.layer_state``) need no trace of their own:
+the first block's is theirs. Only then is the first block's call scanned over the
+blocks' stacked weights.
 
 Each step of the scan runs its node exactly as the unrolled walk does: its arguments come
 from ``Node.arguments`` with the run's training flag, it reads its own weights, draws its
@@ -24,8 +26,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kgraph.interpreter import context
-from kgraph.interpreter import fingerprint
+from kgraph.interpreter import context, fingerprint, layer_state
 
 
 class _Unscannable(Exception):
@@ -153,11 +154,33 @@ def _prove(nodes, runner, training, x, key, sample_mask, parent):
     if (getattr(first.output, "shape", None), getattr(first.output, "dtype", None)) != (
             x.shape, x.dtype):
         return None, x
-    traces = [first] + [_trace(node, runner, training, x, key, sample_mask, parent,
-                               len(first.paths)) for node in nodes[1:]]
+    traces = _same_as_first(nodes, first, parent)
+    if traces is None:  # not settled by the layers' state: each block's own trace
+        traces = [first] + [_trace(node, runner, training, x, key, sample_mask, parent,
+                                   len(first.paths)) for node in nodes[1:]]
     if any(t.identity != first.identity or len(t.paths) != len(first.paths) for t in traces):
         return None, x
     return traces, x
+
+
+def _same_as_first(nodes, first, parent):
+    """The traces of ``nodes`` without tracing them, when each block is kgraph's own layer
+    in the first one's state (``layer_state.same_state``): the first block's trace, its
+    key paths under each block's name. None when that can't be settled so."""
+    name = nodes[0].layer.name
+    if not all(path == name or path.endswith("/" + name) for path in first.paths):
+        return None
+    traces = [first]
+    for node in nodes[1:]:
+        if not layer_state.same_state(nodes[0].layer, node.layer):
+            return None
+        paths = [path[:len(path) - len(name)] + node.layer.name for path in first.paths]
+        if any(parent._key_counts.get(mine, 0) != parent._key_counts.get(theirs, 0)
+               for mine, theirs in zip(paths, first.paths)):
+            return None
+        traces.append(_Trace(first.identity, first.output, paths, {
+            mine: first.key_counts[theirs] for mine, theirs in zip(paths, first.paths)}))
+    return traces
 
 
 def run_scanned(nodes, x, runner, training):
