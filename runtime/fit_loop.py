@@ -366,6 +366,9 @@ def evaluate_data(trainer, train_state, data, callbacks=None) -> dict:
     needs every batch; the progress bar then just sees the last one.
     """
     metrics = trainer.init_metrics()
+    # evaluation reads the weights and the key only: fit's validation and evaluate share
+    # one compiled program
+    train_state = train_state._replace(opt_state=(), metrics=None)
     _place_resident(trainer, data)
     clock = _HookClock(callbacks, "test")
     count = 0

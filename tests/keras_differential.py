@@ -133,48 +133,56 @@ def draw(seed: int) -> Script:
 
 
 # ---------------------------------------------------------------------------- running
+def half_loss(base):
+    """A subclass of ``base`` (a ``Model`` class) whose ``compute_loss`` is half Keras's."""
+    class HalfLoss(base):
+        def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
+                         training=True):
+            return 0.5 * super().compute_loss(x=x, y=y, y_pred=y_pred,
+                                              sample_weight=sample_weight, training=training)
+
+    return HalfLoss
+
+
+def guide_train_step(base):
+    """A subclass of ``base`` with the ``train_step`` of keras.io's "Customizing fit() with
+    JAX" guide (its helper renamed, so Keras's own ``test_step`` keeps its own)."""
+    import jax
+
+    class OwnStep(base):
+        def _loss_and_updates(self, trainable, non_trainable, x, y, training=False):
+            y_pred, non_trainable = self.stateless_call(trainable, non_trainable, x,
+                                                        training=training)
+            return self.compute_loss(x, y, y_pred), (y_pred, non_trainable)
+
+        def train_step(self, state, data):
+            trainable, non_trainable, optimizer_variables, metrics_variables = state
+            x, y = data[0], data[1]
+            grad_fn = jax.value_and_grad(self._loss_and_updates, has_aux=True)
+            (loss, (y_pred, non_trainable)), grads = grad_fn(trainable, non_trainable, x, y,
+                                                             training=True)
+            trainable, optimizer_variables = self.optimizer.stateless_apply(
+                optimizer_variables, grads, trainable)
+            new_metrics, logs = [], {}
+            for metric in self.metrics:
+                start = len(new_metrics)
+                own = metrics_variables[start:start + len(metric.variables)]
+                if metric.name == "loss":
+                    own = metric.stateless_update_state(own, loss)
+                else:
+                    own = metric.stateless_update_state(own, y, y_pred)
+                logs[metric.name] = metric.stateless_result(own)
+                new_metrics += own
+            return logs, (trainable, non_trainable, optimizer_variables, new_metrics)
+
+    return OwnStep
+
+
 def _form_class(lib, form):
     if form == "compute_loss":
-        class HalfLoss(lib.Model):
-            def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
-                             training=True):
-                return 0.5 * super().compute_loss(x=x, y=y, y_pred=y_pred,
-                                                  sample_weight=sample_weight,
-                                                  training=training)
-
-        return HalfLoss
+        return half_loss(lib.Model)
     if form == "train_step":
-        import jax
-
-        class OwnStep(lib.Model):
-            """The train_step of keras.io's "Customizing fit() with JAX" guide."""
-
-            def _loss_and_updates(self, trainable, non_trainable, x, y, training=False):
-                y_pred, non_trainable = self.stateless_call(trainable, non_trainable, x,
-                                                            training=training)
-                return self.compute_loss(x, y, y_pred), (y_pred, non_trainable)
-
-            def train_step(self, state, data):
-                trainable, non_trainable, optimizer_variables, metrics_variables = state
-                x, y = data[0], data[1]
-                grad_fn = jax.value_and_grad(self._loss_and_updates, has_aux=True)
-                (loss, (y_pred, non_trainable)), grads = grad_fn(trainable, non_trainable,
-                                                                 x, y, training=True)
-                trainable, optimizer_variables = self.optimizer.stateless_apply(
-                    optimizer_variables, grads, trainable)
-                new_metrics, logs = [], {}
-                for metric in self.metrics:
-                    start = len(new_metrics)
-                    own = metrics_variables[start:start + len(metric.variables)]
-                    if metric.name == "loss":
-                        own = metric.stateless_update_state(own, loss)
-                    else:
-                        own = metric.stateless_update_state(own, y, y_pred)
-                    logs[metric.name] = metric.stateless_result(own)
-                    new_metrics += own
-                return logs, (trainable, non_trainable, optimizer_variables, new_metrics)
-
-        return OwnStep
+        return guide_train_step(lib.Model)
     return lib.Model
 
 

@@ -13,6 +13,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 import kgraph as kg  # noqa: E402
+from tests.keras_differential import guide_train_step  # noqa: E402
 
 _data = np.random.default_rng(0)
 X = _data.normal(size=(50, 4)).astype(np.float32)  # batches of 16: the last one has 2 rows
@@ -32,42 +33,6 @@ def _doubled_loss(base):
                                               sample_weight=sample_weight, training=training)
 
     return DoubledLoss
-
-
-def _guide_step(base):
-    class GuideStep(base):
-        """The train_step of keras.io's "Customizing fit() with JAX" guide."""
-
-        def compute_loss_and_updates(self, trainable_variables, non_trainable_variables, x,
-                                     y, training=False):
-            y_pred, non_trainable_variables = self.stateless_call(
-                trainable_variables, non_trainable_variables, x, training=training)
-            loss = self.compute_loss(x, y, y_pred)
-            return loss, (y_pred, non_trainable_variables)
-
-        def train_step(self, state, data):
-            (trainable_variables, non_trainable_variables, optimizer_variables,
-             metrics_variables) = state
-            x, y = data[0], data[1]
-            grad_fn = jax.value_and_grad(self.compute_loss_and_updates, has_aux=True)
-            (loss, (y_pred, non_trainable_variables)), grads = grad_fn(
-                trainable_variables, non_trainable_variables, x, y, training=True)
-            trainable_variables, optimizer_variables = self.optimizer.stateless_apply(
-                optimizer_variables, grads, trainable_variables)
-            new_metrics_vars, logs = [], {}
-            for metric in self.metrics:
-                start = len(new_metrics_vars)
-                this = metrics_variables[start:start + len(metric.variables)]
-                if metric.name == "loss":
-                    this = metric.stateless_update_state(this, loss)
-                else:
-                    this = metric.stateless_update_state(this, y, y_pred)
-                logs[metric.name] = metric.stateless_result(this)
-                new_metrics_vars += this
-            return logs, (trainable_variables, non_trainable_variables, optimizer_variables,
-                          new_metrics_vars)
-
-    return GuideStep
 
 
 def _models(make_class):
@@ -122,7 +87,7 @@ def test_evaluate_weighs_the_loss_by_batch_size_and_only_weighted_metrics_by_sam
 
 def test_the_guides_train_step_trains_and_logs_as_keras():
     histories, weights = [], []
-    for model in _models(_guide_step):
+    for model in _models(guide_train_step):
         history = model.fit(X, Y, batch_size=16, epochs=2, shuffle=False, verbose=0)
         histories.append(history.history)
         weights.append(model.get_weights())
