@@ -13,7 +13,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 import kgraph as kg  # noqa: E402
-from tests.keras_differential import guide_train_step  # noqa: E402
+from tests.keras_differential import guide_train_step, half_loss  # noqa: E402
 
 _data = np.random.default_rng(0)
 X = _data.normal(size=(50, 4)).astype(np.float32)  # batches of 16: the last one has 2 rows
@@ -21,18 +21,6 @@ Y = _data.integers(0, 3, 50).astype(np.int32)
 WEIGHTS = _data.uniform(0.2, 2.0, 50).astype(np.float32)
 X_VAL = _data.normal(size=(20, 4)).astype(np.float32)
 Y_VAL = _data.integers(0, 3, 20).astype(np.int32)
-
-
-def _doubled_loss(base):
-    class DoubledLoss(base):
-        """Overrides compute_loss: twice Keras's default."""
-
-        def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
-                         training=True):
-            return 2.0 * super().compute_loss(x=x, y=y, y_pred=y_pred,
-                                              sample_weight=sample_weight, training=training)
-
-    return DoubledLoss
 
 
 def _models(make_class):
@@ -68,7 +56,7 @@ FIT_OPTIONS = {
 @pytest.mark.parametrize("options", list(FIT_OPTIONS))
 def test_a_model_overriding_compute_loss_gets_every_fit_argument(options):
     histories, weights = [], []
-    for model in _models(_doubled_loss):
+    for model in _models(half_loss):
         history = model.fit(X, Y, batch_size=16, epochs=3, shuffle=False, verbose=0,
                             **FIT_OPTIONS[options])
         histories.append(history.history)
@@ -80,7 +68,7 @@ def test_a_model_overriding_compute_loss_gets_every_fit_argument(options):
 
 def test_evaluate_weighs_the_loss_by_batch_size_and_only_weighted_metrics_by_sample():
     results = [model.evaluate(X, Y, sample_weight=WEIGHTS, batch_size=16, verbose=0,
-                              return_dict=True) for model in _models(_doubled_loss)]
+                              return_dict=True) for model in _models(half_loss)]
     _same_logs(results[1], results[0])
     assert results[1]["accuracy"] != results[1]["weighted_accuracy"]
 
@@ -116,7 +104,7 @@ def _compiled_pair(**compile_options):
     made = []
     for lib in (keras, kg):
         x = lib.Input(shape=(4,))
-        model = _doubled_loss(lib.Model)(x, lib.layers.Dense(3, activation="softmax")(x))
+        model = half_loss(lib.Model)(x, lib.layers.Dense(3, activation="softmax")(x))
         model.compile(loss="sparse_categorical_crossentropy", **{
             key: value(lib) if callable(value) else value
             for key, value in compile_options.items()})
@@ -151,7 +139,7 @@ def test_validation_data_wins_over_a_validation_split():
 
 def test_a_model_with_its_own_steps_is_not_left_off_a_mesh_nor_out_of_its_precision():
     x = kg.Input(shape=(4,))
-    model = _doubled_loss(kg.Model)(x, kg.layers.Dense(3)(x))
+    model = half_loss(kg.Model)(x, kg.layers.Dense(3)(x))
     with pytest.raises(ValueError, match="does not place it on a mesh"):
         model.compile(optimizer="sgd", loss="mse", mesh=jax.make_mesh((1,), ("data",)))
     seen = []
