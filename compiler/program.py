@@ -21,7 +21,7 @@ from compiler import stacking
 from compiler.weights import (check_weights, get_path, graph_signature, set_path,
                               split_values, weight_entries)
 from kgraph.base import initial_values
-from kgraph.base.layer import Layer
+from kgraph.base.layer import Layer, structure_read_once
 from kgraph.interpreter import context
 from kgraph.interpreter.checks import checked
 from kgraph.interpreter.walk import NodeHook
@@ -61,10 +61,11 @@ class Program:
             raise ValueError(model._trace_error)
         self.model = model
         self.nodes = list(getattr(model, "_nodes", ()))
-        self._entries = weight_entries(model)
-        self._signature = graph_signature(model, self._entries)
-        self.block_runs = scan_blocks_lib.find_runs(model) if scan_blocks else []
-        self.stacked_runs = stacking.plan(self._entries, self.block_runs)
+        with structure_read_once():  # the passes below read the graph, never change it
+            self._entries = weight_entries(model)
+            self._signature = graph_signature(model, self._entries)
+            self.block_runs = scan_blocks_lib.find_runs(model) if scan_blocks else []
+            self.stacked_runs = stacking.plan(self._entries, self.block_runs)
         self._stacked_leaves = stacking.expected_leaves(self._entries, self.stacked_runs)
         self._jitted = jax.jit(self.apply, static_argnames=("training",))
 

@@ -61,28 +61,30 @@ def _config_signature(layer) -> str:
     return json.dumps(config, sort_keys=True, default=str)
 
 
-def _signature(node):
+def _signature(node, weights):
     layer = node.layer
-    weights = tuple((tuple(v.shape), str(v.dtype), v.trainable) for v in layer.weights)
-    return (type(layer), _config_signature(layer), weights, repr(node.call_kwargs))
+    shapes = tuple((tuple(v.shape), v.dtype, v.trainable) for v in weights)
+    return (type(layer), _config_signature(layer), shapes, repr(node.call_kwargs))
 
 
-def _shared_layers(nodes) -> set:
+def _shared_layers(nodes, weights_of) -> set:
     """Ids of the layers of ``nodes`` that hold a weight some other node also uses."""
     users: dict = {}
     for node in nodes:
-        for variable in node.layer.weights:
+        for variable in weights_of[id(node)]:
             users.setdefault(id(variable), set()).add(id(node))
     return {id(node.layer) for node in nodes
-            if any(len(users[id(v)]) > 1 for v in node.layer.weights)}
+            if any(len(users[id(v)]) > 1 for v in weights_of[id(node)])}
 
 
 def find_runs(model, min_repeats: int = MIN_REPEATS) -> list[BlockRun]:
     """Candidate runs in ``model``'s graph (top level): consecutive nodes of one
     signature, each taking exactly the previous one's single output, used nowhere else,
-    whose layers share no weight with any other node."""
+    whose layers share no weight with any other node. One pass over the nodes; each
+    node's weights and signature are read once."""
     nodes = list(getattr(model, "_nodes", ()))
-    shared = _shared_layers(nodes)
+    weights_of = {id(node): node.layer.weights for node in nodes}
+    shared = _shared_layers(nodes, weights_of)
     consumers: dict = {}
     for node in nodes:
         for tensor in node._keras_inputs:
@@ -92,20 +94,21 @@ def find_runs(model, min_repeats: int = MIN_REPEATS) -> list[BlockRun]:
 
     def single_in_out(node):
         return (len(node._keras_inputs) == 1 and len(node.outputs) == 1
-                and bool(node.layer.weights) and id(node.layer) not in shared)
+                and bool(weights_of[id(node)]) and id(node.layer) not in shared)
 
-    runs, current = [], []
+    runs, current, first = [], [], None
     for node in nodes:
-        extends = (current and single_in_out(node)
-                   and node._keras_inputs[0] is current[-1].outputs[0]
-                   and consumers.get(id(current[-1].outputs[0])) == 1
-                   and _signature(node) == _signature(current[0]))
-        if extends:
+        candidate = single_in_out(node)
+        signature = _signature(node, weights_of[id(node)]) if candidate else None
+        if (current and candidate
+                and node._keras_inputs[0] is current[-1].outputs[0]
+                and consumers.get(id(current[-1].outputs[0])) == 1
+                and signature == first):
             current.append(node)
             continue
         if len(current) >= min_repeats:
             runs.extend(_runs(current, min_repeats))
-        current = [node] if single_in_out(node) else []
+        current, first = ([node], signature) if candidate else ([], None)
     if len(current) >= min_repeats:
         runs.extend(_runs(current, min_repeats))
     return runs

@@ -80,7 +80,10 @@ def plan(entries, runs) -> list[StackedRun]:
     weights) that can be stacked: every block's weights live under its own top-level name,
     at the same paths, with the same constraints."""
     by_variable = {id(e.variable): e for e in entries}
-    top_level = {e.path[0] for e in entries}
+    by_top_level: dict = {}
+    for entry in entries:
+        by_top_level.setdefault(entry.path[0], []).append(entry)
+    top_level = set(by_top_level)
     taken: set = set()
     stacked = []
     for run in runs:
@@ -97,7 +100,8 @@ def plan(entries, runs) -> list[StackedRun]:
             same = all(tuple((e.path[1:], e.is_param) for e in block) == layout
                        for block in per_block)
             owned = {id(e.variable) for block in per_block for e in block}
-            others = [e for e in entries if e.path[0] in names and id(e.variable) not in owned]
+            others = [e for name in names for e in by_top_level.get(name, ())
+                      if id(e.variable) not in owned]
             constraints_agree = all(
                 _same_constraint(block[i].variable.constraint, per_block[0][i].variable.constraint)
                 for block in per_block for i in range(len(layout)))

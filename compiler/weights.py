@@ -28,7 +28,6 @@ def weight_entries(model) -> list[WeightEntry]:
     A weight reachable by two paths (a layer used both in a model and in a model nested
     in it) appears once, at the first path in depth-first name order.
     """
-    trainable = {id(v) for v in model.trainable_weights}
     entries, seen, stack = [], set(), [((), model._variable_tree())]
     while stack:
         prefix, tree = stack.pop()
@@ -38,8 +37,13 @@ def weight_entries(model) -> list[WeightEntry]:
                 stack.append((prefix + (name,), node))
             elif id(node) not in seen:  # a layer shared at two nesting levels: once
                 seen.add(id(node))
-                entries.append(WeightEntry(prefix + (name,), node, id(node) in trainable))
+                entries.append(WeightEntry(prefix + (name,), node, _is_trainable(node, model)))
     return entries
+
+
+def _is_trainable(variable, model) -> bool:
+    """``variable in model.trainable_weights``, without listing them."""
+    return bool(variable.trainable and variable.owner.trainable and model.trainable)
 
 
 def weight_paths(model) -> list[str]:

@@ -1,5 +1,7 @@
 """The graph walk: deep chains, shared ancestors, topological order, graph errors."""
 
+import sys
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -32,6 +34,36 @@ def test_ten_thousand_layer_chain_builds_compiles_and_runs(assert_topological):
     out, state = program.apply(params, {}, values)
     assert state == {}
     np.testing.assert_array_equal(out, values + 0.5 * depth)
+
+
+def _python_lines_run_by_model_and_compile(depth, make_layer):
+    x = kg.Input(shape=(2,))
+    h = x
+    for _ in range(depth):
+        h = make_layer()(h)
+    lines = [0]
+
+    def count(frame, event, arg):  # every line run, loop iterations in comprehensions too
+        lines[0] += 1
+        return count
+
+    sys.settrace(count)
+    try:
+        compiler.compile(kg.Model(x, h))
+    finally:
+        sys.settrace(None)
+    return lines[0]
+
+
+@pytest.mark.parametrize("make_layer", [lambda: layers.Dense(2),
+                                        lambda: layers.Activation("relu")],
+                         ids=["Dense", "Activation"])
+def test_model_and_compile_do_work_linear_in_the_depth(make_layer):
+    # Python lines run (deterministic, unlike time): four times the layers, about four
+    # times the lines. A pass comparing every node with every other would make it sixteen.
+    small, large = (_python_lines_run_by_model_and_compile(depth, make_layer)
+                    for depth in (150, 600))
+    assert large / small < 4 * 1.15, (small, large)
 
 
 def _diamond_ladder(rungs):

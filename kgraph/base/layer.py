@@ -29,6 +29,7 @@ import contextlib
 import functools
 import math
 import os
+import threading
 import warnings
 
 import jax
@@ -36,7 +37,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from kgraph import constraints, dtype_policy, regularizers
-from kgraph.base import call_args, initial_values, naming, shape_inference
+from kgraph.base import bulk, call_args, initial_values, naming, shape_inference
 from kgraph.base.input_spec import assert_input_compatibility
 from kgraph.base.variables import Variable
 from kgraph.graph.keras_tensor import KerasTensor
@@ -74,6 +75,9 @@ _shapes = call_args.shape_of
 _UNTRACKED = frozenset({"_inbound_nodes", "_output_spec_cache", "_own_variables", "_var_attrs",
                         "_namespaces", "_warned_input_keys",
                         "losses", "input_spec", "dtype_policy", "activity_regularizer"})
+
+
+_PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
 def _collect(value, kind):
@@ -128,6 +132,26 @@ def _check_numeric_inputs(layer, inputs) -> None:
 
 
 _trainability_changes = 0
+
+
+_STRUCTURE = threading.local()
+
+
+@contextlib.contextmanager
+def structure_read_once():
+    """Within this block, each layer's sub-layers are found once and remembered: for
+    passes that read a large graph several times without changing it (compiling a model
+    reads every layer's weights three times). Linear instead of one walk per read; the
+    garbage collector pauses meanwhile (``kgraph.base.bulk``)."""
+    if getattr(_STRUCTURE, "memo", None) is not None:
+        yield
+        return
+    _STRUCTURE.memo = {}
+    try:
+        with bulk.collector_paused():
+            yield
+    finally:
+        _STRUCTURE.memo = None
 
 
 def trainability_changes() -> int:
@@ -270,12 +294,26 @@ class Layer:
         """Sub-layers whose weights belong to this layer (nested in its weight tree): the
         layers its attributes hold, directly or in (nested) lists, tuples and dicts, in
         attribute order. Reassigning or deleting an attribute untracks what it held."""
+        memo = getattr(_STRUCTURE, "memo", None)
+        if memo is not None and id(self) in memo:
+            return memo[id(self)][1]
         found, seen = [], {id(self)}
         for value in self._attribute_values():
-            for layer in _collect(value, Layer):
+            kind = type(value)
+            if kind in _PLAIN:  # most attributes: nothing to walk
+                continue
+            if isinstance(value, Layer):
+                layers = (value,)
+            elif isinstance(value, (list, tuple, dict)):
+                layers = _collect(value, Layer)
+            else:
+                continue
+            for layer in layers:
                 if id(layer) not in seen:
                     seen.add(id(layer))
                     found.append(layer)
+        if memo is not None:
+            memo[id(self)] = (self, found)  # the layer kept alive: its id stays its own
         return found
 
     _name_local = False  # named unique within a model (see kgraph.base.naming)

@@ -15,7 +15,7 @@ import warnings
 
 import jax
 
-from kgraph.base import call_args, naming
+from kgraph.base import bulk, call_args, naming
 from kgraph.base.input_spec import InputSpec, assert_input_compatibility
 from kgraph.base.layer import Layer
 from kgraph.graph.keras_tensor import KerasTensor
@@ -57,6 +57,14 @@ class Functional(Model):
         self.outputs, self._out_treedef = jax.tree_util.tree_flatten(outputs)
         if not self.inputs or not self.outputs:
             raise ValueError("Model needs at least one input and one output tensor.")
+        with bulk.collector_paused():
+            self._discover_graph()
+        self.input_spec = [InputSpec(shape=t.shape)
+                           for t in self.inputs]
+        self.built = True
+
+    def _discover_graph(self):
+        """Order the graph's nodes, name its layers, check the names, list the layers."""
         self._nodes = walk.topological_order(self.inputs, self.outputs)
         layers, seen = [], set()
         for layer in [t._keras_history.layer for t in self.inputs] + [n.layer for n in self._nodes]:
@@ -74,9 +82,6 @@ class Functional(Model):
         ordered = walk.keras_layer_order(self.inputs, self.outputs)
         same = {id(layer) for layer in ordered} == {id(layer) for layer in layers}
         self._layers = ordered if same and len(ordered) == len(layers) else layers
-        self.input_spec = [InputSpec(shape=t.shape)
-                           for t in self.inputs]
-        self.built = True
 
     # ------------------------------------------------------------------ structure
     @property
