@@ -23,7 +23,7 @@ import numpy as np
 import optax
 
 import kgraph as kg
-from runtime import losses as rt_losses
+from kgraph.losses import losses as rt_losses
 
 LN_EPSILON = 1e-3  # Keras's LayerNormalization default
 

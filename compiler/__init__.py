@@ -8,7 +8,7 @@
 
 from compiler.export import export
 from compiler.program import Program, compile
-from compiler.safetensors_io import load_safetensors, load_safetensors_into, save_safetensors
+from kgraph.saving.safetensors_io import load_safetensors, load_safetensors_into, save_safetensors
 from compiler.weights import assign, variables
 
 __all__ = ["Program", "assign", "compile", "export", "load_safetensors", "load_safetensors_into",

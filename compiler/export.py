@@ -37,7 +37,7 @@ import jax
 import jax.numpy as jnp
 
 from compiler import weights as weights_lib
-from compiler.safetensors_io import save_safetensors
+from kgraph.saving.safetensors_io import save_safetensors
 from kgraph.base.layer import Layer
 from kgraph.interpreter.walk import NodeHook
 from kgraph.saving.archive import atomic_write

@@ -48,18 +48,18 @@ def version() -> str:
     """kgraph's version (``keras.version()``)."""
     return __version__
 
-# Keras's modules that live in ``runtime`` (training), loaded on first use so that
-# ``import kgraph`` never imports ``runtime``: ``kg.optimizers``, ``kg.losses``, ...
-_RUNTIME_MODULES = ("callbacks", "losses", "metrics", "optimizers")
-_RUNTIME_NAMES = {"Loss": "losses", "Metric": "metrics", "Optimizer": "optimizers"}
-__all__ += ["backend", "tree", "utils", *_RUNTIME_MODULES, *_RUNTIME_NAMES]
+# Keras's training modules, loaded on first use so that ``import kgraph`` stays light:
+# ``kg.optimizers``, ``kg.losses``, ...
+_TRAINING_MODULES = ("callbacks", "losses", "metrics", "optimizers")
+_TRAINING_NAMES = {"Loss": "losses", "Metric": "metrics", "Optimizer": "optimizers"}
+__all__ += ["backend", "tree", "utils", *_TRAINING_MODULES, *_TRAINING_NAMES]
 
 
 def __getattr__(name):
-    if name in _RUNTIME_MODULES:
+    if name in _TRAINING_MODULES:
         return _importlib.import_module(f"kgraph.{name}")
-    if name in _RUNTIME_NAMES:
-        return getattr(_importlib.import_module(f"kgraph.{_RUNTIME_NAMES[name]}"), name)
+    if name in _TRAINING_NAMES:
+        return getattr(_importlib.import_module(f"kgraph.{_TRAINING_NAMES[name]}"), name)
     raise AttributeError(f"module 'kgraph' has no attribute {name!r}")
 
 

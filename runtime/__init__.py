@@ -1,25 +1,39 @@
 """runtime: training and running compiled kgraph models.
 
+The Keras objects a run uses (losses, metrics, optimizers, callbacks) are kgraph's; the
+names below that come from ``kgraph`` are re-exported for code that imports them from here.
+
 >>> import jax, optax, kgraph as kg
 >>> from runtime import Trainer
 >>> x = kg.Input(shape=(4,))
 >>> trainer = Trainer(kg.Model(x, kg.layers.Dense(1)(x)), optax.sgd(0.1), "mse")
 """
 
-from runtime import callbacks, losses, metrics, optimizers, packing, sharding
-from runtime.callbacks import (BackupAndRestore, CSVLogger, Callback, EarlyStopping,
-                               LambdaCallback, ModelCheckpoint, ReduceLROnPlateau,
-                               TerminateOnNaN)
+import sys as _sys
+
+from kgraph import optimizers
+from kgraph.callbacks import callbacks
+from kgraph.callbacks.callbacks import (CSVLogger, Callback, EarlyStopping, LambdaCallback,
+                                        ModelCheckpoint, ReduceLROnPlateau, TerminateOnNaN)
+from kgraph.callbacks.history import History
+from kgraph.losses import losses
+from kgraph.metrics import metrics
+from runtime import packing, sharding
 from runtime.checkpoints import CheckpointManager
+from runtime.checkpoints.backup import BackupAndRestore
 from runtime.fit_loop import FitLoop
-from runtime.history import History
-from runtime.optimizers import mask_by_path
+from runtime.optimizer_masks import mask_by_path
 from runtime.packing import Packed
 from runtime.precision import Precision
 from runtime.remat import Remat
 from runtime.sharding import ShardingReport, ShardingRules
 from runtime.trainer import Trainer, TrainState
 from runtime.training_setup import TrainingSetup
+
+# ``runtime.losses`` and its siblings, as modules, where they were before they moved to kgraph.
+for _name, _module in (("callbacks", callbacks), ("losses", losses), ("metrics", metrics),
+                       ("optimizers", optimizers), ("optimizers.schedules", optimizers.schedules)):
+    _sys.modules.setdefault(f"runtime.{_name}", _module)
 
 __all__ = ["BackupAndRestore", "CSVLogger", "Callback", "CheckpointManager",
            "EarlyStopping", "FitLoop", "History", "LambdaCallback", "ModelCheckpoint",

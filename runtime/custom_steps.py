@@ -20,9 +20,9 @@ import jax
 import numpy as np
 
 from runtime import data as data_lib, fit_loop
-from runtime.callback_list import CallbackList
+from kgraph.callbacks.callback_list import CallbackList
 from runtime.keras_protocol import metric_state, step_key
-from runtime.log_values import python_logs
+from kgraph.callbacks.log_values import python_logs
 from runtime.trainer import TrainState
 from runtime.training_setup import TrainingSetup
 

@@ -13,7 +13,7 @@ import jax
 import numpy as np
 
 from compiler.weights import split_values
-from runtime import losses as losses_lib
+from kgraph.losses import losses as losses_lib
 from runtime.objective import _targets
 
 

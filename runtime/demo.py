@@ -13,7 +13,7 @@ import optax
 
 import compiler
 import kgraph as kg
-from runtime import losses
+from kgraph.losses import losses
 
 
 def build_model():

@@ -20,8 +20,8 @@ from optax import tree_utils as optax_tree
 
 from kgraph.base.layer import trainability_changes
 from runtime import data as data_lib
-from runtime.callbacks import TerminateOnNaN
-from runtime.log_values import python_value
+from kgraph.callbacks.callbacks import TerminateOnNaN
+from kgraph.callbacks.log_values import python_value
 from runtime.objective import NONFINITE_STEP
 
 

@@ -22,7 +22,7 @@ import jax.numpy as jnp
 import compiler
 import compiler.weights
 from kgraph.interpreter.walk import node_paths
-from runtime import metric_base
+from kgraph.metrics import metric as metric_base
 from runtime.objective import Objective
 from runtime.precision import Precision
 from runtime.remat import Remat

@@ -16,7 +16,8 @@ from compiler.weights import weight_paths
 from kgraph import config as kg_config
 from runtime import (custom_steps, data as data_lib, data_checks, fit_loop, keras_protocol,
                      optimizers)
-from runtime.callback_list import CallbackList
+from kgraph.callbacks.callback_list import CallbackList
+from runtime.checkpoints.backup import BackupAndRestore  # noqa: F401 - kgraph.callbacks'
 from runtime.objective import Objective
 from runtime.precision import Precision
 from runtime.remat import Remat

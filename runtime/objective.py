@@ -23,7 +23,8 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from runtime import losses as losses_lib, metrics as metrics_lib
+from kgraph.losses import losses as losses_lib
+from kgraph.metrics import metrics as metrics_lib
 
 NONFINITE_STEP = "__first_nonfinite_step"  # metric-state entry: first step with a bad loss
 
@@ -169,7 +170,7 @@ class Objective:
 
     Args:
       model: the model (its outputs give the names and count).
-      loss: a loss (name, ``runtime.losses.Loss`` or callable), a list aligned with the
+      loss: a loss (name, ``kgraph.losses.Loss`` or callable), a list aligned with the
         outputs, or a dict keyed by output name (None entries: no loss for that output).
       metrics: a list of metrics (applied to every output of a multi-output model), a list
         of lists aligned with the outputs, or a dict keyed by output name.

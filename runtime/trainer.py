@@ -24,7 +24,8 @@ from jax.extend import core as jex_core
 import compiler
 from compiler import stacking
 from kgraph.interpreter.walk import node_paths
-from runtime import optimizers, packing as packing_lib
+from kgraph import optimizers
+from runtime import packing as packing_lib
 from runtime.data import take_rows
 from runtime.objective import Objective
 from runtime.precision import Precision

@@ -36,7 +36,7 @@ def fit_main(out, backup, save_freq, spe, kill_at, async_save):
     import numpy as np
 
     import kgraph as kg
-    from runtime.callbacks import (BackupAndRestore, Callback, EarlyStopping,
+    from kgraph.callbacks import (BackupAndRestore, Callback, EarlyStopping,
                                    ModelCheckpoint)
     from runtime.training_setup import TrainingSetup
 

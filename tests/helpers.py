@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import kgraph as kg
-from runtime.callbacks import CallbackList
+from kgraph.callbacks import CallbackList
 from runtime.trainer import TrainState
 
 needs_dot = pytest.mark.skipif(

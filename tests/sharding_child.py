@@ -198,7 +198,7 @@ def main():
     # ends.
     import tempfile
 
-    from runtime.callbacks import BackupAndRestore, Callback
+    from kgraph.callbacks import BackupAndRestore, Callback
 
     class Interrupt(Callback):
         def on_train_batch_end(self, batch, logs=None):

@@ -11,7 +11,7 @@ import pytest
 
 import kgraph as kg
 from runtime import Trainer
-from runtime.callbacks import (BackupAndRestore, Callback, EarlyStopping, ModelCheckpoint,
+from kgraph.callbacks import (BackupAndRestore, Callback, EarlyStopping, ModelCheckpoint,
                                ReduceLROnPlateau)
 from runtime.checkpoints import CheckpointManager
 
@@ -198,7 +198,7 @@ class _Steps(Callback):
 def test_a_mid_epoch_resume_continues_the_epoch_with_its_learning_rate(tmp_path):
     """A LearningRateScheduler (halving each epoch) and a batch-level ModelCheckpoint
     resumed at step 7 of 4 x 5: the same rates, weights and checkpoint files."""
-    from runtime.callbacks import LearningRateScheduler
+    from kgraph.callbacks import LearningRateScheduler
 
     x, y = _data()
 
@@ -264,7 +264,7 @@ def test_resuming_with_another_batch_size_warns(tmp_path):
 
 
 def LambdaCallbackEpochs(epochs):  # noqa: N802 - a callback recording epochs begun
-    from runtime.callbacks import LambdaCallback
+    from kgraph.callbacks import LambdaCallback
 
     return LambdaCallback(on_epoch_begin=lambda epoch, logs: epochs.append(epoch))
 

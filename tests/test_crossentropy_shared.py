@@ -10,7 +10,7 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
 from kgraph import ops  # noqa: E402
-from runtime import loss_functions  # noqa: E402
+from kgraph.losses import functions as loss_functions  # noqa: E402
 
 _RNG = np.random.default_rng(0)
 LOGITS = (_RNG.normal(size=(64, 7)) * 5).astype(np.float32)

@@ -7,7 +7,8 @@ import pytest
 
 import compiler
 import kgraph as kg
-from runtime import History, losses
+from kgraph.losses import losses
+from runtime import History
 
 
 def _model():

@@ -7,7 +7,8 @@ import pytest
 
 import compiler
 import kgraph as kg
-from runtime import callbacks as cb, losses
+from kgraph.callbacks import callbacks as cb
+from kgraph.losses import losses
 
 
 def _model():

@@ -307,7 +307,7 @@ def test_output_masks_weight_the_loss_per_timestep():
 
 
 def test_optax_multisteps_and_weight_decay_mask_by_path():
-    from runtime.optimizers import mask_by_path
+    from runtime import mask_by_path
 
     x, y = _data(32)
     trainer = Trainer(_model(), optax.MultiSteps(optax.sgd(0.1), every_k_schedule=2), _loss())

@@ -11,7 +11,7 @@ import pytest  # noqa: E402
 
 keras = pytest.importorskip("keras")
 
-from runtime import callbacks as ours  # noqa: E402
+from kgraph.callbacks import callbacks as ours  # noqa: E402
 from tests.helpers import FakeLoop, drive_fit  # noqa: E402
 
 
@@ -115,7 +115,7 @@ def test_history_matches_keras():
 
 
 def test_keras_callbacks_are_refused_with_a_pointer_to_ours():
-    with pytest.raises(TypeError, match="use the same-named classes from runtime.callbacks"):
+    with pytest.raises(TypeError, match="use the same-named classes from kgraph.callbacks"):
         ours.CallbackList([keras.callbacks.EarlyStopping()])
 
 

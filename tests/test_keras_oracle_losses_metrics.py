@@ -14,7 +14,8 @@ keras = pytest.importorskip("keras")
 from keras.src.backend.common.masking import set_keras_mask  # noqa: E402
 from keras.src.trainers import compile_utils  # noqa: E402
 
-from runtime import losses, metrics  # noqa: E402
+from kgraph.losses import losses
+from kgraph.metrics import metrics  # noqa: E402
 
 B, C = 6, 4
 

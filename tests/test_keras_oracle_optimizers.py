@@ -13,7 +13,7 @@ import optax  # noqa: E402
 import pytest  # noqa: E402
 
 import kgraph as kg  # noqa: E402
-from runtime import optimizers  # noqa: E402
+from kgraph import optimizers  # noqa: E402
 
 _rng = np.random.default_rng(0)
 _W = [_rng.normal(size=(3, 4)).astype("float32"), _rng.normal(size=(4,)).astype("float32")]

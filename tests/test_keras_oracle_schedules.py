@@ -9,7 +9,7 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from runtime.optimizers import schedules  # noqa: E402
+from kgraph.optimizers import schedules  # noqa: E402
 
 CASES = [
     ("ExponentialDecay", dict(initial_learning_rate=0.1, decay_steps=7, decay_rate=0.5)),

@@ -7,7 +7,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from runtime import losses, metrics
+from kgraph.losses import losses
+from kgraph.metrics import metrics
 from tests.helpers import fixed_normal, read_only
 
 LOGITS = fixed_normal(0, 5, 4)

@@ -10,7 +10,8 @@ from keras.src.utils.naming import to_snake_case as keras_to_snake_case  # noqa:
 import kgraph as kg  # noqa: E402
 from kgraph import initializers  # noqa: E402
 from kgraph.base.naming import to_snake_case  # noqa: E402
-from runtime import losses, metrics  # noqa: E402
+from kgraph.losses import losses
+from kgraph.metrics import metrics  # noqa: E402
 
 
 @pytest.mark.parametrize("name", ["BatchNormalization", "Conv2D", "TopKCategoricalAccuracy",

@@ -16,7 +16,7 @@ import pytest  # noqa: E402
 import compiler  # noqa: E402
 import kgraph as kg  # noqa: E402
 from kgraph.saving.errors import LoadError  # noqa: E402
-from runtime.optimizers import keras_variables  # noqa: E402
+from kgraph.optimizers import keras_variables  # noqa: E402
 
 _rng = np.random.default_rng(0)
 X = _rng.normal(size=(32, 3)).astype("float32")

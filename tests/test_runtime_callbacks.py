@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import runtime
-from runtime.callbacks import (CSVLogger, Callback, CallbackList, EarlyStopping, History,
+from kgraph.callbacks import (CSVLogger, Callback, CallbackList, EarlyStopping, History,
                                LambdaCallback, ProgressBar, ReduceLROnPlateau, TerminateOnNaN)
 from tests.helpers import STEPS, FakeLoop, drive_fit
 
@@ -55,7 +55,7 @@ def test_callback_list_adds_history_and_progress_and_configures_each():
 
 
 def test_callback_list_rejects_non_callbacks():
-    with pytest.raises(TypeError, match=r"callbacks\[1\] must be a runtime.callbacks.Callback, "
+    with pytest.raises(TypeError, match=r"callbacks\[1\] must be a kgraph.callbacks.Callback, "
                                         r"received function"):
         CallbackList([History(), lambda: None])
 

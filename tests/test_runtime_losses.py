@@ -1,12 +1,12 @@
-"""runtime.losses: Keras reduction with weights and masks, padding invariance, checks, get."""
+"""kgraph.losses.losses: Keras reduction with weights and masks, padding invariance, checks, get."""
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from runtime import losses
-from runtime.weighting import reduce_weighted
+from kgraph.losses import losses
+from kgraph.losses.weighting import reduce_weighted
 
 B, T, C = 5, 3, 4
 

@@ -1,11 +1,12 @@
-"""runtime.metrics: stateless states under jit and scan, merging, padding, masks and get."""
+"""kgraph.metrics.metrics: stateless states under jit and scan, merging, padding, masks and get."""
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from runtime import losses, metrics
+from kgraph.losses import losses
+from kgraph.metrics import metrics
 
 B, C = 6, 4
 
@@ -189,7 +190,7 @@ def test_binary_accuracy_from_logits_thresholds_at_zero():
     ((B, 1), (B, 1), "binary"), ((B,), (B, C), "sparse"), ((B, 1), (B, C), "sparse"),
     ((B, C), (B, C), "categorical"), ((B, 3), (B, 3, C), "sparse")])
 def test_auto_accuracy_follows_keras_shape_rule(true_shape, pred_shape, kind):
-    from runtime.metrics_accuracy import accuracy_kind
+    from kgraph.metrics.accuracy_metrics import accuracy_kind
     assert accuracy_kind(true_shape, pred_shape) == kind
 
 

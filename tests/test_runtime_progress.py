@@ -9,8 +9,8 @@ from collections.abc import Mapping
 import jax.numpy as jnp
 import pytest
 
-from runtime.callbacks import CallbackList, EarlyStopping, History
-from runtime.progress import ProgressBar, format_duration, format_logs, format_value
+from kgraph.callbacks import CallbackList, EarlyStopping, History
+from kgraph.callbacks.progress import ProgressBar, format_duration, format_logs, format_value
 
 EPOCH_LOGS = {"loss": 0.5, "accuracy": 0.9, "val_loss": 1e-5, "val_accuracy": 1.0}
 

@@ -151,7 +151,7 @@ def test_training_from_the_model_and_fit_go_through_the_stacked_layout():
 
 
 def test_path_masks_see_block_paths_and_refuse_to_split_a_run():
-    from runtime.optimizers import mask_by_path
+    from runtime import mask_by_path
 
     params, _ = compiler.compile(_model()).init(jax.random.PRNGKey(0), stacked=True)
     decay = mask_by_path(lambda path: path[0].startswith("dense") and path[-1] == "kernel")
@@ -237,7 +237,7 @@ def test_a_checkpoint_of_one_layout_refuses_the_other_clearly(tmp_path):
 
 
 def test_path_masks_with_two_models_planned_under_one_key():
-    from runtime.optimizers import mask_by_path
+    from runtime import mask_by_path
 
     def tower(middle):
         x = kg.Input(shape=(4,))

@@ -13,6 +13,8 @@ import warnings
 
 import jax
 
+from kgraph import engine
+from kgraph.base import weight_tree
 from kgraph.base.layer import Layer, _shapes as _shapes_of
 from kgraph.display.summary import summary_text
 from kgraph.models import tracing
@@ -90,29 +92,25 @@ class Model(Layer):
         config = getattr(self._training_setup, "config", None)
         return None if config is None else config["optimizer"]
 
-    # Keras 3's JAX-form training protocol (runtime.keras_protocol; imported on use).
+    # Keras 3's JAX-form training protocol (runtime.keras_protocol, through kgraph.engine).
     def stateless_call(self, trainable_variables, non_trainable_variables, *args,
                        return_losses=False, **kwargs):
         """``(outputs, non_trainable_variables)`` for weights given as lists, touching
         nothing; jittable (see ``runtime.keras_protocol.stateless_call``)."""
-        from runtime.keras_shell import keras_protocol
-
-        return keras_protocol.stateless_call(self, trainable_variables, non_trainable_variables,
+        protocol = engine.runtime().keras_protocol
+        return protocol.stateless_call(self, trainable_variables, non_trainable_variables,
                                            *args, return_losses=return_losses, **kwargs)
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
         """The compiled loss of ``(y, y_pred)``; override it to change the objective."""
-        from runtime.keras_shell import keras_protocol
-
-        return keras_protocol.compute_loss(self, x, y, y_pred, sample_weight, training)
+        protocol = engine.runtime().keras_protocol
+        return protocol.compute_loss(self, x, y, y_pred, sample_weight, training)
 
     @property
     def metrics(self) -> list:
         """Keras's list: a ``Mean`` named "loss", then the compiled metrics (a subclass may
         return its own trackers instead)."""
-        from runtime.keras_shell import keras_protocol
-
-        return keras_protocol.default_metrics(self)
+        return engine.runtime().keras_protocol.default_metrics(self)
 
     @property
     def metrics_names(self) -> list:
@@ -121,21 +119,15 @@ class Model(Layer):
     def train_step(self, state, data):
         """One training step in Keras's JAX form: ``(logs, state)``; override to customize
         ``fit`` (state: trainable, non-trainable, optimizer and metrics variables)."""
-        from runtime.keras_shell import keras_protocol
-
-        return keras_protocol.default_train_step(self, state, data)
+        return engine.runtime().keras_protocol.default_train_step(self, state, data)
 
     def test_step(self, state, data):
         """One evaluation step in Keras's JAX form: ``(logs, state)``."""
-        from runtime.keras_shell import keras_protocol
-
-        return keras_protocol.default_test_step(self, state, data)
+        return engine.runtime().keras_protocol.default_test_step(self, state, data)
 
     def predict_step(self, state, data):
         """The outputs for one batch, from ``(trainable, non_trainable)`` variables."""
-        from runtime.keras_shell import keras_protocol
-
-        return keras_protocol.default_predict_step(self, state, data)
+        return engine.runtime().keras_protocol.default_predict_step(self, state, data)
 
     def _owns_namespace(self) -> bool:
         return True
@@ -157,7 +149,7 @@ class Model(Layer):
                 is_leaf=lambda s: isinstance(s, tuple)))
         self.built = True
 
-    # Training shell (runtime is imported lazily: kgraph never depends on it at import).
+    # Training shell (the runtime is reached through ``kgraph.engine``, on first use).
     def compile(self, optimizer="adam", loss=None, metrics=None, loss_weights=None,
                 weighted_metrics=None, steps_per_execution=1, seed=None, *, mesh=None,
                 sharding=None, data_axis=None, remat=None, scan_blocks=True, precision=None,
@@ -173,8 +165,6 @@ class Model(Layer):
         blocks unrolled instead of as one scan; ``precision="mixed_bfloat16"`` (or by
         path) computes in bfloat16 with float32 weights. See ``runtime.Trainer``.
         """
-        from runtime.keras_shell import compile_model
-
         for name in ("run_eagerly", "jit_compile"):
             kwargs.pop(name, None)  # Keras's switches: kgraph always compiles with jax.jit
         if kwargs.pop("auto_scale_loss", True) and _float16_policy(self, precision):
@@ -185,11 +175,12 @@ class Model(Layer):
                           stacklevel=2)
         if kwargs:
             raise TypeError(f"compile got unexpected arguments {sorted(kwargs)}.")
-        compile_model(self, optimizer, loss, metrics, loss_weights=loss_weights,
-                      steps_per_execution=steps_per_execution, seed=seed,
-                      weighted_metrics=weighted_metrics, mesh=mesh, sharding=sharding,
-                      data_axis=data_axis, remat=remat, scan_blocks=scan_blocks,
-                      precision=precision)
+        engine.runtime().compile_model(
+            self, optimizer, loss, metrics, loss_weights=loss_weights,
+            steps_per_execution=steps_per_execution, seed=seed,
+            weighted_metrics=weighted_metrics, mesh=mesh, sharding=sharding,
+            data_axis=data_axis, remat=remat, scan_blocks=scan_blocks,
+            precision=precision)
 
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
             validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
@@ -200,32 +191,29 @@ class Model(Layer):
         Arguments follow Keras's ``Model.fit``. The last partial batch is padded and
         masked, so every step runs one compiled program.
         """
-        from runtime.keras_shell import fit
-
-        return fit(self, x, y, batch_size=batch_size, epochs=epochs, verbose=verbose,
-                   callbacks=callbacks, validation_split=validation_split,
-                   validation_data=validation_data, shuffle=shuffle,
-                   class_weight=class_weight, sample_weight=sample_weight,
-                   initial_epoch=initial_epoch, steps_per_epoch=steps_per_epoch,
-                   validation_steps=validation_steps,
-                   validation_batch_size=validation_batch_size,
-                   validation_freq=validation_freq)
+        return engine.runtime().fit(
+            self, x, y, batch_size=batch_size, epochs=epochs, verbose=verbose,
+            callbacks=callbacks, validation_split=validation_split,
+            validation_data=validation_data, shuffle=shuffle,
+            class_weight=class_weight, sample_weight=sample_weight,
+            initial_epoch=initial_epoch, steps_per_epoch=steps_per_epoch,
+            validation_steps=validation_steps,
+            validation_batch_size=validation_batch_size,
+            validation_freq=validation_freq)
 
     def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
                  steps=None, callbacks=None, return_dict=False):
         """Loss and metrics over ``(x, y)``: a scalar, a list, or a dict (``return_dict``)."""
-        from runtime.keras_shell import evaluate
-
-        return evaluate(self, x, y, batch_size=batch_size, verbose=verbose,
-                        sample_weight=sample_weight, steps=steps, callbacks=callbacks,
-                        return_dict=return_dict)
+        return engine.runtime().evaluate(
+            self, x, y, batch_size=batch_size, verbose=verbose,
+            sample_weight=sample_weight, steps=steps, callbacks=callbacks,
+            return_dict=return_dict)
 
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
         """Model outputs for ``x`` (arrays or an iterable of batches) as NumPy arrays."""
-        from runtime.keras_shell import predict
-
-        return predict(self, x, batch_size=batch_size, verbose=verbose, steps=steps,
-                       callbacks=callbacks)
+        return engine.runtime().predict(
+            self, x, batch_size=batch_size, verbose=verbose, steps=steps,
+            callbacks=callbacks)
 
     def summary(self, print_fn=print, line_length=None, expand_nested=False,
                 show_trainable=False):
@@ -251,10 +239,10 @@ class Model(Layer):
         ``*.safetensors`` keyed ``params/<layer>/<weight>`` and ``state/...`` (the pytrees
         of ``compiler.variables``; ``compiler.load_safetensors`` reads them back)."""
         if str(filepath).endswith(".safetensors"):
-            import compiler
+            from kgraph.saving import safetensors_io
 
-            params, state = compiler.variables(self)
-            compiler.save_safetensors(filepath, params, state, overwrite=overwrite)
+            params, state = weight_tree.variables(self)
+            safetensors_io.save_safetensors(filepath, params, state, overwrite=overwrite)
             return
         from kgraph.saving import save_weights
 
@@ -267,9 +255,9 @@ class Model(Layer):
             raise ValueError("skip_mismatch=True is not supported: a file must match the "
                              "model exactly, so that no weight is silently left untouched.")
         if str(filepath).endswith(".safetensors"):
-            import compiler
+            from kgraph.saving import safetensors_io
 
-            compiler.load_safetensors_into(self, filepath)
+            safetensors_io.load_safetensors_into(self, filepath)
             return
         from kgraph.saving import load_weights
 

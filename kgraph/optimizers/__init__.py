@@ -1,13 +1,33 @@
-"""``keras.optimizers``: the optimizers of ``runtime.optimizers``, by Keras's names.
+"""``keras.optimizers``: Keras 3's classes on optax (each an optax ``GradientTransformation``),
+learning-rate ``schedules`` and names (``get("adam")``).
 
-Each is an optax ``GradientTransformation``. Loaded on first use of ``kgraph.optimizers``
-(``import kgraph`` does not import ``runtime``).
-
->>> import kgraph as kg, optax
->>> isinstance(kg.optimizers.get("adam"), optax.GradientTransformation)
+>>> import optax
+>>> isinstance(get("adam"), optax.GradientTransformation)
 True
 """
 
-from runtime.optimizers import *  # noqa: F401,F403 - the public catalog
-from runtime.optimizers import __all__  # noqa: F401
-from kgraph.optimizers import schedules  # noqa: F401,E402
+from kgraph.serializable import from_keras_object_config, keras_object_config
+from kgraph.optimizers import schedules
+from kgraph.optimizers.base import Optimizer
+from kgraph.optimizers.keras_optimizers import (SGD, Adadelta, Adafactor, Adagrad, Adam, AdamW,
+                                                 Adamax, Lion, Nadam, RMSprop)
+from kgraph.optimizers.keras_optimizers_more import Ftrl, Lamb
+from kgraph.optimizers.names import get
+
+
+def serialize(optimizer) -> dict:
+    """Keras's ``{"module", "class_name", "config"}`` of an optimizer."""
+    return keras_object_config(optimizer, "keras.optimizers")
+
+
+def deserialize(config, custom_objects=None):
+    """An optimizer from ``serialize``'s output (or a name)."""
+    classes = {cls.__name__: cls for cls in (SGD, Adadelta, Adafactor, Adagrad, Adam, AdamW,
+                                             Adamax, Ftrl, Lamb, Lion, Nadam, RMSprop)}
+    return from_keras_object_config(config, custom_objects, classes, "optimizer", get)
+
+
+__all__ = ["Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "Ftrl", "Lamb",
+           "Lion", "Nadam",
+           "Optimizer", "RMSprop", "SGD", "deserialize", "get", "schedules",
+           "serialize"]

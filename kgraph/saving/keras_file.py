@@ -30,6 +30,7 @@ import zipfile
 
 from kgraph.saving import (archive, compile_config, h5_weights, keras_dialect, keras_layout,
                            legacy_h5, validation)
+from kgraph.optimizers import keras_variables
 from kgraph.saving.errors import LoadError
 from kgraph.saving.layer_config import deserialize_layer, serialize_layer
 
@@ -48,13 +49,11 @@ def _check_built(model, what):
                          f"build it) before {what}, so that its weights exist.")
 
 
-def _optimizer_runtime(model):
-    """The runtime's optimizer-variables module when ``model`` is compiled (then the
-    runtime is loaded already), else None."""
+def _optimizer_variables(model):
+    """The module that writes and reads the optimizer's Keras variables when ``model`` is
+    compiled, else None (a model that is not compiled has no optimizer state, as Keras)."""
     if getattr(getattr(model, "_training_setup", None), "config", None) is None:
         return None
-    from runtime.optimizers import keras_variables
-
     return keras_variables
 
 
@@ -65,8 +64,8 @@ def _weights_h5(model) -> bytes:
         store: dict = {}
         group.layer.save_own_variables(store)
         groups.append((group.path, group.name, [store[str(i)] for i in range(len(store))]))
-    runtime = _optimizer_runtime(model)
-    optimizer = runtime.model_variables(model) if runtime is not None else None
+    optimizer_io = _optimizer_variables(model)
+    optimizer = optimizer_io.model_variables(model) if optimizer_io is not None else None
     if optimizer is not None:  # a compiled model's optimizer state, as Keras writes it
         groups.append(("optimizer", *optimizer))
     h5_weights.write(buffer, groups)
@@ -115,22 +114,22 @@ def _assign(groups, arrays):
 def _read_and_assign(model, groups, source, expected, where):
     """Read the layers' weights (and, for a compiled model, the optimizer's variables,
     from which its next ``fit`` continues) and assign them."""
-    runtime = _optimizer_runtime(model)
-    if runtime is None:  # not compiled: no optimizer to give a state to, as Keras
+    optimizer_io = _optimizer_variables(model)
+    if optimizer_io is None:  # not compiled: no optimizer to give a state to, as Keras
         _assign(groups, h5_weights.read(source, expected, where))
         return
-    specs = runtime.model_expected(model)
+    specs = optimizer_io.model_expected(model)
     arrays, optimizer = h5_weights.read(source, expected, where, optimizer=specs or [])
     _assign(groups, arrays)
     if specs is None:
         if optimizer.count > 2:  # more than a never-used optimizer's iterations and rate
             warnings.warn(f"{where}: the file holds the optimizer's state ({optimizer.count} "
                           f"variables), which this model's optimizer cannot take "
-                          f"({runtime.no_layout_reason(model)}); it is not loaded, and "
+                          f"({optimizer_io.no_layout_reason(model)}); it is not loaded, and "
                           "training starts with a fresh optimizer state.", stacklevel=4)
         return
     if optimizer.arrays is not None:
-        runtime.model_restore(model, optimizer.arrays)
+        optimizer_io.model_restore(model, optimizer.arrays)
     elif optimizer.count > 2:  # more than a never-used optimizer's iterations and rate
         warnings.warn(f"{where}: {optimizer.mismatch} (another optimizer or configuration); "
                       "its state is not loaded and training starts with a fresh one.",

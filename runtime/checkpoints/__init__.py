@@ -4,6 +4,6 @@ callbacks ``BackupAndRestore`` (resume a killed ``fit`` exactly) and ``ModelChec
 
 from runtime.checkpoints.backup import BackupAndRestore
 from runtime.checkpoints.manager import CheckpointManager, Restored
-from runtime.checkpoints.model_checkpoint import ModelCheckpoint
+from kgraph.callbacks.model_checkpoint import ModelCheckpoint
 
 __all__ = ["BackupAndRestore", "CheckpointManager", "ModelCheckpoint", "Restored"]

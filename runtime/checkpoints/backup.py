@@ -18,19 +18,8 @@ import warnings
 import jax
 import numpy as np
 
-from runtime.callback import Callback
+from kgraph.callbacks.callback import Callback, check_save_freq
 from runtime.checkpoints.manager import CheckpointManager, absolute_path
-
-
-def check_save_freq(owner: str, save_freq):
-    if save_freq == "epoch":
-        return save_freq
-    if isinstance(save_freq, bool) or not isinstance(save_freq, (int, np.integer)) or (
-            save_freq < 1):
-        raise ValueError(f"Invalid value for argument `save_freq` of {owner}. Received: "
-                         f"save_freq={save_freq!r}. Expected either 'epoch' or a positive "
-                         "integer value (a number of batches).")
-    return int(save_freq)
 
 
 def _has_arrays(value) -> bool:

@@ -24,6 +24,8 @@ hooks you need.
 
 from __future__ import annotations
 
+import numpy as np
+
 # The hooks that run once per batch, by mode. Keras's ``on_batch_begin/end`` are
 # aliases that the default ``on_train_batch_begin/end`` call.
 BATCH_HOOKS = {
@@ -146,3 +148,14 @@ class Callback:
 
     def on_predict_batch_end(self, batch, logs=None):
         """Called after a prediction batch."""
+
+
+def check_save_freq(owner: str, save_freq):
+    if save_freq == "epoch":
+        return save_freq
+    if isinstance(save_freq, bool) or not isinstance(save_freq, (int, np.integer)) or (
+            save_freq < 1):
+        raise ValueError(f"Invalid value for argument `save_freq` of {owner}. Received: "
+                         f"save_freq={save_freq!r}. Expected either 'epoch' or a positive "
+                         "integer value (a number of batches).")
+    return int(save_freq)

@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from runtime.callback import Callback
+from kgraph.callbacks.callback import Callback
 
 
 class History(Callback):

@@ -22,8 +22,8 @@ import jax
 import jax.numpy as jnp
 
 from kgraph.base.naming import to_snake_case
-from runtime.state_arrays import StateArray
-from runtime.weighting import broadcast_to_values, divide_no_nan, weighted
+from kgraph.base.state_arrays import StateArray
+from kgraph.losses.weighting import broadcast_to_values, divide_no_nan, weighted
 
 
 def _float32(x):

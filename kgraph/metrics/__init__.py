@@ -1,6 +1,6 @@
-"""``keras.metrics``: the metrics of ``runtime.metrics``, by Keras's names.
+"""``keras.metrics``: Keras 3's metrics, by Keras's names.
 
-Loaded on first use of ``kgraph.metrics`` (``import kgraph`` does not import ``runtime``).
+Loaded on first use of ``kgraph.metrics`` (``import kgraph`` stays light).
 
 >>> import kgraph as kg, jax.numpy as jnp
 >>> m = kg.metrics.MeanAbsoluteError()
@@ -10,13 +10,13 @@ Loaded on first use of ``kgraph.metrics`` (``import kgraph`` does not import ``r
 
 import inspect
 
-from runtime.metrics import *  # noqa: F401,F403 - the public catalog
-from runtime.loss_functions import (binary_focal_crossentropy,  # noqa: F401
+from kgraph.metrics.metrics import *  # noqa: F401,F403 - the public catalog
+from kgraph.losses.functions import (binary_focal_crossentropy,  # noqa: F401
                                     categorical_focal_crossentropy)
 from kgraph.serializable import catalog, from_keras_object_config, keras_object_config
-from runtime.losses import Loss
-from runtime.metric_base import Metric
-from runtime.metrics import __all__ as _names
+from kgraph.losses.losses import Loss
+from kgraph.metrics.metric import Metric
+from kgraph.metrics.metrics import __all__ as _names
 
 
 def serialize(metric) -> dict:

@@ -1,6 +1,6 @@
-"""``keras.losses``: the loss classes and functions of ``runtime.losses``, by Keras's names.
+"""``keras.losses``: Keras 3's loss classes and functions, by Keras's names.
 
-Loaded on first use of ``kgraph.losses`` (``import kgraph`` does not import ``runtime``).
+Loaded on first use of ``kgraph.losses`` (``import kgraph`` stays light).
 
 >>> import kgraph as kg, jax.numpy as jnp
 >>> kg.losses.mean_squared_error(jnp.zeros((1, 2)), jnp.ones((1, 2))).tolist()
@@ -9,7 +9,7 @@ Loaded on first use of ``kgraph.losses`` (``import kgraph`` does not import ``ru
 1.0
 """
 
-from runtime.loss_functions import (binary_crossentropy, binary_focal_crossentropy,  # noqa: F401
+from kgraph.losses.functions import (binary_crossentropy, binary_focal_crossentropy,  # noqa: F401
                                     categorical_crossentropy, categorical_focal_crossentropy,
                                     categorical_generalized_cross_entropy, categorical_hinge,
                                     circle, cosine_similarity, ctc, dice, hinge, huber,
@@ -17,9 +17,9 @@ from runtime.loss_functions import (binary_crossentropy, binary_focal_crossentro
                                     mean_absolute_error, mean_absolute_percentage_error,
                                     mean_squared_error, mean_squared_logarithmic_error, poisson,
                                     sparse_categorical_crossentropy, squared_hinge)
-from runtime.losses import *  # noqa: F401,F403 - the public catalog
+from kgraph.losses.losses import *  # noqa: F401,F403 - the public catalog
 from kgraph.serializable import catalog, from_keras_object_config, keras_object_config
-from runtime.losses import Loss, __all__ as _classes, get
+from kgraph.losses.losses import Loss, __all__ as _classes, get
 
 
 def serialize(loss):

@@ -22,7 +22,7 @@ import numpy as np
 from safetensors import SafetensorError, safe_open
 from safetensors.numpy import save as _save_bytes
 
-from compiler import weights
+from kgraph.base import weight_tree as weights
 from kgraph.saving.archive import atomic_write
 from kgraph.saving.errors import LoadError
 

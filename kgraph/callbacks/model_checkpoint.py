@@ -13,9 +13,9 @@ import warnings
 
 import numpy as np
 
-from runtime.callbacks import MonitorCallback
-from runtime.checkpoints.backup import check_save_freq
-from runtime.log_values import scalar
+from kgraph.callbacks.callback import check_save_freq
+from kgraph.callbacks.callbacks import MonitorCallback
+from kgraph.callbacks.log_values import scalar
 
 
 class ModelCheckpoint(MonitorCallback):

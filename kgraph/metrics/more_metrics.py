@@ -14,10 +14,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from kgraph.config import epsilon
-from runtime import loss_functions as fns
-from runtime.metric_base import MeanMetricWrapper, Metric, merge_weights
-from runtime.metrics_confusion import _ThresholdMetric, confusion_counts
-from runtime.weighting import divide_no_nan
+from kgraph.losses import functions as fns
+from kgraph.metrics.metric import MeanMetricWrapper, Metric, merge_weights
+from kgraph.metrics.confusion_metrics import _ThresholdMetric, confusion_counts
+from kgraph.losses.weighting import divide_no_nan
 
 __all__ = ["BinaryCrossentropy", "BinaryIoU", "CategoricalCrossentropy", "CategoricalHinge",
            "F1Score", "FBetaScore", "FalseNegatives", "FalsePositives", "Hinge", "IoU",

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from runtime.loss_functions import as_float
-from runtime.metric_base import MeanMetricWrapper
-from runtime.weighting import squeeze_or_expand_to_same_rank
+from kgraph.losses.functions import as_float
+from kgraph.metrics.metric import MeanMetricWrapper
+from kgraph.losses.weighting import squeeze_or_expand_to_same_rank
 
 
 def accuracy(y_true, y_pred):

@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from runtime.optimizers.base import Optimizer, decayed as _decayed
+from kgraph.optimizers.base import Optimizer, decayed as _decayed
 
 __all__ = ["Ftrl", "Lamb"]
 

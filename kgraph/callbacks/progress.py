@@ -39,7 +39,7 @@ with warnings.catch_warnings():
     from tqdm.auto import tqdm as auto_tqdm
 from tqdm import autonotebook, std  # already imported (quietly) by tqdm.auto
 
-from runtime.callback import Callback
+from kgraph.callbacks.callback import Callback
 
 
 def format_value(value) -> str:

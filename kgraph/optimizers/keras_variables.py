@@ -14,7 +14,7 @@ before the rule's slots) holds the sum of the gradients since the last update, w
 optax keeps their mean.
 
 >>> import jax, numpy as np, optax, kgraph as kg
->>> from runtime.optimizers import Adam
+>>> from kgraph.optimizers import Adam
 >>> params = {"dense": {"kernel": np.ones((2, 3), np.float32), "bias": np.zeros(3, np.float32)}}
 >>> order = [("dense", "kernel"), ("dense", "bias")]
 >>> optimizer = Adam(0.01)
@@ -35,7 +35,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from compiler.weights import get_path, set_path
+from kgraph.base.weight_tree import get_path, set_path, variables, weight_entries
 
 
 class UnsupportedOptimizer(NotImplementedError):
@@ -139,8 +139,6 @@ def from_keras(optimizer, values, params, order):
 # ------------------------------------------------------------------ a compiled model's
 def _keras_order(model):
     """The trainable weights' paths in Keras's order (``model.trainable_weights``)."""
-    from compiler.weights import weight_entries
-
     paths = {id(e.variable): e.path for e in weight_entries(model) if e.is_param}
     return [paths[id(v)] for v in model.trainable_weights]
 
@@ -154,15 +152,11 @@ def _compiled_optimizer(model):
 
 
 def _named_params(model):
-    import compiler
-
-    return compiler.variables(model)[0]
+    return variables(model)[0]
 
 
 def _param_shapes(model):
     """The trainable weights' ``ShapeDtypeStruct`` tree, without making any values."""
-    from compiler.weights import set_path, weight_entries
-
     tree: dict = {}
     for entry in weight_entries(model):
         if entry.is_param:

@@ -10,7 +10,7 @@ import os
 
 import numpy as np
 
-from runtime.callback import Callback
+from kgraph.callbacks.callback import Callback
 
 
 def _writer(folder):

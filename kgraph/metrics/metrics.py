@@ -23,23 +23,23 @@ import inspect
 import jax.numpy as jnp
 
 from kgraph.base.naming import to_snake_case
-from runtime import loss_functions as fns, losses
-from runtime.metric_base import Mean, MeanMetricWrapper, Metric, Sum
-from runtime.metrics_accuracy import (Accuracy, AutoAccuracy, BinaryAccuracy,
+from kgraph.losses import functions as fns, losses
+from kgraph.metrics.metric import Mean, MeanMetricWrapper, Metric, Sum
+from kgraph.metrics.accuracy_metrics import (Accuracy, AutoAccuracy, BinaryAccuracy,
                                       CategoricalAccuracy, SparseCategoricalAccuracy,
                                       SparseTopKCategoricalAccuracy, TopKCategoricalAccuracy)
-from runtime.metrics_confusion import AUC, Precision, Recall
-from runtime.weighting import squeeze_or_expand_to_same_rank
+from kgraph.metrics.confusion_metrics import AUC, Precision, Recall
+from kgraph.losses.weighting import squeeze_or_expand_to_same_rank
 
-from runtime import metrics_correlation as _correlation, metrics_extra as _extra
-from runtime.metrics_correlation import *  # noqa: F401,F403 - correlation metrics
-from runtime.metrics_extra import *  # noqa: F401,F403 - the rest of keras.metrics
-from runtime.loss_functions import (binary_crossentropy, categorical_crossentropy,  # noqa
+from kgraph.metrics import correlation_metrics as _correlation, more_metrics as _extra
+from kgraph.metrics.correlation_metrics import *  # noqa: F401,F403 - correlation metrics
+from kgraph.metrics.more_metrics import *  # noqa: F401,F403 - the rest of keras.metrics
+from kgraph.losses.functions import (binary_crossentropy, categorical_crossentropy,  # noqa
                                     categorical_hinge, hinge, huber, kl_divergence, log_cosh,
                                     mean_absolute_error, mean_absolute_percentage_error,
                                     mean_squared_error, mean_squared_logarithmic_error,
                                     poisson, sparse_categorical_crossentropy, squared_hinge)
-from runtime.metrics_accuracy import (accuracy, binary_accuracy,  # noqa: F401,E402
+from kgraph.metrics.accuracy_metrics import (accuracy, binary_accuracy,  # noqa: F401,E402
                                       categorical_accuracy, sparse_categorical_accuracy,
                                       sparse_top_k_categorical_accuracy,
                                       top_k_categorical_accuracy)
@@ -199,7 +199,7 @@ def get(identifier, loss=None) -> Metric:
     name Keras logs); a plain function ``fn(y_true, y_pred)`` becomes
     ``MeanMetricWrapper(fn)`` named ``fn.__name__``.
 
-    >>> from runtime import losses
+    >>> from kgraph.losses import losses
     >>> get("accuracy", losses.BinaryCrossentropy(from_logits=True)).threshold
     0.0
     >>> get("mae").name, type(get("binary_crossentropy")).__name__

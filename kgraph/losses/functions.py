@@ -22,7 +22,7 @@ import optax
 
 from kgraph.config import epsilon
 from kgraph.ops import nn as ops_nn
-from runtime.weighting import squeeze_or_expand_to_same_rank
+from kgraph.losses.weighting import squeeze_or_expand_to_same_rank
 
 
 def as_float(x):

@@ -4,7 +4,7 @@ The loop drives it like Keras's: ``on_train_begin``, then per epoch ``on_epoch_b
 ``on_train_batch_begin/end`` per batch (only if ``needs_batch_hooks("train")``), the
 validation pass as ``on_test_*``, ``on_epoch_end`` with float logs, and ``on_train_end``.
 
->>> from runtime.callbacks import EarlyStopping
+>>> from kgraph.callbacks import EarlyStopping
 >>> callbacks = CallbackList([EarlyStopping(monitor="loss")], verbose=0, epochs=3, steps=10)
 >>> [type(c).__name__ for c in callbacks], callbacks.needs_batch_logs
 (['EarlyStopping', 'History'], False)
@@ -12,10 +12,10 @@ validation pass as ``on_test_*``, ``on_epoch_end`` with float logs, and ``on_tra
 
 from __future__ import annotations
 
-from runtime.callback import BATCH_HOOKS, Callback
-from runtime.history import History
-from runtime.log_values import python_value
-from runtime.progress import ProgressBar
+from kgraph.callbacks.callback import BATCH_HOOKS, Callback
+from kgraph.callbacks.history import History
+from kgraph.callbacks.log_values import python_value
+from kgraph.callbacks.progress import ProgressBar
 
 
 def _python_logs(logs) -> dict:
@@ -33,9 +33,9 @@ def _check_callbacks(callbacks) -> list:
     for index, callback in enumerate(callbacks):
         if not isinstance(callback, Callback):
             hint = (" Keras's own callbacks drive Keras models; use the same-named classes "
-                    "from runtime.callbacks." if type(callback).__module__.startswith("keras")
+                    "from kgraph.callbacks." if type(callback).__module__.startswith("keras")
                     else "")
-            raise TypeError(f"callbacks[{index}] must be a runtime.callbacks.Callback, "
+            raise TypeError(f"callbacks[{index}] must be a kgraph.callbacks.Callback, "
                             f"received {type(callback).__name__}.{hint}")
     return callbacks
 

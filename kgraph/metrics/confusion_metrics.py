@@ -24,8 +24,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from kgraph.config import epsilon
-from runtime.metric_base import Metric, merge_weights
-from runtime.weighting import divide_no_nan, squeeze_or_expand_to_same_rank
+from kgraph.metrics.metric import Metric, merge_weights
+from kgraph.losses.weighting import divide_no_nan, squeeze_or_expand_to_same_rank
 
 NEG_INF = -1e10  # the threshold used with top_k, as in Keras
 

@@ -20,7 +20,7 @@ import warnings
 
 import numpy as np
 
-from runtime.callback import Callback
+from kgraph.callbacks.callback import Callback
 
 
 class RemoteMonitor(Callback):

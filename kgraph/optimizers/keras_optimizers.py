@@ -12,7 +12,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from runtime.optimizers.base import Optimizer, decayed
+from kgraph.optimizers.base import Optimizer, decayed
 
 __all__ = ["Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "Lion", "Nadam",
            "Optimizer", "RMSprop", "SGD"]

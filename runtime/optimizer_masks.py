@@ -1,39 +1,15 @@
-"""Optimizers by Keras name (``get("adam")``), and weight-path masks for optax.
+"""Weight-path masks for optax's ``mask=`` arguments, aware of stacked repeated blocks.
 
-Names resolve to the Keras optimizer classes (``runtime.optimizers.keras_optimizers``),
-whose learning rate lives in the optimizer state, so callbacks (``ReduceLROnPlateau``) can
-change it between steps without recompiling.
-
->>> import optax
->>> isinstance(get("adam"), optax.GradientTransformation)
-True
+>>> import jax.numpy as jnp
+>>> mask_by_path(lambda path: path[-1] == "kernel")({"dense": {"kernel": jnp.ones(2)}})
+{'dense': {'kernel': True}}
 """
 
 from __future__ import annotations
 
-import optax
+import jax
 
-from runtime.optimizers import keras_optimizers as _classes, keras_optimizers_more as _more
-
-_BY_NAME = {cls._default_name.lower(): cls for cls in (
-    _classes.SGD, _classes.Adam, _classes.AdamW, _classes.RMSprop, _classes.Adagrad,
-    _classes.Adadelta, _classes.Adamax, _classes.Nadam, _classes.Lion, _classes.Adafactor,
-    _more.Ftrl, _more.Lamb)}
-
-
-def get(identifier) -> optax.GradientTransformation:
-    """An optax transformation: given one, or made from a Keras name."""
-    if isinstance(identifier, optax.GradientTransformation):
-        return identifier
-    if hasattr(identifier, "init") and hasattr(identifier, "update"):  # e.g. optax.MultiSteps
-        return identifier
-    if isinstance(identifier, str) and identifier.lower() in _BY_NAME:
-        return _BY_NAME[identifier.lower()]()
-    if isinstance(identifier, dict) and identifier.get("class_name", "").lower() in _BY_NAME:
-        return _BY_NAME[identifier["class_name"].lower()].from_config(
-            identifier.get("config") or {})
-    raise ValueError(f"Unknown optimizer {identifier!r}. Pass an optax GradientTransformation "
-                     f"or one of {sorted(_BY_NAME)}.")
+from compiler.stacking import block_names
 
 
 def mask_by_path(predicate):
@@ -52,10 +28,6 @@ def mask_by_path(predicate):
     {'dense': {'bias': False, 'kernel': True}}
     >>> opt = optax.adamw(1e-3, weight_decay=1e-4, mask=decay_kernels)
     """
-    import jax
-
-    from compiler.stacking import block_names
-
     def answer(path, _):
         names = tuple(getattr(k, "key", getattr(k, "name", k)) for k in path)
         runs = block_names(names[0]) if names else []

@@ -20,8 +20,8 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from runtime.optimizers import schedules as schedules_lib
-from runtime.state_arrays import StateArray
+from kgraph.optimizers import schedules as schedules_lib
+from kgraph.base.state_arrays import StateArray
 
 _COMMON = ("weight_decay", "clipnorm", "clipvalue", "global_clipnorm", "use_ema",
            "ema_momentum", "ema_overwrite_frequency", "loss_scale_factor",
@@ -217,7 +217,7 @@ class Optimizer(optax.GradientTransformationExtraArgs):
     def _rule(learning_rate, **hyper):
         raise NotImplementedError
 
-    # Keras's optimizer variables (``runtime.optimizers.keras_variables``): a subclass maps
+    # Keras's optimizer variables (``kgraph.optimizers.keras_variables``): a subclass maps
     # its rule's state to Keras's slots and back. ``_keras_slots(state, params)`` gives
     # ``(groups, scalars)``: each group a list of slot trees shaped like ``params``, which
     # Keras lays out weight by weight (for each weight, each slot of the group), groups one

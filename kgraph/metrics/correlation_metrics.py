@@ -15,8 +15,8 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from kgraph.config import epsilon
-from runtime.loss_functions import _aligned
-from runtime.metric_base import MeanMetricWrapper
+from kgraph.losses.functions import _aligned
+from kgraph.metrics.metric import MeanMetricWrapper
 
 __all__ = ["ConcordanceCorrelation", "PearsonCorrelation", "concordance_correlation",
            "pearson_correlation"]

@@ -1,8 +1,7 @@
 """Keras 3's standard callbacks, driving the loop instead of a Keras model.
 
 ``EarlyStopping``, ``ReduceLROnPlateau``, ``CSVLogger``, ``LambdaCallback`` and
-``TerminateOnNaN`` (and, from ``runtime.checkpoints``, ``BackupAndRestore`` and
-``ModelCheckpoint``) take Keras's arguments and defaults and act as Keras's do, through
+``TerminateOnNaN`` (and ``ModelCheckpoint``) take Keras's arguments and defaults and act as Keras's do, through
 ``self.loop``: they stop training with ``loop.stop_training`` (and
 ``model.stop_training``), keep and restore weights through ``loop.train_state`` and change
 ``loop.learning_rate``. This module also exports the protocol: ``Callback``,
@@ -29,15 +28,15 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from runtime.callback import Callback
-from runtime.callback_list import CallbackList
-from runtime.history import History
-from runtime.log_values import scalar
-from runtime.progress import ProgressBar
+from kgraph.callbacks.callback import Callback
+from kgraph.callbacks.callback_list import CallbackList
+from kgraph.callbacks.history import History
+from kgraph.callbacks.log_values import scalar
+from kgraph.callbacks.progress import ProgressBar
 
 ProgbarLogger = ProgressBar
 
-__all__ = ["BackupAndRestore", "CSVLogger", "Callback", "CallbackList", "EarlyStopping",
+__all__ = ["CSVLogger", "Callback", "CallbackList", "EarlyStopping",
            "History", "LambdaCallback", "LearningRateScheduler", "ModelCheckpoint",
            "ProgbarLogger", "ProgressBar", "ReduceLROnPlateau", "RemoteMonitor",
            "SwapEMAWeights", "TensorBoard", "TerminateOnNaN"]
@@ -526,7 +525,6 @@ class TerminateOnNaN(Callback):
 
 
 # Re-exported with their siblings (they build on the classes above).
-from runtime.checkpoints.backup import BackupAndRestore  # noqa: E402
-from runtime.checkpoints.model_checkpoint import ModelCheckpoint  # noqa: E402
-from runtime.remote_monitor import RemoteMonitor  # noqa: E402
-from runtime.tensorboard import TensorBoard  # noqa: E402
+from kgraph.callbacks.model_checkpoint import ModelCheckpoint  # noqa: E402
+from kgraph.callbacks.remote_monitor import RemoteMonitor  # noqa: E402
+from kgraph.callbacks.tensorboard import TensorBoard  # noqa: E402

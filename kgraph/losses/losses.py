@@ -27,8 +27,8 @@ import inspect
 import jax.numpy as jnp
 
 from kgraph.base.naming import to_snake_case
-from runtime import loss_checks, loss_functions as fns
-from runtime.weighting import combine_masks, reduce_weighted, squeeze_or_expand_to_same_rank
+from kgraph.losses import checks as loss_checks, functions as fns
+from kgraph.losses.weighting import combine_masks, reduce_weighted, squeeze_or_expand_to_same_rank
 
 __all__ = [
     "BinaryCrossentropy", "BinaryFocalCrossentropy", "CTC", "CategoricalCrossentropy",

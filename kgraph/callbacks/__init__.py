@@ -1,0 +1,21 @@
+"""``keras.callbacks``: Keras 3's callbacks, by Keras's names.
+
+``BackupAndRestore`` checkpoints the runtime's whole train state, so it is the runtime's
+(``runtime.checkpoints.backup``), reached through ``kgraph.engine`` on first use.
+
+>>> import kgraph as kg
+>>> kg.callbacks.EarlyStopping(patience=2).patience
+2
+"""
+
+from kgraph import engine
+from kgraph.callbacks.callbacks import *  # noqa: F401,F403 - the public catalog
+from kgraph.callbacks.callbacks import __all__ as _names
+
+__all__ = sorted([*_names, "BackupAndRestore"])
+
+
+def __getattr__(name):
+    if name == "BackupAndRestore":
+        return engine.runtime().BackupAndRestore
+    raise AttributeError(f"module 'kgraph.callbacks' has no attribute {name!r}")
