@@ -332,7 +332,7 @@ def train_epoch(loop, callbacks, data, *, shuffle_rng, steps_per_execution: int,
 def _placer(trainer, stacked=False):
     """How host batches reach the devices: on a mesh, split over its data axis."""
     placement = getattr(trainer, "placement", None)
-    if placement is None:
+    if getattr(placement, "mesh", None) is None:
         return None
     return lambda batch: placement.put_batch(batch, stacked=stacked)
 
@@ -341,7 +341,7 @@ def _place_resident(trainer, data) -> None:
     """On a mesh, in-memory data lives on every device (each step gathers its rows); on
     several processes, each holds only its own rows: they go as host batches."""
     placement = getattr(trainer, "placement", None)
-    if placement is not None and isinstance(data, data_lib.ArrayData):
+    if getattr(placement, "mesh", None) is not None and isinstance(data, data_lib.ArrayData):
         data.sharding = placement.replicated
         if jax.process_count() > 1:
             data.device_resident = False
@@ -421,8 +421,7 @@ def predict_data(trainer, train_state, data, callbacks=None):
         if due:
             callbacks.on_predict_batch_begin(i)
         out = trainer.predict_step(train_state, x)
-        if trainer.placement is not None:
-            out = trainer.placement.local_rows(out)
+        out = trainer.placement.local_rows(out)
         pieces.append(jax.tree_util.tree_map(lambda a, r=real: np.asarray(a[:r]), out))
         if due:
             callbacks.on_predict_batch_end(i, {"outputs": out})

@@ -25,7 +25,7 @@ import jax.numpy as jnp
 
 from kgraph import dtype_policy
 from kgraph.interpreter import context
-from runtime.path_rules import PathRules
+from runtime.path_rules import PathRules, RuleHook
 
 
 def _policy(value):
@@ -39,7 +39,7 @@ def _policy(value):
     return policy
 
 
-class Precision(PathRules):
+class Precision(RuleHook):
     """A node hook running the chosen layers in their policy's compute dtype."""
 
     def __init__(self, precision):
@@ -49,8 +49,8 @@ class Precision(PathRules):
             raise TypeError("precision must be a dtype policy name (e.g. 'mixed_bfloat16') "
                             "or a dict {layer path pattern: policy name}, received "
                             f"{precision!r}.")
-        super().__init__({pattern: _policy(value) for pattern, value in precision.items()},
-                         "precision")
+        self.rules = PathRules({pattern: _policy(value)
+                                for pattern, value in precision.items()}, "precision")
 
     def wrap_node(self, node, path, run):
         policy = self.value_for(path)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import jax
 
 from kgraph.interpreter import context
-from runtime.path_rules import PathRules
+from runtime.path_rules import PathRules, RuleHook
 
 POLICIES = ("everything_saveable", "nothing_saveable", "dots_saveable",
             "dots_with_no_batch_dims_saveable", "checkpoint_dots",
@@ -32,7 +32,7 @@ def _policy(name: str):
     return getattr(jax.checkpoint_policies, name)
 
 
-class Remat(PathRules):
+class Remat(RuleHook):
     """A node hook running the chosen layers under ``jax.checkpoint``."""
 
     def __init__(self, remat):
@@ -41,8 +41,8 @@ class Remat(PathRules):
         if not isinstance(remat, dict) or not remat:
             raise TypeError("remat must be a policy name (e.g. 'dots_saveable') or a dict "
                             f"{{layer path pattern: policy name}}, received {remat!r}.")
-        super().__init__({pattern: _policy(policy) for pattern, policy in remat.items()},
-                         "remat")
+        self.rules = PathRules({pattern: _policy(policy) for pattern, policy in remat.items()},
+                               "remat")
 
     def policy_for(self, path: str):
         """The policy of the node at ``path`` (None: not rematerialised)."""

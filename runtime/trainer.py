@@ -30,7 +30,7 @@ from runtime.data import take_rows
 from runtime.objective import Objective
 from runtime.precision import Precision
 from runtime.remat import Remat
-from runtime.sharding.placement import MeshPlacement
+from runtime.sharding.placement import MeshPlacement, OneDevice
 
 
 class TrainState(NamedTuple):
@@ -215,16 +215,15 @@ class Trainer:
             raise ValueError("sharding and data_axis need a mesh: pass mesh=jax.make_mesh(...).")
         if mesh is not None:
             placement = MeshPlacement(mesh, sharding, self.optimizer, data_axis)
-        self.placement = placement  # (``placement``: a MeshPlacement made by compile)
-        if placement is not None:
-            placement.stacked_runs = self.program.stacked_runs if self.stack_blocks else []
+        # One device or a mesh (``placement`` given: a MeshPlacement made by compile).
+        self.placement = placement if placement is not None else OneDevice()
+        self.placement.stacked_runs = self.program.stacked_runs if self.stack_blocks else []
         self.remat = Remat(remat) if remat is not None else None
         self.precision = Precision(precision) if precision is not None else None
-        if placement is not None:  # a rule matching no weight is a typo
-            placement.rules.check_used(compiler.weights.weight_paths(model), model.name)
-        paths = node_paths(model)  # path typos are errors now, not at the first step
-        for hook in (placement.hints if placement is not None else None, self.remat,
-                     self.precision):
+        # Typos in paths are errors now, not at the first step.
+        self.placement.check_weight_paths(compiler.weights.weight_paths(model), model.name)
+        paths = node_paths(model)
+        for hook in (self.placement.hints, self.remat, self.precision):
             if hook is not None:
                 hook.check_paths(paths, model.name)
         self.objective = (Objective(model, loss, metrics, loss_weights, weighted_metrics)
@@ -249,11 +248,7 @@ class Trainer:
     def init(self, key) -> TrainState:
         """A fresh train state: new weights from ``key``, new optimizer state (on a mesh:
         created sharded, inside ``jit``)."""
-        if self.placement is not None:
-            return self.placement.init(self, key)
-        init_key, train_key = jax.random.split(key)
-        params, state = self.program.init(init_key, stacked=self.stack_blocks)
-        return self._train_state(params, state, train_key)
+        return self.placement.init(self, key)
 
     def init_from_model(self, key, opt_state=None) -> TrainState:
         """A train state holding the model's current weights (``compiler.variables``) and
@@ -265,9 +260,8 @@ class Trainer:
                 self.fitted_opt_state(params, self.opt_state_named(opt_state)))
         if self.stack_blocks:
             params, state = self.program.stack(params, state)
-        if self.placement is not None:  # copied once, onto the mesh; optimizer state there
-            return self.placement.from_weights(self, params, state, key, opt_state)
-        return self._train_state(params, state, key, opt_state)
+        # (on a mesh: copied once, onto it; the optimizer state made there)
+        return self.placement.from_weights(self, params, state, key, opt_state)
 
     def fitted_opt_state(self, params, opt_state):
         """``opt_state`` for training ``params`` (both in the same layout): as it is if it
@@ -338,13 +332,10 @@ class Trainer:
         """
         if isinstance(train_state, packing_lib.Packed):
             return train_state
-        key = packing_lib.signature(train_state)
-        if self.placement is not None:  # replicated arrays only; their sharding is the key
-            key = (key, tuple(getattr(getattr(a, "sharding", None), "is_fully_replicated",
-                                      False) for a in jax.tree_util.tree_leaves(train_state)))
+        key = (packing_lib.signature(train_state), self.placement.packing_key(train_state))
         if key not in self._packings:  # one layout per shape: compiled steps are shared
             self._packings[key] = packing_lib.Packing(
-                train_state, replicated_only=self.placement is not None)
+                train_state, replicated_only=self.placement.replicated_only)
         return self._packings[key].pack_jit(train_state)
 
     def unpacked(self, train_state) -> TrainState:
@@ -374,12 +365,7 @@ class Trainer:
         """``(params, state)`` of ``train_state`` in the named layout (one entry per layer),
         gathered whole from other processes' devices, and copied unless ``copy=False``
         (steps donate the train state's buffers)."""
-        params, state = train_state.params, train_state.state
-        if self.placement is not None and jax.process_count() > 1:
-            # Weights split over other processes' devices: every process gets them whole.
-            params, state = self.placement.gathered((params, state))
-        elif copy:
-            params, state = jax.tree_util.tree_map(jnp.copy, (params, state))
+        params, state = self.placement.whole((train_state.params, train_state.state), copy)
         return self.program.unstack(params, state)
 
     def write_back(self, train_state: TrainState, copy: bool = False) -> None:
@@ -436,9 +422,9 @@ class Trainer:
 
     def _run(self, params, state, x, **kwargs):
         """``program.run`` with a mesh's activation sharding hints and rematerialisation."""
-        hints = self.placement.hints if self.placement is not None else None
         # precision outermost: a rematerialised node recomputes in its precision too
-        hooks = tuple(h for h in (hints or None, self.remat, self.precision) if h is not None)
+        hooks = tuple(h for h in (self.placement.hints or None, self.remat, self.precision)
+                      if h is not None)
         run = self.program.run(params, state, x, hooks=hooks, **kwargs)
         for hook in hooks:
             hook.check_all_used(self.model.name)
@@ -464,9 +450,7 @@ class Trainer:
         computes nothing it doesn't return.
         """
         self.traces["train"] += 1
-        if self.placement is not None:
-            x, y, sample_weight, valid = self.placement.constrain_batch(
-                (x, y, sample_weight, valid))
+        x, y, sample_weight, valid = self.placement.constrain_batch((x, y, sample_weight, valid))
         # The base key never changes; each step's key is derived from it and the step
         # number, so a model without random layers compiles to no key arithmetic at all.
         step_key = jax.random.fold_in(ts.key, ts.step)
@@ -494,15 +478,13 @@ class Trainer:
                 self.objective.init_metrics(), y, run.outputs, loss, per_output,
                 sample_weight=sample_weight, valid=valid, masks=run.masks))
         new = TrainState(params, run.state, opt_state, ts.step + 1, ts.key, metrics)
-        if self.placement is not None:  # the same shardings every step: donation reuses them
-            new = self.placement.constrain_state(new)
+        # on a mesh, the same shardings every step: donation reuses the buffers
+        new = self.placement.constrain_state(new)
         return new, logs
 
     def _evaluate(self, ts: TrainState, metrics, x, y, sample_weight, valid):
         self.traces["eval"] += 1
-        if self.placement is not None:
-            x, y, sample_weight, valid = self.placement.constrain_batch(
-                (x, y, sample_weight, valid))
+        x, y, sample_weight, valid = self.placement.constrain_batch((x, y, sample_weight, valid))
         run = self._run(ts.params, ts.state, x, training=False, sample_mask=valid,
                         key=_inference_key(ts))
         self.objective.check(y, run.outputs)
@@ -514,8 +496,7 @@ class Trainer:
 
     def _predict(self, ts: TrainState, x):
         self.traces["predict"] += 1
-        if self.placement is not None:
-            x = self.placement.constrain_batch(x)
+        x = self.placement.constrain_batch(x)
         return self._run(ts.params, ts.state, x, training=False,
                          key=_inference_key(ts)).outputs
 

@@ -185,7 +185,7 @@ def main():
                             validation_split=0.25)  # a second fit: no new compile
         out.setdefault("traces", {})[name] = trainer.traces["train"] - first_traces
         out.setdefault("predict_placed", {})[name] = (
-            model._training_setup._predictor.placement is not None, float(np.abs(
+            model._training_setup._predictor.placement.mesh is not None, float(np.abs(
                 predicted_first).sum()))
         fits[name] = (history.history, model.get_weights(),
                       model.predict(xs, batch_size=16, verbose=0))

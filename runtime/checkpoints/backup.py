@@ -123,7 +123,8 @@ class BackupAndRestore(Callback):
             return
         metrics = loop.trainer.init_metrics()
         placement = getattr(loop.trainer, "placement", None)
-        if placement is not None:  # restored where the steps expect them: on the mesh
+        if getattr(placement, "mesh", None) is not None:  # restored where the steps expect
+            # them: on the mesh
             metrics = jax.device_put(metrics, placement.replicated)
         target = loop.train_state._replace(metrics=metrics)
         restored = checkpoints.restore(target)

@@ -21,7 +21,7 @@ import optax
 from jax.sharding import NamedSharding, PartitionSpec
 
 from compiler import stacking
-from kgraph.interpreter.walk import NodeHook
+from runtime.path_rules import PathRules, RuleHook
 from runtime.sharding.rules import ShardingRules
 
 
@@ -69,6 +69,26 @@ class MeshPlacement:
 
     def __repr__(self) -> str:
         return f"MeshPlacement(mesh={dict(self.mesh.shape)}, data_axis={self.data_axis!r})"
+
+    # The interface a Trainer uses, shared with ``OneDevice``.
+    replicated_only = True  # packing: only replicated arrays join a packed buffer
+
+    def check_weight_paths(self, paths, model_name: str) -> None:
+        """A sharding rule matching none of the model's weight ``paths`` is an error."""
+        self.rules.check_used(paths, model_name)
+
+    def packing_key(self, train_state) -> tuple:
+        """What, besides shapes, a packing of ``train_state`` depends on: which arrays are
+        replicated (their sharding)."""
+        return tuple(getattr(getattr(a, "sharding", None), "is_fully_replicated", False)
+                     for a in jax.tree_util.tree_leaves(train_state))
+
+    def whole(self, tree, copy: bool):
+        """``tree`` made whole on this process (gathered from other processes' devices),
+        else copied if ``copy``."""
+        if jax.process_count() > 1:
+            return self.gathered(tree)
+        return jax.tree_util.tree_map(jnp.copy, tree) if copy else tree
 
     # ------------------------------------------------------------ shardings
     def weight_shardings(self, tree):
@@ -231,17 +251,64 @@ class MeshPlacement:
             key=jax.device_put(train_key, self.replicated))
 
 
+class OneDevice:
+    """The placement of a run on one device (JAX's default): no sharding, so every step
+    takes and returns its arrays as they are. Same interface as ``MeshPlacement``.
+
+    >>> OneDevice().constrain_batch([1, 2])
+    [1, 2]
+    """
+
+    mesh = None
+    hints = None  # no activation sharding hints
+    replicated_only = False
+
+    def __init__(self):
+        self.stacked_runs: list = []
+
+    def __repr__(self) -> str:
+        return "OneDevice()"
+
+    def check_weight_paths(self, paths, model_name: str) -> None:
+        """No sharding rules: nothing to check."""
+
+    def packing_key(self, train_state) -> tuple:
+        return ()
+
+    def whole(self, tree, copy: bool):
+        return jax.tree_util.tree_map(jnp.copy, tree) if copy else tree
+
+    def local_rows(self, tree):
+        return tree
+
+    def constrain_state(self, ts):
+        return ts
+
+    def constrain_batch(self, tree):
+        return tree
+
+    def from_weights(self, trainer, params, state, key, opt_state=None):
+        return trainer._train_state(params, state, key, opt_state)
+
+    def init(self, trainer, key):
+        init_key, train_key = jax.random.split(key)
+        params, state = trainer.program.init(init_key, stacked=trainer.stack_blocks)
+        return trainer._train_state(params, state, train_key)
+
+
 def _copied(tree, shardings):
     """Copies of ``tree``'s arrays, each created in its sharding."""
     return jax.jit(lambda t: jax.tree_util.tree_map(jnp.copy, t), out_shardings=shardings)(tree)
 
 
-class _ActivationHints(NodeHook):
-    """Constrains node outputs named ``"<layer path>/output"`` to their hinted sharding."""
+class _ActivationHints(RuleHook):
+    """Constrains the outputs of the nodes whose ``"<layer path>/output"`` a hint matches
+    (exact path, else the one pattern that fullmatches it: ``runtime.path_rules``) to the
+    hinted sharding."""
 
     def __init__(self, hints: dict, mesh):
         self.mesh = mesh
-        self.hints = {}
+        rules = []
         for name, spec in hints.items():
             if not name.endswith("/output") or not isinstance(spec, PartitionSpec):
                 raise ValueError(f"An activation hint is (\"<layer path>/output\", "
@@ -251,17 +318,16 @@ class _ActivationHints(NodeHook):
                     if axis is not None and axis not in mesh.shape:
                         raise ValueError(f'Activation hint "{name}" names mesh axis {axis!r}, '
                                          f"but the mesh has axes {dict(mesh.shape)}.")
-            self.hints[name[:-len("/output")]] = spec
-        self.seen: set = set()
+            rules.append((name[:-len("/output")], spec))
+        self.rules = PathRules(rules, "activation hint", describe=lambda r: f"{r[0]}/output")
 
     def __bool__(self) -> bool:
-        return bool(self.hints)
+        return bool(self.rules.rules)
 
     def after_node(self, node, path, args, kwargs, outputs):
-        spec = self.hints.get(path)
+        spec = self.value_for(path)
         if spec is None:
             return None
-        self.seen.add(path)
 
         def constrain(leaf):
             if len(spec) not in (0, jnp.ndim(leaf)):
@@ -273,13 +339,14 @@ class _ActivationHints(NodeHook):
         return jax.tree_util.tree_map(constrain, outputs)
 
     def check_paths(self, paths, model_name: str) -> None:
-        """Before anything runs: a hint naming none of the graph's node ``paths``."""
+        """Before anything runs: a hint matching none of the graph's node ``paths``."""
         if paths:
-            self._refuse(sorted(set(self.hints) - set(paths)), model_name)
+            self._refuse([pattern for pattern, _ in self.rules.unused(paths)], model_name)
 
     def check_all_used(self, model_name: str) -> None:
-        """After a trace: a hint whose path names no node is an error (a typo)."""
-        self._refuse(sorted(set(self.hints) - self.seen), model_name)
+        """After a trace: a hint that matched no node is an error (a typo)."""
+        self._refuse([pattern for pattern, _ in self.rules.rules
+                      if pattern not in self.rules.used], model_name)
 
     def _refuse(self, unused, model_name):
         if unused:

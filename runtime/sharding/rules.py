@@ -28,12 +28,13 @@ ValueError: Weight "dense/kernel" of shape (4, 8): rule ('dense/kernel', P('mode
 from __future__ import annotations
 
 import math
-import re
 from typing import Any, NamedTuple
 
 import jax
 import numpy as np
 from jax.sharding import NamedSharding, PartitionSpec
+
+from runtime.path_rules import PathRules
 
 
 def leaf_paths(tree) -> list[tuple[str, Any]]:
@@ -107,7 +108,8 @@ class ShardingRules:
     Args:
       rules: ``[(pattern, PartitionSpec), ...]`` (a dict works too).
       activations: ``[("dense_1/output", PartitionSpec), ...]``: sharding hints for node
-        outputs, applied with ``jax.lax.with_sharding_constraint`` (exact paths).
+        outputs, applied with ``jax.lax.with_sharding_constraint`` (matched as the rules
+        are: exact path, else one pattern).
       refuse_unmatched_above: a weight no rule matches and larger than this many bytes
         is an error (None: any unmatched weight is replicated).
       allow_unused: rules that match no weight of a model are fine (a rule set shared by
@@ -123,41 +125,28 @@ class ShardingRules:
                     or not isinstance(rule[1], PartitionSpec)):
                 raise TypeError(f"Sharding rule {index} must be (pattern, PartitionSpec), "
                                 f"received {_text(rule)}.")
-            try:
-                re.compile(rule[0])
-            except re.error as error:
-                raise ValueError(f"Sharding rule {index} pattern {rule[0]!r} is not a "
-                                 f"regular expression: {error}.") from None
         self.rules = [(pattern, spec) for pattern, spec in rules]
         self.activations = dict(activations.items() if isinstance(activations, dict)
                                 else activations)
         self.refuse_unmatched_above = refuse_unmatched_above
         self.allow_unused = bool(allow_unused)
+        self._matcher = PathRules(self.rules, "sharding", subject="weight",
+                                  allow_unused=allow_unused, describe=_text)
 
     def __repr__(self) -> str:
         return f"ShardingRules({self.rules!r})"
 
     # ------------------------------------------------------------- matching
     def match(self, path: str):
-        """The ``(pattern, spec)`` rule for ``path``, or None."""
-        for pattern, spec in self.rules:
-            if pattern == path:
-                return pattern, spec
-        found = [(pattern, spec) for pattern, spec in self.rules
-                 if re.fullmatch(pattern, path)]
-        if len(found) > 1:
-            raise ValueError(f'Weight "{path}" matches {len(found)} sharding rules: '
-                             f"{', '.join(map(_text, found))}. Make the patterns exclusive, or add a rule for "
-                             "exactly this path (an exact path wins).")
-        return found[0] if found else None
+        """The ``(pattern, spec)`` rule for ``path``, or None (``runtime.path_rules``)."""
+        return self._matcher.match(path)
 
     def check_used(self, paths, model_name: str) -> None:
         """A ValueError naming every rule that matches none of the weight ``paths`` of
         model ``model_name`` (unless ``allow_unused``)."""
         if self.allow_unused:
             return
-        unused = [_text(rule) for rule in self.rules
-                  if not any(rule[0] == path or re.fullmatch(rule[0], path) for path in paths)]
+        unused = [_text(rule) for rule in self._matcher.unused(paths)]
         if unused:
             shown = ", ".join(f'"{p}"' for p in list(paths)[:4])
             raise ValueError(f"Sharding rules {', '.join(unused)} match no weight of model "
