@@ -36,7 +36,9 @@ import re
 import jax
 import jax.numpy as jnp
 
+import kgraph
 from compiler import weights as weights_lib
+from compiler.program import compile as compile_program
 from kgraph.saving.safetensors_io import save_safetensors
 from kgraph.base.layer import Layer
 from kgraph.interpreter.walk import NodeHook
@@ -156,8 +158,6 @@ def export(program, directory, *, params=None, state=None, batch_dim: str = "b",
       platforms: the platforms to lower for: any of "cpu", "cuda", "rocm", "tpu".
     """
     if isinstance(program, Layer):
-        from compiler.program import compile as compile_program
-
         program = compile_program(program)
     model = program.model
     platforms = tuple(platforms)
@@ -210,6 +210,4 @@ def export(program, directory, *, params=None, state=None, batch_dim: str = "b",
 
 
 def _kgraph_version() -> str:
-    import kgraph
-
     return kgraph.__version__

@@ -11,6 +11,8 @@ Keras's defaults differ from ``jax.nn``'s in places: ``gelu`` is exact
 import jax
 import jax.numpy as jnp
 
+from kgraph.base import catalog
+
 
 def linear(x):
     return x
@@ -199,9 +201,7 @@ def get(identifier):
     if isinstance(identifier, str):
         if identifier in _BY_NAME:
             return _BY_NAME[identifier]
-        from kgraph.saving.registry import get_registered_object
-
-        custom = get_registered_object(identifier)  # custom_objects of an open scope
+        custom = catalog.get_registered_object(identifier)  # custom_objects of an open scope
         if callable(custom):
             return custom
     elif callable(identifier):

@@ -24,7 +24,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kgraph.base import naming
+from kgraph.base import naming, seed_stream
 from kgraph.serializable import Serializable
 
 Initializer = Callable  # the protocol: fn(key, shape, dtype) -> array (the class is below)
@@ -78,9 +78,7 @@ def _both_forms(call):
 
 def _default_key(key):
     if key is None:
-        from kgraph import random as kg_random
-
-        return kg_random.next_key()
+        return seed_stream.next_key()
     return key
 
 

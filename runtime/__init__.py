@@ -11,10 +11,9 @@ names below that come from ``kgraph`` are re-exported for code that imports them
 
 import sys as _sys
 
-from kgraph import optimizers
-from kgraph.callbacks import callbacks
-from kgraph.callbacks.callbacks import (CSVLogger, Callback, EarlyStopping, LambdaCallback,
-                                        ModelCheckpoint, ReduceLROnPlateau, TerminateOnNaN)
+from kgraph import callbacks, optimizers
+from kgraph.callbacks import (CSVLogger, Callback, EarlyStopping, LambdaCallback,
+                              ModelCheckpoint, ReduceLROnPlateau, TerminateOnNaN)
 from kgraph.callbacks.history import History
 from kgraph.losses import losses
 from kgraph.metrics import metrics

@@ -23,6 +23,7 @@ import compiler
 import compiler.weights
 from kgraph.interpreter.walk import node_paths
 from kgraph.metrics import metric as metric_base
+from kgraph.models.model import Model
 from runtime.objective import Objective
 from runtime.precision import Precision
 from runtime.remat import Remat
@@ -46,8 +47,6 @@ def step_key(key):
 
 def overrides(model, name) -> bool:
     """Whether ``model``'s class defines its own ``name`` (e.g. ``train_step``)."""
-    from kgraph.models.model import Model
-
     return getattr(type(model), name) is not getattr(Model, name)
 
 

@@ -16,7 +16,8 @@ import pytest  # noqa: E402
 
 import compiler  # noqa: E402
 from tests.helpers import tree_equal  # noqa: E402
-import kgraph as kg  # noqa: E402
+import kgraph as kg
+from kgraph.base import catalog  # noqa: E402
 from kgraph import layers, saving  # noqa: E402
 
 
@@ -431,8 +432,8 @@ def test_custom_class_needs_registration_or_custom_objects():
 
 
 def test_registered_class_round_trips(monkeypatch):
-    monkeypatch.setattr(saving.registry, "_GLOBAL_CUSTOM_OBJECTS", {})
-    monkeypatch.setattr(saving.registry, "_GLOBAL_CUSTOM_NAMES", {})
+    monkeypatch.setattr(catalog, "_GLOBAL_CUSTOM_OBJECTS", {})
+    monkeypatch.setattr(catalog, "_GLOBAL_CUSTOM_NAMES", {})
 
     @kg.register_layer(package="my_pkg")
     class Shift(kg.Layer):

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import kgraph as kg
+from kgraph.base import catalog
 from kgraph import layers, saving
 
 SEQUENCES = np.random.default_rng(0).normal(size=(2, 5, 3)).astype(np.float32)
@@ -56,8 +57,8 @@ def test_custom_cell_in_bidirectional_round_trips_with_custom_objects():
 
 
 def test_registered_custom_cell_in_bidirectional_round_trips(monkeypatch):
-    monkeypatch.setattr(saving.registry, "_GLOBAL_CUSTOM_OBJECTS", {})
-    monkeypatch.setattr(saving.registry, "_GLOBAL_CUSTOM_NAMES", {})
+    monkeypatch.setattr(catalog, "_GLOBAL_CUSTOM_OBJECTS", {})
+    monkeypatch.setattr(catalog, "_GLOBAL_CUSTOM_NAMES", {})
 
     @kg.register_layer(package="cells")
     class RegisteredCell(MinimalCell):

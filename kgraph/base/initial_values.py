@@ -34,7 +34,7 @@ import jax
 import numpy as np
 
 from kgraph import initializers
-from kgraph import random as kg_random
+from kgraph.base import seed_stream
 from kgraph.interpreter import context
 
 # Init functions run once, so on CPU they are compiled for compile speed (LLVM -O1, no
@@ -225,7 +225,7 @@ def materialize(variables) -> None:
     if not pending:
         return
     paths = [f"{index}:{v.name}" for index, v in enumerate(pending)]
-    key = kg_random.next_key()
+    key = seed_stream.next_key()
     values = draw(pending, key, paths)
     if any(isinstance(value, jax.core.Tracer) for value in values):
         # Inside a trace: draw again eagerly. (Not always: under ensure_compile_time_eval

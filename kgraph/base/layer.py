@@ -37,7 +37,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from kgraph import constraints, dtype_policy, regularizers
-from kgraph.base import bulk, call_args, initial_values, naming, shape_inference
+from kgraph.base import (bulk, call_args, catalog, initial_values, naming, seed_stream,
+                         shape_inference)
 from kgraph.base.input_spec import assert_input_compatibility
 from kgraph.base.variables import Variable
 from kgraph.graph.keras_tensor import KerasTensor
@@ -188,6 +189,11 @@ class Layer:
       dtype: a dtype or policy name: ``"float32"`` (default), ``"bfloat16"``, or
         ``"mixed_bfloat16"`` (float32 weights, bfloat16 compute); see ``kgraph.dtype_policy``.
     """
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if catalog.is_builtin_definition(cls):  # kgraph's own classes register themselves
+            catalog.add_builtin(cls)
 
     #: Cast floating inputs and weights to ``compute_dtype`` in ``__call__`` / ``call``.
     autocast = True
@@ -590,9 +596,7 @@ class Layer:
         """A fresh PRNG key for this call (see ``kgraph.interpreter.context``)."""
         ctx = context.current()
         if ctx is None:
-            from kgraph import random as kg_random
-
-            return kg_random.next_key()
+            return seed_stream.next_key()
         return ctx.next_key(self.name)
 
     def __call__(self, *args, **kwargs):
@@ -692,3 +696,6 @@ class Layer:
 
     def __repr__(self):
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
+
+
+catalog.add_builtin(Layer)

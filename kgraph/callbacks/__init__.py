@@ -11,8 +11,12 @@
 from kgraph import engine
 from kgraph.callbacks.callbacks import *  # noqa: F401,F403 - the public catalog
 from kgraph.callbacks.callbacks import __all__ as _names
+from kgraph.callbacks.model_checkpoint import ModelCheckpoint
+from kgraph.callbacks.remote_monitor import RemoteMonitor
+from kgraph.callbacks.tensorboard import TensorBoard
 
-__all__ = sorted([*_names, "BackupAndRestore"])
+__all__ = sorted([*_names, "BackupAndRestore", "ModelCheckpoint", "RemoteMonitor",
+                  "TensorBoard"])
 
 
 def __getattr__(name):

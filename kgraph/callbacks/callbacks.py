@@ -1,7 +1,7 @@
 """Keras 3's standard callbacks, driving the loop instead of a Keras model.
 
 ``EarlyStopping``, ``ReduceLROnPlateau``, ``CSVLogger``, ``LambdaCallback`` and
-``TerminateOnNaN`` (and ``ModelCheckpoint``) take Keras's arguments and defaults and act as Keras's do, through
+``TerminateOnNaN`` take Keras's arguments and defaults and act as Keras's do, through
 ``self.loop``: they stop training with ``loop.stop_training`` (and
 ``model.stop_training``), keep and restore weights through ``loop.train_state`` and change
 ``loop.learning_rate``. This module also exports the protocol: ``Callback``,
@@ -37,9 +37,9 @@ from kgraph.callbacks.progress import ProgressBar
 ProgbarLogger = ProgressBar
 
 __all__ = ["CSVLogger", "Callback", "CallbackList", "EarlyStopping",
-           "History", "LambdaCallback", "LearningRateScheduler", "ModelCheckpoint",
-           "ProgbarLogger", "ProgressBar", "ReduceLROnPlateau", "RemoteMonitor",
-           "SwapEMAWeights", "TensorBoard", "TerminateOnNaN"]
+           "History", "LambdaCallback", "LearningRateScheduler",
+           "ProgbarLogger", "ProgressBar", "ReduceLROnPlateau",
+           "SwapEMAWeights", "TerminateOnNaN"]
 
 # Metric names (without "val_") by the direction "auto" mode infers for them.
 _MAXIMIZED = ("acc", "auc", "precision", "recall", "f1", "fbeta", "iou", "r2",
@@ -522,9 +522,3 @@ class TerminateOnNaN(Callback):
         print(f"{where}: invalid loss {loss}, terminating training.")
         self._terminated = True
         self._stop_training()
-
-
-# Re-exported with their siblings (they build on the classes above).
-from kgraph.callbacks.model_checkpoint import ModelCheckpoint  # noqa: E402
-from kgraph.callbacks.remote_monitor import RemoteMonitor  # noqa: E402
-from kgraph.callbacks.tensorboard import TensorBoard  # noqa: E402

@@ -21,11 +21,10 @@ import shutil
 import subprocess
 
 from kgraph import activations
+from kgraph.base import catalog
 from kgraph.base.layer import Layer
 from kgraph.base.shape_inference import format_shapes
 from kgraph.display.summary import _count, layer_nodes, summary_rows
-from kgraph.models.functional import Functional
-from kgraph.models.sequential import Sequential
 
 INSTALL_HINT = (
     "plot_model needs Graphviz's `dot` program, which was not found on PATH. Install "
@@ -45,11 +44,11 @@ def _quote(text) -> str:
 
 
 def _is_graph_model(layer) -> bool:
-    return isinstance(layer, Functional) and layer.built
+    return catalog.is_instance(layer, "Functional") and layer.built
 
 
 def _is_sequential(layer) -> bool:
-    return isinstance(layer, Sequential)
+    return catalog.is_instance(layer, "Sequential")
 
 
 def _shapes_text(tensors):

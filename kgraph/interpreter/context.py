@@ -32,6 +32,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from kgraph.base import seed_stream
+
 _local = threading.local()
 
 
@@ -129,9 +131,7 @@ class CallContext:
             if self.parent is not None:
                 self.key = self.parent._root_key()
             else:
-                from kgraph import random as kg_random
-
-                self.key = kg_random.next_key()
+                self.key = seed_stream.next_key()
         return self.key
 
     def next_key(self, owner: str):

@@ -23,7 +23,7 @@ import jax
 import jax.numpy as jnp
 
 from kgraph.base.layer import Layer
-from kgraph.layers import conv_utils as cu
+from kgraph.ops import conv_utils as cu
 from kgraph.ops import image as image_ops
 
 

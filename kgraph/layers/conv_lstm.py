@@ -21,7 +21,8 @@ import jax.numpy as jnp
 from kgraph import activations
 from kgraph.base.input_spec import InputSpec
 from kgraph.base.layer import Layer
-from kgraph.layers import arg_checks, conv_utils as cu, weight_args as wa
+from kgraph.layers import arg_checks, weight_args as wa
+from kgraph.ops import conv_utils as cu
 from kgraph.layers.recurrent import _cell_property, _scan
 from kgraph.layers.rnn_cells import _cell_initializer, init_arguments, parameter_names
 

@@ -16,7 +16,7 @@ import jax.numpy as jnp
 from kgraph import activations
 from kgraph.base.input_spec import InputSpec
 from kgraph.base.layer import Layer
-from kgraph.layers import conv_utils as cu
+from kgraph.ops import conv_utils as cu
 from kgraph.layers import accumulate
 from kgraph.layers import weight_args as wa
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from kgraph import activations
-from kgraph.layers import conv_utils as cu
+from kgraph.ops import conv_utils as cu
 from kgraph.layers import weight_args as wa
 from kgraph.layers.convolution import WindowedConv
 

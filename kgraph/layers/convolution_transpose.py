@@ -15,7 +15,7 @@ from __future__ import annotations
 
 
 from kgraph.layers import accumulate
-from kgraph.layers import conv_utils as cu
+from kgraph.ops import conv_utils as cu
 from kgraph.layers.convolution import BaseConv
 
 

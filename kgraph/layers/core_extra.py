@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 
 from kgraph import config
-from kgraph.base import shape_inference
+from kgraph.base import catalog, shape_inference
 from kgraph.base.layer import Layer, _shapes
 from kgraph.graph.keras_tensor import KerasTensor
 
@@ -35,8 +35,6 @@ def _load_function(spec, what, safe_mode, custom_objects=None):
     """The function a Lambda config names, looked up among ``custom_objects`` (and open
     ``custom_object_scope``s and registered objects) only: a config is data, so no module
     named in it is imported and no code stored in it is run."""
-    from kgraph.saving import registry
-
     if callable(spec) or not _is_function_config(spec):
         return spec
     if spec.get("class_name") == "__lambda__":
@@ -60,7 +58,7 @@ def _load_function(spec, what, safe_mode, custom_objects=None):
             "config, load it with safe_mode=False and pass the function in custom_objects "
             f"(custom_objects={{{str(name)!r}: fn}}).")
     for key in (where, name):
-        fn = registry.get_registered_object(key, custom_objects) if isinstance(key, str) \
+        fn = catalog.get_registered_object(key, custom_objects) if isinstance(key, str) \
             else None
         if callable(fn):
             return fn

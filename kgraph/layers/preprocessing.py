@@ -11,7 +11,8 @@ import numpy as np
 from kgraph.base.input_spec import InputSpec
 from kgraph.base.layer import Layer
 from kgraph.config import epsilon
-from kgraph.layers import arg_checks, conv_utils as cu
+from kgraph.layers import arg_checks
+from kgraph.ops import conv_utils as cu
 
 
 

@@ -33,6 +33,7 @@ from kgraph.base.layer import Layer
 from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.interpreter import context
 from kgraph.layers.rnn_stacked import StackedRNNCells
+from kgraph.layers.wrappers import deserialize_layer, serialize_layer
 from kgraph.layers.rnn_cells import (GRUCell, LSTMCell, SimpleRNNCell, _Cell, init_arguments,
                                      parameter_names)
 
@@ -236,8 +237,6 @@ class RNN(Layer):
 
     # ---------------------------------------------------------------- config
     def get_config(self):
-        from kgraph.layers.wrappers import serialize_layer
-
         return {**super().get_config(), "return_sequences": self.return_sequences,
                 "return_state": self.return_state, "go_backwards": self.go_backwards,
                 "stateful": self.stateful, "unroll": self.unroll,
@@ -246,8 +245,6 @@ class RNN(Layer):
 
     @classmethod
     def from_config(cls, config, custom_objects=None, safe_mode=True):
-        from kgraph.layers.wrappers import deserialize_layer
-
         config = dict(config)
         cell = deserialize_layer(config.pop("cell"), custom_objects, safe_mode)
         return cls(cell, **config)

@@ -15,7 +15,8 @@ import jax.numpy as jnp
 from kgraph import regularizers
 from kgraph.base.input_spec import InputSpec
 from kgraph.base.layer import Layer
-from kgraph.layers import arg_checks, conv_utils as cu
+from kgraph.layers import arg_checks
+from kgraph.ops import conv_utils as cu
 from kgraph.layers.core import Dropout
 
 

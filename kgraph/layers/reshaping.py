@@ -11,7 +11,7 @@ import numpy as np
 
 from kgraph.base.input_spec import InputSpec
 from kgraph.base.layer import Layer
-from kgraph.layers import conv_utils as cu
+from kgraph.ops import conv_utils as cu
 
 
 class Flatten(Layer):

@@ -7,6 +7,7 @@
 8
 """
 
+from kgraph import saving
 from kgraph.models.cloning import clone_model
 from kgraph.models.functional import Functional
 from kgraph.models.model import Model
@@ -15,23 +16,17 @@ from kgraph.models.sequential import Sequential
 
 def model_from_json(json_string, custom_objects=None):
     """A model rebuilt from ``model.to_json()`` (see ``kgraph.saving.model_from_json``)."""
-    from kgraph.saving import model_from_json as load
-
-    return load(json_string, custom_objects=custom_objects)
+    return saving.model_from_json(json_string, custom_objects=custom_objects)
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     """The model saved in ``filepath`` (see ``kgraph.saving.load_model``)."""
-    from kgraph.saving import load_model as load
-
-    return load(filepath, custom_objects=custom_objects, compile=compile, safe_mode=safe_mode)
+    return saving.load_model(filepath, custom_objects=custom_objects, compile=compile, safe_mode=safe_mode)
 
 
 def save_model(model, filepath, overwrite=True, **kwargs):
     """``model.save(filepath)`` (see ``kgraph.saving.save_model``)."""
-    from kgraph.saving import save_model as save
-
-    save(model, filepath, overwrite=overwrite, **kwargs)
+    saving.save_model(model, filepath, overwrite=overwrite, **kwargs)
 
 
 __all__ = ["Functional", "Model", "Sequential", "clone_model", "load_model", "model_from_json",

@@ -15,6 +15,8 @@ import jax
 from kgraph.graph.input_layer import Input, InputLayer
 from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.interpreter.walk import run_graph, topological_order
+from kgraph.models.functional import Functional
+from kgraph.models.sequential import Sequential
 
 
 def _fresh(layer):
@@ -44,9 +46,6 @@ def clone_model(model, input_tensors=None, clone_function=None, call_function=No
     """
     if kwargs:
         raise TypeError(f"clone_model got unexpected arguments {sorted(kwargs)}.")
-    from kgraph.models.functional import Functional
-    from kgraph.models.sequential import Sequential
-
     clone_function = clone_function or _fresh
     clones: dict = {}
 

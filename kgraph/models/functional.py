@@ -17,6 +17,7 @@ import jax
 
 from kgraph.base import bulk, call_args, naming
 from kgraph.base.input_spec import InputSpec, assert_input_compatibility
+from kgraph import saving
 from kgraph.base.layer import Layer
 from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.interpreter import context, masking, walk
@@ -216,13 +217,9 @@ class Functional(Model):
 
     def get_config(self):
         """Keras 3's functional config: layers with their inbound nodes, input/output layers."""
-        from kgraph import saving
-
         return saving.functional_get_config(self)
 
     @classmethod
     def from_config(cls, config, custom_objects=None, safe_mode=True):
         """Rebuild the graph from ``get_config()`` (registered layer classes only)."""
-        from kgraph import saving
-
         return saving.functional_from_config(cls, config, custom_objects, safe_mode)

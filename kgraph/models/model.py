@@ -13,9 +13,11 @@ import warnings
 
 import jax
 
-from kgraph import engine
+from kgraph import engine, saving
 from kgraph.base import weight_tree
 from kgraph.base.layer import Layer, _shapes as _shapes_of
+from kgraph.display import plotting
+from kgraph.saving import safetensors_io
 from kgraph.display.summary import summary_text
 from kgraph.models import tracing
 
@@ -228,25 +230,20 @@ class Model(Layer):
     def save(self, filepath, overwrite=True, zipped=None, **kwargs):
         """Write the model (config and weights) to a ``.keras`` file, as Keras 3 does;
         ``kg.load_model`` (or Keras's) reads it back. See ``kgraph.saving.save_model``."""
-        from kgraph.saving import save_model
-
         if kwargs:
             raise TypeError(f"save got unexpected arguments {sorted(kwargs)}.")
-        save_model(self, filepath, overwrite=overwrite, zipped=True if zipped is None else zipped)
+        saving.save_model(self, filepath, overwrite=overwrite,
+                          zipped=True if zipped is None else zipped)
 
     def save_weights(self, filepath, overwrite=True):
         """Write the weights: ``*.weights.h5`` as Keras 3 lays them out, or
         ``*.safetensors`` keyed ``params/<layer>/<weight>`` and ``state/...`` (the pytrees
         of ``compiler.variables``; ``compiler.load_safetensors`` reads them back)."""
         if str(filepath).endswith(".safetensors"):
-            from kgraph.saving import safetensors_io
-
             params, state = weight_tree.variables(self)
             safetensors_io.save_safetensors(filepath, params, state, overwrite=overwrite)
             return
-        from kgraph.saving import save_weights
-
-        save_weights(self, filepath, overwrite=overwrite)
+        saving.save_weights(self, filepath, overwrite=overwrite)
 
     def load_weights(self, filepath, skip_mismatch=False):
         """Load weights written by ``save_weights`` (``.weights.h5``, ``.safetensors``) or
@@ -255,22 +252,14 @@ class Model(Layer):
             raise ValueError("skip_mismatch=True is not supported: a file must match the "
                              "model exactly, so that no weight is silently left untouched.")
         if str(filepath).endswith(".safetensors"):
-            from kgraph.saving import safetensors_io
-
             safetensors_io.load_safetensors_into(self, filepath)
             return
-        from kgraph.saving import load_weights
-
-        load_weights(self, filepath)
+        saving.load_weights(self, filepath)
 
     def to_json(self, **kwargs) -> str:
         """The model's config as JSON (``kg.model_from_json`` rebuilds it, fresh weights)."""
-        from kgraph import saving
-
         return saving.to_json(self, **kwargs)
 
     def _repr_html_(self):
         """Jupyter display: the graph drawn by Graphviz if installed, else the summary table."""
-        from kgraph.display.plotting import repr_html  # plotting draws Functional/Sequential graphs
-
-        return repr_html(self)
+        return plotting.repr_html(self)

@@ -15,6 +15,7 @@ import warnings
 
 import jax
 
+from kgraph import saving
 from kgraph.base.layer import Layer
 from kgraph.graph.input_layer import InputLayer
 from kgraph.graph.keras_tensor import KerasTensor
@@ -241,13 +242,9 @@ class Sequential(Functional):
 
     # ------------------------------------------------------------------ config
     def get_config(self):
-        from kgraph import saving
-
         return saving.scope.sharing(self._config)()
 
     def _config(self):
-        from kgraph import saving
-
         config = {"name": self.name, "trainable": self.trainable,
                   "dtype": self.dtype_policy.name,
                   "layers": [saving.serialize_layer(layer) for layer in self._stack]}
@@ -257,8 +254,6 @@ class Sequential(Functional):
 
     @classmethod
     def from_config(cls, config, custom_objects=None, safe_mode=True):
-        from kgraph import saving
-
         if "layers" not in config:
             raise ValueError(f"A Sequential config needs 'name' and 'layers' keys; received "
                              f"keys {sorted(config)}.")

@@ -190,8 +190,18 @@ def binary_crossentropy(target, output, from_logits=False):
     return -(target * jnp.log(output) + (1.0 - target) * jnp.log(1.0 - output))
 
 
+@register_op("separable_conv", tensors=3)
+def separable_conv(inputs, depthwise_kernel, pointwise_kernel, strides=1, padding="valid",
+                   data_format=None, dilation_rate=1):
+    """A depthwise convolution followed by a 1x1 convolution."""
+    depthwise = depthwise_conv(inputs, depthwise_kernel, strides, padding, data_format,
+                               dilation_rate)
+    return conv(depthwise, pointwise_kernel, 1, "valid", data_format, 1)
+
+
 __all__ = sorted(list(_ACTIVATIONS) + [
     "softmax", "log_softmax", "gelu", "leaky_relu", "elu", "conv", "depthwise_conv",
+    "separable_conv",
     "moments", "normalize", "sparse_categorical_crossentropy", "categorical_crossentropy",
     "binary_crossentropy"])
 

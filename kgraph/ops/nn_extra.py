@@ -14,7 +14,7 @@ from kgraph.ops.registry import register_array_function, register_op
 __all__ = ["average_pool", "batch_normalization", "celu", "ctc_decode", "ctc_loss",
            "depth_to_space", "dot_product_attention", "glu", "hard_shrink", "hard_swish",
            "hard_tanh", "layer_normalization", "max_pool", "multi_hot", "polar", "psnr",
-           "rms_normalization", "separable_conv", "soft_shrink", "space_to_depth",
+           "rms_normalization", "soft_shrink", "space_to_depth",
            "sparse_plus", "sparse_sigmoid", "sparsemax", "squareplus", "tanh_shrink",
            "threshold"]
 
@@ -66,17 +66,6 @@ def average_pool(inputs, pool_size, strides=None, padding="valid", data_format=N
     count = jax.lax.reduce_window(jnp.ones(inputs.shape, inputs.dtype), zero, jax.lax.add,
                                   window, strides, "SAME")
     return total / count
-
-
-@register_op("separable_conv", tensors=3)
-def separable_conv(inputs, depthwise_kernel, pointwise_kernel, strides=1, padding="valid",
-                   data_format=None, dilation_rate=1):
-    """A depthwise convolution followed by a 1x1 convolution."""
-    from kgraph.ops.nn import conv, depthwise_conv
-
-    depthwise = depthwise_conv(inputs, depthwise_kernel, strides, padding, data_format,
-                               dilation_rate)
-    return conv(depthwise, pointwise_kernel, 1, "valid", data_format, 1)
 
 
 @register_op("batch_normalization", tensors=6)

@@ -17,7 +17,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kgraph.layers import conv_utils as cu
+from kgraph.ops import conv_utils as cu
 from kgraph.ops.registry import register_op
 
 __all__ = ["adaptive_average_pool", "adaptive_max_pool", "conv_transpose", "fold", "unfold"]

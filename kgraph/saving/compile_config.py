@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import warnings
 
+from kgraph import losses, metrics, optimizers
+
 
 def _tree(value, fn):
     """``fn`` on each leaf of a structure of losses or metrics (a serialized object, a dict
@@ -48,8 +50,6 @@ def compile_config(model):
     config = getattr(setup, "config", None)
     if config is None:
         return None
-    from kgraph import losses, metrics, optimizers
-
     optimizer = config["optimizer"]
     if not hasattr(optimizer, "get_config"):
         warnings.warn("The model was compiled with an optax transformation, which a .keras "
@@ -95,8 +95,6 @@ def _warn_unkept(config, setup) -> None:
 def compile_from_config(model, config, custom_objects=None) -> None:
     """``model.compile`` with a file's ``compile_config``; a configuration kgraph cannot
     rebuild leaves the model uncompiled, with a warning saying why (as Keras)."""
-    from kgraph import losses, metrics, optimizers
-
     if config == {}:  # what Keras writes for a model that was never compiled
         return
     if not isinstance(config, dict):

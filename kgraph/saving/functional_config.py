@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import collections
 
+from kgraph.base import catalog
 from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.saving import scope, validation
 from kgraph.saving.layer_config import (REBUILD_ERRORS, deserialize_layer, rebuild_error,
@@ -29,10 +30,8 @@ from kgraph.saving.values import decode_value, encode_value, shape_list
 
 def _offset(layer) -> int:
     """Keras numbers a nested Functional's nodes from 1 in input/output_layers."""
-    from kgraph.models.functional import Functional
-    from kgraph.models.sequential import Sequential
-
-    return 1 if isinstance(layer, Functional) and not isinstance(layer, Sequential) else 0
+    return 1 if (catalog.is_instance(layer, "Functional")
+                 and not catalog.is_instance(layer, "Sequential")) else 0
 
 
 @scope.sharing

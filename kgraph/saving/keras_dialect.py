@@ -24,6 +24,7 @@ from __future__ import annotations
 import inspect
 
 from kgraph.base import naming
+from kgraph.ops import registry
 from kgraph.saving.validation import ConfigError
 
 _MODULES = {  # op name -> module of its Keras class (the rest are in keras.src.ops.numpy)
@@ -99,8 +100,6 @@ def keras_module(op: str) -> str:
 
 def _op_parameters(op: str):
     """``(all parameters in order, kgraph's tensor parameters)`` of kgraph's op ``op``."""
-    from kgraph.ops import registry
-
     public = registry.get_op(op)
     params = tuple(inspect.signature(registry.get_impl(op)).parameters)
     tensors = getattr(public, "tensor_params", None)
@@ -184,8 +183,6 @@ def _op_entry_to_keras(entry, path):
 def _op_entry_from_keras(entry, path):
     class_name = entry.get("class_name")
     op = _OP_NAMES.get(class_name) or naming.to_snake_case(class_name)
-    from kgraph.ops import registry
-
     if op not in registry.op_names():
         raise ConfigError(f"Invalid config at {path}: Keras op {class_name!r} "
                           f"({entry.get('module')}) has no kgraph equivalent.")

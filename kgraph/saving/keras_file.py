@@ -30,6 +30,8 @@ import zipfile
 
 from kgraph.saving import (archive, compile_config, h5_weights, keras_dialect, keras_layout,
                            legacy_h5, validation)
+from kgraph.base import catalog
+from kgraph.base.layer import physical_memory
 from kgraph.optimizers import keras_variables
 from kgraph.saving.errors import LoadError
 from kgraph.saving.layer_config import deserialize_layer, serialize_layer
@@ -40,9 +42,7 @@ _H5_PER_DATASET = 8 << 10  # ... and per dataset
 
 
 def _check_built(model, what):
-    from kgraph.models.model import Model
-
-    if not isinstance(model, Model):
+    if not catalog.is_instance(model, "Model"):
         raise TypeError(f"{what} expects a kgraph Model, received {type(model).__name__}.")
     if not model.built:
         raise ValueError(f'Model "{model.name}" is not built yet: call it on data (or '
@@ -140,8 +140,6 @@ def _load_weights_into(model, source, where, declared_size=None):
     """Check that the weights ``model``'s config declares fit in memory and that the file
     is no larger than they need, then read and assign them (``source``: a path, or a
     function returning a file object, called only after those checks)."""
-    from kgraph.base.layer import physical_memory
-
     groups = keras_layout.weight_groups(model)
     expected = [(g.path, [(v.shape, v.dtype) for v in g.variables]) for g in groups]
     needed = sum(h5_weights.nbytes(v.shape, v.dtype) for g in groups for v in g.variables)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from kgraph.base import naming
+from kgraph.base import catalog, naming
 from kgraph.base.layer import Layer
 from kgraph.interpreter import walk
 
@@ -41,9 +41,7 @@ class WeightGroup(NamedTuple):
 
 
 def _is_operation(layer) -> bool:
-    from kgraph.saving import registry
-
-    return registry.is_operation(type(layer))
+    return catalog.is_operation(type(layer))
 
 
 def depth_ordered_layers(model) -> list:
@@ -56,10 +54,8 @@ def depth_ordered_layers(model) -> list:
 
 def _saved_layers(model) -> list:
     """The layers Keras saves under a model's ``layers`` folder."""
-    from kgraph.models.sequential import Sequential
-
     layers = depth_ordered_layers(model)
-    if isinstance(model, Sequential):  # Keras's Sequential.layers leaves its InputLayer out
+    if catalog.is_instance(model, "Sequential"):  # Keras's Sequential.layers leaves its InputLayer out
         layers = [layer for layer in layers if not getattr(layer, "is_input_layer", False)]
     return layers
 
@@ -82,8 +78,6 @@ def named_sublayers(layer) -> list:
 
 def weight_groups(model) -> list[WeightGroup]:
     """Every ``vars`` group Keras 3 writes for ``model`` (a model or a layer), in file order."""
-    from kgraph.models.functional import Functional
-
     groups, visited = [], set()
 
     def visit(obj, path):
@@ -91,7 +85,7 @@ def weight_groups(model) -> list[WeightGroup]:
             return
         visited.add(id(obj))
         groups.append(WeightGroup(path, obj, obj._keras_ordered_variables()))
-        if isinstance(obj, Functional):
+        if catalog.is_instance(obj, "Functional"):
             container(_saved_layers(obj), join(path, "layers"))
             return
         for attr, value in named_sublayers(obj):

@@ -16,7 +16,7 @@ import inspect
 import json
 import warnings
 
-from kgraph.base import call_args
+from kgraph.base import call_args, catalog
 from kgraph.base.layer import Layer
 from kgraph.saving import registry, scope, validation
 from kgraph.saving.validation import ConfigError
@@ -39,15 +39,13 @@ def _operation_config(layer) -> dict:
 
 
 def _build_config(layer):
-    from kgraph.models.functional import Functional
-    from kgraph.models.model import Model
-
-    if isinstance(layer, Model) and not isinstance(layer, Functional) and layer.built:
+    functional = catalog.is_instance(layer, "Functional")
+    if catalog.is_instance(layer, "Model") and not functional and layer.built:
         inputs = getattr(layer, "inputs", None)  # a subclassed model: the traced inputs
         if inputs:
             shapes = [shape_list(t.shape) for t in inputs]
             return {"input_shape": shapes[0] if len(shapes) == 1 else shapes}
-    if (not layer.built or isinstance(layer, Functional) or getattr(layer, "is_input_layer", False)
+    if (not layer.built or functional or getattr(layer, "is_input_layer", False)
             or registry.is_operation(type(layer)) or not layer._inbound_nodes):
         return None
     node = layer._inbound_nodes[0]
