@@ -1,5 +1,5 @@
 """Shared fixtures: predictable auto names, a PRNG key, a seeded generator, and the tree
-comparison helpers of ``tests/helpers.py`` as fixtures."""
+comparison helpers of ``tests/support/helpers.py`` as fixtures."""
 
 from __future__ import annotations
 
@@ -15,12 +15,15 @@ _FAST_COMPILE = ("--xla_backend_optimization_level=0 --xla_cpu_use_fusion_emitte
 if "xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
     os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {_FAST_COMPILE}".strip()
 
+# Keras (the oracle many tests compare with) runs on JAX, set once here for every test module.
+os.environ.setdefault("KERAS_BACKEND", "jax")
+
 import jax  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 import kgraph as kg  # noqa: E402
-from tests.helpers import assert_topological, tree_allclose, tree_equal  # noqa: E402
+from tests.support.helpers import assert_topological, tree_allclose, tree_equal  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -59,5 +62,5 @@ def _assert_topological_fixture():
 
 def pytest_addoption(parser):
     parser.addoption("--differential-scripts", type=int, default=None,
-                     help="how many generated training scripts tests/test_keras_differential.py "
+                     help="how many generated training scripts tests/keras_compat/test_keras_differential.py "
                           "runs under Keras and kgraph (default: its SCRIPTS)")

@@ -1,0 +1,83 @@
+"""Augmentation layers: identities in inference (RandomCrop's centre crop as Keras), keyed
+and per-image in training, the right distributions and geometry, Keras's configs."""
+
+
+import jax
+import keras
+import numpy as np
+import pytest
+
+import compiler
+import kgraph as kg
+
+_img = np.random.default_rng(0).random((4, 9, 7, 3)).astype("float32") * 255
+
+LAYERS = [
+    ("RandomFlip", ("horizontal",)), ("RandomRotation", (0.2,)), ("RandomZoom", (0.3, 0.2)),
+    ("RandomTranslation", (0.2, 0.1)), ("RandomContrast", (0.5,)),
+    ("RandomBrightness", (0.3,)), ("RandomCrop", (5, 4)),
+]
+
+
+@pytest.mark.parametrize("name, args", LAYERS, ids=[c[0] for c in LAYERS])
+def test_inference_matches_keras_and_configs_round_trip(name, args):
+    ours, theirs = getattr(kg.layers, name)(*args), getattr(keras.layers, name)(*args)
+    np.testing.assert_allclose(np.asarray(ours(_img, training=False)),
+                               np.asarray(theirs(_img, training=False)), rtol=1e-5, atol=1e-3)
+    config = theirs.get_config()
+    assert set(ours.get_config()) <= set(config) | {"data_format"}
+    rebuilt = getattr(kg.layers, name).from_config(config)
+    assert rebuilt.get_config() == getattr(kg.layers, name).from_config(
+        rebuilt.get_config()).get_config()
+
+
+@pytest.mark.parametrize("name, args", LAYERS, ids=[c[0] for c in LAYERS])
+def test_training_is_keyed_per_image_and_off_in_predict(name, args):
+    x = kg.Input(shape=_img.shape[1:])
+    model = kg.Model(x, getattr(kg.layers, name)(*args, seed=3)(x))
+    program = compiler.compile(model)
+    params, state = program.init(jax.random.PRNGKey(0))
+    run = jax.jit(lambda key: program.apply(params, state, _img, training=True, key=key)[0])
+    a, b = np.asarray(run(jax.random.PRNGKey(1))), np.asarray(run(jax.random.PRNGKey(2)))
+    np.testing.assert_array_equal(a, np.asarray(run(jax.random.PRNGKey(1))))
+    assert not np.allclose(a, b)
+    model.compile(optimizer="sgd", loss="mse")
+    np.testing.assert_allclose(model.predict(_img, verbose=0),
+                               np.asarray(model.layers[1](_img, training=False)), rtol=1e-6)
+
+
+def test_flip_flips_about_half_of_a_large_batch():
+    images = np.arange(2000 * 2 * 2, dtype=np.float32).reshape(2000, 2, 2, 1)
+    out = np.asarray(kg.layers.RandomFlip("horizontal", seed=1)(images))
+    flipped = np.all(out == images[:, :, ::-1], axis=(1, 2, 3))
+    kept = np.all(out == images, axis=(1, 2, 3))
+    assert np.all(flipped | kept) and 0.45 < flipped.mean() < 0.55
+
+
+def test_rotation_by_a_quarter_turn_is_rot90_and_zero_factors_are_identities():
+    square = np.random.default_rng(1).random((1, 6, 6, 1)).astype("float32")
+    quarter = kg.layers.RandomRotation((0.25, 0.25), interpolation="nearest")(square)
+    assert np.allclose(np.asarray(quarter)[0, ..., 0], np.rot90(square[0, ..., 0], k=1),
+                       atol=1e-5) or np.allclose(np.asarray(quarter)[0, ..., 0],
+                                                 np.rot90(square[0, ..., 0], k=-1), atol=1e-5)
+    for layer in (kg.layers.RandomRotation(0.0), kg.layers.RandomZoom(0.0),
+                  kg.layers.RandomTranslation(0.0, 0.0)):
+        np.testing.assert_allclose(np.asarray(layer(_img)), _img, atol=1e-3)
+
+
+def test_contrast_brightness_stay_in_range_and_crop_has_the_size():
+    for layer in (kg.layers.RandomContrast(0.9, seed=1), kg.layers.RandomBrightness(0.5, seed=1)):
+        out = np.asarray(layer(_img))
+        assert out.min() >= 0 and out.max() <= 255 and not np.allclose(out, _img)
+    out = np.asarray(kg.layers.RandomCrop(5, 4, seed=0)(_img))
+    assert out.shape == (4, 5, 4, 3)
+    windows = [np.any([np.array_equal(out[i], _img[i, t:t + 5, l:l + 4])
+                       for t in range(5) for l in range(4)]) for i in range(4)]
+    assert all(windows)
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="unknown mode"):
+        kg.layers.RandomFlip("diagonal")
+    with pytest.raises(ValueError, match="within"):
+        kg.layers.RandomTranslation(1.5, 0.1)
