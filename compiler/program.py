@@ -66,6 +66,10 @@ class Program:
             self._signature = graph_signature(model, self._entries)
             self.block_runs = scan_blocks_lib.find_runs(model) if scan_blocks else []
             self.stacked_runs = stacking.plan(self._entries, self.block_runs)
+        # What the interpreter runs: the graph's nodes in order, the proven runs scanned
+        # (None for a model whose call is its own code: it runs as it is written).
+        self.plan = (model.plan.with_runs(self.block_runs)
+                     if type(model).call is Functional.call else None)
         self._stacked_leaves = stacking.expected_leaves(self._entries, self.stacked_runs)
         self._jitted = jax.jit(self.apply, static_argnames=("training",))
 
@@ -175,8 +179,6 @@ class Program:
         ctx = context.CallContext(values=values, training=training, key=key,
                                   collect_assignments=True, strict=True)
         ctx.sample_mask = sample_mask
-        if self.block_runs:
-            ctx.scan_runs = {id(self.model): self.block_runs}
         if stacked:
             ctx.stacked_weights = {id(run.first_node): [
                 get_path(trees[is_param], (run.key, *path), "params")
@@ -220,7 +222,9 @@ class Program:
         """The model's call. A model whose call is its own Python code (a subclassed one),
         not the walk of its graph, is one node to the hooks, at the empty path: a rule
         for every layer (``".*"``) applies to its whole call."""
-        if not hooks or type(self.model).call is Functional.call:
+        if self.plan is not None:  # a graph: the interpreter runs the compiled plan
+            return self.model(inputs, plan=self.plan)
+        if not hooks:
             return self.model(inputs)
 
         def call(node, args, kwargs, input_masks):

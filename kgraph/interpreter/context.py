@@ -72,7 +72,6 @@ class CallContext:
         self.path: list[str] = []
         self.parent: CallContext | None = None
         self.key_hashes = None  # inside a scanned block: stands in for stable_hash(path)
-        self.scan_runs: dict = {}  # id(model) -> runs of its nodes to run as one scan
         # id(first node of a run) -> its blocks' weights, stacked (``compiler.stacking``),
         # and -> {weight index: new stacked value} of the state the scan assigned
         self.stacked_weights: dict = {}
@@ -89,7 +88,7 @@ class CallContext:
         scope.sample_mask, scope.hooks, scope.path = self.sample_mask, self.hooks, self.path
         scope.parent = self
         scope._key_counts = self._key_counts if share_key_counts else dict(self._key_counts)
-        scope.key_hashes, scope.scan_runs = self.key_hashes, self.scan_runs
+        scope.key_hashes = self.key_hashes
         scope.stacked_weights, scope.stacked_assigned = (self.stacked_weights,
                                                          self.stacked_assigned)
         scope.compute_dtype = self.compute_dtype

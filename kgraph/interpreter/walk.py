@@ -5,7 +5,8 @@
 not re-walked, so a ladder of diamonds stays linear), and returns the nodes in an order
 where every node comes after the nodes that feed it: O(V + E).
 
-``run_graph`` executes an ordered node list with a caller-supplied ``run_node``; the same
+``run_graph`` executes a ``Plan`` (ordered nodes, and runs of repeated blocks to scan) with a
+caller-supplied ``run_node``; the same
 interpreter serves eager calls and pure ``apply`` (run the layer), shape inference (infer
 specs), Keras masks (carried beside the values) and node hooks (intermediate capture).
 """
@@ -16,6 +17,7 @@ from typing import Callable, Sequence
 
 from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.interpreter import block_scan, context
+from kgraph.interpreter.plan import Plan
 from kgraph.graph.node import Node
 
 
@@ -187,10 +189,10 @@ def _observes_nodes(hook) -> bool:
             or type(hook).after_node is not NodeHook.after_node)
 
 
-def run_graph(nodes: Sequence[Node], inputs: Sequence[KerasTensor], values: Sequence,
-              outputs: Sequence[KerasTensor], run_node: Callable, input_masks=None,
-              hooks=(), prefix=(), scans=None):
-    """Run ``nodes`` in order; returns the outputs' values and masks (two flat lists).
+def run_graph(plan: Plan, values: Sequence, run_node: Callable, input_masks=None, hooks=(),
+              prefix=()):
+    """Run ``plan``'s nodes in order on ``values`` (one per ``plan.inputs``); returns the
+    outputs' values and masks (two flat lists).
 
     ``run_node(node, args, kwargs, input_masks) -> (result, output_mask)`` runs one node,
     where ``input_masks`` lists the Keras masks of ``node._keras_inputs`` (None where
@@ -198,16 +200,16 @@ def run_graph(nodes: Sequence[Node], inputs: Sequence[KerasTensor], values: Sequ
     ``hooks`` are ``NodeHook``s; ``prefix`` is the path of the graph's model inside the
     compiled one.
     """
-    env = {id(t): v for t, v in zip(inputs, values)}
-    masks = {id(t): m for t, m in zip(inputs, input_masks or ()) if m is not None}
+    env = {id(t): v for t, v in zip(plan.inputs, values)}
+    masks = {id(t): m for t, m in zip(plan.inputs, input_masks or ()) if m is not None}
     run_context = context.current()
     training = run_context.training if run_context is not None else None
-    # ``scans``: runs of identical blocks (``compiler.scan_blocks``), by their first node;
-    # not while a hook watches single nodes (captures, activation hints).
-    starts = ({id(run.nodes[0]): run for run in scans}
-              if scans and not any(_observes_nodes(h) for h in hooks) else {})
+    # ``plan.runs``: runs of identical blocks (``compiler.scan_blocks``), by their first
+    # node; not while a hook watches single nodes (captures, activation hints).
+    starts = ({id(run.nodes[0]): run for run in plan.runs}
+              if plan.runs and not any(_observes_nodes(h) for h in hooks) else {})
     skip: set = set()
-    for node in nodes:
+    for node in plan.nodes:
         if id(node) in skip:
             continue
         path = "/".join((*prefix, node.layer.name))
@@ -242,4 +244,4 @@ def run_graph(nodes: Sequence[Node], inputs: Sequence[KerasTensor], values: Sequ
             for tensor, mask in zip(node.outputs, flat_masks):
                 if mask is not None:
                     masks[id(tensor)] = mask
-    return [env[id(t)] for t in outputs], [masks.get(id(t)) for t in outputs]
+    return [env[id(t)] for t in plan.outputs], [masks.get(id(t)) for t in plan.outputs]

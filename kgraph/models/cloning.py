@@ -14,6 +14,7 @@ import jax
 
 from kgraph.graph.input_layer import Input, InputLayer
 from kgraph.graph.keras_tensor import KerasTensor
+from kgraph.interpreter.plan import Plan
 from kgraph.interpreter.walk import run_graph, topological_order
 from kgraph.models.functional import Functional
 from kgraph.models.sequential import Sequential
@@ -99,8 +100,8 @@ def clone_model(model, input_tensors=None, clone_function=None, call_function=No
     def run_node(node, args, kw, _masks):
         return call(clone(node.layer), *args, **kw), None
 
-    nodes = topological_order(originals, list(model.outputs))
-    outputs, _ = run_graph(nodes, originals, inputs, list(model.outputs), run_node)
+    plan = Plan(topological_order(originals, list(model.outputs)), originals, model.outputs)
+    outputs, _ = run_graph(plan, inputs, run_node)
     outputs = jax.tree_util.tree_unflatten(model._out_treedef, outputs)
     inputs = jax.tree_util.tree_unflatten(model._in_treedef, inputs)
     return Functional(inputs, outputs, name=model.name)

@@ -21,6 +21,7 @@ from kgraph import saving
 from kgraph.base.layer import Layer
 from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.interpreter import context, masking, walk
+from kgraph.interpreter.plan import Plan
 from kgraph.models.model import Model
 
 
@@ -180,21 +181,29 @@ class Functional(Model):
     def _check_inputs(self, inputs):
         assert_input_compatibility(self.input_spec, self._flatten_inputs(inputs), self.name)
 
-    def _run(self, inputs, run_node, mask=None, hooks=()):
+    @property
+    def plan(self) -> Plan:
+        """What the interpreter runs for this model: its nodes in order, every node
+        unrolled (``compiler.compile`` makes a plan with scanned runs)."""
+        return Plan(self._nodes, self.inputs, self.outputs)
+
+    def _run(self, inputs, run_node, mask=None, hooks=(), plan=None):
         ctx = context.current()
         prefix = tuple(ctx.path[1:]) if ctx is not None else ()
         masks = self._flatten_inputs(mask) if mask is not None else None
-        scans = ctx.scan_runs.get(id(self)) if ctx is not None else None
-        values, out_masks = walk.run_graph(self._nodes, self.inputs,
-                                            self._flatten_inputs(inputs), self.outputs,
-                                            run_node, masks, hooks, prefix, scans)
+        plan = self.plan if plan is None else plan
+        values, out_masks = walk.run_graph(plan, self._flatten_inputs(inputs), run_node,
+                                            masks, hooks, prefix)
         if ctx is not None:
             ctx.output_masks[id(self)] = out_masks
         return jax.tree_util.tree_unflatten(self._out_treedef, values)
 
-    def call(self, inputs, training=None, mask=None):
+    def call(self, inputs, training=None, mask=None, plan=None):
+        """Run the graph on ``inputs``: its own plan, or ``plan`` (a compiled program's,
+        with runs of repeated blocks scanned)."""
         ctx = context.current()
-        return self._run(inputs, _call_layer, mask, ctx.hooks if ctx is not None else ())
+        return self._run(inputs, _call_layer, mask, ctx.hooks if ctx is not None else (),
+                         plan)
 
     def compute_mask(self, inputs, mask=None):
         """The output masks of the last run of this model in the current call."""

@@ -156,8 +156,7 @@ def test_run_graph_returns_values_and_masks():
         seen.append(node.layer.name)
         return node.layer(*args, **kwargs), None
 
-    outputs, masks = walk.run_graph(model._nodes, model.inputs, [values], model.outputs,
-                                     run_node)
+    outputs, masks = walk.run_graph(model.plan, [values], run_node)
     assert seen == ["hidden", "out"] and masks == [None]
     np.testing.assert_allclose(outputs[0], model(values), rtol=1e-6)
 

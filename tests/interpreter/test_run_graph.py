@@ -10,6 +10,7 @@ import compiler
 import kgraph as kg
 from kgraph import layers
 from kgraph.interpreter import walk
+from kgraph.interpreter.plan import Plan
 from kgraph.interpreter.walk import NodeHook
 
 
@@ -30,7 +31,7 @@ def test_runs_the_nodes_in_order_with_the_callers_run_node():
         return node.layer(*args, **kwargs), None
 
     values = np.array([[-1.0, 2.0]], np.float32)
-    results, masks = walk.run_graph(nodes, [x], [values], [out], run_node)
+    results, masks = walk.run_graph(Plan(nodes, [x], [out]), [values], run_node)
     assert seen.index("sum") == 2 and set(seen) == {"a", "b", "sum"}
     np.testing.assert_allclose(results[0], np.maximum(values, 0) + np.tanh(values), rtol=1e-6)
     assert masks == [None]
@@ -44,7 +45,7 @@ def test_an_interpretation_other_than_running_layers():
         inputs = args[0] if isinstance(args[0], list) else [args[0]]
         return 1 + sum(inputs), None
 
-    results, _ = walk.run_graph(nodes, [x], [0], [out], count_nodes_upstream)
+    results, _ = walk.run_graph(Plan(nodes, [x], [out]), [0], count_nodes_upstream)
     assert results == [3]  # sum(a(x), b(x)): 1 + (1 + 0) + (1 + 0)
 
 
@@ -62,7 +63,7 @@ def test_hooks_see_paths_and_may_replace_outputs():
 
     hook = Zero()
     values = np.array([[-1.0, 2.0]], np.float32)
-    results, _ = walk.run_graph(nodes, [x], [values], [out],
+    results, _ = walk.run_graph(Plan(nodes, [x], [out]), [values],
                                 lambda n, a, k, m: (n.layer(*a, **k), None),
                                 hooks=(hook,), prefix=("outer",))
     assert sorted(hook.paths) == ["outer/a", "outer/b", "outer/sum"]
@@ -76,7 +77,8 @@ def test_a_run_of_blocks_is_one_scan_unless_a_hook_watches_its_nodes():
         h = layers.Dense(4, activation="tanh")(h)
     model = kg.Model(x, h)
     program = compiler.compile(model)
-    assert [len(run.nodes) for run in program.block_runs] == [4]
+    assert [len(run.nodes) for run in program.plan.runs] == [4]  # the plan: an argument
+    assert model.plan.runs == ()  # the model's own plan unrolls every node
     params, state = program.init(jax.random.PRNGKey(0))
     data = np.ones((2, 4), np.float32)
 
