@@ -177,28 +177,27 @@ class Program:
                                                 "params" if e.is_param else "state")
                       for e in self._entries}
         ctx = context.CallContext(values=values, training=training, key=key,
-                                  collect_assignments=True, strict=True)
-        ctx.sample_mask = sample_mask
+                                  collect_assignments=True, strict=True, sample_mask=sample_mask)
         if stacked:
-            ctx.stacked_weights = {id(run.first_node): [
+            ctx.weights.stacked = {id(run.first_node): [
                 get_path(trees[is_param], (run.key, *path), "params")
                 for path, is_param in run.weights] for run in self.stacked_runs}
         captured = None
         if capture is not None:
             captured = {}
             hooks = (*hooks, _Capture(capture, captured))
-        ctx.hooks = tuple(hooks)
+        ctx.options.hooks = tuple(hooks)
         with ctx:
-            outputs = self._call_model(inputs, ctx.hooks)
+            outputs = self._call_model(inputs, ctx.options.hooks)
         new_state = {}
         for e in self._entries:
             if not e.is_param and (not stacked or id(e.variable) not in values.lazy):
-                new = ctx.assignments.get(id(e.variable))
+                new = ctx.weights.assignments.get(id(e.variable))
                 value = new if new is not None else values.get(id(e.variable))
                 set_path(new_state, e.path, value)
         if stacked:
             for run in self.stacked_runs:
-                scanned = ctx.stacked_assigned.get(id(run.first_node), {})
+                scanned = ctx.weights.stacked_assigned.get(id(run.first_node), {})
                 for i, (path, is_param) in enumerate(run.weights):
                     if not is_param:
                         set_path(new_state, (run.key, *path),
@@ -330,7 +329,7 @@ def _new_stacked(ctx, values, run, index, scanned):
     if index in scanned:
         return scanned[index]
     variables = [block[index].variable for block in run.entries]
-    new = [ctx.assignments.get(id(v)) for v in variables]
+    new = [ctx.weights.assignments.get(id(v)) for v in variables]
     if all(value is None for value in new):
         return values.lazy[id(variables[0])][0]
     return jnp.stack([value if value is not None else values.get(id(v))

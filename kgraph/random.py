@@ -69,7 +69,7 @@ class SeedGenerator:
         """The next key: from the running call's key inside a program, else this
         generator's own sequence."""
         ctx = context.current()
-        if ctx is not None and (ctx.key is not None or ctx.values is not None):
+        if ctx is not None and (ctx.keys.key is not None or ctx.keys.required):
             return ctx.next_key(self.name)
         with jax.ensure_compile_time_eval():
             self._count += 1
@@ -88,7 +88,7 @@ def draw_key(seed=None):
     ctx = context.current()
     if isinstance(seed, SeedGenerator):
         return seed.next()
-    if ctx is not None and (ctx.key is not None or ctx.values is not None):
+    if ctx is not None and (ctx.keys.key is not None or ctx.keys.required):
         return ctx.next_key("random")
     if seed is None:
         return next_key()

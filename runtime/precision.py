@@ -60,10 +60,10 @@ class Precision(RuleHook):
 
         def in_policy(node, args, kwargs, input_masks):
             ctx = context.current()
-            saved, ctx.compute_dtype = ctx.compute_dtype, dtype
+            saved, ctx.options.compute_dtype = ctx.options.compute_dtype, dtype
             try:
                 return run(node, args, kwargs, input_masks)
             finally:
-                ctx.compute_dtype = saved
+                ctx.options.compute_dtype = saved
 
         return in_policy

@@ -342,9 +342,9 @@ class Layer:
         under a model-level precision policy, ``runtime.Precision``, that policy's)."""
         own = self.dtype_policy.compute_dtype
         ctx = context.current()
-        if (ctx is not None and ctx.compute_dtype is not None
+        if (ctx is not None and ctx.options.compute_dtype is not None
                 and jnp.issubdtype(own, jnp.floating)):
-            return ctx.compute_dtype
+            return ctx.options.compute_dtype
         return own
 
     def _cast_dtype(self, dtype):
@@ -625,11 +625,11 @@ class Layer:
             initial_values.materialize(self.weights)  # all first values in one batch
             ctx = context.CallContext(training=training, key=key)
         if training is None:
-            training = ctx.training
+            training = ctx.options.training
         if training is not None and ("training" in names or ("training" in kwargs and var_kw)):
             kwargs["training"] = training  # else call's own default applies, as Keras
-        saved = ctx.training
-        ctx.training = training
+        saved = ctx.options.training
+        ctx.options.training = training
         ctx.path.append(self.name)
         try:
             with (ctx if own else contextlib.nullcontext()), jax.named_scope(self.name):
@@ -640,7 +640,7 @@ class Layer:
                                                                     output))
         finally:
             ctx.path.pop()
-            ctx.training = saved
+            ctx.options.training = saved
         if own:
             self.losses = list(ctx.losses)
         return outputs

@@ -62,7 +62,7 @@ class Variable:
         """The value in the active call context, else the stored value (made on first use)."""
         ctx = context.current()
         if ctx is not None:
-            value = ctx.read(self)
+            value = ctx.weights.read(self)
             if value is not None:
                 return value
         if self._view is not None:
@@ -83,14 +83,15 @@ class Variable:
                 f"received shape {tuple(value.shape)}."
             )
         ctx = context.current()
-        if ctx is not None and ctx.collect_assignments:
-            if self.trainable and ctx.values is not None and id(self) in ctx.values:
+        if ctx is not None and ctx.weights.collect:
+            values = ctx.weights.values
+            if self.trainable and values is not None and id(self) in values:
                 raise ValueError(
                     f'Layer code assigned to trainable weight "{self.path}" during a pure '
                     "apply. Only non-trainable weights (state) may be updated inside call; "
                     "trainable weights change through the optimizer."
                 )
-            ctx.record(self, value)
+            ctx.weights.record(self, value)
         elif self._view is not None:
             self._view.write_variable(self, value)
         else:

@@ -54,11 +54,7 @@ class _KeyHashes:
 
 
 def _root_key(ctx):
-    while ctx is not None:
-        if ctx.key is not None:
-            return ctx.key
-        ctx = ctx.parent
-    return None
+    return ctx.keys.given()
 
 
 def _call_block(node, runner, training, variables, weights, x, hashes, key, sample_mask,
@@ -70,12 +66,12 @@ def _call_block(node, runner, training, variables, weights, x, hashes, key, samp
     weight it does not own is unscannable, as is one assigning such a weight.
     """
     scope = context.CallContext(values={}, training=training, key=key,
-                                collect_assignments=True, strict=True)
-    scope.sample_mask, scope.hooks = sample_mask, parent.hooks
-    scope.path, scope.compute_dtype = list(parent.path), parent.compute_dtype
-    scope._key_counts = dict(parent._key_counts)
-    scope.key_hashes = hashes
-    scope.assignments.update({id(v): w for v, w in zip(variables, weights)})
+                                collect_assignments=True, strict=True,
+                                sample_mask=sample_mask, hooks=parent.options.hooks)
+    scope.path, scope.options.compute_dtype = list(parent.path), parent.options.compute_dtype
+    scope.keys.counts = dict(parent.keys.counts)
+    scope.keys.hashes = hashes
+    scope.weights.assignments.update({id(v): w for v, w in zip(variables, weights)})
     try:
         with scope:
             args, kwargs = node.arguments([x], training)
@@ -87,9 +83,10 @@ def _call_block(node, runner, training, variables, weights, x, hashes, key, samp
     if mask is not None:
         raise _Unscannable("the block computes a mask")
     position = {id(v): i for i, v in enumerate(variables)}
-    if set(scope.assigned) - set(position):
+    written = scope.weights.assigned
+    if set(written) - set(position):
         raise _Unscannable("the block assigns weights it does not own")
-    assigned = {position[vid]: scope.assignments[vid] for vid in scope.assigned}
+    assigned = {position[vid]: scope.weights.assignments[vid] for vid in written}
     loss = sum((jnp.sum(value) for value in scope.losses), jnp.zeros((), jnp.float32))
     return out, assigned, loss, scope
 
@@ -124,7 +121,7 @@ def _trace(node, runner, training, x, key, sample_mask, parent, count) -> _Trace
         _spec(sample_mask))
     if hashes.overflow:
         return _trace(node, runner, training, x, key, sample_mask, parent, len(hashes.paths))
-    counts = scopes[-1]._key_counts
+    counts = scopes[-1].keys.counts
     return _Trace(identity, shapes[0], list(hashes.paths),
                   {path: counts[path] for path in hashes.paths})
 
@@ -175,7 +172,7 @@ def _same_as_first(nodes, first, parent):
         if not layer_state.same_state(nodes[0].layer, node.layer):
             return None
         paths = [path[:len(path) - len(name)] + node.layer.name for path in first.paths]
-        if any(parent._key_counts.get(mine, 0) != parent._key_counts.get(theirs, 0)
+        if any(parent.keys.counts.get(mine, 0) != parent.keys.counts.get(theirs, 0)
                for mine, theirs in zip(paths, first.paths)):
             return None
         traces.append(_Trace(first.identity, first.output, paths, {
@@ -190,14 +187,14 @@ def run_scanned(nodes, x, runner, training):
     hooks); ``training``: the run's training flag."""
     parent = context.current()
     template = nodes[0]
-    key, sample_mask = _root_key(parent), parent.sample_mask
+    key, sample_mask = _root_key(parent), parent.options.sample_mask
     try:
         traces, x = _prove(nodes, runner, training, x, key, sample_mask, parent)
     except _Unscannable:
         return None
     if traces is None:
         return None
-    stacked = parent.stacked_weights.get(id(template))  # the stacked layout's own arrays
+    stacked = parent.weights.stacked.get(id(template))  # the stacked layout's own arrays
     if stacked is None:
         stacked = [_stack(column) for column in zip(*[[v.value for v in node.layer.weights]
                                                       for node in nodes])]
@@ -217,14 +214,14 @@ def run_scanned(nodes, x, runner, training):
         out, (assigned, losses) = jax.lax.scan(body, x, (stacked, hashes))
     except _Unscannable as error:  # proven, yet failing: the block's own error
         raise error.__cause__ or error
-    parent.stacked_assigned[id(template)] = {i: values for i, values in enumerate(assigned)
-                                             if values is not None}
+    parent.weights.stacked_assigned[id(template)] = {
+        i: values for i, values in enumerate(assigned) if values is not None}
     for i, values in enumerate(assigned):
         if values is None:
             continue
         for block, node in enumerate(nodes):
             node.layer.weights[i].assign(values[block])
     for trace in traces:  # the key counts the unrolled blocks would leave
-        parent._key_counts.update(trace.key_counts)
+        parent.keys.counts.update(trace.key_counts)
     parent.losses.append(jnp.sum(losses))
     return out

@@ -42,62 +42,32 @@ def stable_hash(text: str) -> int:
     return zlib.crc32(text.encode("utf-8")) & 0x7FFFFFFF
 
 
-class CallContext:
-    """Values, training flag, randomness and collected assignments for one run.
+class Weights:
+    """Where a run's layers read their weights, and where their assignments go.
 
-    Args:
-      values: ``{id(variable): array}`` to read weights from, or None for stored values.
-      training: the default training flag for layers that take one.
-      key: a PRNG key that random layers derive theirs from, or None.
-      collect_assignments: if True, ``variable.assign`` records the new value here
-        instead of mutating the variable (pure execution).
-
-    Attributes set by the runner after construction: ``sample_mask`` (see the module
-    docstring; None means every row is real) and ``hooks``.
+    ``values``: ``{id(variable): array}`` to read (None: the variables' stored values).
+    ``collect``: record assignments here instead of mutating the variables (pure runs).
+    ``strict``: reading a variable that is neither in ``values`` nor assigned in the run is
+    an error. A child scope (one step of a loop) reads what its parents assigned so far and
+    collects its own assignments; the stacked weights of scanned runs are shared.
     """
 
-    def __init__(self, values=None, training=None, key=None, collect_assignments=False,
-                 strict=False):
-        self.values = values
-        self.training = training
-        self.key = key
-        self.collect_assignments = collect_assignments
-        self.strict = strict  # reading a variable missing from ``values`` is an error
-        self.sample_mask = None  # (batch,) floats: 1 for real rows, 0 for padding rows
+    def __init__(self, values=None, collect=False, strict=False, parent=None):
+        self.values, self.collect, self.strict, self.parent = values, collect, strict, parent
         self.assignments: dict[int, Any] = {}
         self.assigned: dict[int, Any] = {}  # id -> Variable, for the assignments above
-        self.losses: list = []  # from layer.add_loss during this run
-        self.hooks: tuple = ()  # kgraph.interpreter.walk.NodeHook objects run around every node
-        self.output_masks: dict = {}  # id(model) -> output masks of its last run
-        self.path: list[str] = []
-        self.parent: CallContext | None = None
-        self.key_hashes = None  # inside a scanned block: stands in for stable_hash(path)
         # id(first node of a run) -> its blocks' weights, stacked (``compiler.stacking``),
         # and -> {weight index: new stacked value} of the state the scan assigned
-        self.stacked_weights: dict = {}
-        self.stacked_assigned: dict = {}
-        self.compute_dtype = None  # a model-level precision policy's, for the layer running
-        self._key_counts: dict[str, int] = {}
+        self.stacked: dict = {} if parent is None else parent.stacked
+        self.stacked_assigned: dict = {} if parent is None else parent.stacked_assigned
 
-    def child(self, share_key_counts=True) -> CallContext:
-        """A fresh scope for one step of a loop (``scan``): it reads what this context
-        reads (and what was assigned in it so far), but collects its own assignments
-        and losses, which the loop carries out of the step."""
-        scope = CallContext(values=self.values, training=self.training, key=self.key,
-                            collect_assignments=True, strict=self.strict)
-        scope.sample_mask, scope.hooks, scope.path = self.sample_mask, self.hooks, self.path
-        scope.parent = self
-        scope._key_counts = self._key_counts if share_key_counts else dict(self._key_counts)
-        scope.key_hashes = self.key_hashes
-        scope.stacked_weights, scope.stacked_assigned = (self.stacked_weights,
-                                                         self.stacked_assigned)
-        scope.compute_dtype = self.compute_dtype
-        return scope
+    def child(self) -> Weights:
+        return Weights(self.values, True, self.strict, parent=self)
 
     def read(self, variable):
-        """The value of ``variable`` in this context, or None to use its stored value.
+        """The value of ``variable`` in this run, or None to use its stored value.
 
-        A strict context (``compiler``'s pure ``apply``) raises for a variable that is
+        A strict scope (``compiler``'s pure ``apply``) raises for a variable that is
         neither in its ``values`` nor assigned during the run: a layer outside the compiled
         model, or a weight created after compiling, must never fall back silently to a
         stored value (gradients would skip it).
@@ -125,13 +95,100 @@ class CallContext:
         self.assignments[id(variable)] = value
         self.assigned[id(variable)] = variable
 
-    def _root_key(self):
+
+class Keys:
+    """The random keys of a run's layers: the run's ``key`` folded with each layer's path
+    and a count of the keys that path drew. ``required``: a run over explicit weights
+    (a pure ``apply``) must be given its key; an eager one draws it from the eager stream.
+    Inside a scanned block, ``hashes`` stands in for ``stable_hash(path)``."""
+
+    def __init__(self, key=None, required=False, parent=None, counts=None, hashes=None):
+        self.key, self.required, self.parent, self.hashes = key, required, parent, hashes
+        self.counts: dict[str, int] = {} if counts is None else counts
+
+    def child(self, share_counts=True) -> Keys:
+        return Keys(self.key, self.required, self,
+                    self.counts if share_counts else dict(self.counts), self.hashes)
+
+    def root(self):
+        """The run's key (drawn from the eager stream, once, when none was given)."""
         if self.key is None:
-            if self.parent is not None:
-                self.key = self.parent._root_key()
-            else:
-                self.key = seed_stream.next_key()
+            self.key = self.parent.root() if self.parent is not None else seed_stream.next_key()
         return self.key
+
+    def given(self):
+        """The first key given to this scope or its parents, or None."""
+        keys = self
+        while keys is not None:
+            if keys.key is not None:
+                return keys.key
+            keys = keys.parent
+        return None
+
+    def next_key(self, path: str, owner: str):
+        """A fresh key for the layer at ``path`` (each call gets a new one)."""
+        count = self.counts.get(path, 0)
+        self.counts[path] = count + 1
+        if self.key is None and self.required:
+            raise ValueError(
+                f'Layer "{owner}" needs a random key (it is random in this mode, e.g. '
+                "training=True), but none was given. Pass key=jax.random.PRNGKey(...) "
+                "to apply (or train with a Trainer, which passes one).")
+        hashed = stable_hash(path) if self.hashes is None else self.hashes.lookup(path)
+        return jax.random.fold_in(jax.random.fold_in(self.root(), hashed), count)
+
+
+class Options:
+    """How a run runs: the default ``training`` flag, the ``sample_mask`` (see the module
+    docstring; None: every row is real), the ``hooks`` run around every node
+    (``kgraph.interpreter.walk.NodeHook``) and a model-level precision policy's
+    ``compute_dtype`` for the layer running."""
+
+    def __init__(self, training=None, sample_mask=None, hooks=(), compute_dtype=None):
+        self.training, self.sample_mask = training, sample_mask
+        self.hooks, self.compute_dtype = tuple(hooks), compute_dtype
+
+    def copy(self) -> Options:
+        return Options(self.training, self.sample_mask, self.hooks, self.compute_dtype)
+
+
+class CallContext:
+    """What a layer sees while it runs, by concern: ``weights`` (where weights are read
+    and assignments go), ``keys`` (randomness), ``options`` (training flag, sample mask,
+    hooks, precision); and what the run collects: ``losses`` (``add_loss``) and each
+    graph's ``output_masks``. ``path`` is the names of the layers being called.
+
+    Args:
+      values: ``{id(variable): array}`` to read weights from, or None for stored values.
+      training: the default training flag for layers that take one.
+      key: a PRNG key that random layers derive theirs from, or None.
+      collect_assignments: if True, ``variable.assign`` records the new value here
+        instead of mutating the variable (pure execution).
+      strict: reading a weight missing from ``values`` is an error.
+      sample_mask, hooks: see ``Options``.
+    """
+
+    def __init__(self, values=None, training=None, key=None, collect_assignments=False,
+                 strict=False, sample_mask=None, hooks=()):
+        self.weights = Weights(values, collect_assignments, strict)
+        self.keys = Keys(key, required=values is not None)
+        self.options = Options(training, sample_mask, hooks)
+        self.losses: list = []  # from layer.add_loss during this run
+        self.output_masks: dict = {}  # id(model) -> output masks of its last run
+        self.path: list[str] = []
+        self.parent: CallContext | None = None
+
+    def child(self, share_key_counts=True) -> CallContext:
+        """A fresh scope for one step of a loop (``scan``): it reads what this context
+        reads (and what was assigned in it so far), but collects its own assignments
+        and losses, which the loop carries out of the step."""
+        scope = CallContext.__new__(CallContext)
+        scope.weights = self.weights.child()
+        scope.keys = self.keys.child(share_key_counts)
+        scope.options = self.options.copy()
+        scope.losses, scope.output_masks = [], {}
+        scope.path, scope.parent = self.path, self
+        return scope
 
     def next_key(self, owner: str):
         """A fresh key for the layer at the current path (each call gets a new one).
@@ -139,16 +196,7 @@ class CallContext:
         The path leaves out the outermost model's name (made unique per process), so a
         model built again runs with the same keys: rebuilt, it reproduces its run."""
         path = "/".join(self.path[1:] if len(self.path) > 1 else self.path) or owner
-        count = self._key_counts.get(path, 0)
-        self._key_counts[path] = count + 1
-        if self.key is None and self.values is not None:
-            raise ValueError(
-                f'Layer "{owner}" needs a random key (it is random in this mode, e.g. '
-                "training=True), but none was given. Pass key=jax.random.PRNGKey(...) "
-                "to apply (or train with a Trainer, which passes one).")
-        hashed = stable_hash(path) if self.key_hashes is None else self.key_hashes.lookup(path)
-        key = jax.random.fold_in(self._root_key(), hashed)
-        return jax.random.fold_in(key, count)
+        return self.keys.next_key(path, owner)
 
     def __enter__(self):
         stack = _stack()
@@ -180,14 +228,13 @@ def sample_mask_for(x):
     whose computation mixes the rows of a batch uses it to leave padding rows out:
 
     >>> import jax.numpy as jnp
-    >>> ctx = CallContext()
-    >>> ctx.sample_mask = jnp.array([1.0, 1.0, 0.0])
+    >>> ctx = CallContext(sample_mask=jnp.array([1.0, 1.0, 0.0]))
     >>> with ctx:
     ...     sample_mask_for(jnp.zeros((3, 4))).tolist(), sample_mask_for(jnp.zeros((4,)))
     ([1.0, 1.0, 0.0], None)
     """
     ctx = current()
-    mask = getattr(ctx, "sample_mask", None) if ctx is not None else None
+    mask = ctx.options.sample_mask if ctx is not None else None
     if mask is None or not getattr(x, "ndim", 0):
         return None
     mask = jnp.asarray(mask)
@@ -207,12 +254,12 @@ def sample_mask_scope(mask):
     if ctx is None:
         yield
         return
-    saved = getattr(ctx, "sample_mask", None)
-    ctx.sample_mask = mask
+    saved = ctx.options.sample_mask
+    ctx.options.sample_mask = mask
     try:
         yield
     finally:
-        ctx.sample_mask = saved
+        ctx.options.sample_mask = saved
 
 
 def scan(body, init, xs, **kwargs):
@@ -227,8 +274,8 @@ def scan(body, init, xs, **kwargs):
     parent = current()
     if parent is None:
         return jax.lax.scan(body, init, xs, **kwargs)
-    if parent.values is None:
-        parent._root_key()  # eager: draw the key now, outside the traced body
+    if parent.weights.values is None:
+        parent.keys.root()  # eager: draw the key now, outside the traced body
 
     # One abstract step finds which weights the body assigns and whether it adds losses.
     probe = parent.child(share_key_counts=False)
@@ -243,22 +290,23 @@ def scan(body, init, xs, **kwargs):
     jax.eval_shape(probe_step, jax.tree_util.tree_map(spec, init),
                    jax.tree_util.tree_map(lambda a: jax.ShapeDtypeStruct(
                        jnp.shape(a)[1:], jnp.result_type(a)), xs))
-    if not probe.assigned and not probe.losses:
+    if not probe.weights.assigned and not probe.losses:
         return jax.lax.scan(body, init, xs, **kwargs)
-    assigned = dict(probe.assigned)
+    assigned = dict(probe.weights.assigned)
     start = {vid: variable.value for vid, variable in assigned.items()}
 
     def step(carry, x):
         inner, state = carry
         scope = parent.child()
-        scope.assignments.update(state)
+        scope.weights.assignments.update(state)
         with scope:
             inner, y = body(inner, x)
-        unexpected = set(scope.assigned) - set(assigned)
+        written = scope.weights.assigned
+        unexpected = set(written) - set(assigned)
         if unexpected:
             raise RuntimeError("A loop body assigned different weights on different traces: "
-                               f"{sorted(scope.assigned[v].path for v in unexpected)}.")
-        state = {vid: scope.assignments.get(vid, value) for vid, value in state.items()}
+                               f"{sorted(written[v].path for v in unexpected)}.")
+        state = {vid: scope.weights.assignments.get(vid, value) for vid, value in state.items()}
         loss = sum((jnp.sum(value) for value in scope.losses), jnp.zeros((), jnp.float32))
         return (inner, state), (y, loss)
 
@@ -290,8 +338,8 @@ def checkpoint(fn, *args, policy=None):
             return fn(*jax.tree_util.tree_unflatten(treedef, rebuilt)), {}, []
         with scope:
             out = fn(*jax.tree_util.tree_unflatten(treedef, rebuilt))
-        assigned.update(scope.assigned)
-        return out, dict(scope.assignments), list(scope.losses)
+        assigned.update(scope.weights.assigned)
+        return out, dict(scope.weights.assignments), list(scope.losses)
 
     out, assignments, losses = jax.checkpoint(inner, policy=policy)(
         *[leaves[i] for i in dynamic])

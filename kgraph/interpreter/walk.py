@@ -196,14 +196,15 @@ def run_graph(plan: Plan, values: Sequence, run_node: Callable, input_masks=None
 
     ``run_node(node, args, kwargs, input_masks) -> (result, output_mask)`` runs one node,
     where ``input_masks`` lists the Keras masks of ``node._keras_inputs`` (None where
-    unmasked), or is None when none is masked (``kgraph.interpreter.masking`` routes them to the layer).
+    unmasked), or is None when none is masked (``kgraph.interpreter.masking`` routes them
+    to the layer).
     ``hooks`` are ``NodeHook``s; ``prefix`` is the path of the graph's model inside the
     compiled one.
     """
     env = {id(t): v for t, v in zip(plan.inputs, values)}
     masks = {id(t): m for t, m in zip(plan.inputs, input_masks or ()) if m is not None}
     run_context = context.current()
-    training = run_context.training if run_context is not None else None
+    training = run_context.options.training if run_context is not None else None
     # ``plan.runs``: runs of identical blocks (``compiler.scan_blocks``), by their first
     # node; not while a hook watches single nodes (captures, activation hints).
     starts = ({id(run.nodes[0]): run for run in plan.runs}

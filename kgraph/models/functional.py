@@ -202,8 +202,8 @@ class Functional(Model):
         """Run the graph on ``inputs``: its own plan, or ``plan`` (a compiled program's,
         with runs of repeated blocks scanned)."""
         ctx = context.current()
-        return self._run(inputs, _call_layer, mask, ctx.hooks if ctx is not None else (),
-                         plan)
+        hooks = ctx.options.hooks if ctx is not None else ()
+        return self._run(inputs, _call_layer, mask, hooks, plan)
 
     def compute_mask(self, inputs, mask=None):
         """The output masks of the last run of this model in the current call."""

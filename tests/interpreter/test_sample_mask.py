@@ -60,11 +60,10 @@ def test_padded_batch_matches_unpadded_through_apply(rng):
 def run_eager(model, x, sample_mask=None):
     """An eager training run in a context like ``program.apply`` sets up."""
     ctx = context.CallContext(training=True, key=jax.random.PRNGKey(0),
-                              collect_assignments=True)
-    ctx.sample_mask = sample_mask
+                              collect_assignments=True, sample_mask=sample_mask)
     with ctx:
         out = model(x)
-    return out, dict(ctx.assignments), sum(jnp.sum(v) for v in ctx.losses)
+    return out, dict(ctx.weights.assignments), sum(jnp.sum(v) for v in ctx.losses)
 
 
 def test_padded_batch_matches_unpadded_in_an_eager_context(rng):
@@ -129,12 +128,11 @@ def test_per_sample_add_loss_ignores_padding_rows(rng):
 
 def test_sample_mask_for_applies_only_to_arrays_with_the_batch_axis():
     assert context.sample_mask_for(jnp.zeros((3, 2))) is None  # no context
-    ctx = context.CallContext()
-    ctx.sample_mask = jnp.array([1.0, 0.0, 1.0])
+    ctx = context.CallContext(sample_mask=jnp.array([1.0, 0.0, 1.0]))
     with ctx:
         np.testing.assert_array_equal(context.sample_mask_for(jnp.zeros((3, 2))), [1, 0, 1])
         assert context.sample_mask_for(jnp.zeros((4, 3))) is None
         assert context.sample_mask_for(jnp.zeros(())) is None
         with context.sample_mask_scope(jnp.ones(4)):
             assert context.sample_mask_for(jnp.zeros((4, 3))) is not None
-        assert ctx.sample_mask.shape == (3,)
+        assert ctx.options.sample_mask.shape == (3,)
