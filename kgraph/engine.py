@@ -13,6 +13,8 @@ kgraph, never the reverse, with this one declared exception: ``Model.compile``, 
 
 from __future__ import annotations
 
+__all__ = ["runtime"]
+
 
 def runtime():
     """The runtime's entry module for kgraph's objects, ``runtime.keras_shell``."""

@@ -11,6 +11,8 @@ import jax
 
 from compiler.stacking import block_names
 
+__all__ = ["mask_by_path"]
+
 
 def mask_by_path(predicate):
     """A mask function for optax's ``mask=`` arguments, from a predicate on weight paths.

@@ -19,6 +19,8 @@ import re
 
 from kgraph.interpreter.walk import NodeHook
 
+__all__ = ["PathRules", "RuleHook"]
+
 
 class PathRules:
     """``[(pattern, value), ...]`` (or a dict) from paths to values.

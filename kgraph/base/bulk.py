@@ -16,6 +16,8 @@ from __future__ import annotations
 import contextlib
 import gc
 
+__all__ = ["collector_paused"]
+
 
 @contextlib.contextmanager
 def collector_paused():

@@ -15,6 +15,11 @@ True
 
 from __future__ import annotations
 
+__all__ = ["CustomObjectScope", "add_builtin", "builtin", "builtin_classes", "builtin_module",
+           "custom_object_scope", "get_custom_objects", "get_registered_name",
+           "get_registered_object", "is_builtin_definition", "is_instance", "is_operation",
+           "register_keras_serializable", "register_layer"]
+
 _BUILTIN: dict = {}  # class name -> kgraph's own class, in definition order
 
 

@@ -9,6 +9,8 @@ True
 
 import jax
 
+__all__ = ["next_key", "seed", "set_seed"]
+
 _seed = 0
 _key = None
 _count = 0

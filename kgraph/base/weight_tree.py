@@ -21,6 +21,9 @@ import jax.numpy as jnp
 
 from kgraph.base import initial_values
 
+__all__ = ["WeightEntry", "assign", "check_weights", "get_path", "set_path", "split_values",
+           "variables", "weight_entries", "weight_paths"]
+
 
 class WeightEntry(NamedTuple):
     """One weight: its path in the pytree, the Variable, and whether it is a param."""

@@ -16,6 +16,8 @@ the run, never state hidden in the call context.
 
 from __future__ import annotations
 
+__all__ = ["Plan"]
+
 
 class Plan:
     """``nodes`` in order, ``inputs`` and ``outputs`` (flat lists of KerasTensors), and
