@@ -21,7 +21,8 @@ from compiler import stacking
 from compiler.weights import (check_weights, get_path, graph_signature, set_path,
                               split_values, weight_entries)
 from kgraph.base import initial_values
-from kgraph.base.layer import Layer, structure_read_once
+from kgraph.base.layer import Layer
+from kgraph.base.tracking import structure_read_once
 from kgraph.interpreter import context
 from kgraph.interpreter.checks import checked
 from kgraph.interpreter.walk import NodeHook

@@ -26,10 +26,7 @@ run by ``compiler``'s pure ``apply``. Random layers call ``self.random_key()``.
 from __future__ import annotations
 
 import contextlib
-import functools
 import math
-import os
-import threading
 import warnings
 
 import jax
@@ -37,8 +34,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from kgraph import constraints, dtype_policy, regularizers
-from kgraph.base import (bulk, call_args, catalog, initial_values, naming, seed_stream,
-                         shape_inference)
+from kgraph.base import (call_args, catalog, initial_values, naming, seed_stream,
+                         shape_inference, tracking)
+from kgraph.base.memory import check_allocatable
 from kgraph.base.input_spec import assert_input_compatibility
 from kgraph.base.variables import Variable
 from kgraph.graph.keras_tensor import KerasTensor
@@ -72,50 +70,6 @@ def _to_jax(x):
 
 _shapes = call_args.shape_of
 
-# Attributes of the Layer machinery itself, never searched for sub-layers or weights.
-_UNTRACKED = frozenset({"_inbound_nodes", "_output_spec_cache", "_own_variables", "_var_attrs",
-                        "_namespaces", "_warned_input_keys",
-                        "losses", "input_spec", "dtype_policy", "activity_regularizer"})
-
-
-_PLAIN = frozenset({str, int, float, bool, type(None)})
-
-
-def _collect(value, kind):
-    """Instances of ``kind`` in ``value``: itself, or inside nested lists, tuples, sets and
-    dict values (not inside other objects), in order."""
-    found, stack = [], [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, kind):
-            found.append(item)
-        elif isinstance(item, dict):
-            stack.extend(reversed(list(item.values())))
-        elif isinstance(item, (list, tuple)):
-            stack.extend(reversed(item))
-    return found
-
-
-@functools.lru_cache(maxsize=1)
-def physical_memory() -> int:
-    """The machine's physical memory in bytes (no limit where the OS does not say)."""
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):
-        return 2 ** 63
-
-
-def check_allocatable(owner: str, what: str, shape, dtype) -> None:
-    """ValueError if an array of ``shape`` and ``dtype`` is larger than physical memory
-    (it could never be allocated: better said now than as an abort at first use)."""
-    size = math.prod(shape) * jnp.dtype(dtype).itemsize
-    if size > physical_memory():
-        raise ValueError(f"{owner}: {what} of shape {tuple(shape)} and dtype "
-                         f"{jnp.dtype(dtype).name} needs {size:,} bytes, more than this "
-                         f"machine's physical memory ({physical_memory():,} bytes). Check "
-                         "the layer's sizes and its input shape.")
-
-
 def _check_numeric_inputs(layer, inputs) -> None:
     """TypeError naming ``layer`` if an input is a string or another non-numeric object."""
     for leaf in jax.tree_util.tree_leaves(inputs):
@@ -133,26 +87,6 @@ def _check_numeric_inputs(layer, inputs) -> None:
 
 
 _trainability_changes = 0
-
-
-_STRUCTURE = threading.local()
-
-
-@contextlib.contextmanager
-def structure_read_once():
-    """Within this block, each layer's sub-layers are found once and remembered: for
-    passes that read a large graph several times without changing it (compiling a model
-    reads every layer's weights three times). Linear instead of one walk per read; the
-    garbage collector pauses meanwhile (``kgraph.base.bulk``)."""
-    if getattr(_STRUCTURE, "memo", None) is not None:
-        yield
-        return
-    _STRUCTURE.memo = {}
-    try:
-        with bulk.collector_paused():
-            yield
-    finally:
-        _STRUCTURE.memo = None
 
 
 def trainability_changes() -> int:
@@ -248,7 +182,7 @@ class Layer:
             return
         old = d.get(name)
         object.__setattr__(self, name, value)
-        if old is not None and old is not value and name not in _UNTRACKED:
+        if old is not None and old is not value and name not in tracking.UNTRACKED:
             self._untrack_variables(old)
 
     def __delattr__(self, name):
@@ -258,7 +192,7 @@ class Layer:
             return
         old = self.__dict__.get(name)
         object.__delattr__(self, name)
-        if old is not None and name not in _UNTRACKED:
+        if old is not None and name not in tracking.UNTRACKED:
             self._untrack_variables(old)
 
     def __getattr__(self, name):
@@ -281,17 +215,17 @@ class Layer:
         """Values of the attributes that can hold sub-layers and weights."""
         yield from self.__dict__.get("_var_attrs", {}).values()
         for name, value in self.__dict__.items():
-            if name not in _UNTRACKED:
+            if name not in tracking.UNTRACKED:
                 yield value
 
     def _untrack_variables(self, old):
         """Forget weights of this layer that ``old`` (a value an attribute no longer holds)
         held, unless another attribute still holds them (Keras's untracking)."""
-        gone = {id(v): v for v in _collect(old, Variable) if v.owner is self}
+        gone = {id(v): v for v in tracking.collect(old, Variable) if v.owner is self}
         if not gone:
             return
         for value in self._attribute_values():
-            for v in _collect(value, Variable):
+            for v in tracking.collect(value, Variable):
                 gone.pop(id(v), None)
         if gone:
             self._own_variables = [v for v in self._own_variables if id(v) not in gone]
@@ -300,18 +234,18 @@ class Layer:
         """Sub-layers whose weights belong to this layer (nested in its weight tree): the
         layers its attributes hold, directly or in (nested) lists, tuples and dicts, in
         attribute order. Reassigning or deleting an attribute untracks what it held."""
-        memo = getattr(_STRUCTURE, "memo", None)
+        memo = tracking.memo()
         if memo is not None and id(self) in memo:
             return memo[id(self)][1]
         found, seen = [], {id(self)}
         for value in self._attribute_values():
             kind = type(value)
-            if kind in _PLAIN:  # most attributes: nothing to walk
+            if kind in tracking.PLAIN:  # most attributes: nothing to walk
                 continue
             if isinstance(value, Layer):
                 layers = (value,)
             elif isinstance(value, (list, tuple, dict)):
-                layers = _collect(value, Layer)
+                layers = tracking.collect(value, Layer)
             else:
                 continue
             for layer in layers:

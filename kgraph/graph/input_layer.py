@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from kgraph.base.layer import Layer, check_allocatable
+from kgraph.base.layer import Layer
+from kgraph.base.memory import check_allocatable
 from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.graph.node import Node
 

@@ -31,7 +31,7 @@ import zipfile
 from kgraph.saving import (archive, compile_config, h5_weights, keras_dialect, keras_layout,
                            legacy_h5, validation)
 from kgraph.base import catalog
-from kgraph.base.layer import physical_memory
+from kgraph.base.memory import physical_memory
 from kgraph.optimizers import keras_variables
 from kgraph.saving.errors import LoadError
 from kgraph.saving.layer_config import deserialize_layer, serialize_layer

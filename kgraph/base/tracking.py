@@ -1,0 +1,67 @@
+"""What a layer tracks: the sub-layers and weights its attributes hold.
+
+A layer's attributes hold its sub-layers and weights directly or inside (nested) lists,
+tuples and dicts; ``collect`` finds them there, in attribute order. The attributes of the
+layer machinery itself (``UNTRACKED``) are never searched. ``structure_read_once`` lets a
+pass that reads a large graph several times (compiling) find each layer's sub-layers once.
+
+>>> collect([1, {"a": "x", "b": ["y"]}], str)
+['x', 'y']
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+
+from kgraph.base import bulk
+
+__all__ = ["PLAIN", "UNTRACKED", "collect", "memo", "structure_read_once"]
+
+# Attributes of the Layer machinery itself, never searched for sub-layers or weights.
+UNTRACKED = frozenset({"_inbound_nodes", "_output_spec_cache", "_own_variables", "_var_attrs",
+                        "_namespaces", "_warned_input_keys",
+                        "losses", "input_spec", "dtype_policy", "activity_regularizer"})
+
+
+PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
+def collect(value, kind):
+    """Instances of ``kind`` in ``value``: itself, or inside nested lists, tuples, sets and
+    dict values (not inside other objects), in order."""
+    found, stack = [], [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, kind):
+            found.append(item)
+        elif isinstance(item, dict):
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, (list, tuple)):
+            stack.extend(reversed(item))
+    return found
+
+
+_STRUCTURE = threading.local()
+
+
+@contextlib.contextmanager
+def structure_read_once():
+    """Within this block, each layer's sub-layers are found once and remembered: for
+    passes that read a large graph several times without changing it (compiling a model
+    reads every layer's weights three times). Linear instead of one walk per read; the
+    garbage collector pauses meanwhile (``kgraph.base.bulk``)."""
+    if getattr(_STRUCTURE, "memo", None) is not None:
+        yield
+        return
+    _STRUCTURE.memo = {}
+    try:
+        with bulk.collector_paused():
+            yield
+    finally:
+        _STRUCTURE.memo = None
+
+
+def memo():
+    """The sub-layer lists found so far inside ``structure_read_once`` (None outside)."""
+    return getattr(_STRUCTURE, "memo", None)
