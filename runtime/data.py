@@ -182,11 +182,8 @@ class ArrayData:
         per = self.steps_per_epoch
         if not per or per >= self.steps:
             return epoch, 0, self.steps
-        done, first = 0, 0
-        for _ in range(epoch):
-            first += min(per, self.steps - first)
-            if first >= self.steps:
-                done, first = done + 1, 0
+        done, index = divmod(epoch, -(-self.steps // per))  # epochs per pass: ceil
+        first = index * per
         return done, first, min(per, self.steps - first)
 
     def epoch_order(self, rng):

@@ -15,7 +15,7 @@ True
 
 from __future__ import annotations
 
-__all__ = ["CustomObjectScope", "add_builtin", "builtin", "builtin_classes", "builtin_module",
+__all__ = ["CustomObjectScope", "add_builtin", "builtin_classes", "builtin_module",
            "custom_object_scope", "get_custom_objects", "get_registered_name",
            "get_registered_object", "is_builtin_definition", "is_instance", "is_operation",
            "register_keras_serializable", "register_layer"]
@@ -53,11 +53,6 @@ def is_instance(value, class_name: str) -> bool:
     defining that class (saving asks whether a layer is a ``Functional`` this way)."""
     cls = _BUILTIN.get(class_name)
     return cls is not None and isinstance(value, cls)
-
-
-def builtin(class_name: str):
-    """kgraph's own class named ``class_name`` (``builtin("Functional")``)."""
-    return _BUILTIN[class_name]
 
 
 def is_operation(cls) -> bool:

@@ -53,10 +53,6 @@ class _KeyHashes:
         return self.values[position]
 
 
-def _root_key(ctx):
-    return ctx.keys.given()
-
-
 def _call_block(node, runner, training, variables, weights, x, hashes, key, sample_mask,
                 parent):
     """Run ``node`` on ``x`` in an isolated scope where ``variables`` read ``weights``.
@@ -187,7 +183,7 @@ def run_scanned(nodes, x, runner, training):
     hooks); ``training``: the run's training flag."""
     parent = context.current()
     template = nodes[0]
-    key, sample_mask = _root_key(parent), parent.options.sample_mask
+    key, sample_mask = parent.keys.given(), parent.options.sample_mask
     try:
         traces, x = _prove(nodes, runner, training, x, key, sample_mask, parent)
     except _Unscannable:
