@@ -44,6 +44,9 @@ from kgraph.base.layer import Layer
 from kgraph.interpreter.walk import NodeHook
 from kgraph.saving.archive import atomic_write
 
+__all__ = ["CALLBACKS", "PLATFORMS", "export"]
+
+
 CALLBACKS = ("pure_callback", "io_callback", "debug_callback", "callback")
 PLATFORMS = ("cpu", "cuda", "rocm", "tpu")
 

@@ -23,10 +23,12 @@ from compiler.weights import (check_weights, get_path, graph_signature, set_path
 from kgraph.base import initial_values
 from kgraph.base.layer import Layer
 from kgraph.base.tracking import structure_read_once
-from kgraph.interpreter import context
+from kgraph.interpreter import context, execute
 from kgraph.interpreter.checks import checked
 from kgraph.interpreter.walk import NodeHook
 from kgraph.models.functional import Functional
+
+__all__ = ["Program", "Run", "compile"]
 
 
 class Run(NamedTuple):
@@ -189,7 +191,12 @@ class Program:
             hooks = (*hooks, _Capture(capture, captured))
         ctx.options.hooks = tuple(hooks)
         with ctx:
-            outputs = self._call_model(inputs, ctx.options.hooks)
+            if self.plan is not None:  # a graph: the interpreter runs the compiled plan
+                outputs, masks = execute.run_model(self.model, inputs, self.plan,
+                                                   ctx.options.hooks)
+            else:
+                outputs = self._call_model(inputs, ctx.options.hooks)
+                masks = None
         new_state = {}
         for e in self._entries:
             if not e.is_param and (not stacked or id(e.variable) not in values.lazy):
@@ -207,7 +214,6 @@ class Program:
         losses += [e.variable.regularizer(values.get(id(e.variable))) for e in self._entries
                    if e.variable.regularizer is not None]
         loss = sum(losses, jnp.zeros((), jnp.float32))
-        masks = ctx.output_masks.get(id(self.model))
         if masks is not None and all(m is None for m in masks):
             masks = None
         if captured is not None:
@@ -219,11 +225,9 @@ class Program:
         return Run(outputs, new_state, loss, masks, captured)
 
     def _call_model(self, inputs, hooks):
-        """The model's call. A model whose call is its own Python code (a subclassed one),
-        not the walk of its graph, is one node to the hooks, at the empty path: a rule
-        for every layer (``".*"``) applies to its whole call."""
-        if self.plan is not None:  # a graph: the interpreter runs the compiled plan
-            return self.model(inputs, plan=self.plan)
+        """The call of a model whose call is its own Python code (a subclassed one), not
+        the walk of its graph: one node to the hooks, at the empty path, so a rule for
+        every layer (``".*"``) applies to its whole call."""
         if not hooks:
             return self.model(inputs)
 

@@ -34,6 +34,9 @@ from typing import NamedTuple
 
 import jax
 
+__all__ = ["BlockRun", "MAX_BLOCKS", "MIN_REPEATS", "find_runs"]
+
+
 MIN_REPEATS = 4  # runs shorter than this stay unrolled
 MAX_BLOCKS = 256  # longer runs are split into scans of at most this many blocks
 

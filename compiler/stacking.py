@@ -37,6 +37,11 @@ import numpy as np
 
 from kgraph.base import initial_values
 
+__all__ = [
+    "StackedRun", "block_names", "expected_leaves", "is_stacked", "plan", "stack_tree",
+    "unstack_tree"
+]
+
 
 class StackedRun(NamedTuple):
     """One run of blocks stored under one key.

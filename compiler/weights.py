@@ -13,6 +13,11 @@ from kgraph.base.weight_tree import (WeightEntry, assign, check_weights,  # noqa
                                      get_path, set_path, split_values, variables,
                                      weight_entries, weight_paths)
 
+__all__ = ["graph_signature",
+           # the tree's names, re-exported
+           "WeightEntry", "assign", "check_weights", "get_path", "set_path", "split_values",
+           "variables", "weight_entries", "weight_paths"]
+
 
 def graph_signature(model, entries=None) -> tuple:
     """What a compiled program of ``model`` depends on: the nodes of its graph and of every

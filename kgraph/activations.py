@@ -13,6 +13,14 @@ import jax.numpy as jnp
 
 from kgraph.base import catalog
 
+__all__ = [
+    "celu", "deserialize", "elu", "exponential", "gelu", "get", "glu", "hard_shrink",
+    "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "leaky_relu", "linear",
+    "log_sigmoid", "log_softmax", "mish", "name_of", "relu", "relu6", "selu", "serialize",
+    "sigmoid", "silu", "soft_shrink", "softmax", "softplus", "softsign", "sparse_plus",
+    "sparse_sigmoid", "sparsemax", "squareplus", "swish", "tanh", "tanh_shrink", "threshold"
+]
+
 
 def linear(x):
     return x

@@ -26,7 +26,8 @@ __all__ = ["backend", "disable_interactive_logging", "disable_traceback_filterin
            "is_interactive_logging_enabled", "is_traceback_filtering_enabled",
            "is_unsafe_deserialization_enabled", "max_epochs", "max_steps_per_epoch",
            "set_dtype_policy", "set_epsilon", "set_floatx", "set_image_data_format",
-           "set_max_epochs", "set_max_steps_per_epoch"]
+           "set_max_epochs", "set_max_steps_per_epoch",
+           "standardize_dtype"]  # keras.backend's, kept with the other dtype settings
 
 
 def backend() -> str:

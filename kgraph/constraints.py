@@ -15,6 +15,10 @@ import jax.numpy as jnp
 from kgraph.config import epsilon
 from kgraph.serializable import Serializable, from_config_or_name, lookup, to_config
 
+__all__ = [
+    "Constraint", "MaxNorm", "MinMaxNorm", "NonNeg", "UnitNorm", "deserialize", "get",
+    "max_norm", "min_max_norm", "non_neg", "serialize", "unit_norm"
+]
 
 
 class Constraint(Serializable):

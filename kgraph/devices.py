@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import jax
 
+__all__ = ["device"]
+
 
 def device(device_name: str):
     """A context in which new arrays and eager computations go to ``device_name``

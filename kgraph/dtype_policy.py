@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+__all__ = ["DTypePolicy", "get", "global_policy", "set_global_policy"]
+
 
 class DTypePolicy:
     """A named pair (variable dtype, compute dtype)."""

@@ -27,6 +27,18 @@ import numpy as np
 from kgraph.base import naming, seed_stream
 from kgraph.serializable import Serializable
 
+__all__ = [
+    "Constant", "GlorotNormal", "GlorotUniform", "HeNormal", "HeUniform", "Identity",
+    "IdentityInitializer", "Initializer", "KerasInitializer", "LecunNormal", "LecunUniform",
+    "Ones", "Orthogonal", "OrthogonalInitializer", "RandomInitializer", "RandomNormal",
+    "RandomUniform", "TruncatedNormal", "VarianceScaling", "Zeros", "compute_fans", "constant",
+    "deserialize", "get", "glorot_normal", "glorot_uniform", "he_normal", "he_uniform",
+    "identity", "is_builtin", "lecun_normal", "lecun_uniform", "ones", "orthogonal",
+    "random_normal", "random_uniform", "serialize", "truncated_normal", "variance_scaling",
+    "zeros"
+]
+
+
 Initializer = Callable  # the protocol: fn(key, shape, dtype) -> array (the class is below)
 
 

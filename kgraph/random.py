@@ -30,6 +30,12 @@ from kgraph.interpreter import context
 
 from kgraph.base.seed_stream import next_key, seed, set_seed  # noqa: F401 - keras.random's
 
+__all__ = [
+    "seed",  # kgraph.base.seed_stream's, re-exported
+    "SeedGenerator", "beta", "binomial", "categorical", "draw_key", "dropout", "gamma",
+    "normal", "randint", "set_random_seed", "shuffle", "truncated_normal", "uniform"
+]
+
 
 def set_random_seed(seed: int) -> None:
     """Seed everything at once (``keras.utils.set_random_seed``): Python's ``random``,

@@ -12,6 +12,11 @@ import jax.numpy as jnp
 from kgraph.interpreter import context
 from kgraph.serializable import Serializable, from_config_or_name, lookup, to_config
 
+__all__ = [
+    "L1", "L1L2", "L2", "OrthogonalRegularizer", "Regularizer", "activity_penalty",
+    "deserialize", "get", "l1", "l1_l2", "l2", "orthogonal_regularizer", "serialize"
+]
+
 
 class Regularizer(Serializable):
     """``regularizer(weight) -> scalar penalty``; serializable with ``get_config``."""

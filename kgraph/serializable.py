@@ -10,6 +10,11 @@ Keras name or config dict, and serialization to ``{"class_name", "config"}``.
 
 from __future__ import annotations
 
+__all__ = [
+    "Serializable", "catalog", "from_config_or_name", "from_keras_object_config",
+    "keras_object_config", "lookup", "to_config"
+]
+
 
 class Serializable:
     """An object rebuilt from its ``get_config()`` by ``from_config``."""

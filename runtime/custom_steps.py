@@ -26,6 +26,8 @@ from kgraph.callbacks.log_values import python_logs
 from runtime.trainer import TrainState
 from runtime.training_setup import TrainingSetup
 
+__all__ = ["KerasSteps", "batches", "evaluate", "fit", "keras_steps", "predict"]
+
 
 class KerasSteps:
     """The jitted steps of one model and its weights as Keras's lists, in the interface

@@ -26,6 +26,13 @@ import numpy as np
 
 from runtime import data_checks
 
+__all__ = [
+    "ArrayData", "DEVICE_RESIDENT_BYTES", "EPOCH_GATHER_MAX_BATCH_BYTES", "IterableData",
+    "as_numpy", "bucket", "class_weights_to_sample_weights", "num_samples",
+    "prefetch_to_device", "split_validation", "stack", "take_rows"
+]
+
+
 DEVICE_RESIDENT_BYTES = 1 << 30  # arrays larger than this are batched on the host
 # Batches up to this size are gathered once per epoch (one copy of the data, in the
 # epoch's order, sliced contiguously by the steps): a small gather in every step costs

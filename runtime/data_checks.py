@@ -16,6 +16,11 @@ from compiler.weights import split_values
 from kgraph.losses import losses as losses_lib
 from runtime.objective import _targets
 
+__all__ = [
+    "check_batch_size", "check_class_weight", "check_fit_arguments", "check_sample_weight",
+    "check_sparse_labels", "check_validation", "num_classes", "output_shapes"
+]
+
 
 def check_batch_size(value, argument="batch_size"):
     """``value`` (None or a positive int) as given, else a ValueError naming ``argument``."""

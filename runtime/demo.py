@@ -15,6 +15,8 @@ import compiler
 import kgraph as kg
 from kgraph.losses import losses
 
+__all__ = ["build_model", "main"]
+
 
 def build_model():
     """8x8 digit -> two hidden layers (with BatchNorm and Dropout) -> 10 logits."""

@@ -24,6 +24,8 @@ from kgraph.callbacks.callbacks import TerminateOnNaN
 from kgraph.callbacks.log_values import python_value
 from runtime.objective import NONFINITE_STEP
 
+__all__ = ["FitLoop", "LazyLogs", "evaluate_data", "predict_data", "train_epoch"]
+
 
 class LazyLogs(Mapping):
     """Batch logs computed from the running metric states on first access.

@@ -29,6 +29,13 @@ from runtime.precision import Precision
 from runtime.remat import Remat
 from runtime.training_setup import TrainingSetup
 
+__all__ = [
+    "CompileMetrics", "OutputLossTracker", "compute_loss", "default_metrics",
+    "default_predict_step", "default_test_step", "default_train_step", "metric_state",
+    "objective", "overrides", "stateless_call", "step_key", "unpack", "uses_own_steps"
+]
+
+
 _STEP_KEY = contextvars.ContextVar("kgraph_step_key", default=None)
 # Inside a default step: what the forward pass added (layer losses), for the default
 # ``compute_loss`` to add, and the per-output losses it computes, for their trackers.

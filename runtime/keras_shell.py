@@ -24,6 +24,10 @@ from runtime.remat import Remat
 from runtime.sharding.placement import MeshPlacement
 from runtime.training_setup import TrainingSetup
 
+__all__ = ["compile_model", "evaluate", "fit", "predict",
+           "BackupAndRestore"]  # kgraph.callbacks reaches it here, through the seam
+
+
 def compile_model(model, optimizer="adam", loss=None, metrics=None, loss_weights=None,
                   steps_per_execution=1, seed=None, weighted_metrics=None, mesh=None,
                   sharding=None, data_axis=None, remat=None, scan_blocks=True, precision=None):

@@ -26,6 +26,9 @@ import jax.numpy as jnp
 from kgraph.losses import losses as losses_lib
 from kgraph.metrics import metrics as metrics_lib
 
+__all__ = ["NONFINITE_STEP", "Objective", "metric_log_names", "output_names"]
+
+
 NONFINITE_STEP = "__first_nonfinite_step"  # metric-state entry: first step with a bad loss
 
 

@@ -26,6 +26,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+__all__ = ["PACK_MAX_LEAF_SIZE", "Packed", "Packing", "signature"]
+
+
 PACK_MAX_LEAF_SIZE = 4096  # elements; larger arrays stay separate (packing copies them)
 
 

@@ -27,6 +27,8 @@ from kgraph import dtype_policy
 from kgraph.interpreter import context
 from runtime.path_rules import PathRules, RuleHook
 
+__all__ = ["Precision"]
+
 
 def _policy(value):
     try:

@@ -20,6 +20,9 @@ import jax
 from kgraph.interpreter import context
 from runtime.path_rules import PathRules, RuleHook
 
+__all__ = ["POLICIES", "Remat"]
+
+
 POLICIES = ("everything_saveable", "nothing_saveable", "dots_saveable",
             "dots_with_no_batch_dims_saveable", "checkpoint_dots",
             "checkpoint_dots_with_no_batch_dims")

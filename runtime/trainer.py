@@ -32,6 +32,8 @@ from runtime.precision import Precision
 from runtime.remat import Remat
 from runtime.sharding.placement import MeshPlacement, OneDevice
 
+__all__ = ["TrainState", "Trainer", "unpack"]
+
 
 class TrainState(NamedTuple):
     """Everything training carries from step to step, as one pytree.

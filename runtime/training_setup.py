@@ -30,6 +30,8 @@ import optax
 
 from runtime.trainer import Trainer
 
+__all__ = ["TrainingSetup"]
+
 
 class _Resting:
     """What a compiled model's optimizer is bound to between fits: ``learning_rate`` and

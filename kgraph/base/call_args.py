@@ -28,8 +28,16 @@ import functools
 import inspect
 
 import jax
+import jax.numpy as jnp
+import numpy as np
 
 from kgraph.graph.keras_tensor import KerasTensor
+
+__all__ = [
+    "build_shapes", "call_parameters", "check_numeric", "first_argument",
+    "first_parameter_name", "is_tensor", "shape_arguments", "shape_of", "tensor_arguments",
+    "to_array"
+]
 
 
 @functools.lru_cache(maxsize=None)
@@ -148,3 +156,24 @@ def shape_arguments(layer, fn, args, kwargs):
 def build_shapes(layer, args, kwargs):
     """``shape_arguments`` for ``layer.build`` (None when it takes one shape)."""
     return shape_arguments(layer, type(layer).build, args, kwargs)
+
+
+def to_array(x):
+    """NumPy arrays and scalars as JAX arrays; anything else as it is."""
+    return jnp.asarray(x) if isinstance(x, (np.ndarray, np.generic)) else x
+
+
+def check_numeric(layer, inputs) -> None:
+    """TypeError naming ``layer`` if an input is a string or another non-numeric object."""
+    for leaf in jax.tree_util.tree_leaves(inputs):
+        dtype = getattr(leaf, "dtype", None)
+        if dtype is None:
+            if isinstance(leaf, (bool, int, float, complex, np.generic)) or leaf is None:
+                continue
+            bad = f"{type(leaf).__name__} {leaf!r:.60}"
+        elif jnp.issubdtype(dtype, jnp.number) or jnp.issubdtype(dtype, jnp.bool_):
+            continue
+        else:
+            bad = f"an array of dtype {dtype}"
+        raise TypeError(f'Layer "{layer.name}" ({type(layer).__name__}) expects numeric '
+                        f"arrays (or KerasTensors) as inputs, received {bad}.")

@@ -37,6 +37,12 @@ from kgraph import initializers
 from kgraph.base import seed_stream
 from kgraph.interpreter import context
 
+__all__ = [
+    "FAST_COMPILE", "FAST_COMPILE_MAX_SIZE", "draw", "draw_placed", "draw_placed_stacked",
+    "materialize", "unstack"
+]
+
+
 # Init functions run once, so on CPU they are compiled for compile speed (LLVM -O1, no
 # fusion emitters: 2-3x faster to compile, bitwise the same values, up to 2x slower to run)
 # unless they draw more numbers than this.

@@ -13,6 +13,8 @@ import jax.numpy as jnp
 
 from kgraph.base.shape_inference import format_shape
 
+__all__ = ["InputSpec", "assert_input_compatibility"]
+
 
 class InputSpec:
     """Rank, dtype, shape and per-axis constraints for one input of a layer.

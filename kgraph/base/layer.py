@@ -38,52 +38,19 @@ from kgraph.base import (call_args, catalog, initial_values, naming, seed_stream
                          shape_inference, tracking)
 from kgraph.base.memory import check_allocatable
 from kgraph.base.input_spec import assert_input_compatibility
-from kgraph.base.variables import Variable
+from kgraph.base.variables import Variable, checked_weight_shape
 from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.graph.node import Node
 from kgraph.interpreter import context
 
-
-def _weight_shape(layer, name, shape) -> tuple:
-    """``shape`` as a tuple of non-negative ints, else a ValueError naming the weight."""
-    shape = (shape,) if isinstance(shape, (int, np.integer)) else shape
-    try:
-        dims = tuple(shape)
-        ok = all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 0
-                 for d in dims)
-    except TypeError:
-        ok = False
-    if not ok:
-        raise ValueError(f'Layer "{layer.name}": weight "{name}" needs a shape of '
-                         f"non-negative ints, received shape={shape!r}. Check the layer's "
-                         "size arguments and its input shape.")
-    return tuple(int(d) for d in dims)
+__all__ = ["Layer", "trainability_changes"]
 
 
 def _has_keras_tensor(tree) -> bool:
     return any(isinstance(leaf, KerasTensor) for leaf in jax.tree_util.tree_leaves(tree))
 
 
-def _to_jax(x):
-    return jnp.asarray(x) if isinstance(x, (np.ndarray, np.generic)) else x
-
-
 _shapes = call_args.shape_of
-
-def _check_numeric_inputs(layer, inputs) -> None:
-    """TypeError naming ``layer`` if an input is a string or another non-numeric object."""
-    for leaf in jax.tree_util.tree_leaves(inputs):
-        dtype = getattr(leaf, "dtype", None)
-        if dtype is None:
-            if isinstance(leaf, (bool, int, float, complex, np.generic)) or leaf is None:
-                continue
-            bad = f"{type(leaf).__name__} {leaf!r:.60}"
-        elif jnp.issubdtype(dtype, jnp.number) or jnp.issubdtype(dtype, jnp.bool_):
-            continue
-        else:
-            bad = f"an array of dtype {dtype}"
-        raise TypeError(f'Layer "{layer.name}" ({type(layer).__name__}) expects numeric '
-                        f"arrays (or KerasTensors) as inputs, received {bad}.")
 
 
 _trainability_changes = 0
@@ -93,25 +60,6 @@ def trainability_changes() -> int:
     """How many times any layer's ``trainable`` was set in this process: a training loop
     compares it between steps to notice, for free, a layer frozen or unfrozen meanwhile."""
     return _trainability_changes
-
-
-def _input_shape_argument(class_name, kwargs):
-    """Keras's first-layer arguments ``input_shape`` / ``input_dim`` / ``batch_size`` /
-    ``batch_input_shape`` (removed from ``kwargs``): the full batch shape, or None.
-    A ``Sequential`` builds from it."""
-    input_shape = kwargs.pop("input_shape", None)
-    input_dim = kwargs.pop("input_dim", None)
-    batch_size = kwargs.pop("batch_size", None)
-    batch_input_shape = kwargs.pop("batch_input_shape", None) or kwargs.pop("batch_shape", None)
-    if batch_input_shape is not None:
-        return tuple(batch_input_shape)
-    if input_shape is None and input_dim is not None:
-        input_shape = (input_dim,)
-    if input_shape is None:
-        return None
-    if isinstance(input_shape, int):
-        input_shape = (input_shape,)
-    return (batch_size, *input_shape)
 
 
 class Layer:
@@ -136,7 +84,7 @@ class Layer:
 
     def __init__(self, name=None, trainable=True, dtype=None, activity_regularizer=None,
                  **kwargs):
-        self._input_shape_arg = _input_shape_argument(type(self).__name__, kwargs)
+        self._input_shape_arg = shape_inference.input_shape_argument(kwargs)
         if not kwargs.pop("autocast", True):  # as Keras: inputs and weights keep their dtype
             self.autocast = False
         if kwargs:
@@ -339,7 +287,7 @@ class Layer:
                 name = f"variable_{i}"
         elif any(v.name == name for v in self._own_variables):
             raise ValueError(f'Layer "{self.name}" already has a weight named "{name}".')
-        shape = _weight_shape(self, name, shape)
+        shape = checked_weight_shape(self, name, shape)
         check_allocatable(f'Layer "{self.name}"', f'weight "{name}"', shape, dtype or self.dtype)
         variable = Variable(shape, initializer, dtype or self.dtype, trainable, name, owner=self,
                             regularizer=regularizers.get(regularizer),
@@ -544,15 +492,7 @@ class Layer:
             training = kwargs.get("training")
         if _has_keras_tensor((args, kwargs)):
             return self._symbolic_call(args, kwargs)
-        _check_numeric_inputs(self, call_args.first_argument(type(self), args, kwargs))
-        args, kwargs = jax.tree_util.tree_map(_to_jax, (args, kwargs))
-        if self.autocast:
-            args, kwargs = jax.tree_util.tree_map(self._autocast, (args, kwargs))
-        inputs = call_args.first_argument(type(self), args, kwargs)
-        if not self.built:  # the spec's rank checks come before build reads the shape
-            assert_input_compatibility(self.input_spec, inputs, self.name)
-        self._build_for_call(args, kwargs, inputs)
-        self._check_inputs(inputs)
+        args, kwargs = self._arrays_for_call(args, kwargs)
         ctx = context.current()
         own = ctx is None
         if own:
@@ -569,15 +509,31 @@ class Layer:
             with (ctx if own else contextlib.nullcontext()), jax.named_scope(self.name):
                 outputs = self.call(*args, **kwargs)
                 if self.activity_regularizer is not None:
-                    for output in jax.tree_util.tree_leaves(outputs):
-                        self.add_loss(regularizers.activity_penalty(self.activity_regularizer,
-                                                                    output))
+                    self._add_activity_penalty(outputs)
         finally:
             ctx.path.pop()
             ctx.options.training = saved
         if own:
             self.losses = list(ctx.losses)
         return outputs
+
+    def _arrays_for_call(self, args, kwargs):
+        """A call's arguments checked (numeric, the input spec), as arrays, autocast; the
+        layer built for them."""
+        call_args.check_numeric(self, call_args.first_argument(type(self), args, kwargs))
+        args, kwargs = jax.tree_util.tree_map(call_args.to_array, (args, kwargs))
+        if self.autocast:
+            args, kwargs = jax.tree_util.tree_map(self._autocast, (args, kwargs))
+        inputs = call_args.first_argument(type(self), args, kwargs)
+        if not self.built:  # the spec's rank checks come before build reads the shape
+            assert_input_compatibility(self.input_spec, inputs, self.name)
+        self._build_for_call(args, kwargs, inputs)
+        self._check_inputs(inputs)
+        return args, kwargs
+
+    def _add_activity_penalty(self, outputs) -> None:
+        for output in jax.tree_util.tree_leaves(outputs):
+            self.add_loss(regularizers.activity_penalty(self.activity_regularizer, output))
 
     def _symbolic_call(self, args, kwargs):
         if self.__dict__.get("_input_shape_arg") is not None:

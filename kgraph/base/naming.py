@@ -26,6 +26,9 @@ import itertools
 import re
 import weakref
 
+__all__ = ["creation_index", "localize_names", "reset_names", "to_snake_case", "unique_name"]
+
+
 _counters: collections.Counter = collections.Counter()
 _creation = itertools.count()
 

@@ -18,6 +18,12 @@ import numpy as np
 from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.interpreter import context
 
+__all__ = [
+    "broadcast_shapes", "format_shape", "format_shapes", "infer_output_spec",
+    "input_shape_argument", "is_shape", "specs_from_shapes"
+]
+
+
 _FALLBACK_SIZES = (83, 89)
 
 
@@ -157,3 +163,22 @@ def _symbolic_specs(tensors):
     return [jax.ShapeDtypeStruct(tuple(symbol[a] if d is None else d
                                        for a, d in enumerate(t.shape)), jnp.dtype(t.dtype))
             for t in tensors]
+
+
+def input_shape_argument(kwargs):
+    """Keras's first-layer arguments ``input_shape`` / ``input_dim`` / ``batch_size`` /
+    ``batch_input_shape`` (removed from ``kwargs``): the full batch shape, or None.
+    A ``Sequential`` builds from it."""
+    input_shape = kwargs.pop("input_shape", None)
+    input_dim = kwargs.pop("input_dim", None)
+    batch_size = kwargs.pop("batch_size", None)
+    batch_input_shape = kwargs.pop("batch_input_shape", None) or kwargs.pop("batch_shape", None)
+    if batch_input_shape is not None:
+        return tuple(batch_input_shape)
+    if input_shape is None and input_dim is not None:
+        input_shape = (input_dim,)
+    if input_shape is None:
+        return None
+    if isinstance(input_shape, int):
+        input_shape = (input_shape,)
+    return (batch_size, *input_shape)

@@ -13,6 +13,8 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
+__all__ = ["StateArray"]
+
 
 class StateArray:
     """A named holder of one state array."""

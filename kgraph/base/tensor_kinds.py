@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+__all__ = ["decoded", "dense_only"]
+
 
 def dense_only(owner: str, sparse=False, ragged=False) -> None:
     """A ValueError if ``sparse`` or ``ragged`` output is asked for: kgraph has neither kind

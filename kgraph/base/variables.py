@@ -27,6 +27,8 @@ from kgraph import initializers
 from kgraph.base import initial_values
 from kgraph.interpreter import context
 
+__all__ = ["Variable", "checked_weight_shape"]
+
 
 class Variable:
     """A layer weight: name, shape, dtype, initializer, trainable, and its value."""
@@ -129,3 +131,19 @@ class Variable:
     def __repr__(self):
         kind = "trainable" if self.trainable else "non-trainable"
         return f"<Variable {self.path} shape={self.shape} dtype={self.dtype.name} {kind}>"
+
+
+def checked_weight_shape(layer, name, shape) -> tuple:
+    """``shape`` as a tuple of non-negative ints, else a ValueError naming the weight."""
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else shape
+    try:
+        dims = tuple(shape)
+        ok = all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 0
+                 for d in dims)
+    except TypeError:
+        ok = False
+    if not ok:
+        raise ValueError(f'Layer "{layer.name}": weight "{name}" needs a shape of '
+                         f"non-negative ints, received shape={shape!r}. Check the layer's "
+                         "size arguments and its input shape.")
+    return tuple(int(d) for d in dims)

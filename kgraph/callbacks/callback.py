@@ -26,6 +26,9 @@ from __future__ import annotations
 
 import numpy as np
 
+__all__ = ["BATCH_HOOKS", "Callback", "check_save_freq"]
+
+
 # The hooks that run once per batch, by mode. Keras's ``on_batch_begin/end`` are
 # aliases that the default ``on_train_batch_begin/end`` call.
 BATCH_HOOKS = {

@@ -17,6 +17,8 @@ from kgraph.callbacks.history import History
 from kgraph.callbacks.log_values import python_value
 from kgraph.callbacks.progress import ProgressBar
 
+__all__ = ["CallbackList"]
+
 
 def _python_logs(logs) -> dict:
     """Epoch-level logs as a new dict of Python floats (arrays for metrics with several

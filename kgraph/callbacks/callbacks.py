@@ -68,7 +68,7 @@ def _monitor_op(owner: str, monitor: str, mode: str):
                      "`mode='min'` in order to use the lowest value.")
 
 
-class MonitorCallback(Callback):
+class _MonitorCallback(Callback):
     """Shared by callbacks that watch one logged quantity for improvement (Keras's).
 
     ``mode="auto"`` minimizes losses and errors and maximizes accuracy-like metrics
@@ -94,7 +94,7 @@ class MonitorCallback(Callback):
         return bool(self.monitor_op(monitor_value - self.min_delta, reference_value))
 
 
-class EarlyStopping(MonitorCallback):
+class EarlyStopping(_MonitorCallback):
     """Stop training when ``monitor`` has stopped improving for ``patience`` epochs.
 
     Args (as Keras 3):
@@ -193,7 +193,7 @@ class EarlyStopping(MonitorCallback):
             self.model.set_weights(weights)
 
 
-class ReduceLROnPlateau(MonitorCallback):
+class ReduceLROnPlateau(_MonitorCallback):
     """Multiply the learning rate by ``factor`` when ``monitor`` stops improving.
 
     Acts on ``loop.learning_rate``, so the optimizer needs an injectable learning rate:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from kgraph.callbacks.callback import Callback
 
+__all__ = ["History"]
+
 
 class History(Callback):
     """Records epoch logs: ``history.history["loss"][i]`` and ``history.epoch[i]``.

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+__all__ = ["python_logs", "python_value", "scalar"]
+
 
 def python_value(value):
     """A float for a scalar, a NumPy array for anything with more than one value (as

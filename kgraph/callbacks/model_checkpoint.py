@@ -14,11 +14,13 @@ import warnings
 import numpy as np
 
 from kgraph.callbacks.callback import check_save_freq
-from kgraph.callbacks.callbacks import MonitorCallback
+from kgraph.callbacks.callbacks import _MonitorCallback
 from kgraph.callbacks.log_values import scalar
 
+__all__ = ["ModelCheckpoint"]
 
-class ModelCheckpoint(MonitorCallback):
+
+class ModelCheckpoint(_MonitorCallback):
     """Save the model to ``filepath`` every epoch (or every ``save_freq`` batches).
 
     Args (as Keras 3):

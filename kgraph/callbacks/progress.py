@@ -32,6 +32,9 @@ import warnings
 import numpy as np
 from tqdm import TqdmWarning
 
+__all__ = ["ProgressBar", "format_duration", "format_logs", "format_value"]
+
+
 with warnings.catch_warnings():
     # In a notebook without ipywidgets, tqdm warns and falls back to text; the bar then
     # prints plain lines instead (``display``), so the warning would only be noise.

@@ -22,6 +22,8 @@ import numpy as np
 
 from kgraph.callbacks.callback import Callback
 
+__all__ = ["RemoteMonitor"]
+
 
 class RemoteMonitor(Callback):
     """Post ``{"epoch": epoch, **logs}`` to ``root + path`` at the end of every epoch.

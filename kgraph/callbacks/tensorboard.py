@@ -12,6 +12,8 @@ import numpy as np
 
 from kgraph.callbacks.callback import Callback
 
+__all__ = ["TensorBoard"]
+
 
 def _writer(folder):
     try:

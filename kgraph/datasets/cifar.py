@@ -10,6 +10,9 @@ from kgraph import config
 from kgraph.datasets import safe_pickle
 from kgraph.utils.file_utils import get_file
 
+__all__ = ["HASHES", "ORIGINS", "download", "finish", "load_batch"]
+
+
 ORIGINS = {"cifar10": "https://www.cs.toronto.edu/~kriz/cifar-10-python.tar.gz",
            "cifar100": "https://www.cs.toronto.edu/~kriz/cifar-100-python.tar.gz"}
 HASHES = {"cifar10": "6d958be074577803d12ecdefd02955f39262c83c16fe9348329d7fe0b5c001ce",

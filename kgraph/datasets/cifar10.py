@@ -6,6 +6,8 @@ import numpy as np
 
 from kgraph.datasets.cifar import download, finish, load_batch
 
+__all__ = ["load_data"]
+
 
 def load_data():
     """``(x_train, y_train), (x_test, y_test)``: uint8 images, uint8 labels (n, 1)."""

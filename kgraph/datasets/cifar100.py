@@ -4,6 +4,8 @@ import os
 
 from kgraph.datasets.cifar import download, finish, load_batch
 
+__all__ = ["load_data"]
+
 
 def load_data(label_mode="fine"):
     """``(x_train, y_train), (x_test, y_test)``: uint8 images, uint8 labels (n, 1)."""

@@ -12,6 +12,9 @@ import os
 
 import numpy as np
 
+__all__ = ["load_digits"]
+
+
 _HERE = os.path.dirname(__file__)
 
 

@@ -7,6 +7,9 @@ import numpy as np
 
 from kgraph.datasets._download import fetch
 
+__all__ = ["FILES", "load_data"]
+
+
 FILES = ["train-labels-idx1-ubyte.gz", "train-images-idx3-ubyte.gz",
          "t10k-labels-idx1-ubyte.gz", "t10k-images-idx3-ubyte.gz"]
 

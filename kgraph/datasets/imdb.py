@@ -4,6 +4,8 @@ import numpy as np
 
 from kgraph.datasets import sequences as seq
 
+__all__ = ["get_word_index", "load_data"]
+
 
 def load_data(path="imdb.npz", num_words=None, skip_top=0, maxlen=None, seed=113,
               start_char=1, oov_char=2, index_from=3, **kwargs):

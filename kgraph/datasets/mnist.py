@@ -2,6 +2,8 @@
 
 from kgraph.datasets._download import fetch, load_npz
 
+__all__ = ["load_data"]
+
 
 def load_data(path="mnist.npz"):
     """``(x_train, y_train), (x_test, y_test)``: uint8 28x28 images and uint8 labels."""

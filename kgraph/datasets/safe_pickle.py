@@ -14,6 +14,9 @@ import zipfile
 import numpy as np
 from numpy.lib import format as npy_format
 
+__all__ = ["load", "load_npz"]
+
+
 _ALLOWED = {("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "_reconstruct"),
             ("numpy.core.multiarray", "scalar"), ("numpy._core.multiarray", "scalar"),
             ("numpy", "ndarray"), ("numpy", "dtype"), ("_codecs", "encode")}

@@ -9,6 +9,8 @@ import numpy as np
 from kgraph.datasets import safe_pickle
 from kgraph.datasets._download import fetch
 
+__all__ = ["drop_long", "limit_words", "load", "remap", "shuffled", "word_index"]
+
 
 def load(name, path):
     """The arrays of dataset file ``name`` (object arrays read without running code)."""

@@ -26,6 +26,12 @@ from kgraph.base.layer import Layer
 from kgraph.base.shape_inference import format_shapes
 from kgraph.display.summary import _count, layer_nodes, summary_rows
 
+__all__ = [
+    "INSTALL_HINT", "dot_available", "model_to_dot", "plot_model", "repr_html", "run_dot",
+    "summary_html"
+]
+
+
 INSTALL_HINT = (
     "plot_model needs Graphviz's `dot` program, which was not found on PATH. Install "
     "Graphviz: `apt-get install graphviz` (Debian/Ubuntu), `brew install graphviz` (macOS), "

@@ -6,6 +6,8 @@ import math
 
 from kgraph.base.shape_inference import format_shapes
 
+__all__ = ["layer_nodes", "summary_rows", "summary_text"]
+
 
 def _output_shape(nodes):
     shapes = {format_shapes([t.shape for t in node.outputs]) for node in nodes}

@@ -14,6 +14,8 @@ from kgraph.base.memory import check_allocatable
 from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.graph.node import Node
 
+__all__ = ["Input", "InputLayer"]
+
 
 def _check_dims(dims, argument, name):
     """Every entry of a shape is None or a non-negative int (a bool or float is not)."""

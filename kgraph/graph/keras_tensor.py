@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+__all__ = ["KerasTensor", "OPERATORS", "is_keras_tensor"]
+
+
 _BOOL_ERROR = (
     "A symbolic KerasTensor has no value yet, so it cannot be used as a Python bool "
     "(in `if`, `while`, `and`/`or`, or `assert`). Use kgraph.ops.where / jax.lax.cond "

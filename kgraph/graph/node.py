@@ -19,6 +19,8 @@ import jax
 
 from kgraph.graph.keras_tensor import KerasTensor
 
+__all__ = ["KerasHistory", "Node"]
+
 
 class KerasHistory(NamedTuple):
     """Where a KerasTensor came from: ``(layer, node_index, tensor_index)``."""

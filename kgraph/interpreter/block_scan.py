@@ -28,6 +28,8 @@ import numpy as np
 
 from kgraph.interpreter import context, fingerprint, layer_state
 
+__all__ = ["run_scanned"]
+
 
 class _Unscannable(Exception):
     pass

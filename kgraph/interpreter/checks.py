@@ -24,6 +24,9 @@ import jax.numpy as jnp
 import numpy as np
 from jax.experimental import checkify
 
+__all__ = ["check_index_range", "checked", "checking", "enabled"]
+
+
 _enabled = [False]
 
 

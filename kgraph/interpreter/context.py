@@ -34,6 +34,12 @@ import numpy as np
 
 from kgraph.base import seed_stream
 
+__all__ = [
+    "CallContext", "Keys", "Options", "Weights", "checkpoint", "current", "row_mask",
+    "sample_mask_for", "sample_mask_scope", "scan", "stable_hash"
+]
+
+
 _local = threading.local()
 
 

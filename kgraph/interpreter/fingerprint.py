@@ -34,6 +34,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.extend import core as jex_core
 
+__all__ = ["identity"]
+
 
 def _digest(array) -> tuple:
     array = np.asarray(array)

@@ -26,6 +26,9 @@ from __future__ import annotations
 import jax
 import numpy as np
 
+__all__ = ["same_state"]
+
+
 # Attributes that are bookkeeping (names, graph records, caches), not what ``call`` reads;
 # the weights are compared by their own description.
 _BOOKKEEPING = frozenset({"name", "_name_base", "_auto_name", "_created", "_name_local",

@@ -35,6 +35,8 @@ import jax
 from kgraph.base import call_args
 from kgraph.graph.keras_tensor import KerasTensor
 
+__all__ = ["mask_arguments"]
+
 
 def _any(mask) -> bool:
     return any(m is not None for m in jax.tree_util.tree_leaves(mask))

@@ -20,6 +20,8 @@ from kgraph.interpreter import block_scan, context
 from kgraph.interpreter.plan import Plan
 from kgraph.graph.node import Node
 
+__all__ = ["NodeHook", "keras_layer_order", "node_paths", "run_graph", "topological_order"]
+
 
 def _describe_input(tensor: KerasTensor) -> str:
     layer = tensor._keras_history.layer

@@ -20,6 +20,9 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+__all__ = ["HALF", "conv_general_dilated", "conv_transpose", "einsum", "matmul"]
+
+
 HALF = (jnp.dtype(jnp.bfloat16), jnp.dtype(jnp.float16))
 
 

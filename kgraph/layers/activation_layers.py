@@ -12,6 +12,8 @@ from kgraph.base.input_spec import InputSpec
 from kgraph.base.layer import Layer
 from kgraph.layers import arg_checks
 
+__all__ = ["ELU", "LeakyReLU", "PReLU", "ReLU", "Softmax"]
+
 
 class _Elementwise(Layer):
     supports_masking = True

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+__all__ = ["axes_in_range", "number", "positive_int"]
+
 
 def number(owner: str, name: str, value, low=None, high=None):
     """``value`` as given if it is a real number in ``[low, high]``, else a ValueError."""

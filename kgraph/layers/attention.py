@@ -21,6 +21,8 @@ import jax.numpy as jnp
 from kgraph.base.layer import Layer
 from kgraph.graph.keras_tensor import KerasTensor
 
+__all__ = ["AdditiveAttention", "Attention"]
+
 
 def _dropout(layer, weights, rate, seed):
     key = layer.random_key()

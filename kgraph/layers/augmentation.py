@@ -26,6 +26,11 @@ from kgraph.base.layer import Layer
 from kgraph.ops import conv_utils as cu
 from kgraph.ops import image as image_ops
 
+__all__ = [
+    "RandomBrightness", "RandomContrast", "RandomCrop", "RandomFlip", "RandomRotation",
+    "RandomTranslation", "RandomZoom", "rotation_transforms"
+]
+
 
 def _factor_range(name, factor, owner, bound=None):
     """Keras's factor: a number ``f`` means ``(-f, f)``; a pair is ``(lower, upper)``."""

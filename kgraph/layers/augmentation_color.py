@@ -24,6 +24,12 @@ from kgraph.config import epsilon
 from kgraph.layers.augmentation import _Augmentation
 from kgraph.ops import image as image_ops
 
+__all__ = [
+    "AutoContrast", "RandomColorDegeneration", "RandomGaussianBlur", "RandomGrayscale",
+    "RandomHue", "RandomInvert", "RandomPosterization", "RandomSaturation", "RandomSharpness",
+    "Solarization"
+]
+
 
 def _rescale(x, source, target):
     """Keras's ``_transform_value_range``: ``x`` from ``source`` to ``target`` range."""

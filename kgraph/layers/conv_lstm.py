@@ -26,6 +26,8 @@ from kgraph.ops import conv_utils as cu
 from kgraph.layers.recurrent import _cell_property, _scan
 from kgraph.layers.rnn_cells import _cell_initializer, init_arguments, parameter_names
 
+__all__ = ["ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D"]
+
 
 class _ConvLSTMCell(Layer):
     """One ConvLSTM step: ``(x_t, [h, c]) -> (h, [h, c])``."""

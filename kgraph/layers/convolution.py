@@ -20,6 +20,8 @@ from kgraph.ops import conv_utils as cu
 from kgraph.layers import accumulate
 from kgraph.layers import weight_args as wa
 
+__all__ = ["BaseConv", "Conv1D", "Conv2D", "Conv3D", "WindowedConv"]
+
 
 class WindowedConv(Layer):
     """What every convolution shares: window arguments, the ``lax`` call, bias, activation.

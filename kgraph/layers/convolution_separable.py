@@ -19,6 +19,11 @@ from kgraph.ops import conv_utils as cu
 from kgraph.layers import weight_args as wa
 from kgraph.layers.convolution import WindowedConv
 
+__all__ = [
+    "BaseDepthwiseConv", "BaseSeparableConv", "DepthwiseConv1D", "DepthwiseConv2D",
+    "SeparableConv1D", "SeparableConv2D"
+]
+
 
 def _depthwise(layer, x, kernel):
     """Depthwise convolution of ``x`` with a Keras kernel ``(*k, in, depth_multiplier)``."""

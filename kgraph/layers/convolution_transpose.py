@@ -18,6 +18,8 @@ from kgraph.layers import accumulate
 from kgraph.ops import conv_utils as cu
 from kgraph.layers.convolution import BaseConv
 
+__all__ = ["BaseConvTranspose", "Conv1DTranspose", "Conv2DTranspose", "Conv3DTranspose"]
+
 
 class BaseConvTranspose(BaseConv):
     """N-d transposed convolution (the gradient of a convolution with respect to its input).

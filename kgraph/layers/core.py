@@ -11,6 +11,8 @@ from kgraph.base.layer import Layer
 from kgraph.layers import accumulate
 from kgraph.layers import weight_args as wa
 
+__all__ = ["Activation", "Dense", "Dropout"]
+
 
 class Dense(Layer):
     """``activation(inputs @ kernel + bias)`` on the last axis.

@@ -12,6 +12,8 @@ from kgraph.base import catalog, shape_inference
 from kgraph.base.layer import Layer, _shapes
 from kgraph.graph.keras_tensor import KerasTensor
 
+__all__ = ["Identity", "Lambda", "Masking"]
+
 
 def _function_config(fn):
     """``{"module", "name"}`` of a function; lambdas/nested ones are marked unloadable."""

@@ -19,6 +19,8 @@ import jax.numpy as jnp
 
 from kgraph.base.layer import Layer
 
+__all__ = ["ClipGradient", "StableNorm", "clip_gradient", "stable_norm"]
+
 
 @functools.partial(jax.custom_vjp, nondiff_argnums=(1,))
 def clip_gradient(x, clip_norm):

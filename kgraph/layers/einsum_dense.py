@@ -12,6 +12,8 @@ from kgraph.layers import accumulate
 from kgraph.layers import weight_args as wa
 from kgraph.layers.embedding import resolve_initializer
 
+__all__ = ["EinsumDense", "analyze_einsum_string"]
+
 
 class EinsumDense(Layer):
     """``activation(einsum(equation, inputs, kernel) + bias)``.

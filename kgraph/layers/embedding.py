@@ -9,6 +9,9 @@ from kgraph.base.layer import Layer
 from kgraph.interpreter import checks
 from kgraph.layers import weight_args as wa
 
+__all__ = ["Embedding", "ReversibleEmbedding", "resolve_initializer"]
+
+
 # Keras's short aliases that kgraph.initializers.get does not know.
 _ALIASES = {"uniform": "random_uniform", "normal": "random_normal"}
 

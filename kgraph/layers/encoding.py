@@ -20,6 +20,8 @@ from kgraph.base.layer import Layer
 from kgraph.base.tensor_kinds import dense_only
 from kgraph.layers.lookup import _batches, encode_counts
 
+__all__ = ["CategoryEncoding", "Discretization", "Hashing"]
+
 
 class CategoryEncoding(Layer):
     """Integer ids in ``[0, num_tokens)`` to one-hot, multi-hot or count vectors."""

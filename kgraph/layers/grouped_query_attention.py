@@ -21,6 +21,8 @@ import jax.numpy as jnp
 from kgraph.base.input_spec import InputSpec
 from kgraph.layers.multi_head_attention import MultiHeadAttention
 
+__all__ = ["GroupQueryAttention", "GroupedQueryAttention"]
+
 
 class GroupedQueryAttention(MultiHeadAttention):
     """Grouped-query attention. Call: ``layer(query, value, key=None, query_mask=None,

@@ -23,6 +23,9 @@ import numpy as np
 from kgraph.base.layer import Layer
 from kgraph.graph.keras_tensor import KerasTensor
 
+__all__ = ["IntegerLookup", "StringLookup", "encode_counts"]
+
+
 _MODES = ("int", "one_hot", "multi_hot", "count", "tf_idf")
 
 

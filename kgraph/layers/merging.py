@@ -18,6 +18,10 @@ from kgraph.base.layer import Layer
 from kgraph.base.shape_inference import format_shapes
 from kgraph.ops.nn import normalize as _l2_normalize
 
+__all__ = [
+    "Add", "Average", "Concatenate", "Dot", "Maximum", "Minimum", "Multiply", "Subtract"
+]
+
 
 def _expanded_shape(shape, ndim):
     """``shape`` with axes inserted after the batch axis up to rank ``ndim`` (Keras)."""

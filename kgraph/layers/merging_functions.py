@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from kgraph.layers import merging
 
+__all__ = [
+    "add", "average", "concatenate", "dot", "maximum", "minimum", "multiply", "subtract"
+]
+
 
 def add(inputs, **kwargs):
     """``Add(**kwargs)(inputs)``: the elementwise sum."""

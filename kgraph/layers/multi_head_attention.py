@@ -42,6 +42,8 @@ from kgraph.layers import weight_args as wa
 from kgraph.layers.einsum_dense import EinsumDense
 from kgraph.layers.rnn_cells import salted
 
+__all__ = ["MultiHeadAttention"]
+
 
 class _Projection(EinsumDense):
     """An ``EinsumDense`` whose eager initial weights also depend on its parent's name.

@@ -19,6 +19,10 @@ from kgraph.config import epsilon
 from kgraph.interpreter import context
 from kgraph.layers import arg_checks, weight_args as wa
 
+__all__ = [
+    "BatchNormalization", "GroupNormalization", "LayerNormalization", "RMSNormalization",
+    "UnitNormalization"
+]
 
 
 def _stat_dtype(dtype):

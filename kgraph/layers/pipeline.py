@@ -16,6 +16,8 @@ from kgraph.base import call_args
 from kgraph.base.layer import Layer
 from kgraph.layers.wrappers import deserialize_layer, serialize_layer
 
+__all__ = ["Pipeline"]
+
 
 class Pipeline(Layer):
     """Apply ``layers`` in order (``training`` and masks passed to those that take them)."""

@@ -21,6 +21,13 @@ from kgraph.base.input_spec import InputSpec
 from kgraph.base.layer import Layer
 from kgraph.ops import conv_utils as cu
 
+__all__ = [
+    "AveragePooling1D", "AveragePooling2D", "AveragePooling3D", "BaseGlobalPooling",
+    "BasePooling", "GlobalAveragePooling1D", "GlobalAveragePooling2D",
+    "GlobalAveragePooling3D", "GlobalMaxPooling1D", "GlobalMaxPooling2D", "GlobalMaxPooling3D",
+    "MaxPooling1D", "MaxPooling2D", "MaxPooling3D"
+]
+
 
 def _accumulation_dtype(dtype):
     """float32 for half-precision floats (sums and means), else ``dtype``."""

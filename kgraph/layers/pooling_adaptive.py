@@ -19,7 +19,12 @@ import numpy as np
 from kgraph.base.input_spec import InputSpec
 from kgraph.base.layer import Layer
 from kgraph.ops import conv_utils as cu
-from kgraph.ops.nn_windows import adaptive_pool
+from kgraph.ops.nn_windows import _adaptive_pool
+
+__all__ = [
+    "AdaptiveAveragePooling1D", "AdaptiveAveragePooling2D", "AdaptiveAveragePooling3D",
+    "AdaptiveMaxPooling1D", "AdaptiveMaxPooling2D", "AdaptiveMaxPooling3D"
+]
 
 
 class _AdaptivePooling(Layer):
@@ -33,7 +38,7 @@ class _AdaptivePooling(Layer):
         self.input_spec = InputSpec(ndim=self.rank + 2)
 
     def call(self, inputs):
-        return adaptive_pool(inputs, self.output_size, self.data_format, self.reduce,
+        return _adaptive_pool(inputs, self.output_size, self.data_format, self.reduce,
                              f'Layer "{self.name}"')
 
     def compute_output_shape(self, input_shape):

@@ -14,6 +14,7 @@ from kgraph.config import epsilon
 from kgraph.layers import arg_checks
 from kgraph.ops import conv_utils as cu
 
+__all__ = ["CenterCrop", "Normalization", "Rescaling", "Resizing"]
 
 
 def _to_config_value(value):

@@ -37,6 +37,8 @@ from kgraph.layers.wrappers import deserialize_layer, serialize_layer
 from kgraph.layers.rnn_cells import (GRUCell, LSTMCell, SimpleRNNCell, _Cell, init_arguments,
                                      parameter_names)
 
+__all__ = ["GRU", "LSTM", "RNN", "SimpleRNN"]
+
 
 def _scan(step, states, sequences, mask, *, go_backwards, zero_output_for_mask,
           return_sequences):

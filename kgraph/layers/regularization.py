@@ -19,6 +19,11 @@ from kgraph.layers import arg_checks
 from kgraph.ops import conv_utils as cu
 from kgraph.layers.core import Dropout
 
+__all__ = [
+    "ActivityRegularization", "AlphaDropout", "GaussianDropout", "GaussianNoise",
+    "SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D"
+]
+
 
 def _check_rate(rate, name="rate"):
     if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate <= 1:

@@ -13,6 +13,12 @@ from kgraph.base.input_spec import InputSpec
 from kgraph.base.layer import Layer
 from kgraph.ops import conv_utils as cu
 
+__all__ = [
+    "Cropping1D", "Cropping2D", "Cropping3D", "Flatten", "Permute", "RepeatVector", "Reshape",
+    "UpSampling1D", "UpSampling2D", "UpSampling3D", "ZeroPadding1D", "ZeroPadding2D",
+    "ZeroPadding3D"
+]
+
 
 class Flatten(Layer):
     """Flatten all axes but the batch axis: (N, a, b) -> (N, a*b).

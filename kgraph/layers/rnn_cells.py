@@ -32,6 +32,11 @@ from kgraph.base.layer import Layer
 from kgraph.interpreter import context
 from kgraph.layers import arg_checks, weight_args as wa
 
+__all__ = [
+    "GRUCell", "LSTMCell", "SimpleRNNCell", "StepConfig", "dropout_masks", "gru_step",
+    "init_arguments", "lstm_step", "parameter_names", "salted", "simple_rnn_step"
+]
+
 
 # --------------------------------------------------------------------------- helpers
 def init_arguments(frame_locals) -> dict:

@@ -16,6 +16,8 @@ from __future__ import annotations
 from kgraph.base.layer import Layer
 from kgraph.layers.wrappers import deserialize_layer, serialize_layer
 
+__all__ = ["StackedRNNCells"]
+
 
 def _sizes(cell) -> list:
     size = cell.state_size

@@ -19,6 +19,9 @@ from kgraph.base.layer import Layer
 from kgraph.base.tensor_kinds import dense_only, decoded
 from kgraph.layers.lookup import StringLookup, _batches
 
+__all__ = ["TextVectorization"]
+
+
 _PUNCTUATION = re.compile(f"[{re.escape(string.punctuation)}]")
 
 

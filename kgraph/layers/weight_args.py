@@ -13,6 +13,11 @@ from __future__ import annotations
 
 from kgraph import constraints, initializers, regularizers
 
+__all__ = [
+    "add_weight", "check_quantization_config", "serialize_initializer", "set_weight_args",
+    "weight_config"
+]
+
 
 def serialize_initializer(identifier, strict=True):
     """``initializers.serialize(identifier)``; with ``strict=False`` an initializer it

@@ -29,6 +29,10 @@ from kgraph.base.layer import Layer
 from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.interpreter import context
 
+__all__ = [
+    "Bidirectional", "TimeDistributed", "Wrapper", "deserialize_layer", "serialize_layer"
+]
+
 
 # ----------------------------------------------------------------- serialization
 def serialize_layer(layer) -> dict:

@@ -20,6 +20,11 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
+__all__ = [
+    "aligned_shapes", "check_categorical", "check_elementwise", "check_numeric",
+    "check_same_shape", "check_sparse"
+]
+
 
 def _spec(x):
     """``(shape, dtype)`` of an array-like (lists become NumPy arrays)."""

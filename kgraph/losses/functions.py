@@ -24,6 +24,16 @@ from kgraph.config import epsilon
 from kgraph.ops import nn as ops_nn
 from kgraph.losses.weighting import squeeze_or_expand_to_same_rank
 
+__all__ = [
+    "as_float", "binary_crossentropy", "binary_focal_crossentropy", "categorical_crossentropy",
+    "categorical_focal_crossentropy", "categorical_generalized_cross_entropy",
+    "categorical_hinge", "circle", "circle_and_mask", "cosine_similarity", "ctc", "dice",
+    "hinge", "huber", "kl_divergence", "log_cosh", "mean_absolute_error",
+    "mean_absolute_percentage_error", "mean_squared_error", "mean_squared_logarithmic_error",
+    "poisson", "sparse_categorical_crossentropy", "sparse_categorical_crossentropy_and_mask",
+    "squared_hinge", "tversky"
+]
+
 
 def as_float(x):
     """``x`` as a floating array (float32 unless it already is floating)."""
@@ -165,7 +175,7 @@ def sparse_categorical_crossentropy_and_mask(y_true, y_pred, from_logits=False,
     if ignore_class is not None:
         valid = labels != int(ignore_class)
         labels = jnp.where(valid, labels, 0)
-    values = ops_nn.label_crossentropy(labels, y_pred, from_logits, axis % y_pred.ndim)
+    values = ops_nn._label_crossentropy(labels, y_pred, from_logits, axis % y_pred.ndim)
     if valid is not None:
         values = jnp.where(valid, values, 0.0)
     return values, valid

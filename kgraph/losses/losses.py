@@ -430,7 +430,7 @@ BY_NAME = {**{c.default_name: c for c in _CLASSES},
 _BY_CLASS_NAME = {c.__name__: c for c in _CLASSES + _MORE}
 
 
-def from_keras(obj):
+def _from_keras(obj):
     """The equivalent of a ``keras.losses`` object (same class name and arguments), else None.
 
     The arguments come from its config and its function's keyword arguments (Keras leaves
@@ -471,7 +471,7 @@ def get(identifier) -> Loss:
         return cls.from_config(identifier.get("config") or {})
     if inspect.isclass(identifier) and issubclass(identifier, Loss):
         return identifier()
-    translated = from_keras(identifier)
+    translated = _from_keras(identifier)
     if translated is not None:
         return translated
     if callable(identifier):

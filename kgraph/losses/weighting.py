@@ -17,6 +17,11 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+__all__ = [
+    "as_float_mask", "broadcast_to_values", "combine_masks", "divide_no_nan",
+    "reduce_weighted", "squeeze_or_expand_to_same_rank", "weighted"
+]
+
 
 def squeeze_or_expand_to_same_rank(x1, x2, expand_rank_1=True):
     """Keras's rank alignment: squeeze or add a last axis of size 1 if ranks differ by 1."""

@@ -16,6 +16,14 @@ from kgraph.losses.functions import as_float
 from kgraph.metrics.metric import MeanMetricWrapper
 from kgraph.losses.weighting import squeeze_or_expand_to_same_rank
 
+__all__ = [
+    "Accuracy", "AutoAccuracy", "BinaryAccuracy", "CategoricalAccuracy",
+    "SparseCategoricalAccuracy", "SparseTopKCategoricalAccuracy", "TopKCategoricalAccuracy",
+    "accuracy", "accuracy_kind", "binary_accuracy", "categorical_accuracy",
+    "shape_resolved_accuracy", "sparse_categorical_accuracy",
+    "sparse_top_k_categorical_accuracy", "top_k_categorical_accuracy"
+]
+
 
 def accuracy(y_true, y_pred):
     """1.0 where ``y_true == y_pred`` exactly."""

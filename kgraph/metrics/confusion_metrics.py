@@ -27,6 +27,9 @@ from kgraph.config import epsilon
 from kgraph.metrics.metric import Metric, merge_weights
 from kgraph.losses.weighting import divide_no_nan, squeeze_or_expand_to_same_rank
 
+__all__ = ["AUC", "NEG_INF", "Precision", "Recall", "confusion_counts", "evenly_distributed"]
+
+
 NEG_INF = -1e10  # the threshold used with top_k, as in Keras
 
 _COUNTS = ("true_positives", "false_positives", "true_negatives", "false_negatives")

@@ -25,6 +25,8 @@ from kgraph.base.naming import to_snake_case
 from kgraph.base.state_arrays import StateArray
 from kgraph.losses.weighting import broadcast_to_values, divide_no_nan, weighted
 
+__all__ = ["Mean", "MeanMetricWrapper", "Metric", "Sum", "mean_totals", "merge_weights"]
+
 
 def _float32(x):
     return jnp.asarray(x).astype(jnp.float32)

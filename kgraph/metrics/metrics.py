@@ -95,7 +95,7 @@ class LogCoshError(MeanMetricWrapper):
         super().__init__(fns.log_cosh, name=name)
 
 
-def cosine_similarity(y_true, y_pred, axis=-1):
+def _cosine_similarity(y_true, y_pred, axis=-1):
     """Cosine similarity along ``axis`` (positive: 1 for identical directions)."""
     return -fns.cosine_similarity(y_true, y_pred, axis=axis)
 
@@ -104,7 +104,7 @@ class CosineSimilarity(MeanMetricWrapper):
     """Mean cosine similarity (the metric is positive; the loss of that name is negative)."""
 
     def __init__(self, name="cosine_similarity", axis=-1):
-        super().__init__(cosine_similarity, name=name, axis=axis)
+        super().__init__(_cosine_similarity, name=name, axis=axis)
 
 
 class RootMeanSquaredError(Mean):
@@ -172,7 +172,7 @@ BY_NAME = {
 _ACCURACY = ("accuracy", "acc")
 
 
-def accuracy_for(loss, name="accuracy") -> Metric:
+def _accuracy_for(loss, name="accuracy") -> Metric:
     """The accuracy that fits ``loss`` (see ``get``)."""
     if isinstance(loss, (str, dict)) or (callable(loss) and not isinstance(loss, losses.Loss)):
         loss = losses.get(loss)
@@ -218,7 +218,7 @@ def get(identifier, loss=None) -> Metric:
         return cls.from_config(identifier.get("config") or {})
     if inspect.isclass(identifier) and issubclass(identifier, Metric):
         return identifier()
-    if isinstance(identifier, losses.Loss) or losses.from_keras(identifier) is not None:
+    if isinstance(identifier, losses.Loss) or losses._from_keras(identifier) is not None:
         return LossMetric(identifier)
     if callable(identifier):
         return MeanMetricWrapper(identifier)
@@ -229,7 +229,7 @@ def get(identifier, loss=None) -> Metric:
 
 def _from_name(name, loss):
     if name.lower() in _ACCURACY:
-        return accuracy_for(loss, name)
+        return _accuracy_for(loss, name)
     cls = BY_NAME.get(name) or _BY_CLASS_NAME.get(name)
     if cls is not None:
         return cls()

@@ -19,6 +19,8 @@ from kgraph.interpreter.walk import run_graph, topological_order
 from kgraph.models.functional import Functional
 from kgraph.models.sequential import Sequential
 
+__all__ = ["clone_model"]
+
 
 def _fresh(layer):
     """Keras's default ``clone_function``: the layer rebuilt from its config."""

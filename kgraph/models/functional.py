@@ -15,31 +15,15 @@ import warnings
 
 import jax
 
-from kgraph.base import bulk, call_args, naming
+from kgraph.base import bulk, naming
 from kgraph.base.input_spec import InputSpec, assert_input_compatibility
 from kgraph import saving
-from kgraph.base.layer import Layer
 from kgraph.graph.keras_tensor import KerasTensor
-from kgraph.interpreter import context, masking, walk
+from kgraph.interpreter import context, execute, walk
 from kgraph.interpreter.plan import Plan
 from kgraph.models.model import Model
 
-
-def _call_layer(node, args, kwargs, input_masks):
-    """Run a node's layer with its mask arguments; return its output and output mask."""
-    layer = node.layer
-    if input_masks is None and type(layer).compute_mask is Layer.compute_mask:
-        return layer(*args, **kwargs), None
-    mask_kwargs, previous_mask = masking.mask_arguments(node, kwargs, input_masks)
-    result = layer(*args, **{**kwargs, **mask_kwargs})
-    first = call_args.first_argument(type(layer), args, kwargs)
-    return result, layer.compute_mask(first, previous_mask)
-
-
-def _infer_layer(node, args, kwargs, input_masks):
-    if "key" in kwargs and "key" not in call_args.call_parameters(type(node.layer))[0]:
-        kwargs = {k: v for k, v in kwargs.items() if k != "key"}  # a PRNG key
-    return node.layer.compute_output_spec(*args, **kwargs), None
+__all__ = ["Functional"]
 
 
 class Functional(Model):
@@ -187,23 +171,18 @@ class Functional(Model):
         unrolled (``compiler.compile`` makes a plan with scanned runs)."""
         return Plan(self._nodes, self.inputs, self.outputs)
 
-    def _run(self, inputs, run_node, mask=None, hooks=(), plan=None):
+    def _run(self, inputs, run_node, mask=None, hooks=()):
+        outputs, out_masks = execute.run_model(self, inputs, self.plan, hooks, mask, run_node)
         ctx = context.current()
-        prefix = tuple(ctx.path[1:]) if ctx is not None else ()
-        masks = self._flatten_inputs(mask) if mask is not None else None
-        plan = self.plan if plan is None else plan
-        values, out_masks = walk.run_graph(plan, self._flatten_inputs(inputs), run_node,
-                                            masks, hooks, prefix)
         if ctx is not None:
             ctx.output_masks[id(self)] = out_masks
-        return jax.tree_util.tree_unflatten(self._out_treedef, values)
+        return outputs
 
-    def call(self, inputs, training=None, mask=None, plan=None):
-        """Run the graph on ``inputs``: its own plan, or ``plan`` (a compiled program's,
-        with runs of repeated blocks scanned)."""
+    def call(self, inputs, training=None, mask=None):
+        """Run the graph on ``inputs`` (``kgraph.interpreter.execute.run_model``)."""
         ctx = context.current()
         hooks = ctx.options.hooks if ctx is not None else ()
-        return self._run(inputs, _call_layer, mask, hooks, plan)
+        return self._run(inputs, execute.call_node, mask, hooks)
 
     def compute_mask(self, inputs, mask=None):
         """The output masks of the last run of this model in the current call."""
@@ -214,7 +193,7 @@ class Functional(Model):
         return jax.tree_util.tree_unflatten(self._out_treedef, masks)
 
     def compute_output_spec(self, inputs, training=None, mask=None, **kwargs):
-        return self._run(inputs, _infer_layer)
+        return self._run(inputs, execute.infer_node)
 
     def _symbolic_call(self, args, kwargs):
         inputs = args[0] if args else kwargs.get("inputs")

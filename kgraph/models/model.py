@@ -21,6 +21,8 @@ from kgraph.saving import safetensors_io
 from kgraph.display.summary import summary_text
 from kgraph.models import tracing
 
+__all__ = ["Model"]
+
 
 def _float16_policy(model, precision) -> bool:
     """Whether ``model`` (or ``compile``'s ``precision``) computes in float16."""

@@ -22,6 +22,9 @@ from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.models.functional import Functional
 from kgraph.models.model import Model
 
+__all__ = ["Sequential"]
+
+
 # Attributes that belong to the Sequential object itself (identity, weights it owns, the
 # runtime's training setup, which follows graph changes itself); everything else a
 # Functional sets up describes the graph and is copied.

@@ -17,6 +17,9 @@ from kgraph.base import naming
 from kgraph.graph.input_layer import Input
 from kgraph.interpreter import walk
 
+__all__ = ["NOT_TRACEABLE", "trace_call"]
+
+
 NOT_TRACEABLE = (
     "Model {name!r} ({cls}) could not be traced into a graph: its call() failed on symbolic "
     "inputs with {error_type}: {error}\n"

@@ -15,6 +15,13 @@ import jax.numpy as jnp
 
 from kgraph import config
 
+__all__ = [
+    "as_int", "channel_axis", "check_rank", "conv_dimension_numbers", "conv_output_length",
+    "conv_transpose_output_length", "conv_transpose_padding", "float_input", "input_channels",
+    "positive_int", "spatial_axes", "spatial_output_shape", "standardize_data_format",
+    "standardize_padding", "standardize_pairs", "standardize_tuple"
+]
+
 
 def as_int(value):
     """``value`` as a Python int (NumPy ints too; not bools), else TypeError."""

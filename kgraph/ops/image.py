@@ -15,6 +15,13 @@ import jax.numpy as jnp
 from kgraph import config
 from kgraph.ops.registry import register_op
 
+__all__ = [
+    "affine_transform", "crop_images", "extract_patches", "gaussian_blur", "hsv_to_rgb",
+    "map_coordinates", "pad_images", "resize", "rgb_to_grayscale", "rgb_to_hsv", "sobel_edges",
+    "ssim"
+]
+
+
 _ORDER = {"nearest": 0, "bilinear": 1}
 _FILL_MODES = ("constant", "nearest", "wrap", "mirror", "reflect")
 

@@ -14,6 +14,13 @@ from kgraph.ops.numpy import norm  # noqa: F401 - keras.ops.linalg.norm
 from kgraph.ops.numpy_extra import slogdet  # noqa: F401
 from kgraph.ops.registry import register_array_function, register_op
 
+__all__ = [
+    "norm", "slogdet",  # kgraph.ops.numpy's, as keras.ops.linalg has them
+    "cholesky", "cholesky_inverse", "det", "eig", "eigh", "inv", "jvp", "logdet", "lstsq",
+    "lu_factor", "matrix_rank", "pinv", "qr", "solve", "solve_triangular", "svd"
+]
+
+
 cholesky = register_array_function("cholesky", jnp.linalg.cholesky, ("x",), elementwise=False)
 det = register_array_function("det", jnp.linalg.det, ("x",), elementwise=False)
 eig = register_array_function("eig", jnp.linalg.eig, ("x",), elementwise=False)

@@ -142,7 +142,7 @@ def normalize(x, axis=-1, order=2, epsilon=None):
 # ---------------------------------------------------------------------- losses
 # The crossentropy arithmetic lives here once; runtime's losses add Keras's loss options
 # (label smoothing, ignore_class, rank alignment) around these functions.
-def log_probabilities(output, from_logits=False, axis=-1):
+def _log_probabilities(output, from_logits=False, axis=-1):
     """Log class probabilities along ``axis``: ``log_softmax`` of logits, or (Keras's
     formula) probabilities renormalised to sum to 1 and clipped to ``[eps, 1 - eps]``."""
     if from_logits:
@@ -151,10 +151,10 @@ def log_probabilities(output, from_logits=False, axis=-1):
     return jnp.log(jnp.clip(output, config.epsilon(), 1.0 - config.epsilon()))
 
 
-def label_crossentropy(labels, output, from_logits=False, axis=-1):
+def _label_crossentropy(labels, output, from_logits=False, axis=-1):
     """``-log p[label]`` along ``axis`` for integer ``labels`` of ``output``'s shape without
     ``axis`` (no shape checks; the value of Keras's one-hot sum, without its 0 * inf)."""
-    log_prob = log_probabilities(output, from_logits, axis)
+    log_prob = _log_probabilities(output, from_logits, axis)
     picked = jnp.take_along_axis(log_prob, jnp.expand_dims(labels, axis), axis=axis)
     return -jnp.squeeze(picked, axis)
 
@@ -170,13 +170,13 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
         raise ValueError("Arguments `target` and `output` must have the same shape up until "
                          f"the last dimension: target.shape={target.shape}, "
                          f"output.shape={output.shape}")
-    return label_crossentropy(target, output, from_logits, axis % output.ndim)
+    return _label_crossentropy(target, output, from_logits, axis % output.ndim)
 
 
 @register_op("categorical_crossentropy", tensors=2)
 def categorical_crossentropy(target, output, from_logits=False, axis=-1):
     """Per-sample cross-entropy of one-hot (or soft) ``target`` along ``axis``."""
-    return -jnp.sum(target * log_probabilities(jnp.asarray(output), from_logits, axis),
+    return -jnp.sum(target * _log_probabilities(jnp.asarray(output), from_logits, axis),
                     axis=axis)
 
 

@@ -65,7 +65,7 @@ def _windows(length, size):
     return np.minimum(index, length - 1), valid
 
 
-def adaptive_pool(x, output_size, data_format, reduce, owner="adaptive pooling"):
+def _adaptive_pool(x, output_size, data_format, reduce, owner="adaptive pooling"):
     """Mean (``reduce="mean"``) or max pooling of ``x`` to ``output_size`` on its spatial
     axes, each output over its own window (the windows of PyTorch's and Keras's)."""
     rank = x.ndim - 2
@@ -90,13 +90,13 @@ def adaptive_pool(x, output_size, data_format, reduce, owner="adaptive pooling")
 @register_op("adaptive_average_pool")
 def adaptive_average_pool(inputs, output_size, data_format=None):
     """Average pooling to ``output_size`` whatever the input's size."""
-    return adaptive_pool(inputs, output_size, data_format, "mean")
+    return _adaptive_pool(inputs, output_size, data_format, "mean")
 
 
 @register_op("adaptive_max_pool")
 def adaptive_max_pool(inputs, output_size, data_format=None):
     """Max pooling to ``output_size`` whatever the input's size."""
-    return adaptive_pool(inputs, output_size, data_format, "max")
+    return _adaptive_pool(inputs, output_size, data_format, "max")
 
 
 def _pair(value, name):

@@ -32,6 +32,12 @@ from kgraph.base import shape_inference
 from kgraph.base.layer import Layer
 from kgraph.graph.keras_tensor import KerasTensor
 
+__all__ = [
+    "Operation", "get_impl", "get_op", "is_symbolic", "op_names", "register_array_function",
+    "register_custom", "register_op", "static_axis"
+]
+
+
 _shared_spec_cache: dict = {}  # (fn, kwargs) -> the shape-inference cache of that op kind
 _dtype_cache: dict = {}  # elementwise result dtypes by operand dtypes
 _REGISTRY: dict[str, Callable] = {}  # op name -> public function

@@ -23,6 +23,9 @@ import optax
 from kgraph.optimizers import schedules as schedules_lib
 from kgraph.base.state_arrays import StateArray
 
+__all__ = ["EmaState", "Optimizer", "decayed"]
+
+
 _COMMON = ("weight_decay", "clipnorm", "clipvalue", "global_clipnorm", "use_ema",
            "ema_momentum", "ema_overwrite_frequency", "loss_scale_factor",
            "gradient_accumulation_steps")

@@ -37,6 +37,11 @@ import numpy as np
 
 from kgraph.base.weight_tree import get_path, set_path, variables, weight_entries
 
+__all__ = [
+    "UnsupportedOptimizer", "expected", "from_keras", "model_expected", "model_restore",
+    "model_variables", "no_layout_reason", "to_keras"
+]
+
 
 class UnsupportedOptimizer(NotImplementedError):
     """The optimizer's state has no Keras layout (a custom class, or gradient accumulation)."""

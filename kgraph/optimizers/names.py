@@ -15,6 +15,9 @@ import optax
 
 from kgraph.optimizers import keras_optimizers as _classes, keras_optimizers_more as _more
 
+__all__ = ["get"]
+
+
 _BY_NAME = {cls._default_name.lower(): cls for cls in (
     _classes.SGD, _classes.Adam, _classes.AdamW, _classes.RMSprop, _classes.Adagrad,
     _classes.Adadelta, _classes.Adamax, _classes.Nadam, _classes.Lion, _classes.Adafactor,

@@ -27,6 +27,12 @@ import zipfile
 
 from kgraph.saving.errors import LoadError
 
+__all__ = [
+    "ASSETS", "CONFIG", "KerasArchive", "MAX_CONFIG_BYTES", "MAX_MEMBERS",
+    "MAX_METADATA_BYTES", "MAX_RATIO", "METADATA", "WEIGHTS", "atomic_write"
+]
+
+
 CONFIG = "config.json"
 METADATA = "metadata.json"
 WEIGHTS = "model.weights.h5"

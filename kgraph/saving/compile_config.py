@@ -21,6 +21,8 @@ import warnings
 
 from kgraph import losses, metrics, optimizers
 
+__all__ = ["compile_config", "compile_from_config"]
+
 
 def _tree(value, fn):
     """``fn`` on each leaf of a structure of losses or metrics (a serialized object, a dict

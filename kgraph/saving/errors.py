@@ -5,6 +5,8 @@ message names the file, the member or weight concerned, what was expected and wh
 found. It is a ``ValueError``, as Keras's loading errors are.
 """
 
+__all__ = ["LoadError"]
+
 
 class LoadError(ValueError):
     """A file refused by a loader: unsafe, malformed, or not matching the model."""

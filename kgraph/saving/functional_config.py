@@ -27,6 +27,8 @@ from kgraph.saving.layer_config import (REBUILD_ERRORS, deserialize_layer, rebui
 from kgraph.saving.validation import ConfigError, item
 from kgraph.saving.values import decode_value, encode_value, shape_list
 
+__all__ = ["functional_from_config", "functional_get_config"]
+
 
 def _offset(layer) -> int:
     """Keras numbers a nested Functional's nodes from 1 in input/output_layers."""

@@ -28,6 +28,12 @@ import numpy as np
 
 from kgraph.saving.errors import LoadError
 
+__all__ = [
+    "BFLOAT16", "OPTIMIZER_VARS", "OptimizerVariables", "nbytes", "open_file", "read",
+    "read_dataset", "scan", "write"
+]
+
+
 BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 _NUMERIC_KINDS = "biuf"
 # Groups Keras writes beside the layers: the optimizer's and the metrics' variables. Their

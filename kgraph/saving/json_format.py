@@ -17,6 +17,8 @@ from kgraph.saving import validation
 from kgraph.saving.layer_config import deserialize_layer, serialize_layer
 from kgraph.saving.validation import ConfigError
 
+__all__ = ["model_from_config", "model_from_json", "to_json"]
+
 
 def _json_default(value):
     if isinstance(value, np.generic):

@@ -27,6 +27,9 @@ from kgraph.base import naming
 from kgraph.ops import registry
 from kgraph.saving.validation import ConfigError
 
+__all__ = ["NO_KERAS_CLASS", "from_keras", "keras_class_name", "keras_module", "to_keras"]
+
+
 _MODULES = {  # op name -> module of its Keras class (the rest are in keras.src.ops.numpy)
     **dict.fromkeys(("affine_transform", "crop_images", "extract_patches", "gaussian_blur",
                      "hsv_to_rgb", "map_coordinates", "pad_images", "resize",

@@ -36,6 +36,12 @@ from kgraph.optimizers import keras_variables
 from kgraph.saving.errors import LoadError
 from kgraph.saving.layer_config import deserialize_layer, serialize_layer
 
+__all__ = [
+    "KERAS_FORMAT_VERSION", "load_model", "load_weights", "model_config", "save_model",
+    "save_weights"
+]
+
+
 KERAS_FORMAT_VERSION = "3.15.1"  # the Keras release whose file format this follows
 _H5_OVERHEAD = 1 << 20  # HDF5 superblock, groups and headers: bytes per file ...
 _H5_PER_DATASET = 8 << 10  # ... and per dataset

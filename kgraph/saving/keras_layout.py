@@ -27,6 +27,10 @@ from kgraph.base import catalog, naming
 from kgraph.base.layer import Layer
 from kgraph.interpreter import walk
 
+__all__ = [
+    "WeightGroup", "depth_ordered_layers", "join", "named_sublayers", "unique", "weight_groups"
+]
+
 
 class WeightGroup(NamedTuple):
     """One ``<path>/vars`` group: the layer (or model) and its own weights in file order."""

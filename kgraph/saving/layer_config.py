@@ -23,6 +23,12 @@ from kgraph.saving.validation import ConfigError
 from kgraph.saving.values import (decode_value, encode_value, shape_from_config, shape_list,
                                   shape_struct)
 
+__all__ = [
+    "REBUILD_ERRORS", "call_from_config", "deserialize_keras_object", "deserialize_layer",
+    "rebuild_error", "serialize_keras_object", "serialize_layer"
+]
+
+
 # What a layer's own from_config/build/call raises for a config it cannot take.
 REBUILD_ERRORS = (TypeError, ValueError, KeyError, IndexError, AttributeError, ArithmeticError)
 

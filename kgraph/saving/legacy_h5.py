@@ -24,6 +24,9 @@ from kgraph.saving import compile_config, h5_weights, keras_dialect, keras_layou
 from kgraph.saving.errors import LoadError
 from kgraph.saving.layer_config import deserialize_layer
 
+__all__ = ["MAX_ATTRIBUTE_ITEMS", "is_legacy", "load_model", "load_weights"]
+
+
 _ATTRS = re.compile(r"(layer_names|weight_names)\d*|backend|keras_version|model_config|"
                     r"training_config|name")
 MAX_ATTRIBUTE_ITEMS = 1_000_000  # names of layers or weights in one attribute

@@ -13,6 +13,13 @@ from kgraph.base.catalog import (  # noqa: F401 - the registry's public names
     get_registered_name, get_registered_object, is_operation, register_keras_serializable,
     register_layer)
 
+__all__ = ["UNSAFE_MESSAGE", "is_unsafe", "resolve_class",
+           # the catalog's names, re-exported
+           "CustomObjectScope", "builtin_classes", "builtin_module", "custom_object_scope",
+           "get_custom_objects", "get_registered_name", "get_registered_object", "is_operation",
+           "register_keras_serializable", "register_layer"]
+
+
 UNSAFE_MESSAGE = (
     "Refusing to deserialize {what}: deserializing it would execute arbitrary Python code "
     "stored in the config, which is unsafe if the config comes from an untrusted source. "

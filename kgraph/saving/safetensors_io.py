@@ -26,6 +26,9 @@ from kgraph.base import weight_tree as weights
 from kgraph.saving.archive import atomic_write
 from kgraph.saving.errors import LoadError
 
+__all__ = ["load_safetensors", "load_safetensors_into", "save_safetensors"]
+
+
 _ROOTS = ("params", "state")
 _KEY_PREFIX = "prng_key:"  # metadata entry: key path -> key implementation
 _KEY_IMPLS = ("threefry2x32", "rbg", "unsafe_rbg")

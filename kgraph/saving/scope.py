@@ -20,6 +20,9 @@ import functools
 
 from kgraph.saving import validation
 
+__all__ = ["SHARED_KEY", "at", "loading", "mark", "record", "shared_object", "sharing"]
+
+
 _SAVING = contextvars.ContextVar("kgraph_saving_shared", default=None)
 _LOADING = contextvars.ContextVar("kgraph_loading_shared", default=None)
 _PATH = contextvars.ContextVar("kgraph_config_path", default="config")

@@ -16,6 +16,8 @@ from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.saving.registry import UNSAFE_MESSAGE
 from kgraph.saving.validation import ConfigError, fail, item
 
+__all__ = ["decode_value", "encode_value", "shape_from_config", "shape_list", "shape_struct"]
+
 
 def encode_value(value, what):
     """A node argument / op parameter as JSON-compatible data (Keras's special forms)."""

@@ -17,6 +17,9 @@ import copy
 import difflib
 import json
 
+__all__ = ["Config"]
+
+
 _OWN = frozenset({"_values", "_frozen"})
 
 

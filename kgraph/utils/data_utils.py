@@ -12,6 +12,11 @@ import numpy as np
 
 from kgraph.graph.keras_tensor import KerasTensor
 
+__all__ = [
+    "get_source_inputs", "normalize", "pack_x_y_sample_weight", "pad_sequences",
+    "to_categorical", "unpack_x_y_sample_weight"
+]
+
 
 def to_categorical(x, num_classes=None):
     """One-hot rows (float64, as Keras) for integer labels; a trailing axis of 1 is dropped.

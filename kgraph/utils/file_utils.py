@@ -28,6 +28,8 @@ import urllib.parse
 import urllib.request
 import zipfile
 
+__all__ = ["extract_archive", "get_file", "keras_home", "validate_file"]
+
 
 def keras_home() -> str:
     """Keras's cache folder: ``$KERAS_HOME``, or ``~/.keras`` (``/tmp/.keras`` if the home

@@ -24,6 +24,8 @@ import warnings
 
 import numpy as np
 
+__all__ = ["Progbar"]
+
 
 def _format_average(value: float, absolute: bool = True) -> str:
     big = abs(value) > 1e-3 if absolute else value > 1e-3  # Keras's line mode tests value

@@ -14,6 +14,8 @@ epoch, calling ``on_epoch_end`` after each pass.
 
 from __future__ import annotations
 
+__all__ = ["PyDataset", "Sequence"]
+
 
 class PyDataset:
     """Base class: implement ``__getitem__(index) -> batch`` and ``__len__`` (or the

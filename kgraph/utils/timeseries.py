@@ -20,6 +20,8 @@ import math
 
 import numpy as np
 
+__all__ = ["TimeseriesDataset", "timeseries_dataset_from_array"]
+
 
 def _check(value, name, data_length, low=1):
     if value < low:

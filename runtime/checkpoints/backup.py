@@ -21,6 +21,8 @@ import numpy as np
 from kgraph.callbacks.callback import Callback, check_save_freq
 from runtime.checkpoints.manager import CheckpointManager, absolute_path
 
+__all__ = ["BackupAndRestore"]
+
 
 def _has_arrays(value) -> bool:
     return any(isinstance(leaf, (jax.Array, np.ndarray))

@@ -37,6 +37,11 @@ from etils import epath
 from runtime import packing as packing_lib
 from runtime.checkpoints import model_identity
 
+__all__ = [
+    "CheckpointManager", "CheckpointMismatchError", "FORMAT", "Restored", "absolute_path"
+]
+
+
 FORMAT = 1  # the layout of a checkpoint's meta item
 _TRASH = ".deleted"
 

@@ -29,6 +29,8 @@ import json
 
 import jax
 
+__all__ = ["config_hash", "inverse", "is_identity", "layer_tree", "rename", "renames"]
+
 
 def layer_tree(model) -> list:
     """``[[name, class_name, children], ...]`` in ``model.layers`` order (nested models

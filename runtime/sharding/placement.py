@@ -24,6 +24,8 @@ from compiler import stacking
 from runtime.path_rules import PathRules, RuleHook
 from runtime.sharding.rules import ShardingRules
 
+__all__ = ["MeshPlacement", "OneDevice"]
+
 
 class MeshPlacement:
     """The shardings of a Trainer on ``mesh`` (see the module docstring).

@@ -36,6 +36,8 @@ from jax.sharding import NamedSharding, PartitionSpec
 
 from runtime.path_rules import PathRules
 
+__all__ = ["Placement", "ShardingReport", "ShardingRules", "leaf_paths"]
+
 
 def leaf_paths(tree) -> list[tuple[str, Any]]:
     """``[("dense/kernel", leaf), ...]`` for the array leaves of a nested-dict pytree."""

@@ -60,3 +60,41 @@ def test_the_tracer_sees_an_upward_call():
     calls = _upward_calls(lambda: program.apply(params, state, np.ones((1, 4), np.float32),
                                                 hooks=(Remat("dots_saveable"),)))
     assert ("kgraph/interpreter/walk.py:run_graph", "runtime/remat.py:wrap_node") in calls
+
+
+def _calls_from(fn, caller_file) -> set:
+    """``(caller function, callee file:function)`` of calls made from ``caller_file``."""
+    found = set()
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_back is not None and \
+                frame.f_back.f_code.co_filename == _ROOT + caller_file:
+            callee = frame.f_code.co_filename
+            if callee.startswith(_ROOT):
+                found.add((frame.f_back.f_code.co_name,
+                           f"{callee[len(_ROOT):]}:{frame.f_code.co_name}"))
+
+    sys.setprofile(profile)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+    return found
+
+
+def test_the_node_loop_is_one_file_from_program_apply():
+    """``Program.run`` hands the compiled plan to the interpreter's entry, which runs the
+    node loop: no model ``__call__`` in between."""
+    x = kg.Input((4,))
+    model = kg.Model(x, kg.layers.Dense(2)(kg.layers.Dense(8, activation="relu")(x)))
+    program = compiler.compile(model)
+    params, state = program.init(jax.random.PRNGKey(0))
+    data = np.ones((4, 4), np.float32)
+    from_program = {callee for caller, callee in
+                    _calls_from(lambda: program.apply(params, state, data), "compiler/program.py")
+                    if caller == "run"}
+    assert "kgraph/interpreter/execute.py:run_model" in from_program
+    assert not any(callee.endswith(":__call__") for callee in from_program)
+    from_entry = _calls_from(lambda: program.apply(params, state, data),
+                             "kgraph/interpreter/execute.py")
+    assert ("run_model", "kgraph/interpreter/walk.py:run_graph") in from_entry
