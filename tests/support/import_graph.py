@@ -109,3 +109,17 @@ class ImportGraph:
                     if len(component) > 1:
                         found.append(sorted(component))
         return sorted(found, key=len, reverse=True)
+
+
+if __name__ == "__main__":  # the figures: python tests/support/import_graph.py
+    graph = ImportGraph(pathlib.Path(__file__).resolve().parents[2])
+    seam = ("kgraph.engine", "runtime.keras_shell")
+    lines = sum(len(path.read_text().splitlines()) for path in graph.modules.values())
+    print(f"modules: {len(graph.modules)}, lines: {lines}")
+    print(f"function-local project imports: {len(graph.local)} "
+          f"({1000 * len(graph.local) / lines:.2f} per 1,000 lines)")
+    for module, target, line in graph.local:
+        print(f"  {module}:{line} -> {target}")
+    print(f"upward imports between the packages: {len(graph.upward())} {sorted(graph.upward())}")
+    print(f"largest import cycle: {len(graph.cycles()[0]) if graph.cycles() else 0} modules "
+          f"(without the seam: {max(map(len, graph.cycles(ignore=[seam])), default=0)})")
