@@ -1,4 +1,5 @@
-"""Activation functions by Keras 3 name, from ``jax.nn``, with Keras's defaults.
+"""Activation functions by Keras 3 name, with Keras's defaults, written on
+``kgraph.ops``: on arrays they compute, on KerasTensors they add a graph node.
 
 Keras's defaults differ from ``jax.nn``'s in places: ``gelu`` is exact
 (``approximate=False``) and ``leaky_relu``'s ``negative_slope`` is 0.2.
@@ -6,12 +7,17 @@ Keras's defaults differ from ``jax.nn``'s in places: ``gelu`` is exact
 >>> import jax.numpy as jnp
 >>> get("relu")(jnp.array([-1.0, 2.0])).tolist()
 [0.0, 2.0]
+>>> import kgraph as kg
+>>> x = kg.Input(shape=(3,))
+>>> softplus(x).shape, type(softplus(x)._keras_history.layer).__name__
+((None, 3), 'Operation')
 """
 
 import jax
 import jax.numpy as jnp
 
 from kgraph.base import catalog
+from kgraph.ops import nn_activations as _ops, numpy as _numpy, registry
 
 __all__ = [
     "celu", "deserialize", "elu", "exponential", "gelu", "get", "glu", "hard_shrink",
@@ -30,152 +36,128 @@ def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
     """Keras's relu: ``x`` above ``threshold`` (clipped at ``max_value``), a
     ``negative_slope`` line below it."""
     if negative_slope == 0.0 and max_value is None and threshold == 0.0:
-        return jax.nn.relu(x)
+        return _ops.relu(x)
     if negative_slope != 0.0 and max_value is None and threshold == 0.0:
-        return jax.nn.leaky_relu(x, negative_slope)
-    negative_part = jax.nn.relu(threshold - x) if negative_slope != 0.0 else None
-    if threshold != 0.0:
-        x = jnp.where(x > threshold, x, jnp.zeros((), x.dtype))
-    else:
-        x = jax.nn.relu(x)
-    if max_value is not None:
-        x = jnp.clip(x, 0.0, max_value).astype(x.dtype)
-    if negative_part is not None:
-        x = x - negative_slope * negative_part
-    return x
+        return _ops.leaky_relu(x, negative_slope)
+    return registry.get_op("relu_activation")(x, negative_slope, max_value, threshold)
 
 
 def relu6(x):
-    return jax.nn.relu6(x)
+    return _ops.relu6(x)
 
 
 def leaky_relu(x, negative_slope=0.2):
-    return jax.nn.leaky_relu(x, negative_slope)
+    return _ops.leaky_relu(x, negative_slope)
 
 
 def elu(x, alpha=1.0):
-    return jax.nn.elu(x, alpha)
+    return _ops.elu(x, alpha)
 
 
 def celu(x, alpha=1.0):
-    return jax.nn.celu(x, alpha)
+    return _ops.celu(x, alpha)
 
 
 def selu(x):
-    return jax.nn.selu(x)
+    return _ops.selu(x)
 
 
 def gelu(x, approximate=False):
     """Keras 3's default is the exact (erf) GELU, unlike ``jax.nn.gelu``."""
-    return jax.nn.gelu(x, approximate=approximate)
+    return _ops.gelu(x, approximate)
 
 
 def silu(x):
-    return jax.nn.silu(x)
+    return _ops.silu(x)
 
 
 def sigmoid(x):
-    return jax.nn.sigmoid(x)
+    return _ops.sigmoid(x)
 
 
 def hard_sigmoid(x):
     """Keras 3 definition: ``relu6(x + 3) / 6``."""
-    return jax.nn.hard_sigmoid(x)
+    return _ops.hard_sigmoid(x)
 
 
 def hard_silu(x):
     """``x * hard_sigmoid(x)``."""
-    return jax.nn.hard_silu(x)
+    return _ops.hard_silu(x)
 
 
 def tanh(x):
-    return jnp.tanh(x)
+    return _numpy.tanh(x)
 
 
 def softmax(x, axis=-1):
-    return jax.nn.softmax(x, axis=axis)
+    return _ops.softmax(x, axis)
 
 
 def log_softmax(x, axis=-1):
-    return jax.nn.log_softmax(x, axis=axis)
+    return _ops.log_softmax(x, axis)
 
 
 def softplus(x):
-    return jax.nn.softplus(x)
+    return _ops.softplus(x)
 
 
 def softsign(x):
-    return jax.nn.soft_sign(x)
+    return _ops.softsign(x)
 
 
 def exponential(x):
-    return jnp.exp(x)
+    return _numpy.exp(x)
 
 
 def mish(x):
     """``x * tanh(softplus(x))``."""
-    return jax.nn.mish(x)
+    return registry.get_op("mish")(x)
 
 
 def log_sigmoid(x):
-    return jax.nn.log_sigmoid(x)
+    return _ops.log_sigmoid(x)
 
 
 def hard_tanh(x):
-    return jax.nn.hard_tanh(x)
+    return _ops.hard_tanh(x)
 
 
 def tanh_shrink(x):
-    return x - jnp.tanh(x)
+    return _ops.tanh_shrink(x)
 
 
 def soft_shrink(x, threshold=0.5):
-    zero = jnp.zeros((), x.dtype)
-    return jnp.where(x > threshold, x - threshold, jnp.where(x < -threshold, x + threshold, zero))
+    return _ops.soft_shrink(x, threshold)
 
 
 def hard_shrink(x, threshold=0.5):
-    return jnp.where(jnp.abs(x) > threshold, x, jnp.zeros((), x.dtype))
+    return _ops.hard_shrink(x, threshold)
 
 
 def sparse_plus(x):
-    return jax.nn.sparse_plus(x)
+    return _ops.sparse_plus(x)
 
 
 def sparse_sigmoid(x):
-    return jax.nn.sparse_sigmoid(x)
+    return _ops.sparse_sigmoid(x)
 
 
 def squareplus(x, b=4):
-    return jax.nn.squareplus(x, b)
+    return _ops.squareplus(x, b)
 
 
 def glu(x, axis=-1):
-    return jax.nn.glu(x, axis=axis)
+    return _ops.glu(x, axis)
 
 
 def sparsemax(x, axis=-1):
-    """Euclidean projection onto the probability simplex (sparse softmax).
-
-    ``tau = (sum of the k largest entries - 1) / k``; Keras 3.15's backends sum the
-    cumulative sums instead, which does not give a distribution (e.g. all zeros for equal
-    entries), so this follows the paper (Martins & Astudillo, 2016), not that code."""
-    axis = axis % x.ndim
-    ordered = -jnp.sort(-x, axis=axis)
-    cumsum = jnp.cumsum(ordered, axis=axis)
-    rank_shape = [1] * x.ndim
-    rank_shape[axis] = -1
-    ranks = jnp.arange(1, x.shape[axis] + 1, dtype=x.dtype).reshape(rank_shape)
-    support = ordered - (cumsum - 1) / ranks > 0
-    k = jnp.sum(support, axis=axis, keepdims=True)
-    tau = (jnp.take_along_axis(cumsum, k - 1, axis=axis) - 1) / k
-    return jnp.maximum(x - tau, 0.0).astype(x.dtype)
+    """Euclidean projection onto the probability simplex (``ops.sparsemax``)."""
+    return _ops.sparsemax(x, axis)
 
 
 def threshold(x, threshold, default_value):
     """``x`` where ``x > threshold``, else ``default_value``."""
-    x = jnp.asarray(x)
-    return jnp.where(x > threshold, x, jnp.asarray(default_value, x.dtype))
+    return _ops.threshold(x, threshold, default_value)
 
 
 swish = silu  # Keras's other names for the same functions

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import inspect
 
 import jax
 import jax.numpy as jnp
 
 import compiler
 import compiler.weights
+from kgraph.interpreter import context
 from kgraph.interpreter.walk import node_paths
 from kgraph.metrics import metric as metric_base
 from kgraph.models.model import Model
@@ -32,7 +34,8 @@ from runtime.training_setup import TrainingSetup
 __all__ = [
     "CompileMetrics", "OutputLossTracker", "compute_loss", "default_metrics",
     "default_predict_step", "default_test_step", "default_train_step", "metric_state",
-    "objective", "overrides", "stateless_call", "step_key", "unpack", "uses_own_steps"
+    "objective", "overrides", "stateless_call", "stateless_compute_loss", "step_key", "unpack",
+    "uses_own_steps"
 ]
 
 
@@ -87,17 +90,13 @@ def stateless_call(model, trainable_variables, non_trainable_variables, *args,
     ``model.trainable_variables`` / ``non_trainable_variables`` order), touching nothing.
 
     Random layers in training draw from ``key`` (inside ``fit``, each step's key); with
-    ``return_losses`` also the losses added by layers (a scalar sum)."""
+    ``return_losses`` also the losses the layers added and the weight penalties, as Keras's
+    list (one scalar each, empty when there are none)."""
     if kwargs:
         raise TypeError(f"stateless_call got unexpected arguments {sorted(kwargs)}.")
     program, hooks = _program(model)
     trainable, non_trainable = model.trainable_variables, model.non_trainable_variables
-    if len(trainable_variables) != len(trainable) or len(non_trainable_variables) != len(
-            non_trainable):
-        raise ValueError(
-            f"stateless_call on model {model.name!r}: expected {len(trainable)} trainable and "
-            f"{len(non_trainable)} non-trainable variables, received "
-            f"{len(trainable_variables)} and {len(non_trainable_variables)}.")
+    _check_counts(model, "stateless_call", trainable_variables, non_trainable_variables)
     values = {id(v): getattr(x, "value", x) for v, x in zip(trainable, trainable_variables)}
     values.update({id(v): getattr(x, "value", x)
                    for v, x in zip(non_trainable, non_trainable_variables)})
@@ -105,14 +104,13 @@ def stateless_call(model, trainable_variables, non_trainable_variables, *args,
                                                   lambda e: values[id(e.variable)])
     inputs = args[0] if len(args) == 1 else list(args)
     key = key if key is not None else _STEP_KEY.get()
-    outputs, new_state, loss = program.apply(params, state, inputs, training=training, key=key,
-                                             return_losses=True, hooks=hooks)
+    run = program.run(params, state, inputs, training=training, key=key, hooks=hooks)
     paths = {id(e.variable): e.path for e in program._entries}
-    new_non_trainable = [compiler.weights.get_path(new_state, paths[id(v)], "state")
+    new_non_trainable = [compiler.weights.get_path(run.state, paths[id(v)], "state")
                          for v in non_trainable]
     if return_losses:
-        return outputs, new_non_trainable, loss
-    return outputs, new_non_trainable
+        return run.outputs, new_non_trainable, list(run.loss_terms)
+    return run.outputs, new_non_trainable
 
 
 def objective(model, require_loss=True) -> Objective:
@@ -147,6 +145,63 @@ def compute_loss(model, x=None, y=None, y_pred=None, sample_weight=None, trainin
     if added is not None:
         total = added if total is None else total + added
     return total
+
+
+def stateless_compute_loss(model, trainable_variables, non_trainable_variables,
+                           metrics_variables, x=None, y=None, y_pred=None, sample_weight=None,
+                           training=True):
+    """Keras's ``stateless_compute_loss``: ``model.compute_loss`` with the model's variables
+    and its metrics' states taken from the lists given, touching nothing. Returns
+    ``(loss, (trainable_variables, non_trainable_variables, metrics_variables))``, the last
+    two as ``compute_loss`` left them (a loss tracker it updates, a weight it assigns)."""
+    trainable, non_trainable = model.trainable_variables, model.non_trainable_variables
+    _check_counts(model, "stateless_compute_loss", trainable_variables, non_trainable_variables)
+    values = {id(v): getattr(a, "value", a) for v, a in zip(trainable, trainable_variables)}
+    values.update({id(v): getattr(a, "value", a)
+                   for v, a in zip(non_trainable, non_trainable_variables)})
+    metrics = model.metrics
+    treedefs = [jax.tree_util.tree_structure(metric._current()) for metric in metrics]
+    expected = sum(treedef.num_leaves for treedef in treedefs)
+    if len(metrics_variables) != expected:
+        raise ValueError(f"stateless_compute_loss on model {model.name!r}: expected "
+                         f"{expected} metrics variables (model.metrics_variables), received "
+                         f"{len(metrics_variables)}.")
+    saved = [metric.__dict__.get("_keras_state") for metric in metrics]
+    leaves = iter([getattr(v, "value", v) for v in metrics_variables])
+    try:
+        for metric, treedef in zip(metrics, treedefs):
+            metric._keras_state = jax.tree_util.tree_unflatten(
+                treedef, [next(leaves) for _ in range(treedef.num_leaves)])
+        scope = context.CallContext(values=values, training=training,
+                                    collect_assignments=True)
+        with scope:
+            loss = model.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight,
+                                      **({"training": training}
+                                         if _takes_training(model.compute_loss) else {}))
+        new_metrics = [leaf for metric in metrics
+                       for leaf in jax.tree_util.tree_leaves(metric._current())]
+    finally:
+        for metric, state in zip(metrics, saved):
+            metric._keras_state = state
+    assigned = scope.weights.assignments
+    new_non_trainable = [assigned.get(id(v), values[id(v)]) for v in non_trainable]
+    return loss, (list(trainable_variables), new_non_trainable, new_metrics)
+
+
+def _takes_training(method) -> bool:
+    parameters = inspect.signature(method).parameters
+    return "training" in parameters or any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+
+
+def _check_counts(model, what, trainable_variables, non_trainable_variables):
+    trainable, non_trainable = model.trainable_variables, model.non_trainable_variables
+    if len(trainable_variables) != len(trainable) or len(non_trainable_variables) != len(
+            non_trainable):
+        raise ValueError(
+            f"{what} on model {model.name!r}: expected {len(trainable)} trainable and "
+            f"{len(non_trainable)} non-trainable variables, received "
+            f"{len(trainable_variables)} and {len(non_trainable_variables)}.")
 
 
 class CompileMetrics(metric_base.Metric):
@@ -228,7 +283,7 @@ def _forward_pass(model, trainable, non_trainable, x, y, sample_weight, training
     """``(loss, y_pred, non_trainable, per-output losses)`` of Keras's default step."""
     y_pred, non_trainable, added = model.stateless_call(trainable, non_trainable, x,
                                                         training=training, return_losses=True)
-    forward = {"added": added}
+    forward = {"added": sum(added[1:], added[0]) if added else None}
     token = _FORWARD.set(forward)
     try:
         loss = model.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight,

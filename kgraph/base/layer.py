@@ -41,7 +41,7 @@ from kgraph.base.input_spec import assert_input_compatibility
 from kgraph.base.variables import Variable, checked_weight_shape
 from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.graph.node import Node
-from kgraph.interpreter import context
+from kgraph.interpreter import context, masking
 
 __all__ = ["Layer", "trainability_changes"]
 
@@ -492,9 +492,12 @@ class Layer:
             training = kwargs.get("training")
         if _has_keras_tensor((args, kwargs)):
             return self._symbolic_call(args, kwargs)
-        args, kwargs = self._arrays_for_call(args, kwargs)
         ctx = context.current()
         own = ctx is None
+        if own:  # an eager call: Keras masks travel attached to the arrays
+            mask_kwargs, previous_mask = masking.attached_mask_arguments(self, args, kwargs)
+            kwargs = {**kwargs, **mask_kwargs}
+        args, kwargs = self._arrays_for_call(args, kwargs)
         if own:
             initial_values.materialize(self.weights)  # all first values in one batch
             ctx = context.CallContext(training=training, key=key)
@@ -510,6 +513,10 @@ class Layer:
                 outputs = self.call(*args, **kwargs)
                 if self.activity_regularizer is not None:
                     self._add_activity_penalty(outputs)
+                if own and (previous_mask is not None
+                            or type(self).compute_mask is not Layer.compute_mask):
+                    first = call_args.first_argument(type(self), args, kwargs)
+                    masking.attach_mask(outputs, self.compute_mask(first, previous_mask))
         finally:
             ctx.path.pop()
             ctx.options.training = saved

@@ -35,7 +35,7 @@ import jax
 from kgraph.base import call_args
 from kgraph.graph.keras_tensor import KerasTensor
 
-__all__ = ["mask_arguments"]
+__all__ = ["attach_mask", "attached_mask_arguments", "mask_arguments"]
 
 
 def _any(mask) -> bool:
@@ -58,20 +58,52 @@ def mask_arguments(node, kwargs, input_masks):
     add; ``previous_mask`` is the mask ``compute_mask`` receives.
     """
     by_id = {id(t): m for t, m in zip(node._keras_inputs, input_masks or ()) if m is not None}
+    if not by_id:
+        return _arguments(type(node.layer), node.call_args, node.call_kwargs, kwargs,
+                          lambda: {}, lambda leaf: None)
+    return _arguments(type(node.layer), node.call_args, node.call_kwargs, kwargs,
+                      lambda: _tensor_arguments(node),
+                      lambda t: by_id.get(id(t)) if isinstance(t, KerasTensor) else None)
 
+
+def attached_mask_arguments(layer, args, kwargs):
+    """``(mask_kwargs, previous_mask)`` for an eager call of ``layer`` on arrays, from the
+    masks attached to them (``array._keras_mask``, as Keras attaches them)."""
+    if not any(getattr(leaf, "_keras_mask", None) is not None
+               for leaf in jax.tree_util.tree_leaves((args, kwargs))):
+        return {}, kwargs.get("mask")
+    cls = type(layer)
+    return _arguments(cls, args, kwargs, kwargs,
+                      lambda: call_args.tensor_arguments(cls, args, kwargs),
+                      lambda leaf: getattr(leaf, "_keras_mask", None))
+
+
+def attach_mask(outputs, mask) -> None:
+    """Attach ``mask`` (in the outputs' structure, or one for all) to eager outputs as
+    ``_keras_mask``, where an array takes attributes."""
+    if mask is None:
+        return
+    flat = jax.tree_util.tree_leaves(outputs)
+    masks = [mask] * len(flat) if not isinstance(mask, (list, tuple, dict)) else (
+        jax.tree_util.tree_leaves(mask, is_leaf=lambda m: m is None))
+    for output, one in zip(flat, masks):
+        if one is not None and getattr(output, "_keras_mask", None) is None:
+            try:
+                output._keras_mask = one
+            except AttributeError:  # a tracer, or a type without attributes
+                pass
+
+
+def _arguments(cls, call_args_, call_kwargs, kwargs, tensors_of, mask_of_leaf):
     def mask_of(value):
-        if not by_id:
-            return None
-        mask = jax.tree_util.tree_map(
-            lambda t: by_id.get(id(t)) if isinstance(t, KerasTensor) else None, value)
+        mask = jax.tree_util.tree_map(mask_of_leaf, value)
         return mask if _any(mask) else None
 
-    cls = type(node.layer)
     accepted, _ = call_args.call_parameters(cls)
-    first = call_args.first_argument(cls, node.call_args, node.call_kwargs)
+    first = call_args.first_argument(cls, call_args_, call_kwargs)
     filled = {}
-    if by_id:
-        tensors = _tensor_arguments(node)
+    tensors = tensors_of()
+    if tensors:
         wanted = ({"mask": next(iter(tensors.values()))} if len(tensors) == 1 else
                   {f"{name}_mask": value for name, value in tensors.items()})
         if len(tensors) > 1 and first is not None:

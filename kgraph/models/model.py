@@ -105,6 +105,16 @@ class Model(Layer):
         return protocol.stateless_call(self, trainable_variables, non_trainable_variables,
                                            *args, return_losses=return_losses, **kwargs)
 
+    def stateless_compute_loss(self, trainable_variables, non_trainable_variables,
+                               metrics_variables, x=None, y=None, y_pred=None,
+                               sample_weight=None, training=True):
+        """``compute_loss`` on variables given as lists, touching nothing: ``(loss,
+        (trainable_variables, non_trainable_variables, metrics_variables))``; jittable."""
+        protocol = engine.runtime().keras_protocol
+        return protocol.stateless_compute_loss(
+            self, trainable_variables, non_trainable_variables, metrics_variables, x=x, y=y,
+            y_pred=y_pred, sample_weight=sample_weight, training=training)
+
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
         """The compiled loss of ``(y, y_pred)``; override it to change the objective."""
         protocol = engine.runtime().keras_protocol
@@ -115,6 +125,11 @@ class Model(Layer):
         """Keras's list: a ``Mean`` named "loss", then the compiled metrics (a subclass may
         return its own trackers instead)."""
         return engine.runtime().keras_protocol.default_metrics(self)
+
+    @property
+    def metrics_variables(self) -> list:
+        """The state arrays of ``metrics``, in order (Keras's ``metrics_variables``)."""
+        return [variable for metric in self.metrics for variable in metric.variables]
 
     @property
     def metrics_names(self) -> list:

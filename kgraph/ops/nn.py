@@ -8,41 +8,7 @@ import jax
 import jax.numpy as jnp
 
 from kgraph import config
-from kgraph.ops.registry import register_array_function, register_op, static_axis as _axis
-
-_ACTIVATIONS = {
-    "relu": jax.nn.relu, "relu6": jax.nn.relu6, "sigmoid": jax.nn.sigmoid,
-    "silu": jax.nn.silu, "swish": jax.nn.silu, "softplus": jax.nn.softplus,
-    "softsign": jax.nn.soft_sign, "selu": jax.nn.selu, "log_sigmoid": jax.nn.log_sigmoid,
-    "hard_sigmoid": jax.nn.hard_sigmoid, "hard_silu": jax.nn.hard_silu,
-}
-for _name, _fn in _ACTIVATIONS.items():
-    globals()[_name] = register_array_function(_name, _fn, ("x",))
-
-
-@register_op("softmax")
-def softmax(x, axis=-1):
-    return jax.nn.softmax(x, axis=_axis(axis))
-
-
-@register_op("log_softmax")
-def log_softmax(x, axis=-1):
-    return jax.nn.log_softmax(x, axis=_axis(axis))
-
-
-@register_op("gelu", elementwise=True)
-def gelu(x, approximate=True):
-    return jax.nn.gelu(x, approximate=approximate)
-
-
-@register_op("leaky_relu", elementwise=True)
-def leaky_relu(x, negative_slope=0.2):
-    return jax.nn.leaky_relu(x, negative_slope=negative_slope)
-
-
-@register_op("elu", elementwise=True)
-def elu(x, alpha=1.0):
-    return jax.nn.elu(x, alpha=alpha)
+from kgraph.ops.registry import register_op, static_axis as _axis
 
 
 # ---------------------------------------------------------------------- convolution
@@ -199,16 +165,18 @@ def separable_conv(inputs, depthwise_kernel, pointwise_kernel, strides=1, paddin
     return conv(depthwise, pointwise_kernel, 1, "valid", data_format, 1)
 
 
-__all__ = sorted(list(_ACTIVATIONS) + [
-    "softmax", "log_softmax", "gelu", "leaky_relu", "elu", "conv", "depthwise_conv",
+__all__ = sorted([
+    "conv", "depthwise_conv",
     "separable_conv",
     "moments", "normalize", "sparse_categorical_crossentropy", "categorical_crossentropy",
     "binary_crossentropy"])
 
 
+from kgraph.ops import nn_activations as _activations  # noqa: E402
 from kgraph.ops import nn_extra as _extra, nn_windows as _windows  # noqa: E402
+from kgraph.ops.nn_activations import *  # noqa: E402,F401,F403 - the activation ops
 from kgraph.ops.nn_extra import *  # noqa: E402,F401,F403 - the rest of keras.ops.nn
 from kgraph.ops.nn_windows import *  # noqa: E402,F401,F403 - conv_transpose, fold, ...
 from kgraph.ops.numpy import one_hot  # noqa: E402,F401 - keras.ops.nn.one_hot too
 
-__all__ = [*__all__, *_extra.__all__, *_windows.__all__, "one_hot"]
+__all__ = [*__all__, *_activations.__all__, *_extra.__all__, *_windows.__all__, "one_hot"]

@@ -1,5 +1,5 @@
-"""More of ``keras.ops.nn``: pooling, normalization, attention, CTC, space/depth moves and
-the remaining activations. Star-imported by ``kgraph.ops.nn``."""
+"""More of ``keras.ops.nn``: pooling, normalization, attention, CTC and space/depth moves.
+Star-imported by ``kgraph.ops.nn``."""
 
 from __future__ import annotations
 
@@ -7,32 +7,13 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from kgraph import activations as _act, config
+from kgraph import config
 from kgraph.base.tensor_kinds import dense_only
-from kgraph.ops.registry import register_array_function, register_op
+from kgraph.ops.registry import register_op
 
-__all__ = ["average_pool", "batch_normalization", "celu", "ctc_decode", "ctc_loss",
-           "depth_to_space", "dot_product_attention", "glu", "hard_shrink", "hard_swish",
-           "hard_tanh", "layer_normalization", "max_pool", "multi_hot", "polar", "psnr",
-           "rms_normalization", "soft_shrink", "space_to_depth",
-           "sparse_plus", "sparse_sigmoid", "sparsemax", "squareplus", "tanh_shrink",
-           "threshold"]
-
-celu = register_op("celu", elementwise=True)(lambda x, alpha=1.0: _act.celu(x, alpha))
-hard_shrink = register_op("hard_shrink", elementwise=True)(
-    lambda x, threshold=0.5: _act.hard_shrink(x, threshold))
-soft_shrink = register_op("soft_shrink", elementwise=True)(
-    lambda x, threshold=0.5: _act.soft_shrink(x, threshold))
-squareplus = register_op("squareplus", elementwise=True)(lambda x, b=4: _act.squareplus(x, b))
-glu = register_op("glu")(lambda x, axis=-1: _act.glu(x, axis))
-sparsemax = register_op("sparsemax")(lambda x, axis=-1: _act.sparsemax(x, axis))
-threshold = register_op("threshold", elementwise=True)(
-    lambda x, threshold, default_value: _act.threshold(x, threshold, default_value))
-hard_swish = register_array_function("hard_swish", _act.hard_silu, ("x",))
-hard_tanh = register_array_function("hard_tanh", _act.hard_tanh, ("x",))
-sparse_plus = register_array_function("sparse_plus", _act.sparse_plus, ("x",))
-sparse_sigmoid = register_array_function("sparse_sigmoid", _act.sparse_sigmoid, ("x",))
-tanh_shrink = register_array_function("tanh_shrink", _act.tanh_shrink, ("x",))
+__all__ = ["average_pool", "batch_normalization", "ctc_decode", "ctc_loss",
+           "depth_to_space", "dot_product_attention", "layer_normalization", "max_pool",
+           "multi_hot", "polar", "psnr", "rms_normalization", "space_to_depth"]
 
 
 def _window_args(inputs, pool_size, strides, data_format):

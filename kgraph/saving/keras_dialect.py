@@ -59,7 +59,8 @@ _MODULES = {  # op name -> module of its Keras class (the rest are in keras.src.
 # Ops with no Keras class: saved in kgraph's own form (kgraph loads them; Keras cannot).
 NO_KERAS_CLASS = frozenset(("bartlett", "blackman", "cdist", "empty", "eye", "hamming",
                             "hanning", "identity", "kaiser", "ones", "swish", "tri", "zeros"))
-_CLASS_NAMES = {"allclose": "AllClose", "batch_normalization": "BatchNorm",
+_ACTIVATION_OPS = ("mish", "relu_activation")  # ops of keras.src.activations.activations
+_CLASS_NAMES = {"allclose": "AllClose", "relu_activation": "ReLU", "batch_normalization": "BatchNorm",
                 "ctc_decode": "CTCDecode", "ctc_loss": "CTCLoss", "hard_swish": "HardSilu",
                 "hsv_to_rgb": "HSVToRGB", "isin": "IsIn", "layer_normalization": "LayerNorm",
                 "psnr": "PSNR", "rgb_to_grayscale": "RGBToGrayscale", "rgb_to_hsv": "RGBToHSV",
@@ -98,6 +99,8 @@ def keras_class_name(op: str) -> str:
 
 
 def keras_module(op: str) -> str:
+    if op in _ACTIVATION_OPS:
+        return "keras.src.activations.activations"
     return f"keras.src.ops.{_MODULES.get(op, 'numpy')}"
 
 
@@ -232,7 +235,12 @@ def _op_entry_from_keras(entry, path):
 
 
 def _is_keras_op(entry) -> bool:
-    return isinstance(entry, dict) and str(entry.get("module", "")).startswith("keras.src.ops.")
+    if not isinstance(entry, dict):
+        return False
+    module = str(entry.get("module", ""))
+    return module.startswith("keras.src.ops.") or (
+        module == "keras.src.activations.activations"
+        and entry.get("class_name") in ("ReLU", "Mish"))
 
 
 def _is_kgraph_op(entry) -> bool:

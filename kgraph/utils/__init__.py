@@ -18,11 +18,14 @@ from kgraph.utils.data_utils import (get_source_inputs, normalize, pack_x_y_samp
                                      pad_sequences, to_categorical, unpack_x_y_sample_weight)
 from kgraph.utils.config import Config
 from kgraph.utils.file_utils import get_file
+from kgraph.utils.image_utils import (array_to_img, img_to_array, load_img, save_img,
+                                      smart_resize)
 from kgraph.utils.progbar import Progbar
 from kgraph.utils.py_dataset import PyDataset, Sequence
 from kgraph.utils.timeseries import TimeseriesDataset, timeseries_dataset_from_array
 
-__all__ = ["Config", "CustomObjectScope", "Progbar", "PyDataset", "Sequence", "TimeseriesDataset", "clear_session", "custom_object_scope",
+__all__ = ["array_to_img", "img_to_array", "load_img", "save_img", "smart_resize",
+           "Config", "CustomObjectScope", "Progbar", "PyDataset", "Sequence", "TimeseriesDataset", "clear_session", "custom_object_scope",
            "deserialize_keras_object", "disable_interactive_logging",
            "enable_interactive_logging", "get_custom_objects", "get_file", "get_registered_name",
            "get_registered_object", "get_source_inputs", "is_interactive_logging_enabled",

@@ -30,10 +30,6 @@ MISSING = {
         "TFSMLayer": "TensorFlow SavedModels", "TorchModuleWrapper": "PyTorch modules"},
     "initializers": {"STFT": NOT_YET, "STFTInitializer": NOT_YET, "stft": NOT_YET},
     "utils": {"FeatureSpace": NOT_YET,
-              "array_to_img": "image files (needs Pillow): " + NOT_YET,
-              "img_to_array": "image files (needs Pillow): " + NOT_YET,
-              "load_img": "image files (needs Pillow): " + NOT_YET,
-              "save_img": "image files (needs Pillow): " + NOT_YET,
               "audio_dataset_from_directory": "tf.data pipelines",
               "image_dataset_from_directory": "tf.data pipelines",
               "text_dataset_from_directory": "tf.data pipelines",
@@ -53,6 +49,8 @@ MISSING = {
         "AWQDTypePolicy", "DTypePolicyMap", "GPTQDTypePolicy", "Int4DTypePolicy",
         "QuantizedDTypePolicy", "QuantizedFloat8DTypePolicy"]},
     "mixed_precision": {"LossScaleOptimizer": "mixed precision keeps float32 losses"},
+    "preprocessing": {"image_dataset_from_directory": "tf.data pipelines",
+                      "text_dataset_from_directory": "tf.data pipelines"},
     "ops": {"stft": NOT_YET, "istft": NOT_YET, "rearrange": NOT_YET},
     "ops.image": {"elastic_transform": NOT_YET, "extract_patches_3d": NOT_YET,
                   "perspective_transform": NOT_YET, "scale_and_translate": NOT_YET},
@@ -61,12 +59,13 @@ MODULES = ["", "layers", "activations", "initializers", "regularizers", "constra
            "models", "utils", "config", "backend", "random", "losses", "metrics",
            "optimizers", "optimizers.schedules", "callbacks", "saving", "datasets",
            "dtype_policies", "mixed_precision", "tree", "ops", "ops.nn", "ops.numpy",
-           "ops.linalg", "ops.image"]
+           "ops.linalg", "ops.image", "preprocessing", "preprocessing.image",
+           "preprocessing.sequence"]
 # Keras modules without a kgraph counterpart (pretrained applications, scikit-learn
 # wrappers, TF-based preprocessing pipelines, quantization; export and distribution come
 # with the deployment and many-device work).
 KERAS_ONLY_MODULES = {"applications", "distillation", "distribution", "export", "legacy",
-                      "preprocessing", "quantizers", "src", "visualization", "wrappers"}
+                      "quantizers", "src", "visualization", "wrappers"}
 
 
 def _module(root, path):

@@ -135,3 +135,103 @@ def test_a_compute_loss_override_is_the_objective_of_fit_and_evaluate():
     mse = float(np.mean((model.predict(_x, verbose=0) - _y) ** 2))
     assert history.history["loss"][0] == pytest.approx(2 * mse, rel=1e-5)
     assert model.evaluate(_x, _y, verbose=0) == pytest.approx(2 * mse, rel=1e-5)
+
+
+def _stateless_loss_class(lib):
+    """The JAX custom-step guide's current form: ``stateless_compute_loss`` with the
+    metrics variables, and ``sample_weight``."""
+
+    class CustomModel(lib.Model):
+        def compute_loss_and_updates(self, trainable_variables, non_trainable_variables,
+                                     metrics_variables, x, y, sample_weight, training=False):
+            y_pred, non_trainable_variables = self.stateless_call(
+                trainable_variables, non_trainable_variables, x, training=training)
+            loss, (trainable_variables, non_trainable_variables, metrics_variables) = (
+                self.stateless_compute_loss(
+                    trainable_variables, non_trainable_variables, metrics_variables, x=x, y=y,
+                    y_pred=y_pred, sample_weight=sample_weight, training=training))
+            return loss, (y_pred, non_trainable_variables, metrics_variables)
+
+        def train_step(self, state, data):
+            trainable, non_trainable, optimizer_variables, metrics_variables = state
+            x, y, sample_weight = lib.utils.unpack_x_y_sample_weight(data)
+            grad_fn = jax.value_and_grad(self.compute_loss_and_updates, has_aux=True)
+            (loss, (y_pred, non_trainable, metrics_variables)), grads = grad_fn(
+                trainable, non_trainable, metrics_variables, x, y, sample_weight,
+                training=True)
+            trainable, optimizer_variables = self.optimizer.stateless_apply(
+                optimizer_variables, grads, trainable)
+            new_metrics, logs = [], {}
+            for metric in self.metrics:
+                own = metrics_variables[len(new_metrics):len(new_metrics) + len(
+                    metric.variables)]
+                if metric.name == "loss":
+                    own = metric.stateless_update_state(own, loss)
+                else:
+                    own = metric.stateless_update_state(own, y, y_pred,
+                                                        sample_weight=sample_weight)
+                logs[metric.name] = metric.stateless_result(own)
+                new_metrics += own
+            return logs, (trainable, non_trainable, optimizer_variables, new_metrics)
+
+    return CustomModel
+
+
+def test_stateless_compute_loss_in_a_train_step_matches_keras():
+    weights = np.linspace(0.5, 1.5, len(_x)).astype("float32")
+    models = {}
+    for lib in (keras, kg):
+        inputs = lib.Input(shape=(8,))
+        hidden = lib.layers.Dense(16, activation="relu")(inputs)
+        outputs = lib.layers.BatchNormalization()(lib.layers.Dense(1)(hidden))
+        models[lib] = _stateless_loss_class(lib)(inputs, outputs)
+        # SGD: Adam turns the rounding of near-zero gradients into whole steps
+        models[lib].compile(optimizer=lib.optimizers.SGD(0.05), loss="mse", metrics=["mae"])
+    models[kg].set_weights([np.asarray(w) for w in models[keras].get_weights()])
+    runs = {lib: (model, model.fit(_x, _y, sample_weight=weights, batch_size=32, epochs=2,
+                                   shuffle=False, verbose=0).history)
+            for lib, model in models.items()}
+    (ours, ours_logs), (theirs, theirs_logs) = runs[kg], runs[keras]
+    assert set(ours_logs) == set(theirs_logs)
+    for name in theirs_logs:
+        np.testing.assert_allclose(ours_logs[name], theirs_logs[name], rtol=1e-5)
+    for a, b in zip(ours.get_weights(), theirs.get_weights()):
+        np.testing.assert_allclose(a, np.asarray(b), rtol=1e-5, atol=1e-6)
+    assert len(ours.metrics_variables) == len(theirs.metrics_variables)  # once built
+
+
+def test_stateless_compute_loss_returns_what_compute_loss_changed():
+    class Tracking(kg.Model):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.loss_tracker = kg.metrics.Mean(name="loss")
+
+        def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
+                         training=True):
+            loss = kg.ops.mean((y - y_pred) ** 2)
+            self.loss_tracker.update_state(loss)
+            return loss
+
+        @property
+        def metrics(self):
+            return [self.loss_tracker]
+
+    inputs = kg.Input(shape=(8,))
+    model = Tracking(inputs, kg.layers.Dense(1)(inputs))
+    model.compile(optimizer="sgd")
+    trainable = [v.value for v in model.trainable_variables]
+    metrics_variables = [v.value for v in model.metrics_variables]
+    y_pred = model(_x[:4])
+
+    @jax.jit
+    def step(trainable, metrics_variables):
+        return model.stateless_compute_loss(trainable, [], metrics_variables, x=_x[:4],
+                                            y=_y[:4], y_pred=y_pred)
+
+    loss, (_, _, new_metrics) = step(trainable, metrics_variables)
+    expected = np.mean((_y[:4] - np.asarray(y_pred)) ** 2)
+    np.testing.assert_allclose(loss, expected, rtol=1e-6)
+    assert model.loss_tracker.stateless_result(new_metrics) == pytest.approx(expected, 1e-6)
+    assert model.loss_tracker.result() == 0  # the tracker's own state is untouched
+    with pytest.raises(ValueError, match="expected 2 metrics variables"):
+        model.stateless_compute_loss(trainable, [], [], x=_x[:4], y=_y[:4], y_pred=y_pred)

@@ -1,0 +1,12 @@
+"""``keras.preprocessing``: image and sequence utilities and the dataset builders, by
+Keras's names (the same functions as ``kgraph.utils``'s).
+
+>>> import kgraph as kg
+>>> kg.preprocessing.sequence.pad_sequences([[1, 2], [3]], maxlen=3).tolist()
+[[0, 1, 2], [0, 0, 3]]
+"""
+
+from kgraph.preprocessing import image, sequence
+from kgraph.utils.timeseries import timeseries_dataset_from_array
+
+__all__ = ["image", "sequence", "timeseries_dataset_from_array"]
