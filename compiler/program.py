@@ -61,8 +61,8 @@ class Program:
         if not model.built:
             raise ValueError(f'Layer "{model.name}" is not built: call it on an input (or '
                              "build it) before compiling.")
-        if getattr(model, "_trace_error", None):
-            raise ValueError(model._trace_error)
+        if getattr(model, "_build_error", None):
+            raise ValueError(model._build_error)
         self.model = model
         self.nodes = list(getattr(model, "_nodes", ()))
         with structure_read_once():  # the passes below read the graph, never change it

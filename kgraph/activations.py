@@ -213,8 +213,13 @@ def name_of(fn) -> str:
     return getattr(fn, "__name__", repr(fn))
 
 
-def serialize(fn) -> str:
-    """Keras's ``activations.serialize`` for built-ins: the name."""
+def serialize(fn):
+    """Keras's ``activations.serialize``: a built-in's name; for a function registered with
+    ``register_keras_serializable``, Keras's function entry naming it."""
+    registered = catalog.registered_name_of(fn)
+    if registered is not None:
+        return {"module": "builtins", "class_name": "function", "config": registered,
+                "registered_name": "function"}
     return name_of(fn)
 
 

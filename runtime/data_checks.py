@@ -104,7 +104,9 @@ def check_validation(trainer, val_data) -> None:
         e.variable.shape, e.variable.dtype))
 
     def run(params, state, x, y):
-        outputs = program.run(params, state, x, training=False).outputs
+        # a key as evaluation passes one: a model may be random in inference too
+        outputs = program.run(params, state, x, training=False,
+                              key=jax.random.PRNGKey(0)).outputs
         trainer.objective.check(y, outputs)
         return outputs
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 __all__ = ["CustomObjectScope", "add_builtin", "builtin_classes", "builtin_module",
            "custom_object_scope", "get_custom_objects", "get_registered_name",
            "get_registered_object", "is_builtin_definition", "is_instance", "is_operation",
-           "register_keras_serializable", "register_layer"]
+           "register_keras_serializable", "register_layer", "registered_name_of"]
 
 _BUILTIN: dict = {}  # class name -> kgraph's own class, in definition order
 
@@ -67,22 +67,25 @@ _GLOBAL_CUSTOM_NAMES: dict = {}  # class -> registered name
 
 
 def register_layer(package="Custom", name=None):
-    """Register a custom layer class for deserialization (as Keras's
-    ``register_keras_serializable``): its registered name is ``"package>name"``.
+    """Register a custom class (with ``get_config``) or function for deserialization (as
+    Keras's ``register_keras_serializable``): its registered name is ``"package>name"``.
 
     Use as ``@register_layer()``, ``@register_layer(package="mine")`` or ``@register_layer``.
     """
     if isinstance(package, type):  # used bare: @register_layer
         return register_layer()(package)
 
-    def decorator(cls):
-        if not (isinstance(cls, type) and hasattr(cls, "get_config")):
-            raise ValueError(f"register_layer expects a class with get_config(), "
-                             f"received {cls!r}.")
-        registered_name = f"{package}>{name or cls.__name__}"
-        _GLOBAL_CUSTOM_OBJECTS[registered_name] = cls
-        _GLOBAL_CUSTOM_NAMES[cls] = registered_name
-        return cls
+    def decorator(obj):
+        if isinstance(obj, type) and not hasattr(obj, "get_config"):
+            raise ValueError(f"register_keras_serializable: class {obj.__name__!r} has no "
+                             "get_config() method, so it cannot be serialized.")
+        if not callable(obj):
+            raise ValueError(f"register_keras_serializable expects a class with get_config() "
+                             f"or a function, received {obj!r}.")
+        registered_name = f"{package}>{name or obj.__name__}"
+        _GLOBAL_CUSTOM_OBJECTS[registered_name] = obj
+        _GLOBAL_CUSTOM_NAMES[obj] = registered_name
+        return obj
 
     return decorator
 
@@ -90,9 +93,17 @@ def register_layer(package="Custom", name=None):
 register_keras_serializable = register_layer
 
 
-def get_registered_name(cls) -> str:
-    """``"package>name"`` for a registered class, else the class name (as Keras)."""
-    return _GLOBAL_CUSTOM_NAMES.get(cls, cls.__name__)
+def get_registered_name(obj) -> str:
+    """``"package>name"`` for a registered class or function, else its name (as Keras)."""
+    return registered_name_of(obj) or obj.__name__
+
+
+def registered_name_of(obj):
+    """``"package>name"`` if ``obj`` was registered, else None."""
+    try:
+        return _GLOBAL_CUSTOM_NAMES.get(obj)
+    except TypeError:  # an unhashable callable
+        return None
 
 
 _SCOPES: list = []  # the custom_objects of the open custom_object_scope()s, innermost last

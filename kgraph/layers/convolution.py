@@ -148,7 +148,7 @@ class BaseConv(WindowedConv):
 
     def get_config(self):
         return {**super().get_config(), "filters": self.filters, **self._window_config(),
-                "groups": self.groups, "activation": activations.name_of(self.activation),
+                "groups": self.groups, "activation": activations.serialize(self.activation),
                 "use_bias": self.use_bias,
                 **wa.weight_config(self, "kernel", "bias", activity=True)}
 

@@ -88,7 +88,7 @@ class BaseDepthwiseConv(_DepthwiseWindowed):
 
     def get_config(self):
         return {**super().get_config(), "depth_multiplier": self.depth_multiplier,
-                **self._window_config(), "activation": activations.name_of(self.activation),
+                **self._window_config(), "activation": activations.serialize(self.activation),
                 "use_bias": self.use_bias,
                 **wa.weight_config(self, "depthwise", "bias", activity=True)}
 
@@ -155,7 +155,7 @@ class BaseSeparableConv(_DepthwiseWindowed):
     def get_config(self):
         return {**super().get_config(), "depth_multiplier": self.depth_multiplier,
                 "filters": self.filters, **self._window_config(),
-                "activation": activations.name_of(self.activation), "use_bias": self.use_bias,
+                "activation": activations.serialize(self.activation), "use_bias": self.use_bias,
                 **wa.weight_config(self, "depthwise", "pointwise", "bias", activity=True)}
 
 

@@ -67,7 +67,7 @@ class Dense(Layer):
 
     def get_config(self):
         return {**super().get_config(), "units": self.units,
-                "activation": activations.name_of(self.activation), "use_bias": self.use_bias,
+                "activation": activations.serialize(self.activation), "use_bias": self.use_bias,
                 **wa.weight_config(self, "kernel", "bias", strict=False),
                 "quantization_config": None}
 
@@ -88,7 +88,7 @@ class Activation(Layer):
         return input_shape
 
     def get_config(self):
-        return {**super().get_config(), "activation": activations.name_of(self.activation)}
+        return {**super().get_config(), "activation": activations.serialize(self.activation)}
 
 
 class Dropout(Layer):

@@ -102,7 +102,7 @@ class EinsumDense(Layer):
 
     def get_config(self):
         return {**super().get_config(), "output_shape": list(self.partial_output_shape),
-                "equation": self.equation, "activation": activations.name_of(self.activation),
+                "equation": self.equation, "activation": activations.serialize(self.activation),
                 "bias_axes": self.bias_axes,
                 **wa.weight_config(self, "kernel", "bias", strict=False),
                 "quantization_config": None}

@@ -290,7 +290,7 @@ class _Cell(Layer):
 
     def get_config(self):
         return {**super().get_config(), "units": self.units,
-                "activation": activations.name_of(self.activation), "use_bias": self.use_bias,
+                "activation": activations.serialize(self.activation), "use_bias": self.use_bias,
                 **wa.weight_config(self, "kernel", "recurrent", "bias", strict=False),
                 "dropout": self.dropout, "recurrent_dropout": self.recurrent_dropout,
                 "seed": self.seed}
@@ -361,7 +361,7 @@ class LSTMCell(_Cell):
 
     def get_config(self):
         return {**super().get_config(),
-                "recurrent_activation": activations.name_of(self.recurrent_activation),
+                "recurrent_activation": activations.serialize(self.recurrent_activation),
                 "unit_forget_bias": self.unit_forget_bias}
 
 
@@ -406,5 +406,5 @@ class GRUCell(_Cell):
 
     def get_config(self):
         return {**super().get_config(),
-                "recurrent_activation": activations.name_of(self.recurrent_activation),
+                "recurrent_activation": activations.serialize(self.recurrent_activation),
                 "reset_after": self.reset_after}

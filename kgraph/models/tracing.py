@@ -5,13 +5,16 @@ A subclassed ``Model`` computes with its ``call`` method. The first time it is b
 the layers it calls record nodes as in a functional graph, which gives the model
 ``_nodes`` in topological order (``program.nodes``, ``summary()``). ``call`` itself
 still runs the model (eagerly and inside ``apply``), so Python branches on ``training``
-keep working. A ``call`` that cannot run on KerasTensors (e.g. ``jnp.sin(x)`` on the input
-rather than ``kgraph.ops.sin`` or a layer) is recorded, and ``compiler.compile`` reports it.
+keep working. A ``call`` that cannot run on KerasTensors (``jnp.sin(x)`` on the input rather than
+``kgraph.ops.sin`` or a layer, a shape computed from the batch size) builds as Keras builds
+it, by running once on arrays (zeros of the input shapes); the compiled program then runs
+it as its own code, one node, and the reason is kept in ``model._trace_error``.
 """
 
 from __future__ import annotations
 
 import jax
+import jax.numpy as jnp
 
 from kgraph.base import naming
 from kgraph.graph.input_layer import Input
@@ -54,8 +57,27 @@ def trace_call(model, inputs) -> None:
         naming.localize_names(model._tracked_layers(), model)
         model.inputs = jax.tree_util.tree_leaves(symbolic)
         model.outputs = jax.tree_util.tree_leaves(outputs)
-    except Exception as error:  # noqa: BLE001 - reported by compiler.compile
+    except Exception as error:  # noqa: BLE001 - the model runs as its own code instead
         model._nodes = []
         model._trace_error = NOT_TRACEABLE.format(
             name=model.name, cls=type(model).__name__, error_type=type(error).__name__,
             error=error)
+        _build_by_running(model, inputs)
+
+
+def _build_by_running(model, inputs) -> None:
+    """Build the layers of a ``call`` that cannot be traced by running it once on zeros of
+    the input shapes, as Keras builds a subclassed model by its first call; the model then
+    runs as its own Python code (one node to the compiler, as written)."""
+    def zeros(x):
+        shape, dtype = (x.shape, x.dtype) if hasattr(x, "shape") else x
+        return jnp.zeros(tuple(1 if d is None else d for d in shape), dtype)
+
+    arrays = jax.tree_util.tree_map(zeros, inputs,
+                                    is_leaf=lambda x: hasattr(x, "shape") or _is_spec(x))
+    try:
+        model.call(arrays)
+    except Exception as error:  # noqa: BLE001 - reported by compiler.compile
+        model._trace_error += (f"\nRunning call() on zeros of the input shapes failed too, "
+                               f"with {type(error).__name__}: {error}")
+        model._build_error = model._trace_error

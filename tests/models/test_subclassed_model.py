@@ -59,7 +59,9 @@ def test_subclassed_model_trains_with_fit():
     assert history.history["loss"][-1] < history.history["loss"][0]
 
 
-def test_untraceable_call_is_a_clear_error_at_compile():
+def test_a_call_that_cannot_be_traced_runs_as_its_own_code():
+    """As in Keras: jnp on the raw input is fine; the model builds by running call() on
+    arrays and its program runs call() as written (one node)."""
     class Sine(kg.Model):
         def __init__(self):
             super().__init__(name="sine")
@@ -69,7 +71,36 @@ def test_untraceable_call_is_a_clear_error_at_compile():
             return self.dense(jnp.sin(inputs))  # jnp on the raw input: not traceable
 
     model = Sine()
-    np.testing.assert_allclose(model(np.zeros((1, 2), np.float32)),
-                               model.dense(np.zeros((1, 2), np.float32)))  # eager still works
-    with pytest.raises(ValueError, match=r"(?s)Model .sine. \(Sine\) could not be traced.*kgraph.ops"):
-        compiler.compile(model)
+    data = np.linspace(-1, 1, 6, dtype=np.float32).reshape(3, 2)
+    eager = np.asarray(model(data))
+    np.testing.assert_allclose(eager, np.asarray(model.dense(np.sin(data))), rtol=1e-6)
+    assert "could not be traced" in model._trace_error and model.dense.built
+    program = compiler.compile(model)
+    assert program.plan is None
+    params, state = compiler.variables(model)
+    out, _ = jax.jit(program.apply)(params, state, data)
+    np.testing.assert_allclose(np.asarray(out), eager, rtol=1e-6)
+
+
+def test_a_call_random_in_inference_trains_with_validation_data():
+    """A SeedGenerator used on every call (not only in training) and a shape read from the
+    batch: the model builds by running, and evaluation passes a random key as training
+    does."""
+    class Noisy(kg.Model):
+        def __init__(self):
+            super().__init__()
+            self.seed_generator = kg.random.SeedGenerator(42)
+            self.dense = layers.Dense(1)
+
+        def call(self, x):
+            noise = kg.random.normal(kg.ops.shape(x), stddev=0.1, seed=self.seed_generator)
+            return self.dense(x + noise)
+
+    model = Noisy()
+    model.compile("adam", "mse")
+    x = np.random.default_rng(0).random((64, 4)).astype("float32")
+    history = model.fit(x, x[:, :1], validation_data=(x, x[:, :1]), epochs=2, verbose=0)
+    assert np.all(np.isfinite(history.history["val_loss"]))
+    first = model.predict(x, verbose=0)
+    assert first.shape == (64, 1) and np.all(np.isfinite(first))
+    assert not np.allclose(first, np.asarray(model.dense(x)))  # the noise is there
