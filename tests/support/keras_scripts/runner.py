@@ -1,56 +1,34 @@
 """Run a Keras 3 script unchanged with ``keras`` pointing at kgraph.
 
 ``run(path)`` executes the script in this process with ``import keras`` (and ``from keras
-import layers`` / ``import keras.ops`` ...) resolving to kgraph's modules, then restores
-whatever ``keras`` was before. ``python tests/support/keras_scripts/runner.py --keras`` runs every
+import layers`` / ``import keras.ops`` ...) resolving to kgraph's modules
+(``kgraph.compat.install``), then restores whatever ``keras`` was before. ``python tests/support/keras_scripts/runner.py --keras`` runs every
 script under Keras itself instead (to check they are valid Keras 3 code).
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.abc
-import importlib.util
 import os
 import pathlib
 import runpy
 import sys
 
+from kgraph import compat
+
 HERE = pathlib.Path(__file__).parent
 SCRIPTS = sorted(p for p in HERE.glob("*.py") if p.name not in ("runner.py", "__init__.py"))
 
 
-class _KerasIsKgraph(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Resolves ``keras`` and ``keras.x.y`` to the modules ``kgraph`` and ``kgraph.x.y``."""
-
-    def find_spec(self, fullname, path=None, target=None):
-        if fullname == "keras" or fullname.startswith("keras."):
-            return importlib.util.spec_from_loader(fullname, self)
-        return None
-
-    def create_module(self, spec):
-        return importlib.import_module("kgraph" + spec.name[len("keras"):])
-
-    def exec_module(self, module):
-        pass
-
-
 def run(path, workdir) -> dict:
-    """Execute ``path`` with keras = kgraph in ``workdir``; returns the script's globals."""
-    saved = {name: sys.modules.pop(name) for name in list(sys.modules)
-             if name == "keras" or name.startswith("keras.")}
-    finder = _KerasIsKgraph()
-    sys.meta_path.insert(0, finder)
+    """Execute ``path`` with keras = kgraph (``kgraph.compat.install``) in ``workdir``;
+    returns the script's globals."""
     cwd = os.getcwd()
     os.chdir(workdir)
     try:
-        return runpy.run_path(str(path), run_name="__main__")
+        with compat.install():
+            return runpy.run_path(str(path), run_name="__main__")
     finally:
         os.chdir(cwd)
-        sys.meta_path.remove(finder)
-        for name in [n for n in sys.modules if n == "keras" or n.startswith("keras.")]:
-            del sys.modules[name]
-        sys.modules.update(saved)
 
 
 if __name__ == "__main__":
