@@ -24,9 +24,10 @@ class ModelCheckpoint(_MonitorCallback):
     """Save the model to ``filepath`` every epoch (or every ``save_freq`` batches).
 
     Args (as Keras 3):
-      filepath: a ``.keras`` file (``.weights.h5`` with ``save_weights_only``); may hold
-        placeholders filled from the epoch (1-based), the batch (with an integer
-        ``save_freq``) and the logs: ``"ckpt/{epoch:02d}-{val_loss:.2f}.keras"``.
+      filepath: a ``.keras`` file (or a legacy ``.h5`` one; ``.weights.h5`` with
+        ``save_weights_only``); may hold placeholders filled from the epoch (1-based), the
+        batch (with an integer ``save_freq``) and the logs:
+        ``"ckpt/{epoch:02d}-{val_loss:.2f}.keras"``.
       monitor: the logged value ``save_best_only`` compares.
       verbose: 1 prints a line per save.
       save_best_only: save only when ``monitor`` improves on the best so far (without
@@ -66,9 +67,9 @@ class ModelCheckpoint(_MonitorCallback):
             raise ValueError("When using `save_weights_only=True` in `ModelCheckpoint`, the "
                              "filepath provided must end in `.weights.h5` (Keras weights "
                              f"format). Received: filepath={self.filepath}")
-        if not save_weights_only and not self.filepath.endswith(".keras"):
+        if not save_weights_only and not self.filepath.endswith((".keras", ".h5")):
             raise ValueError("The filepath provided must end in `.keras` (Keras model "
-                             f"format). Received: filepath={self.filepath}")
+                             f"format) or `.h5`. Received: filepath={self.filepath}")
 
     def uses_batch_hooks(self, mode: str = "train") -> bool:
         return super().uses_batch_hooks(mode) and mode == "train" and (

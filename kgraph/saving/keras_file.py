@@ -29,7 +29,7 @@ import warnings
 import zipfile
 
 from kgraph.saving import (archive, compile_config, h5_weights, keras_dialect, keras_layout,
-                           legacy_h5, validation)
+                           legacy_h5, legacy_h5_save, validation)
 from kgraph.base import catalog
 from kgraph.base.memory import physical_memory
 from kgraph.optimizers import keras_variables
@@ -89,12 +89,18 @@ def model_config(model) -> dict:
 
 
 def save_model(model, filepath, overwrite=True, zipped=True) -> None:
-    """Write ``model`` to ``filepath`` (``.keras``) as Keras 3 does, atomically."""
+    """Write ``model`` to ``filepath`` as Keras 3 does, atomically: a ``.keras`` file, or
+    (with Keras's warning that the format is legacy) an ``.h5`` / ``.hdf5`` model file."""
     _check_built(model, "save")
     filepath = os.fspath(filepath)
+    if filepath.endswith((".h5", ".hdf5")) and not filepath.endswith(".weights.h5"):
+        legacy_h5_save.save_model(model, filepath, model_config(model),
+                                  KERAS_FORMAT_VERSION, overwrite)
+        return
     if not filepath.endswith(".keras"):
-        raise ValueError(f"The file name must end in .keras (Keras 3's format), received "
-                         f"{filepath!r}; for weights only use save_weights('*.weights.h5').")
+        raise ValueError(f"The file name must end in .keras (Keras 3's format) or .h5 (the "
+                         f"legacy one), received {filepath!r}; for weights only use "
+                         "save_weights('*.weights.h5').")
     if not zipped:
         raise ValueError("zipped=False (an unzipped folder) is not supported; save a .keras "
                          "file.")
