@@ -22,6 +22,7 @@ from runtime.objective import Objective
 from runtime.precision import Precision
 from runtime.remat import Remat
 from runtime.sharding.placement import MeshPlacement
+from runtime.sharding.rules import LookupRules
 from runtime.training_setup import TrainingSetup
 
 __all__ = ["compile_model", "evaluate", "fit", "predict",
@@ -30,13 +31,26 @@ __all__ = ["compile_model", "evaluate", "fit", "predict",
 
 def compile_model(model, optimizer="adam", loss=None, metrics=None, loss_weights=None,
                   steps_per_execution=1, seed=None, weighted_metrics=None, mesh=None,
-                  sharding=None, data_axis=None, remat=None, scan_blocks=True, precision=None):
+                  sharding=None, data_axis=None, remat=None, scan_blocks=True, precision=None,
+                  distribution=None):
     """Configure training (see ``Model.compile``); names are checked now, as in Keras.
 
-    The Trainer is made on first use, once the model is built (a subclassed model builds
-    on its first batch).
+    ``distribution`` (a ``kgraph.distribution`` one, set by ``set_distribution``) stands
+    for ``mesh``, ``sharding`` and ``data_axis`` when those are not given. The Trainer is
+    made on first use, once the model is built (a subclassed model builds on its first
+    batch).
     """
     own_steps = keras_protocol.uses_own_steps(model, "train_step", "compute_loss")
+    if distribution is not None and mesh is None:
+        if own_steps:
+            warnings.warn(f"Model {model.name!r} has its own compute_loss or train_step, which "
+                          "runs as it is written: the distribution set by set_distribution "
+                          "is not applied to it (it trains on one device).", UserWarning,
+                          stacklevel=3)
+        else:
+            mesh, data_axis = distribution.mesh, distribution.batch_dim_name
+            sharding = LookupRules(distribution.weight_layout,
+                                   f"{type(distribution).__name__}'s layouts")
     if loss is None and not own_steps:
         raise ValueError("model.compile needs a loss, e.g. loss='mse' (or a model whose own "
                          "compute_loss or train_step computes it).")

@@ -19,6 +19,7 @@ from kgraph.base.layer import Layer, _shapes as _shapes_of
 from kgraph.display import plotting
 from kgraph.saving import safetensors_io
 from kgraph.display.summary import summary_text
+from kgraph.distribution import distribution_lib
 from kgraph.models import tracing
 
 __all__ = ["Model"]
@@ -179,7 +180,8 @@ class Model(Layer):
 
         ``steps_per_execution=k`` runs ``k`` training steps per device call (one
         ``lax.scan``); ``seed`` fixes dropout keys and shuffling. ``mesh`` (a JAX mesh),
-        ``sharding`` (``runtime.ShardingRules``) and ``data_axis`` train on many devices;
+        ``sharding`` (``runtime.ShardingRules``) and ``data_axis`` train on many devices
+        (without them, the ``kgraph.distribution`` set by ``set_distribution`` decides);
         ``remat`` rematerialises layers by path; ``scan_blocks=False`` runs repeated
         blocks unrolled instead of as one scan; ``precision="mixed_bfloat16"`` (or by
         path) computes in bfloat16 with float32 weights. See ``runtime.Trainer``.
@@ -199,7 +201,7 @@ class Model(Layer):
             steps_per_execution=steps_per_execution, seed=seed,
             weighted_metrics=weighted_metrics, mesh=mesh, sharding=sharding,
             data_axis=data_axis, remat=remat, scan_blocks=scan_blocks,
-            precision=precision)
+            precision=precision, distribution=distribution_lib.distribution())
 
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
             validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,

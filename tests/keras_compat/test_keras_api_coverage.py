@@ -60,11 +60,11 @@ MODULES = ["", "layers", "activations", "initializers", "regularizers", "constra
            "optimizers", "optimizers.schedules", "callbacks", "saving", "datasets",
            "dtype_policies", "mixed_precision", "tree", "ops", "ops.nn", "ops.numpy",
            "ops.linalg", "ops.image", "preprocessing", "preprocessing.image",
-           "preprocessing.sequence"]
-# Keras modules without a kgraph counterpart (pretrained applications, scikit-learn
-# wrappers, TF-based preprocessing pipelines, quantization; export and distribution come
-# with the deployment and many-device work).
-KERAS_ONLY_MODULES = {"applications", "distillation", "distribution", "export", "legacy",
+           "preprocessing.sequence", "distribution"]
+# Keras modules without a kgraph counterpart yet (applications, distillation, export,
+# quantizers, visualization, the scikit-learn wrappers, the legacy saving API; ``src`` is
+# Keras's implementation, not API).
+KERAS_ONLY_MODULES = {"applications", "distillation", "export", "legacy",
                       "quantizers", "src", "visualization", "wrappers"}
 
 
