@@ -9,6 +9,7 @@ from kgraph.ops import Operation
 from kgraph.layers.core import Activation, Dense, Dropout
 from kgraph.layers.core_extra import Identity, Lambda, Masking
 from kgraph.layers.einsum_dense import EinsumDense
+from kgraph.layers.jax_layer import FlaxLayer, JaxLayer
 from kgraph.layers.embedding import Embedding, ReversibleEmbedding
 
 # merging

@@ -24,7 +24,7 @@ MISSING = {
             "Equalization", "MaxNumBoundingBoxes", "MixUp", "RandAugment",
             "RandomColorJitter", "RandomElasticTransform", "RandomErasing",
             "RandomPerspective", "RandomShear"]},
-        "FlaxLayer": "needs Flax", "JaxLayer": NOT_YET, "HashedCrossing": NOT_YET,
+ "HashedCrossing": NOT_YET,
         "MelSpectrogram": NOT_YET, "STFTSpectrogram": NOT_YET,
         "SpectralNormalization": NOT_YET,
         "TFSMLayer": "TensorFlow SavedModels", "TorchModuleWrapper": "PyTorch modules"},
