@@ -38,6 +38,7 @@ from kgraph.base import (call_args, catalog, initial_values, naming, seed_stream
                          shape_inference, tracking)
 from kgraph.base.memory import check_allocatable
 from kgraph.base.input_spec import assert_input_compatibility
+from kgraph.base.keras_internals import KerasInternals
 from kgraph.base.variables import Variable, checked_weight_shape
 from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.graph.node import Node
@@ -62,7 +63,7 @@ def trainability_changes() -> int:
     return _trainability_changes
 
 
-class Layer:
+class Layer(KerasInternals):
     """Base class of all layers.
 
     Args:
@@ -217,6 +218,8 @@ class Layer:
     def dtype(self):
         """The dtype of the layer's weights (``dtype_policy.variable_dtype``)."""
         return self.dtype_policy.variable_dtype
+
+    variable_dtype = dtype  # Keras's other name for it
 
     @property
     def compute_dtype(self):

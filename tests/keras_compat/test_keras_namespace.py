@@ -318,3 +318,18 @@ def test_variables_answer_kerass_questions():
     np.testing.assert_array_equal(np.asarray(bias), [0.5, 0.5])
     assert bias.ndim == 1 and bias.numpy().tolist() == [0.5, 0.5]
     np.testing.assert_array_equal(dense.bias, [0.5, 0.5])
+
+
+def test_layer_internals_libraries_use_match_keras():
+    """``_flatten_layers`` (every KerasHub backbone calls it), ``variable_dtype`` and
+    ``quantization_mode``, as Keras's."""
+    found = {}
+    for K in (keras, kg):
+        inner = K.Sequential([K.layers.Dense(2, name="a"), K.layers.Dense(2, name="b")],
+                             name="inner")
+        x = K.Input(shape=(3,), name="x")
+        model = K.Model(x, inner(K.layers.Dense(3, name="first")(x)), name="outer")
+        found[K] = ([layer.name for layer in model._flatten_layers()][:6],
+                    [layer.name for layer in model._flatten_layers(False, False)],
+                    model.layers[1].variable_dtype, model.layers[1].quantization_mode)
+    assert found[kg] == found[keras]
