@@ -185,6 +185,22 @@ class MultiHeadAttention(Layer):
         self._returned_scores = False
 
     # ----------------------------------------------------------------- build
+    def _get_common_kwargs_for_sublayer(self) -> dict:
+        """The arguments Keras gives every projection (fresh initializers each time), for
+        subclasses that build their own ``EinsumDense`` projections."""
+        def fresh(initializer):  # a name stays a name; an object is copied
+            if hasattr(initializer, "get_config"):
+                return type(initializer).from_config(initializer.get_config())
+            return initializer
+
+        return {"kernel_initializer": fresh(self.kernel_initializer),
+                "bias_initializer": fresh(self.bias_initializer),
+                "kernel_regularizer": self.kernel_regularizer,
+                "bias_regularizer": self.bias_regularizer,
+                "activity_regularizer": self._projection_activity_regularizer,
+                "kernel_constraint": self.kernel_constraint,
+                "bias_constraint": self.bias_constraint, "dtype": self.dtype_policy}
+
     def _projection(self, equation, output_shape, bias_axes, name, activation=None):
         return _Projection(
             equation, output_shape=output_shape, bias_axes=bias_axes if self.use_bias else None,
@@ -287,7 +303,13 @@ class MultiHeadAttention(Layer):
             logits = jnp.where(attention_mask, logits, -1e9)
         return jax.nn.softmax(logits, axis=self._norm_axes).astype(scores.dtype)
 
-    def _compute_attention(self, query, key, value, attention_mask=None, training=None):
+    def _compute_attention(self, query, key, value, attention_mask=None, training=None,
+                           return_attention_scores=False, use_causal_mask=False):
+        """``(output, scores)`` of attention over projected ``query``, ``key``, ``value``
+        (Keras's method, which subclasses call; ``use_causal_mask`` applies when no
+        ``attention_mask`` is given)."""
+        if use_causal_mask and attention_mask is None:
+            attention_mask = self._compute_causal_mask(query, value)
         query = query * jnp.asarray(self._inverse_sqrt_key_dim, query.dtype)
         scores = jnp.einsum(self._dot_product_equation, query, key)
         scores = self._masked_softmax(scores, attention_mask)
@@ -359,3 +381,23 @@ class MultiHeadAttention(Layer):
                 "activity_regularizer": regularizers.serialize(
                     self._projection_activity_regularizer),
                 "seed": self.seed}
+
+
+def _keras_name(public):
+    def read(self):
+        return getattr(self, public)
+
+    def write(self, value):
+        setattr(self, public, value)
+
+    return property(read, write, doc=f"Keras's private name of ``{public}``.")
+
+
+# Keras's private attribute names, which subclasses written for Keras read and set (KerasHub's
+# attention layers build their own ``_query_dense``, ...): the same attributes as here.
+for _public in ("query_dense", "key_dense", "value_dense", "output_dense", "gate_dense",
+                "num_heads", "key_dim", "value_dim", "dropout", "use_bias", "use_gate",
+                "attention_axes", "sliding_window", "flash_attention", "kernel_initializer",
+                "bias_initializer", "kernel_regularizer", "bias_regularizer",
+                "kernel_constraint", "bias_constraint"):
+    setattr(MultiHeadAttention, f"_{_public}", _keras_name(_public))
