@@ -31,6 +31,7 @@ from kgraph.initializers import KerasInitializer as Initializer
 from kgraph.ops import Operation
 from kgraph.regularizers import Regularizer
 from kgraph.devices import device
+from kgraph.interpreter.stateless_scope import StatelessScope
 
 __all__ = ["Functional", "Input", "InputLayer", "InputSpec", "KerasHistory", "KerasTensor",
            "Layer", "Model", "Node", "Variable", "activations", "config", "constraints",
@@ -41,7 +42,7 @@ __all__ += ["Sequential", "load_model", "model_from_json", "model_to_dot", "plot
 __version__ = "0.1.0"
 FloatDTypePolicy = DTypePolicy
 __all__ += ["DTypePolicy", "FloatDTypePolicy", "Initializer", "Operation", "Regularizer",
-            "device", "dtype_policies", "mixed_precision", "version"]
+            "device", "dtype_policies", "mixed_precision", "version", "StatelessScope"]
 
 
 def version() -> str:

@@ -15,7 +15,6 @@ NOT_YET = "not yet"
 MISSING = {
     "": {"Function": NOT_YET, "Quantizer": "quantization is not supported",
          "RematScope": NOT_YET, "remat": NOT_YET,
-         "StatelessScope": "kgraph's programs are stateless already (compiler.compile)",
          "SymbolicScope": "internal to Keras's tracing",
          "name_scope": "weight paths come from layer names"},
     "layers": {
