@@ -22,6 +22,7 @@ from kgraph.display.plotting import model_to_dot, plot_model
 from kgraph.graph.input_layer import Input, InputLayer
 from kgraph.graph.keras_tensor import KerasTensor, is_keras_tensor
 from kgraph.graph.node import KerasHistory, Node
+from kgraph.models.function import Function
 from kgraph.models.functional import Functional
 from kgraph.models.model import Model
 from kgraph.models.sequential import Sequential
@@ -42,7 +43,7 @@ __all__ += ["Sequential", "load_model", "model_from_json", "model_to_dot", "plot
 __version__ = "0.1.0"
 FloatDTypePolicy = DTypePolicy
 __all__ += ["DTypePolicy", "FloatDTypePolicy", "Initializer", "Operation", "Regularizer",
-            "device", "dtype_policies", "mixed_precision", "version", "StatelessScope"]
+            "device", "dtype_policies", "mixed_precision", "version", "StatelessScope", "Function"]
 
 
 def version() -> str:

@@ -36,7 +36,8 @@ def topological_order(inputs: Sequence[KerasTensor], outputs: Sequence[KerasTens
     """
     input_ids = {id(t) for t in inputs}
     for t in list(inputs) + list(outputs):
-        if not isinstance(t, KerasTensor) or t._keras_history is None:
+        if not isinstance(t, KerasTensor) or (t._keras_history is None
+                                              and id(t) not in input_ids):
             raise TypeError(f"Model inputs and outputs must be symbolic tensors made by "
                             f"kg.Input and layer calls; received {t!r}.")
     done: set[int] = set()

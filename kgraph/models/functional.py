@@ -43,6 +43,11 @@ class Functional(Model):
         self.outputs, self._out_treedef = jax.tree_util.tree_flatten(outputs)
         if not self.inputs or not self.outputs:
             raise ValueError("Model needs at least one input and one output tensor.")
+        for tensor in self.inputs:
+            if getattr(tensor, "_keras_history", None) is None:
+                raise TypeError(f"Model inputs must be symbolic tensors made by kg.Input; "
+                                f"received {tensor!r} (a graph of ops on bare KerasTensors "
+                                "is a kg.Function).")
         with bulk.collector_paused():
             self._discover_graph()
         self.input_spec = [InputSpec(shape=t.shape)

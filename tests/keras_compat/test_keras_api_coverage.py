@@ -13,7 +13,7 @@ PERSISTENCE = "saving and loading files: the persistence work"
 NOT_YET = "not yet"
 
 MISSING = {
-    "": {"Function": NOT_YET, "Quantizer": "quantization is not supported",
+    "": {"Quantizer": "quantization is not supported",
          "RematScope": NOT_YET, "remat": NOT_YET,
          "SymbolicScope": "internal to Keras's tracing",
          "name_scope": "weight paths come from layer names"},
