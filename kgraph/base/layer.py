@@ -292,8 +292,8 @@ class Layer(KerasInternals):
             raise ValueError(f'Layer "{self.name}" already has a weight named "{name}".')
         shape = checked_weight_shape(self, name, shape)
         check_allocatable(f'Layer "{self.name}"', f'weight "{name}"', shape, dtype or self.dtype)
-        variable = Variable(shape, initializer, dtype or self.dtype, trainable, name, owner=self,
-                            regularizer=regularizers.get(regularizer),
+        variable = Variable(initializer, shape, dtype or self.dtype, trainable, name=name,
+                            owner=self, regularizer=regularizers.get(regularizer),
                             constraint=constraints.get(constraint))
         variable._auto_named = auto
         variable.autocast = bool(autocast)

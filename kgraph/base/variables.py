@@ -30,21 +30,48 @@ from kgraph.interpreter import context
 __all__ = ["Variable", "checked_weight_shape"]
 
 
-class Variable:
-    """A layer weight: name, shape, dtype, initializer, trainable, and its value."""
+def _is_value(initializer) -> bool:
+    return isinstance(initializer, (jax.Array, np.ndarray, np.generic, int, float, bool, list,
+                                    tuple))
 
-    def __init__(self, shape, initializer, dtype="float32", trainable=True, name="variable",
-                 owner=None, regularizer=None, constraint=None):
+
+class Variable:
+    """A weight: name, shape, dtype, initializer, trainable, and its value.
+
+    Made as Keras 3 makes one: ``Variable(initializer, shape=None, dtype=None,
+    trainable=True, autocast=True, aggregation="none", synchronization="auto", name=None)``,
+    where ``initializer`` is an initial value (its shape and dtype are the variable's
+    unless given) or an initializer (then ``shape`` is needed); layers make theirs with
+    ``add_weight``.
+
+    >>> Variable([1, 2]).dtype, Variable(1.0).shape, Variable("ones", shape=(2,)).value.tolist()
+    (dtype('int32'), (), [1.0, 1.0])
+    """
+
+    def __init__(self, initializer, shape=None, dtype=None, trainable=True, autocast=True,
+                 aggregation="none", synchronization="auto", name=None, *, owner=None,
+                 regularizer=None, constraint=None):
+        if _is_value(initializer):
+            value = jnp.asarray(initializer)
+            if shape is not None and tuple(shape) != value.shape:
+                raise ValueError(f"Variable {name or 'variable'!r}: the initial value has "
+                                 f"shape {value.shape}, but shape={tuple(shape)} was given.")
+            shape, dtype = value.shape, dtype or value.dtype
+            initializer = value
+        elif shape is None:
+            raise ValueError(f"Variable {name or 'variable'!r}: made from an initializer "
+                             f"({initializer!r}), it needs a shape.")
         self.shape = tuple(int(d) for d in shape)
-        self.dtype = jnp.dtype(dtype)
+        self.dtype = jnp.dtype(dtype or "float32")
         self.initializer = initializers.get(initializer)
         self.trainable = bool(trainable)
-        self.name = name
+        self.aggregation, self.synchronization = aggregation, synchronization
+        self.name = name or "variable"
         self.owner = owner  # the layer that created it
         self.regularizer = regularizer  # fn(value) -> penalty added to the loss, or None
         self.constraint = constraint  # fn(value) -> projected value after updates, or None
         self._value = None
-        self.autocast = True  # cast to the layer's compute dtype inside its call
+        self.autocast = bool(autocast)  # cast to the layer's compute dtype inside its call
         # While a loop trains the model: the object holding the live value (see
         # ``bind_view``), which has ``read_variable(v)`` and ``write_variable(v, value)``.
         self._view = None

@@ -333,3 +333,22 @@ def test_layer_internals_libraries_use_match_keras():
                     [layer.name for layer in model._flatten_layers(False, False)],
                     model.layers[1].variable_dtype, model.layers[1].quantization_mode)
     assert found[kg] == found[keras]
+
+
+@pytest.mark.parametrize("args,kwargs", [
+    ((np.array([1, 2]),), {}), ((1.0,), {}), (("zeros",), {"shape": (2,)}),
+    ((np.ones((2, 3), "float32"),), {"trainable": False, "name": "w"}),
+    (("ones",), {"shape": (2,), "dtype": "int32", "name": "c"}),
+])
+def test_variables_are_made_as_keras_makes_them(args, kwargs):
+    ours, theirs = kg.Variable(*args, **kwargs), keras.Variable(*args, **kwargs)
+    assert (ours.shape, ours.dtype.name, ours.trainable) == (
+        tuple(theirs.shape), theirs.dtype, theirs.trainable)
+    # an unnamed one: Keras numbers them across the process, kgraph does not
+    assert ours.name == (theirs.name if "name" in kwargs else "variable")
+    np.testing.assert_array_equal(np.asarray(ours.value), np.asarray(theirs.value))
+
+
+def test_a_variable_from_an_initializer_needs_a_shape():
+    with pytest.raises(ValueError, match="needs a shape"):
+        kg.Variable("zeros")

@@ -149,7 +149,7 @@ def test_use_ema_matches_keras(kwargs):
     for grads in _G:
         theirs.apply(grads, variables)
     ours = optimizers.SGD(0.1, **kwargs)
-    mine = [kg.Variable(w.shape, w, name=f"w{i}") for i, w in enumerate(_W)]
+    mine = [kg.Variable(w, name=f"w{i}") for i, w in enumerate(_W)]
     for grads in _G:
         ours.apply(grads, mine)
     for a, b in zip(mine, variables):
