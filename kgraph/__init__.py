@@ -32,6 +32,7 @@ from kgraph.initializers import KerasInitializer as Initializer
 from kgraph.ops import Operation
 from kgraph.regularizers import Regularizer
 from kgraph.devices import device
+from kgraph.base.remat_scope import RematScope, remat
 from kgraph.interpreter.stateless_scope import StatelessScope
 
 __all__ = ["Functional", "Input", "InputLayer", "InputSpec", "KerasHistory", "KerasTensor",
@@ -43,7 +44,7 @@ __all__ += ["Sequential", "load_model", "model_from_json", "model_to_dot", "plot
 __version__ = "0.1.0"
 FloatDTypePolicy = DTypePolicy
 __all__ += ["DTypePolicy", "FloatDTypePolicy", "Initializer", "Operation", "Regularizer",
-            "device", "dtype_policies", "mixed_precision", "version", "StatelessScope", "Function"]
+            "device", "dtype_policies", "mixed_precision", "version", "StatelessScope", "Function", "RematScope", "remat"]
 
 
 def version() -> str:

@@ -34,7 +34,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from kgraph import constraints, dtype_policy, regularizers
-from kgraph.base import (call_args, catalog, initial_values, naming, seed_stream,
+from kgraph.base import (call_args, catalog, initial_values, naming, remat_scope, seed_stream,
                          shape_inference, tracking)
 from kgraph.base.memory import check_allocatable
 from kgraph.base.input_spec import assert_input_compatibility
@@ -78,6 +78,7 @@ class Layer(KerasInternals):
         if catalog.is_builtin_definition(cls):  # kgraph's own classes register themselves
             catalog.add_builtin(cls)
 
+    _remat_mode = None  # the RematScope the layer was made in, if any
     #: Cast floating inputs and weights to ``compute_dtype`` in ``__call__`` / ``call``.
     autocast = True
     #: Pass an input mask through unchanged (see ``compute_mask``).
@@ -105,6 +106,8 @@ class Layer(KerasInternals):
         self._inbound_nodes: list[Node] = []
         self._own_variables: list[Variable] = []
         self._output_spec_cache: dict = {}
+        if remat_scope.get_current_remat_mode() is not None:  # made in a RematScope
+            self._remat_mode = remat_scope.get_current_remat_mode()
 
     # ----------------------------------------------------------------- attributes
     def __setattr__(self, name, value):
@@ -513,7 +516,10 @@ class Layer(KerasInternals):
         ctx.path.append(self.name)
         try:
             with (ctx if own else contextlib.nullcontext()), jax.named_scope(self.name):
-                outputs = self.call(*args, **kwargs)
+                if self._remat_mode is None:
+                    outputs = self.call(*args, **kwargs)
+                else:  # made in a RematScope
+                    outputs = remat_scope.remat_call(self, args, kwargs)
                 if self.activity_regularizer is not None:
                     self._add_activity_penalty(outputs)
                 if own and (previous_mask is not None

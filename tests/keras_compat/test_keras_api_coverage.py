@@ -14,7 +14,6 @@ NOT_YET = "not yet"
 
 MISSING = {
     "": {"Quantizer": "quantization is not supported",
-         "RematScope": NOT_YET, "remat": NOT_YET,
          "SymbolicScope": "internal to Keras's tracing",
          "name_scope": "weight paths come from layer names"},
     "layers": {
