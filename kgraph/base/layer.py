@@ -39,6 +39,7 @@ from kgraph.base import (call_args, catalog, initial_values, naming, remat_scope
 from kgraph.base.memory import check_allocatable
 from kgraph.base.input_spec import assert_input_compatibility
 from kgraph.base.keras_internals import KerasInternals
+from kgraph.base.layer_calls import LayerCalls
 from kgraph.base.variables import Variable, checked_weight_shape
 from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.graph.node import Node
@@ -63,7 +64,7 @@ def trainability_changes() -> int:
     return _trainability_changes
 
 
-class Layer(KerasInternals):
+class Layer(LayerCalls, KerasInternals):
     """Base class of all layers.
 
     Args:
@@ -566,28 +567,6 @@ class Layer(KerasInternals):
         outputs = self.compute_output_spec(*args, **kwargs)
         Node(self, args, kwargs, outputs)
         return outputs
-
-    # -------------------------------------------------------------------- graph
-    def _node_outputs(self, attr):
-        if not self._inbound_nodes:
-            raise AttributeError(f'Layer "{self.name}" has never been called and thus has no '
-                                 f"defined {attr}.")
-        if len(self._inbound_nodes) > 1:
-            raise AttributeError(f'Layer "{self.name}" has been called {len(self._inbound_nodes)}'
-                                 f" times, so its {attr} is ambiguous; use the tensors returned "
-                                 "by each call instead.")
-        return self._inbound_nodes[0]
-
-    @property
-    def input(self):
-        node = self._node_outputs("input")
-        inputs = node._keras_inputs
-        return inputs[0] if len(inputs) == 1 else inputs
-
-    @property
-    def output(self):
-        node = self._node_outputs("output")
-        return node.structure_outputs(node.outputs)
 
     # ------------------------------------------------------------------- config
     def get_config(self) -> dict:
