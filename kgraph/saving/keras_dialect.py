@@ -27,7 +27,7 @@ from kgraph.base import naming
 from kgraph.ops import registry
 from kgraph.saving.validation import ConfigError
 
-__all__ = ["NO_KERAS_CLASS", "from_keras", "keras_class_name", "keras_module", "to_keras"]
+__all__ = ["ACTIVATION_OPS", "NO_KERAS_CLASS", "from_keras", "keras_class_name", "keras_module", "to_keras"]
 
 
 _MODULES = {  # op name -> module of its Keras class (the rest are in keras.src.ops.numpy)
@@ -59,7 +59,7 @@ _MODULES = {  # op name -> module of its Keras class (the rest are in keras.src.
 # Ops with no Keras class: saved in kgraph's own form (kgraph loads them; Keras cannot).
 NO_KERAS_CLASS = frozenset(("bartlett", "blackman", "cdist", "empty", "eye", "hamming",
                             "hanning", "identity", "kaiser", "ones", "swish", "tri", "zeros"))
-_ACTIVATION_OPS = ("mish", "relu_activation")  # ops of keras.src.activations.activations
+ACTIVATION_OPS = ("mish", "relu_activation")  # ops of keras.src.activations.activations
 _CLASS_NAMES = {"allclose": "AllClose", "relu_activation": "ReLU", "batch_normalization": "BatchNorm",
                 "ctc_decode": "CTCDecode", "ctc_loss": "CTCLoss", "hard_swish": "HardSilu",
                 "hsv_to_rgb": "HSVToRGB", "isin": "IsIn", "layer_normalization": "LayerNorm",
@@ -99,7 +99,7 @@ def keras_class_name(op: str) -> str:
 
 
 def keras_module(op: str) -> str:
-    if op in _ACTIVATION_OPS:
+    if op in ACTIVATION_OPS:
         return "keras.src.activations.activations"
     return f"keras.src.ops.{_MODULES.get(op, 'numpy')}"
 

@@ -9,6 +9,7 @@ import pytest
 
 import compiler
 import kgraph as kg
+from kgraph.saving import keras_dialect
 from kgraph import ops
 from kgraph.ops import Operation
 
@@ -236,6 +237,9 @@ def test_every_op_is_registered_under_its_name():
     public = [n for n in ops.__dict__ if not n.startswith("_")]
     for name in ops.op_names():
         fn = ops.get_op(name)
+        if name in keras_dialect.ACTIVATION_OPS:  # Keras's activations ops, no ops name
+            assert not hasattr(ops, name), name
+            continue
         assert getattr(ops, name) is fn, name
         assert fn.op_name == name
     for name in ("add", "sum", "conv", "einsum", "get_item", "split", "moments", "top_k"):
