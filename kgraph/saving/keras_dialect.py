@@ -27,7 +27,8 @@ from kgraph.base import naming
 from kgraph.ops import registry
 from kgraph.saving.validation import ConfigError
 
-__all__ = ["ACTIVATION_OPS", "NO_KERAS_CLASS", "from_keras", "keras_class_name", "keras_module", "to_keras"]
+__all__ = ["ACTIVATION_OPS", "NO_KERAS_CLASS", "from_keras", "keras_class_name", "keras_module",
+           "to_keras"]
 
 
 _MODULES = {  # op name -> module of its Keras class (the rest are in keras.src.ops.numpy)

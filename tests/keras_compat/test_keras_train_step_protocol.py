@@ -31,19 +31,25 @@ def _custom_class(lib):
                                                              training=True)
             trainable, optimizer_variables = self.optimizer.stateless_apply(
                 optimizer_variables, grads, trainable)
-            new_metrics, logs = [], {}
-            for metric in self.metrics:
-                own = metrics_variables[len(new_metrics):len(new_metrics) + len(
-                    metric.variables)]
-                if metric.name == "loss":
-                    own = metric.stateless_update_state(own, loss)
-                else:
-                    own = metric.stateless_update_state(own, y, y_pred)
-                logs[metric.name] = metric.stateless_result(own)
-                new_metrics += own
+            logs, new_metrics = _guide_metrics(self, metrics_variables, loss, y, y_pred)
             return logs, (trainable, non_trainable, optimizer_variables, new_metrics)
 
     return CustomModel
+
+
+def _guide_metrics(model, metrics_variables, loss, y, y_pred, sample_weight=None):
+    """The JAX custom-step guide's metric updates: the loss tracker on the loss, the others
+    on ``(y, y_pred)``; ``(logs, new metrics variables)``."""
+    new_metrics, logs = [], {}
+    for metric in model.metrics:
+        own = metrics_variables[len(new_metrics):len(new_metrics) + len(metric.variables)]
+        if metric.name == "loss":
+            own = metric.stateless_update_state(own, loss)
+        else:
+            own = metric.stateless_update_state(own, y, y_pred, sample_weight=sample_weight)
+        logs[metric.name] = metric.stateless_result(own)
+        new_metrics += own
+    return logs, new_metrics
 
 
 def _build(lib):
@@ -161,17 +167,8 @@ def _stateless_loss_class(lib):
                 training=True)
             trainable, optimizer_variables = self.optimizer.stateless_apply(
                 optimizer_variables, grads, trainable)
-            new_metrics, logs = [], {}
-            for metric in self.metrics:
-                own = metrics_variables[len(new_metrics):len(new_metrics) + len(
-                    metric.variables)]
-                if metric.name == "loss":
-                    own = metric.stateless_update_state(own, loss)
-                else:
-                    own = metric.stateless_update_state(own, y, y_pred,
-                                                        sample_weight=sample_weight)
-                logs[metric.name] = metric.stateless_result(own)
-                new_metrics += own
+            logs, new_metrics = _guide_metrics(self, metrics_variables, loss, y, y_pred,
+                                               sample_weight)
             return logs, (trainable, non_trainable, optimizer_variables, new_metrics)
 
     return CustomModel

@@ -15,21 +15,18 @@ _ROOT = str(pathlib.Path(kg.__file__).parent.parent) + "/"
 _RANK = {"kgraph": 0, "compiler": 1, "runtime": 2}
 
 
-def _upward_calls(fn) -> set:
-    """``(caller file:function, callee file:function)`` of every call from a package into
-    a later one of the pipeline while ``fn`` runs."""
-    found = set()
+def _project_calls(fn) -> list:
+    """``(caller file, caller function, callee file, callee function)`` of every call
+    between the project's files while ``fn`` runs (files relative to the root)."""
+    found = []
 
     def profile(frame, event, arg):
         if event != "call" or frame.f_back is None:
             return
         callee, caller = frame.f_code.co_filename, frame.f_back.f_code.co_filename
-        if not (callee.startswith(_ROOT) and caller.startswith(_ROOT)):
-            return
-        into, out_of = (name[len(_ROOT):].split("/")[0] for name in (callee, caller))
-        if _RANK.get(into, -1) > _RANK.get(out_of, 99):
-            found.add((f"{caller[len(_ROOT):]}:{frame.f_back.f_code.co_name}",
-                       f"{callee[len(_ROOT):]}:{frame.f_code.co_name}"))
+        if callee.startswith(_ROOT) and caller.startswith(_ROOT):
+            found.append((caller[len(_ROOT):], frame.f_back.f_code.co_name,
+                          callee[len(_ROOT):], frame.f_code.co_name))
 
     sys.setprofile(profile)
     try:
@@ -37,6 +34,14 @@ def _upward_calls(fn) -> set:
     finally:
         sys.setprofile(None)
     return found
+
+
+def _upward_calls(fn) -> set:
+    """``(caller file:function, callee file:function)`` of every call from a package into
+    a later one of the pipeline while ``fn`` runs."""
+    return {(f"{caller}:{caller_fn}", f"{callee}:{callee_fn}")
+            for caller, caller_fn, callee, callee_fn in _project_calls(fn)
+            if _RANK.get(callee.split("/")[0], -1) > _RANK.get(caller.split("/")[0], 99)}
 
 
 def test_apply_and_a_fit_step_call_up_only_through_the_seam():
@@ -64,22 +69,9 @@ def test_the_tracer_sees_an_upward_call():
 
 def _calls_from(fn, caller_file) -> set:
     """``(caller function, callee file:function)`` of calls made from ``caller_file``."""
-    found = set()
-
-    def profile(frame, event, arg):
-        if event == "call" and frame.f_back is not None and \
-                frame.f_back.f_code.co_filename == _ROOT + caller_file:
-            callee = frame.f_code.co_filename
-            if callee.startswith(_ROOT):
-                found.add((frame.f_back.f_code.co_name,
-                           f"{callee[len(_ROOT):]}:{frame.f_code.co_name}"))
-
-    sys.setprofile(profile)
-    try:
-        fn()
-    finally:
-        sys.setprofile(None)
-    return found
+    return {(caller_fn, f"{callee}:{callee_fn}")
+            for caller, caller_fn, callee, callee_fn in _project_calls(fn)
+            if caller == caller_file}
 
 
 def test_the_node_loop_is_one_file_from_program_apply():
