@@ -33,7 +33,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kgraph import constraints, dtype_policy, regularizers
+from kgraph import constraints, dtype_policy, initializers, regularizers
 from kgraph.base import (call_args, catalog, initial_values, naming, remat_scope, seed_stream,
                          shape_inference, tracking)
 from kgraph.base.memory import check_allocatable
@@ -296,8 +296,8 @@ class Layer(LayerCalls, KerasInternals):
             raise ValueError(f'Layer "{self.name}" already has a weight named "{name}".')
         shape = checked_weight_shape(self, name, shape)
         check_allocatable(f'Layer "{self.name}"', f'weight "{name}"', shape, dtype or self.dtype)
-        variable = Variable(initializer, shape, dtype or self.dtype, trainable, name=name,
-                            owner=self, regularizer=regularizers.get(regularizer),
+        variable = Variable(initializers.get(initializer), shape, dtype or self.dtype, trainable,
+                            name=name, owner=self, regularizer=regularizers.get(regularizer),
                             constraint=constraints.get(constraint))
         variable._auto_named = auto
         variable.autocast = bool(autocast)

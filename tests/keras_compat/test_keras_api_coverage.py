@@ -83,3 +83,18 @@ def test_keras_names_exist_or_are_listed(path):
     assert missing == set(MISSING.get(path, {})), (
         f"missing but not listed: {sorted(missing - set(MISSING.get(path, {})))}; listed but "
         f"present: {sorted(set(MISSING.get(path, {})) - missing)}")
+
+
+def test_the_census_counts_each_object_once_and_finds_it_by_any_path():
+    from tests.support.keras_api_census import census
+
+    shared = object()
+    theirs, theirs_sub, theirs_src = (types.ModuleType(n) for n in ("k", "k.sub", "keras.src"))
+    theirs.sub, theirs.src, theirs.a, theirs.b = theirs_sub, theirs_src, shared, object()
+    theirs_sub.a, theirs_sub.c = shared, object()
+    theirs_src.hidden = object()
+    ours, ours_sub = types.ModuleType("o"), types.ModuleType("o.sub")
+    ours.sub, ours_sub.a = ours_sub, object()
+    found, total, missing = census(theirs, ours)
+    assert (found, total) == (1, 3)  # `a` once (found as sub.a), `b`, `sub.c`; src skipped
+    assert missing == {"keras": ["b"], "sub": ["c"]}
