@@ -29,6 +29,7 @@ losses), ``kgraph.ops.core`` (conversion, control flow, scatter/segment ops),
 from kgraph.ops import image, linalg, nn, numpy  # noqa: F401 - keras.ops's submodules
 from kgraph.ops.core import *  # noqa: F401,F403 - the public catalog
 from kgraph.ops.einops import rearrange  # noqa: F401 - keras.ops.rearrange
+from kgraph.ops.signal import istft, stft  # noqa: F401 - keras.ops.stft, istft
 from kgraph.ops.image import (affine_transform, crop_images, extract_patches,  # noqa: F401
                               gaussian_blur, hsv_to_rgb, map_coordinates, pad_images, resize,
                               rgb_to_grayscale, rgb_to_hsv, sobel_edges, ssim)

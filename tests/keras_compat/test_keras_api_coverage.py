@@ -49,7 +49,6 @@ MISSING = {
     "mixed_precision": {"LossScaleOptimizer": "mixed precision keeps float32 losses"},
     "preprocessing": {"image_dataset_from_directory": "tf.data pipelines",
                       "text_dataset_from_directory": "tf.data pipelines"},
-    "ops": {"stft": NOT_YET, "istft": NOT_YET},
     "ops.image": {"elastic_transform": NOT_YET, "extract_patches_3d": NOT_YET,
                   "perspective_transform": NOT_YET, "scale_and_translate": NOT_YET},
 }
