@@ -10,6 +10,7 @@ from kgraph.layers.core import Activation, Dense, Dropout
 from kgraph.layers.core_extra import Identity, Lambda, Masking
 from kgraph.layers.einsum_dense import EinsumDense
 from kgraph.layers.jax_layer import FlaxLayer, JaxLayer
+from kgraph.layers.mel_spectrogram import MelSpectrogram
 from kgraph.layers.embedding import Embedding, ReversibleEmbedding
 
 # merging

@@ -26,6 +26,11 @@ from kgraph.models.model import Model
 __all__ = ["Functional"]
 
 
+def _shapes(tensors):
+    shapes = [tuple(t.shape) for t in tensors]
+    return shapes[0] if len(shapes) == 1 else shapes
+
+
 class Functional(Model):
     """A graph of layers; ``inputs``/``outputs`` may be a tensor, a list, or a dict.
 
@@ -84,6 +89,16 @@ class Functional(Model):
     def output(self):
         """The model's output tensor(s), in the structure given to the constructor."""
         return self._outputs_struct
+
+    @property
+    def input_shape(self):
+        """The inputs' shapes: one shape for one input, else a list (Keras's)."""
+        return _shapes(self.inputs)
+
+    @property
+    def output_shape(self):
+        """The outputs' shapes: one shape for one output, else a list (Keras's)."""
+        return _shapes(self.outputs)
 
     @property
     def layers(self) -> list:

@@ -23,7 +23,7 @@ MISSING = {
             "RandomColorJitter", "RandomElasticTransform", "RandomErasing",
             "RandomPerspective", "RandomShear"]},
  "HashedCrossing": NOT_YET,
-        "MelSpectrogram": NOT_YET, "STFTSpectrogram": NOT_YET,
+"STFTSpectrogram": NOT_YET,
         "SpectralNormalization": NOT_YET,
         "TFSMLayer": "TensorFlow SavedModels", "TorchModuleWrapper": "PyTorch modules"},
     "initializers": {"STFT": NOT_YET, "STFTInitializer": NOT_YET, "stft": NOT_YET},

@@ -352,3 +352,13 @@ def test_variables_are_made_as_keras_makes_them(args, kwargs):
 def test_a_variable_from_an_initializer_needs_a_shape():
     with pytest.raises(ValueError, match="needs a shape"):
         kg.Variable("zeros")
+
+
+def test_model_input_and_output_shapes_as_keras():
+    found = {}
+    for K in (keras, kg):
+        x, t = K.Input(shape=(3,)), K.Input(shape=(2, 5))
+        one = K.Model(x, K.layers.Dense(2)(x))
+        two = K.Model([x, t], [K.layers.Dense(4)(x), K.layers.Flatten()(t)])
+        found[K] = (one.input_shape, one.output_shape, two.input_shape, two.output_shape)
+    assert found[kg] == found[keras]
