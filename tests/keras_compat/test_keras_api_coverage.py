@@ -49,6 +49,15 @@ MISSING = {
     "mixed_precision": {"LossScaleOptimizer": "mixed precision keeps float32 losses"},
     "preprocessing": {"image_dataset_from_directory": "tf.data pipelines",
                       "text_dataset_from_directory": "tf.data pipelines"},
+    "applications": {name: "more application builders: " + NOT_YET for name in [
+        "ConvNeXtBase", "ConvNeXtLarge", "ConvNeXtSmall", "ConvNeXtTiny", "ConvNeXtXLarge",
+        "DenseNet121", "DenseNet169", "DenseNet201", "EfficientNetB0", "EfficientNetB1",
+        "EfficientNetB2", "EfficientNetB3", "EfficientNetB4", "EfficientNetB5",
+        "EfficientNetB6", "EfficientNetB7", "EfficientNetV2B0", "EfficientNetV2B1",
+        "EfficientNetV2B2", "EfficientNetV2B3", "EfficientNetV2L", "EfficientNetV2M",
+        "EfficientNetV2S", "InceptionResNetV2", "InceptionV3", "MobileNet", "MobileNetV2",
+        "MobileNetV3Large", "MobileNetV3Small", "NASNetLarge", "NASNetMobile", "ResNet101",
+        "ResNet101V2", "ResNet152", "ResNet152V2", "ResNet50", "ResNet50V2", "Xception"]},
     "ops.image": {"elastic_transform": NOT_YET, "extract_patches_3d": NOT_YET,
                   "perspective_transform": NOT_YET, "scale_and_translate": NOT_YET},
 }
@@ -57,11 +66,12 @@ MODULES = ["", "layers", "activations", "initializers", "regularizers", "constra
            "optimizers", "optimizers.schedules", "callbacks", "saving", "datasets",
            "dtype_policies", "mixed_precision", "tree", "ops", "ops.nn", "ops.numpy",
            "ops.linalg", "ops.image", "preprocessing", "preprocessing.image",
-           "preprocessing.sequence", "distribution"]
-# Keras modules without a kgraph counterpart yet (applications, distillation, export,
+           "preprocessing.sequence", "distribution", "applications", "applications.vgg16",
+           "applications.vgg19"]
+# Keras modules without a kgraph counterpart yet (distillation, export,
 # quantizers, visualization, the scikit-learn wrappers, the legacy saving API; ``src`` is
 # Keras's implementation, not API).
-KERAS_ONLY_MODULES = {"applications", "distillation", "export", "legacy",
+KERAS_ONLY_MODULES = {"distillation", "export", "legacy",
                       "quantizers", "src", "visualization", "wrappers"}
 
 

@@ -1,0 +1,77 @@
+"""``keras.applications`` builders against Keras's: the same layers (names, parameter
+counts) for their arguments, the same outputs on Keras's weights (moved through a Keras
+``.weights.h5`` file), the same preprocessing, and decode_predictions from the class index
+in Keras's cache."""
+
+import json
+import os
+
+import keras
+import numpy as np
+import pytest
+
+import kgraph as kg
+
+_IMAGES = np.random.default_rng(0).uniform(0, 255, size=(2, 32, 32, 3)).astype("float32")
+_ARGUMENTS = [dict(include_top=False, input_shape=(32, 32, 3)),
+              dict(include_top=False, input_shape=(32, 32, 3), pooling="avg"),
+              dict(include_top=False, input_shape=(48, 40, 1), pooling="max"),
+              dict(include_top=True, input_shape=(32, 32, 3), classes=7,
+                   classifier_activation=None)]
+
+
+@pytest.mark.parametrize("builder,kwargs", [("VGG16", k) for k in _ARGUMENTS] + [
+    ("VGG19", _ARGUMENTS[1])], ids=lambda v: v if isinstance(v, str) else ",".join(
+        f"{a}={b}" for a, b in v.items()))
+def test_a_builder_equals_keras(builder, kwargs, tmp_path):
+    theirs = getattr(keras.applications, builder)(weights=None, **kwargs)
+    path = str(tmp_path / "keras.weights.h5")
+    theirs.save_weights(path)
+    ours = getattr(kg.applications, builder)(weights=path, **kwargs)
+    # the layers' names; the input's and the pooling's are numbered by each library's counter
+    named = slice(1, -1 if kwargs.get("pooling") else None)
+    assert [layer.name for layer in ours.layers][named] == [
+        layer.name for layer in theirs.layers][named]
+    assert ours.count_params() == theirs.count_params()
+    assert ours.output_shape == theirs.output_shape
+    images = np.random.default_rng(1).uniform(0, 255, size=(2, *kwargs["input_shape"]))
+    np.testing.assert_allclose(np.asarray(ours(images)), np.asarray(theirs(images)),
+                               rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("module", ["vgg16", "vgg19"])
+def test_preprocess_input_equals_keras(module):
+    ours = getattr(kg.applications, module).preprocess_input(_IMAGES.copy())
+    theirs = getattr(keras.applications, module).preprocess_input(_IMAGES.copy())
+    np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-4)
+    for mode in ("tf", "torch", "caffe"):
+        np.testing.assert_allclose(
+            kg.applications.imagenet_utils.preprocess_input(_IMAGES.copy(), mode=mode),
+            keras.applications.imagenet_utils.preprocess_input(_IMAGES.copy(), mode=mode),
+            rtol=1e-6, atol=1e-4)
+
+
+def test_decode_predictions_reads_the_cached_class_index(tmp_path, monkeypatch):
+    index = {str(i): [f"n{i:08d}", f"class_{i}"] for i in range(1000)}
+    cache = tmp_path / "models"
+    cache.mkdir()
+    (cache / "imagenet_class_index.json").write_text(json.dumps(index))
+    monkeypatch.setenv("KERAS_HOME", str(tmp_path))
+    monkeypatch.setattr(kg.applications.imagenet_utils, "_class_index", None)
+    monkeypatch.setattr(kg.applications.imagenet_utils, "_CLASS_INDEX_HASH", None)
+    preds = np.zeros((1, 1000), "float32")
+    preds[0, [3, 7]] = [0.2, 0.7]
+    top = kg.applications.vgg16.decode_predictions(preds, top=2)
+    assert [(name, label) for name, label, _ in top[0]] == [("n00000007", "class_7"),
+                                                            ("n00000003", "class_3")]
+    with pytest.raises(ValueError, match="1000"):
+        kg.applications.vgg16.decode_predictions(np.zeros((1, 10)))
+
+
+def test_bad_arguments_are_refused():
+    with pytest.raises(ValueError, match="classes must be 1000"):
+        kg.applications.VGG16(weights="imagenet", classes=10)
+    with pytest.raises(ValueError, match="weights must be"):
+        kg.applications.VGG16(weights="no/such/file.h5")
+    with pytest.raises(ValueError, match="at least 32x32"):
+        kg.applications.VGG16(weights=None, include_top=False, input_shape=(16, 16, 3))
