@@ -39,7 +39,7 @@ class Run(NamedTuple):
     loss: Any  # the sum of ``loss_terms``: a float32 scalar, 0 when there are none
     masks: list | None
     captured: dict | None
-    loss_terms: list = []  # the ``add_loss`` values and weight penalties, one scalar each
+    loss_terms: tuple = ()  # the ``add_loss`` values and weight penalties, one scalar each
 
 
 class Program:
@@ -223,7 +223,7 @@ class Program:
                 raise ValueError(f"capture: no layer at path(s) {missing} in model "
                                  f"{self.model.name!r}; paths are layer names, nested ones as "
                                  f"'inner_model/layer'.")
-        return Run(outputs, new_state, loss, masks, captured, losses)
+        return Run(outputs, new_state, loss, masks, captured, tuple(losses))
 
     def _call_model(self, inputs, hooks):
         """The call of a model whose call is its own Python code (a subclassed one), not

@@ -216,10 +216,8 @@ def name_of(fn) -> str:
 def serialize(fn):
     """Keras's ``activations.serialize``: a built-in's name; for a function registered with
     ``register_keras_serializable``, Keras's function entry naming it."""
-    registered = catalog.registered_name_of(fn)
-    if registered is not None:
-        return {"module": "builtins", "class_name": "function", "config": registered,
-                "registered_name": "function"}
+    if catalog.registered_name_of(fn) is not None:
+        return catalog.function_entry(fn)
     return name_of(fn)
 
 

@@ -19,7 +19,7 @@ from kgraph.layers import MaxPooling2D
 from kgraph.models.functional import Functional
 from kgraph.utils.file_utils import get_file
 
-__all__ = ["VGG16", "VGG19", "build_vgg"]
+__all__ = ["VGG16", "VGG19", "build_vgg", "decode_predictions", "preprocess_input"]
 
 _ORIGIN = "https://storage.googleapis.com/tensorflow/keras-applications/"
 _WEIGHTS = {  # (file name, md5) with the top, and without it
@@ -89,3 +89,11 @@ def VGG19(include_top=True, weights="imagenet", input_tensor=None, input_shape=N
     """VGG19 (Simonyan & Zisserman, 2015), Keras's builder and arguments."""
     return build_vgg("vgg19", include_top, weights, input_tensor, input_shape, pooling,
                      classes, classifier_activation, name)
+
+
+def preprocess_input(x, data_format=None):
+    """Images as VGG's weights expect them (the "caffe" mode: BGR, mean subtracted)."""
+    return imagenet_utils.preprocess_input(x, data_format=data_format, mode="caffe")
+
+
+decode_predictions = imagenet_utils.decode_predictions

@@ -18,7 +18,8 @@ from __future__ import annotations
 __all__ = ["CustomObjectScope", "add_builtin", "builtin_classes", "builtin_module",
            "custom_object_scope", "get_custom_objects", "get_registered_name",
            "get_registered_object", "is_builtin_definition", "is_instance", "is_operation",
-           "register_keras_serializable", "register_layer", "registered_name_of"]
+           "register_keras_serializable", "register_layer", "registered_name_of",
+           "function_entry"]
 
 _BUILTIN: dict = {}  # class name -> kgraph's own class, in definition order
 
@@ -96,6 +97,14 @@ register_keras_serializable = register_layer
 def get_registered_name(obj) -> str:
     """``"package>name"`` for a registered class or function, else its name (as Keras)."""
     return registered_name_of(obj) or obj.__name__
+
+
+def function_entry(fn) -> dict:
+    """Keras's config entry of a function: its registered name (module "builtins"), else its
+    module and name; ``get_registered_object`` finds a registered one back."""
+    registered = registered_name_of(fn)
+    return {"module": "builtins" if registered else fn.__module__, "class_name": "function",
+            "config": registered or fn.__name__, "registered_name": "function"}
 
 
 def registered_name_of(obj):

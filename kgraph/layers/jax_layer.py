@@ -151,8 +151,9 @@ class JaxLayer(Layer):
     def get_config(self):
         """Keras's config: the functions as Keras's function entries (loaded back by their
         registered name, ``register_keras_serializable``, or ``custom_objects``)."""
-        return {**super().get_config(), "call_fn": _function_entry(self.call_fn),
-                "init_fn": _function_entry(self.init_fn)}
+        return {**super().get_config(), "call_fn": catalog.function_entry(self.call_fn),
+                "init_fn": (None if self.init_fn is None
+                            else catalog.function_entry(self.init_fn))}
 
     @classmethod
     def from_config(cls, config):
@@ -160,14 +161,6 @@ class JaxLayer(Layer):
         for key in ("call_fn", "init_fn"):
             config[key] = _function(config.get(key), key)
         return cls(**config)
-
-
-def _function_entry(fn):
-    if fn is None:
-        return None
-    registered = catalog.registered_name_of(fn)
-    return {"module": "builtins" if registered else fn.__module__, "class_name": "function",
-            "config": registered or fn.__name__, "registered_name": "function"}
 
 
 def _function(entry, key):

@@ -21,6 +21,7 @@ import numpy as np
 
 from kgraph import config
 from kgraph.ops import image as image_ops
+from kgraph.ops.conv_utils import standardize_data_format
 
 __all__ = ["array_to_img", "img_to_array", "load_img", "save_img", "smart_resize"]
 
@@ -36,14 +37,6 @@ def _pil():
     return Image
 
 
-def _data_format(data_format):
-    data_format = data_format or config.image_data_format()
-    if data_format not in ("channels_last", "channels_first"):
-        raise ValueError(f'data_format must be "channels_last" or "channels_first", received '
-                         f"{data_format!r}.")
-    return data_format
-
-
 def array_to_img(x, data_format=None, scale=True, dtype=None):
     """A ``PIL.Image`` of one image array ``(height, width, channels)`` (1, 3 or 4
     channels); ``scale`` maps the array's range onto 0..255."""
@@ -52,7 +45,7 @@ def array_to_img(x, data_format=None, scale=True, dtype=None):
     if x.ndim != 3:
         raise ValueError(f"array_to_img expects one image, an array of rank 3, received "
                          f"shape {x.shape}.")
-    if _data_format(data_format) == "channels_first":
+    if standardize_data_format(data_format) == "channels_first":
         x = x.transpose(1, 2, 0)
     if scale:
         x = x - np.min(x)
@@ -73,7 +66,7 @@ def array_to_img(x, data_format=None, scale=True, dtype=None):
 def img_to_array(img, data_format=None, dtype=None):
     """A ``PIL.Image`` (or anything array-like) as a rank-3 array, channels where
     ``data_format`` puts them."""
-    data_format = _data_format(data_format)
+    data_format = standardize_data_format(data_format)
     x = np.asarray(img, dtype=dtype or config.floatx())
     if x.ndim == 2:
         x = x[None] if data_format == "channels_first" else x[..., None]
