@@ -410,7 +410,8 @@ def predict_data(trainer, train_state, data, callbacks=None):
     _place_resident(trainer, data)
     if isinstance(data, data_lib.ArrayData) and data.device_resident and clock.interval != 0.0:
         (x_dev, _, _), index, valid = data.device_epoch()
-        stacked = trainer.predict_indexed(train_state, x_dev, index, valid)
+        stacked = trainer.predict_indexed(train_state, x_dev, index, valid,
+                                           np.int32(data.steps))
         if clock.interval is not None:
             callbacks.on_predict_batch_end(data.steps - 1, {"outputs": stacked})
         return jax.tree_util.tree_map(

@@ -167,6 +167,22 @@ def _first_batches(data, steps):
     return data_lib.ArrayData(x, y, sample_weight, batch_size=data.batch_size)
 
 
+def _fewer_rows_than_a_batch(model, data):
+    """In-memory data smaller than one batch, batched by the next power of two of its size
+    instead (``predict(x[:1])`` on a conv net runs 1 row, not 32): at most one extra
+    compiled program per power of two. Kept as it is for a model whose inputs fix their
+    batch size or that runs on a mesh (the batch must split over its devices)."""
+    if (not isinstance(data, data_lib.ArrayData) or data.size >= data.batch_size
+            or jax.process_count() > 1
+            or (getattr(model, "_training_setup", None) is not None
+                and (model._training_setup.config or {}).get("placement") is not None)
+            or any(getattr(t, "shape", (None,))[:1] != (None,)
+                   for t in getattr(model, "inputs", None) or ())):
+        return data
+    x, y, sample_weight = data.arrays
+    return data_lib.ArrayData(x, y, sample_weight, batch_size=1 << (data.size - 1).bit_length())
+
+
 def _check_inputs(model, data):
     """Input structure errors (e.g. a dict missing an input) before training starts."""
     if (isinstance(data, data_lib.ArrayData) and model.built
@@ -353,7 +369,7 @@ def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weig
                                  add_progbar=verbose != 0, verbose=verbose, epochs=1,
                                  steps=data.steps)
     callback_list.on_test_begin()
-    state = trainer.init_from_model(setup.train_key, opt_state=())  # no optimizer needed
+    state = trainer.init_from_model(setup.train_key, opt_state=(), read_only=True)
     logs = fit_loop.evaluate_data(trainer, state, data, callback_list)
     callback_list.on_test_end(logs)
     if return_dict:
@@ -367,6 +383,7 @@ def predict(model, x, batch_size=None, verbose="auto", steps=None, callbacks=Non
     steps = _capped_steps(steps)
     data = _first_batches(_make_data(x, None, None, _process_batch_size(model, batch_size), None,
                                      steps, targets=False), steps)
+    data = _fewer_rows_than_a_batch(model, data)
     _check_inputs(model, data)
     if isinstance(data, data_lib.ArrayData):
         _same_on_every_process("batches to predict", data.steps)
@@ -377,7 +394,7 @@ def predict(model, x, batch_size=None, verbose="auto", steps=None, callbacks=Non
                                  add_progbar=verbose != 0, verbose=verbose, epochs=1,
                                  steps=data.steps)
     callback_list.on_predict_begin()
-    ts = predictor.init_from_model(jax.random.PRNGKey(0), opt_state=())
+    ts = predictor.init_from_model(jax.random.PRNGKey(0), opt_state=(), read_only=True)
     outputs = fit_loop.predict_data(predictor, ts, data, callback_list)
     callback_list.on_predict_end()
     return outputs

@@ -252,10 +252,11 @@ class Trainer:
         created sharded, inside ``jit``)."""
         return self.placement.init(self, key)
 
-    def init_from_model(self, key, opt_state=None) -> TrainState:
+    def init_from_model(self, key, opt_state=None, *, read_only=False) -> TrainState:
         """A train state holding the model's current weights (``compiler.variables``) and
         ``opt_state`` (None: a fresh one), fitted to the weights trained now
-        (``fitted_opt_state``)."""
+        (``fitted_opt_state``). ``read_only``: for steps that never donate it (evaluate,
+        predict), so on one device it holds the model's own arrays instead of copies."""
         params, state = compiler.variables(self.model)
         if jax.tree_util.tree_leaves(opt_state):  # fitted in the named layout (layer names)
             opt_state = self.opt_state_in_layout(
@@ -263,7 +264,8 @@ class Trainer:
         if self.stack_blocks:
             params, state = self.program.stack(params, state)
         # (on a mesh: copied once, onto it; the optimizer state made there)
-        return self.placement.from_weights(self, params, state, key, opt_state)
+        return self.placement.from_weights(self, params, state, key, opt_state,
+                                           read_only=read_only)
 
     def fitted_opt_state(self, params, opt_state):
         """``opt_state`` for training ``params`` (both in the same layout): as it is if it
@@ -319,8 +321,9 @@ class Trainer:
         return _map_weight_trees(opt_state, lambda t: blocks & set(t),
                                  lambda t: stacking.stack_tree(runs, t))
 
-    def _train_state(self, params, state, key, opt_state=None):
-        params, state = jax.tree_util.tree_map(jnp.copy, (params, state))  # steps donate
+    def _train_state(self, params, state, key, opt_state=None, copy=True):
+        if copy:  # steps donate their train state: the arrays given must survive
+            params, state = jax.tree_util.tree_map(jnp.copy, (params, state))
         if opt_state is None:
             opt_state = self.optimizer.init(params)
         return TrainState(params, state, opt_state, jnp.zeros((), jnp.int32), key)
@@ -498,6 +501,9 @@ class Trainer:
 
     def _predict(self, ts: TrainState, x):
         self.traces["predict"] += 1
+        return self._outputs(ts, x)
+
+    def _outputs(self, ts: TrainState, x):
         x = self.placement.constrain_batch(x)
         return self._run(ts.params, ts.state, x, training=False,
                          key=_inference_key(ts)).outputs
@@ -559,10 +565,22 @@ class Trainer:
 
         return jax.lax.fori_loop(start, stop, body, metrics)
 
-    def _predict_indexed(self, ts, x_data, index, valid):
-        """Outputs for every batch of the epoch table, stacked ``(steps, batch, ...)``."""
-        def body(position, _):
-            (x,), _mask = _rows_at((x_data,), index, valid, position)
-            return position + 1, self._predict(ts, x)
+    def _predict_indexed(self, ts, x_data, index, valid, stop):
+        """Outputs of batches ``0 .. stop - 1`` of the epoch table, stacked ``(rows of the
+        table, batch, ...)``: a loop with a dynamic trip count, so the table's padding
+        steps (``bucket``) share the compiled program but cost no forward pass (their rows
+        stay zero)."""
+        def batch_at(position):
+            return _rows_at((x_data,), index, valid, position)[0][0]
 
-        return jax.lax.scan(body, jnp.zeros((), jnp.int32), None, length=valid.shape[0])[1]
+        steps = valid.shape[0]
+        stacked = jax.tree_util.tree_map(  # (shapes only: not counted as a trace)
+            lambda s: jnp.zeros((steps, *s.shape), s.dtype),
+            jax.eval_shape(lambda: self._outputs(ts, batch_at(0))))
+
+        def body(position, stacked):
+            return jax.tree_util.tree_map(
+                lambda buffer, out: jax.lax.dynamic_update_index_in_dim(
+                    buffer, out, position, 0), stacked, self._predict(ts, batch_at(position)))
+
+        return jax.lax.fori_loop(0, stop, body, stacked)

@@ -202,11 +202,12 @@ class MeshPlacement:
             tree)
 
     # ------------------------------------------------------------ outside
-    def from_weights(self, trainer, params, state, key, opt_state=None):
+    def from_weights(self, trainer, params, state, key, opt_state=None, read_only=False):
         """A train state on the mesh from whole weights (a model's own): one copy each,
         straight into its sharding (never aliasing the arrays given: the steps donate
-        their train state, and the model's arrays must survive); a fresh optimizer state
-        is created sharded."""
+        their train state, and the model's arrays must survive; ``read_only`` too, as the
+        copies are what puts them on the mesh); a fresh optimizer state is created
+        sharded."""
         params, state = _copied(
             (params, state), (self.weight_shardings(params), self.weight_shardings(state)))
         abstract = jax.eval_shape(trainer._train_state, params, state, key, opt_state)
@@ -289,8 +290,10 @@ class OneDevice:
     def constrain_batch(self, tree):
         return tree
 
-    def from_weights(self, trainer, params, state, key, opt_state=None):
-        return trainer._train_state(params, state, key, opt_state)
+    def from_weights(self, trainer, params, state, key, opt_state=None, read_only=False):
+        """The model's own arrays for steps that never donate them (``read_only``), else
+        copies."""
+        return trainer._train_state(params, state, key, opt_state, copy=not read_only)
 
     def init(self, trainer, key):
         init_key, train_key = jax.random.split(key)

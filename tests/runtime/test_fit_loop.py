@@ -367,3 +367,47 @@ def test_shuffle_batch_shuffles_inside_each_batch_as_keras():
     model.compile(optax.sgd(0.1), _loss())
     with pytest.raises(ValueError, match="shuffle must be True, False or 'batch'"):
         model.fit(*_data(16), shuffle="rows", verbose=0)
+
+
+def test_padding_steps_of_the_epoch_table_run_no_forward_pass():
+    # 3 batches: the device-side table is padded to 16 rows (one program for similar sizes);
+    # only the 3 real batches may run the model
+    passes = []
+
+    def counted(h):
+        jax.debug.callback(lambda: passes.append(1))
+        return h
+
+    x = kg.Input(shape=(5,))
+    model = kg.Model(x, kg.layers.Dense(3)(kg.layers.Lambda(counted)(x)))
+    model.compile(optax.sgd(0.1), _loss())
+    features, labels = _data(20)
+    assert model.predict(features, batch_size=8, verbose=0).shape == (20, 3)
+    jax.effects_barrier()
+    assert len(passes) == 3
+    passes.clear()
+    model.evaluate(features, labels, batch_size=8, verbose=0)
+    jax.effects_barrier()
+    assert len(passes) == 3
+
+
+def test_predict_on_fewer_rows_than_a_batch_runs_a_smaller_batch():
+    traced_batches = []
+
+    def recorded(h):
+        traced_batches.append(h.shape[0])
+        return h
+
+    x = kg.Input(shape=(5,))
+    model = kg.Model(x, kg.layers.Dense(3)(kg.layers.Lambda(recorded)(x)))
+    features, _ = _data(3)
+    traced_batches.clear()
+    out = model.predict(features, verbose=0)  # batch_size 32: 3 rows batched by 4
+    np.testing.assert_allclose(out, np.asarray(model(features)), rtol=1e-6)
+    assert 4 in traced_batches and 32 not in traced_batches
+
+    fixed = kg.Input(batch_shape=(8, 5))  # a fixed batch size keeps its batches
+    model = kg.Model(fixed, kg.layers.Dense(3)(fixed))
+    out = model.predict(features, batch_size=8, verbose=0)
+    np.testing.assert_allclose(out, np.asarray(model(np.resize(features, (8, 5))))[:3],
+                               rtol=1e-6)
