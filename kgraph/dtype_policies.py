@@ -4,23 +4,35 @@
 'bfloat16'
 >>> deserialize(serialize(DTypePolicy("float16"))).name
 'float16'
+>>> policies = DTypePolicyMap("float32", {"block_0/dense": "bfloat16"})
+>>> policies["block_0/dense"].name, policies["block_1/dense"].name
+('bfloat16', 'float32')
+>>> deserialize(serialize(policies))["block_0/dense"].name
+'bfloat16'
 """
 
-from kgraph.dtype_policy import DTypePolicy, get
+from kgraph.dtype_policy import DTypePolicy, DTypePolicyMap, get
 
 FloatDTypePolicy = DTypePolicy
 
-__all__ = ["DTypePolicy", "FloatDTypePolicy", "deserialize", "get", "serialize"]
+__all__ = ["DTypePolicy", "DTypePolicyMap", "FloatDTypePolicy", "deserialize", "get",
+           "serialize"]
 
 
 def serialize(policy) -> dict:
-    """Keras 3's config of a policy: ``{"module", "class_name", "config": {"name"}}``."""
+    """Keras 3's config of a policy: ``{"module", "class_name", "config": {"name"}}``, or
+    for a ``DTypePolicyMap`` its default policy's and each path's."""
+    policy = get(policy)
+    if isinstance(policy, DTypePolicyMap):
+        return {"module": "keras.dtype_policies", "class_name": "DTypePolicyMap",
+                "config": {"default_policy": serialize(policy.default_policy),
+                           "policy_map": {path: serialize(one)
+                                          for path, one in policy.items()}},
+                "registered_name": None}
     return {"module": "keras", "class_name": "DTypePolicy",
-            "config": {"name": get(policy).name}, "registered_name": None}
+            "config": {"name": policy.name}, "registered_name": None}
 
 
 def deserialize(config, custom_objects=None) -> DTypePolicy:
     """A policy from ``serialize``'s output, or a name."""
-    if isinstance(config, dict):
-        return DTypePolicy((config.get("config") or {}).get("name", "float32"))
     return get(config)

@@ -24,6 +24,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from kgraph.utils.class_weights import class_weights_to_sample_weights
 from runtime import data_checks
 
 __all__ = [
@@ -94,22 +95,6 @@ def num_samples(x, y=None, sample_weight=None, source=None) -> int:
         raise ValueError(f"Data cardinality is ambiguous: all arrays must have the same "
                          f"number of samples. Received sizes {detail}.")
     return next(iter(sizes.values()))
-
-
-def class_weights_to_sample_weights(y, class_weight: dict) -> np.ndarray:
-    """Per-sample weights ``class_weight[class of y]`` (integer, (n, 1) or one-hot ``y``)."""
-    y = np.asarray(y)
-    one_hot = y.ndim > 1 and y.shape[-1] > 1
-    data_checks.check_class_weight(class_weight, y.shape[-1] if one_hot else None)
-    if one_hot:
-        classes = np.argmax(y, axis=-1)
-    else:
-        classes = np.round(y.reshape(y.shape[0], -1)[:, 0]).astype(np.int64)
-    table = np.ones((max(int(classes.max(initial=0)), *map(int, class_weight)) + 1,),
-                    np.float32)
-    for c, w in class_weight.items():
-        table[int(c)] = w
-    return table[classes]
 
 
 def _merge_weights(y, sample_weight, class_weight):

@@ -14,6 +14,7 @@ import numpy as np
 
 from compiler.weights import split_values
 from kgraph.losses import losses as losses_lib
+from kgraph.utils.class_weights import check_class_weight
 from runtime.objective import _targets
 
 __all__ = [
@@ -30,25 +31,6 @@ def check_batch_size(value, argument="batch_size"):
         raise ValueError(f"`{argument}` must be a positive integer (or None for 32), "
                          f"received {argument}={value!r}.")
     return int(value)
-
-
-def check_class_weight(class_weight, num_classes=None) -> None:
-    """``class_weight``: a dict of non-negative int class -> number (classes < num_classes)."""
-    if class_weight is None:
-        return
-    if not isinstance(class_weight, dict):
-        raise TypeError(f"`class_weight` must be a dict {{class index: weight}}, received "
-                        f"{type(class_weight).__name__}.")
-    for key, weight in class_weight.items():
-        if isinstance(key, bool) or not isinstance(key, (int, np.integer)) or key < 0:
-            raise ValueError(f"`class_weight` keys must be class indices (non-negative ints), "
-                             f"received key {key!r} of type {type(key).__name__}.")
-        if num_classes is not None and key >= num_classes:
-            raise ValueError(f"`class_weight` has key {key}, but the model has {num_classes} "
-                             f"classes (expected keys in 0..{num_classes - 1}).")
-        if isinstance(weight, bool) or not isinstance(weight, (int, float, np.number)):
-            raise ValueError(f"`class_weight` values must be numbers, received "
-                             f"{weight!r} for class {key}.")
 
 
 def num_classes(model):

@@ -108,7 +108,9 @@ def function_entry(fn) -> dict:
 
 
 def registered_name_of(obj):
-    """``"package>name"`` if ``obj`` was registered, else None."""
+    """``"package>name"`` if ``obj`` was registered, else None. A class made to stand for
+    another (a functional model of a ``Model`` subclass) names it as ``_serialized_as``."""
+    obj = vars(obj).get("_serialized_as", obj) if isinstance(obj, type) else obj
     try:
         return _GLOBAL_CUSTOM_NAMES.get(obj)
     except TypeError:  # an unhashable callable

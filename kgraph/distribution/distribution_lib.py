@@ -19,11 +19,12 @@ split along its batch axis and each weight laid out as the layout map says.
 from __future__ import annotations
 
 import collections.abc
-import re
 
 import jax
 import numpy as np
 from jax.sharding import NamedSharding, PartitionSpec
+
+from kgraph.path_keys import matching_key
 
 __all__ = ["DataParallel", "DeviceMesh", "Distribution", "LayoutMap", "ModelParallel",
            "TensorLayout", "distribute_tensor", "distribution", "get_device_count",
@@ -110,13 +111,8 @@ class LayoutMap(collections.abc.MutableMapping):
     def __getitem__(self, key):
         """The layout of the weight at path ``key``: an exact entry, else the one pattern
         that ``re.fullmatch``es it, else None."""
-        if key in self._layouts:
-            return self._layouts[key]
-        found = [pattern for pattern in self._layouts if re.fullmatch(pattern, key)]
-        if len(found) > 1:
-            raise ValueError(f"Path {key!r} matches several layout map keys: {found}. Make "
-                             "the keys more specific.")
-        return self._layouts[found[0]] if found else None
+        found = matching_key(self._layouts, key, "layout map")
+        return None if found is None else self._layouts[found]
 
     def __setitem__(self, key, layout):
         if key in self._layouts:

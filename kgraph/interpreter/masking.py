@@ -30,12 +30,52 @@ the first argument's mask.
 
 from __future__ import annotations
 
+import weakref
+
 import jax
 
 from kgraph.base import call_args
 from kgraph.graph.keras_tensor import KerasTensor
 
-__all__ = ["attach_mask", "attached_mask_arguments", "mask_arguments"]
+__all__ = ["attach_mask", "attached_mask_arguments", "get_keras_mask", "mask_arguments",
+           "set_keras_mask"]
+
+# Masks of tensors that take no attributes (tracers, KerasTensors), by id while they live.
+_MASKS_BY_ID: dict = {}
+
+
+def set_keras_mask(x, mask) -> None:
+    """Attach ``mask`` to the tensor ``x`` as its Keras mask (``x._keras_mask``, or, for a
+    tensor that takes no attributes, a table entry that lives as long as ``x``); ``None``
+    clears it. Keras's ``keras.src.backend.set_keras_mask``."""
+    try:
+        x._keras_mask = mask
+        return
+    except AttributeError:
+        pass
+    if mask is None:
+        _MASKS_BY_ID.pop(id(x), None)
+        return
+    try:
+        weakref.finalize(x, _MASKS_BY_ID.pop, id(x), None)
+    except TypeError:  # a Python number: nothing to attach a mask to
+        return
+    _MASKS_BY_ID[id(x)] = mask
+
+
+def get_keras_mask(x):
+    """The Keras mask attached to the tensor ``x`` (``set_keras_mask``), or None. Keras's
+    ``keras.src.backend.get_keras_mask``.
+
+    >>> import numpy as np
+    >>> import kgraph as kg
+    >>> get_keras_mask(kg.layers.Embedding(5, 2, mask_zero=True)(np.array([[3, 0]]))).tolist()
+    [[True, False]]
+    """
+    try:
+        return x._keras_mask
+    except AttributeError:
+        return _MASKS_BY_ID.get(id(x))
 
 
 def _any(mask) -> bool:
@@ -69,29 +109,26 @@ def mask_arguments(node, kwargs, input_masks):
 def attached_mask_arguments(layer, args, kwargs):
     """``(mask_kwargs, previous_mask)`` for an eager call of ``layer`` on arrays, from the
     masks attached to them (``array._keras_mask``, as Keras attaches them)."""
-    if not any(getattr(leaf, "_keras_mask", None) is not None
+    if not any(get_keras_mask(leaf) is not None
                for leaf in jax.tree_util.tree_leaves((args, kwargs))):
         return {}, kwargs.get("mask")
     cls = type(layer)
     return _arguments(cls, args, kwargs, kwargs,
                       lambda: call_args.tensor_arguments(cls, args, kwargs),
-                      lambda leaf: getattr(leaf, "_keras_mask", None))
+                      get_keras_mask)
 
 
 def attach_mask(outputs, mask) -> None:
     """Attach ``mask`` (in the outputs' structure, or one for all) to eager outputs as
-    ``_keras_mask``, where an array takes attributes."""
+    ``_keras_mask`` (``set_keras_mask``)."""
     if mask is None:
         return
     flat = jax.tree_util.tree_leaves(outputs)
     masks = [mask] * len(flat) if not isinstance(mask, (list, tuple, dict)) else (
         jax.tree_util.tree_leaves(mask, is_leaf=lambda m: m is None))
     for output, one in zip(flat, masks):
-        if one is not None and getattr(output, "_keras_mask", None) is None:
-            try:
-                output._keras_mask = one
-            except AttributeError:  # a tracer, or a type without attributes
-                pass
+        if one is not None and get_keras_mask(output) is None:
+            set_keras_mask(output, one)
 
 
 def _arguments(cls, call_args_, call_kwargs, kwargs, tensors_of, mask_of_leaf):

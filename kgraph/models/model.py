@@ -50,7 +50,8 @@ def _functional_subclass(cls, functional):
     if cls not in _FUNCTIONAL_SUBCLASSES:
         _FUNCTIONAL_SUBCLASSES[cls] = type(cls.__name__, (cls, functional),
                                            {"__module__": cls.__module__,
-                                            "__qualname__": cls.__qualname__})
+                                            "__qualname__": cls.__qualname__,
+                                            "_serialized_as": cls})  # its registered name
     return _FUNCTIONAL_SUBCLASSES[cls]
 
 

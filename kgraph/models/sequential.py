@@ -262,7 +262,7 @@ class Sequential(Functional):
                              f"keys {sorted(config)}.")
         model = cls(name=config.get("name"), trainable=config.get("trainable", True))
         entry = {"class_name": "Sequential", "config": config}
-        with saving.scope.loading(entry, "layer"):  # one scope: shared layers built once
+        with saving.scope.loading(entry, "layer", safe_mode):  # one scope: shared layers built once
             for layer_config in config["layers"]:
                 model.add(saving.deserialize_layer(layer_config, custom_objects, safe_mode),
                           rebuild=False)

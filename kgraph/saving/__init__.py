@@ -27,9 +27,8 @@ True
 from kgraph.saving import registry, validation
 from kgraph.saving.functional_config import functional_from_config, functional_get_config
 from kgraph.saving.json_format import model_from_config, model_from_json, to_json
-from kgraph.saving.layer_config import (call_from_config, deserialize_keras_object,
-                                        deserialize_layer, serialize_keras_object,
-                                        serialize_layer)
+from kgraph.saving.layer_config import call_from_config, deserialize_layer, serialize_layer
+from kgraph.saving.object_config import deserialize_keras_object, serialize_keras_object
 from kgraph.saving.registry import (CustomObjectScope, custom_object_scope,
                                     get_custom_objects, get_registered_name,
                                     get_registered_object, register_keras_serializable,

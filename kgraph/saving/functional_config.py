@@ -122,7 +122,7 @@ def functional_from_config(cls, config, custom_objects=None, safe_mode=True):
     the size of the graph and uses no recursion per layer. A layer shared with a nested
     model (``shared_object_id``) is built once; ``node_index`` counts this model's calls.
     """
-    with scope.loading(config, "functional") as path:
+    with scope.loading(config, "functional", safe_mode) as path:
         plans = validation.parse_functional_config(config, path)
         created, calls, owner = {}, {}, {}
         for plan in plans:

@@ -24,8 +24,8 @@ from kgraph.saving.values import (decode_value, encode_value, shape_from_config,
                                   shape_struct)
 
 __all__ = [
-    "REBUILD_ERRORS", "call_from_config", "deserialize_keras_object", "deserialize_layer",
-    "rebuild_error", "serialize_keras_object", "serialize_layer"
+    "REBUILD_ERRORS", "call_from_config", "deserialize_layer", "rebuild_error",
+    "serialize_layer"
 ]
 
 
@@ -154,7 +154,7 @@ def deserialize_layer(config, custom_objects=None, safe_mode=True, build=True, p
         config = {"class_name": config, "config": {}, "registered_name": None}
     # Objects named by string inside layer configs (a custom activation) resolve among
     # custom_objects too, as Keras's.
-    with registry.CustomObjectScope(custom_objects), scope.loading(config, "layer") as base:
+    with registry.CustomObjectScope(custom_objects), scope.loading(config, "layer", safe_mode) as base:
         path = path or base
         validation.check_layer_config(config, path)
         name = validation.layer_name(config)
@@ -210,6 +210,3 @@ def _build(layer, build_config, path, name):
         raise rebuild_error(path, name, f"building {type(layer).__name__} from its "
                             "build_config", err) from err
 
-
-serialize_keras_object = serialize_layer
-deserialize_keras_object = deserialize_layer

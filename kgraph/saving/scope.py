@@ -18,14 +18,17 @@ import contextlib
 import contextvars
 import functools
 
+from kgraph import config as config_lib
 from kgraph.saving import validation
 
-__all__ = ["SHARED_KEY", "at", "loading", "mark", "record", "shared_object", "sharing"]
+__all__ = ["SHARED_KEY", "at", "in_safe_mode", "loading", "mark", "record", "safe_mode_scope",
+           "shared_object", "sharing"]
 
 
 _SAVING = contextvars.ContextVar("kgraph_saving_shared", default=None)
 _LOADING = contextvars.ContextVar("kgraph_loading_shared", default=None)
 _PATH = contextvars.ContextVar("kgraph_config_path", default="config")
+_SAFE_MODE = contextvars.ContextVar("kgraph_safe_mode", default=None)
 
 SHARED_KEY = "shared_object_id"
 
@@ -76,22 +79,48 @@ def _number_shared(config, seen):
 
 
 # --------------------------------------------------------------------- loading
+def in_safe_mode():
+    """Whether the deserialization running now refuses configs that carry code: its
+    ``safe_mode`` (False once ``config.enable_unsafe_deserialization()`` was called), None
+    outside any deserialization. Keras's ``serialization_lib.in_safe_mode``.
+
+    >>> in_safe_mode() is None
+    True
+    """
+    if config_lib.is_unsafe_deserialization_enabled():
+        return False
+    return _SAFE_MODE.get()
+
+
 @contextlib.contextmanager
-def loading(config, kind):
+def safe_mode_scope(safe_mode):
+    """Inside, ``in_safe_mode()`` reports ``safe_mode`` (None: the enclosing one's)."""
+    token = _SAFE_MODE.set(safe_mode) if safe_mode is not None else None
+    try:
+        yield
+    finally:
+        if token is not None:
+            _SAFE_MODE.reset(token)
+
+
+@contextlib.contextmanager
+def loading(config, kind, safe_mode=None):
     """Enter a deserialization; the outermost one checks ``config`` (of ``kind``) first.
+    ``safe_mode`` (None: the enclosing one's) is what ``in_safe_mode()`` reports inside.
 
     Yields the config path of ``config`` (``"config"`` at the top).
     """
     path = _PATH.get()
-    if _LOADING.get() is not None:
-        yield path
-        return
-    validation.check_config_tree(config, path, kind)
-    token = _LOADING.set({})
-    try:
-        yield path
-    finally:
-        _LOADING.reset(token)
+    with safe_mode_scope(safe_mode):
+        if _LOADING.get() is not None:
+            yield path
+            return
+        validation.check_config_tree(config, path, kind)
+        token = _LOADING.set({})
+        try:
+            yield path
+        finally:
+            _LOADING.reset(token)
 
 
 @contextlib.contextmanager

@@ -16,7 +16,8 @@ from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.saving.registry import UNSAFE_MESSAGE
 from kgraph.saving.validation import ConfigError, fail, item
 
-__all__ = ["decode_value", "encode_value", "shape_from_config", "shape_list", "shape_struct"]
+__all__ = ["SPECIAL_CLASSES", "decode_value", "encode_value", "shape_from_config", "shape_list",
+           "shape_struct"]
 
 
 def encode_value(value, what):
@@ -109,6 +110,8 @@ def _special(class_name, inner, path, decode):
 
 
 _SPECIAL = ("__tuple__", "__slice__", "__ellipsis__", "__bytes__", "__numpy__", "__tensor__")
+# every class_name of a value (not an object) in a config
+SPECIAL_CLASSES = (*_SPECIAL, "__lambda__")
 
 
 def decode_value(value, resolve_tensor=None, safe_mode=True, path="value"):

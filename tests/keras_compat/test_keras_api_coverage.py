@@ -44,7 +44,7 @@ MISSING = {
                                      "the train state on orbax"},
     "saving": {"KerasFileEditor": PERSISTENCE},
     "dtype_policies": {name: "quantization is not supported" for name in [
-        "AWQDTypePolicy", "DTypePolicyMap", "GPTQDTypePolicy", "Int4DTypePolicy",
+        "AWQDTypePolicy", "GPTQDTypePolicy", "Int4DTypePolicy",
         "QuantizedDTypePolicy", "QuantizedFloat8DTypePolicy"]},
     "mixed_precision": {"LossScaleOptimizer": "mixed precision keeps float32 losses"},
     "preprocessing": {"image_dataset_from_directory": "tf.data pipelines",

@@ -1,0 +1,162 @@
+"""Keras's ``serialize_keras_object`` / ``deserialize_keras_object`` for any object: layers and
+models (``layer_config``), kgraph's losses, metrics, optimizers and schedules, functions,
+registered classes of other libraries (``register_keras_serializable``), and the plain values
+around them (lists, dicts, tuples, arrays).
+
+Deserializing never imports a module a config names: a class or function comes from
+``custom_objects``, an open ``custom_object_scope``, the registry, ``module_objects`` (the
+caller's own table, Keras's legacy argument) or kgraph's catalogs.
+
+>>> import kgraph as kg
+>>> config = serialize_keras_object({"loss": kg.losses.Huber(delta=2.0), "sizes": (1, 2)})
+>>> config["sizes"]["class_name"], config["loss"]["class_name"]
+('__tuple__', 'Huber')
+>>> restored = deserialize_keras_object(config)
+>>> restored["loss"].get_config()["delta"], restored["sizes"]
+(2.0, (1, 2))
+"""
+
+from __future__ import annotations
+
+import types
+
+from kgraph import activations, losses, metrics, optimizers
+from kgraph.base import catalog
+from kgraph.base.layer import Layer
+from kgraph.optimizers import schedules
+from kgraph.saving import registry, scope, values
+from kgraph.saving.layer_config import deserialize_layer, serialize_layer
+
+__all__ = ["deserialize_keras_object", "serialize_keras_object"]
+
+_PLAIN = (str, int, float, bool)
+# Keras's modules of the objects kgraph's catalogs rebuild, and the catalogs
+_CATALOGS = {"losses": losses, "metrics": metrics, "optimizers": optimizers,
+             "optimizers.schedules": schedules}
+
+
+def _catalog_of(obj):
+    for module in (schedules, optimizers, losses, metrics):  # most specific first
+        if type(obj).__module__.startswith(module.__name__):
+            return module
+    return None
+
+
+def serialize_keras_object(obj):
+    """Keras's config of ``obj`` (JSON-compatible), which ``deserialize_keras_object``
+    rebuilds."""
+    if obj is None or isinstance(obj, _PLAIN):
+        return obj
+    if isinstance(obj, Layer):
+        return serialize_layer(obj)
+    if isinstance(obj, list):
+        return [serialize_keras_object(value) for value in obj]
+    if isinstance(obj, tuple):
+        return {"class_name": "__tuple__",
+                "config": {"value": [serialize_keras_object(value) for value in obj]}}
+    if isinstance(obj, dict):
+        return {str(key): serialize_keras_object(value) for key, value in obj.items()}
+    if isinstance(obj, (types.FunctionType, types.BuiltinFunctionType)):
+        return catalog.function_entry(obj)
+    if hasattr(obj, "get_config") and not isinstance(obj, type):
+        registered = catalog.registered_name_of(type(obj))
+        module = _catalog_of(obj)
+        if module is not None and registered is None:
+            return module.serialize(obj)
+        return {"module": type(obj).__module__, "class_name": type(obj).__name__,
+                "config": serialize_keras_object(obj.get_config()),
+                "registered_name": registered or type(obj).__name__}
+    return values.encode_value(obj, f"a {type(obj).__name__}")
+
+
+def _from_module_objects(config, module_objects, custom_objects, safe_mode):
+    """Keras's ``module_objects`` lookup: a name (or a config naming a class) found in the
+    caller's table; None if the table does not settle it."""
+    name = config
+    if isinstance(config, dict):
+        keys = (config.get("class_name"), config.get("registered_name"))
+        if any(key in custom_objects for key in keys if key is not None):
+            return None  # a custom object: the general path finds it
+        name = config.get("config") if config.get("class_name") == "function" \
+            else config.get("class_name")
+    if not isinstance(name, str) or name not in module_objects:
+        return None
+    found = module_objects[name]
+    if isinstance(found, types.FunctionType):
+        return found
+    inner = config.get("config") if isinstance(config, dict) else None
+    with registry.CustomObjectScope(custom_objects):
+        return _instance(found, inner or {}, custom_objects, safe_mode)
+
+
+def _instance(cls, inner, custom_objects, safe_mode):
+    if not hasattr(cls, "from_config"):
+        raise TypeError(f"{cls!r} has no from_config; it cannot be rebuilt from a config.")
+    if safe_mode and registry.is_unsafe(cls):
+        raise ValueError(registry.UNSAFE_MESSAGE.format(what=f"an object of class "
+                                                             f"{cls.__name__}"))
+    with registry.CustomObjectScope(custom_objects), scope.safe_mode_scope(safe_mode):
+        return cls.from_config(inner)
+
+
+def _function(config, custom_objects):
+    name = config.get("config")
+    found = registry.get_registered_object(name, custom_objects)
+    if found is not None:
+        return found
+    module = str(config.get("module") or "")
+    if module.split(".")[0] in ("keras", "kgraph") and "loss" in module:
+        return losses.get(name)
+    if module.split(".")[0] in ("keras", "kgraph", "builtins"):
+        return activations.get(name)
+    raise ValueError(f"Could not locate function {name!r} (module {module!r}). Register it "
+                     f"with @register_keras_serializable() or pass custom_objects="
+                     f"{{{name!r}: {name}}}. Deserialization never imports modules named in "
+                     "a config.")
+
+
+def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwargs):
+    """The object ``config`` describes (see ``serialize_keras_object``). ``module_objects``
+    (a ``{name: class or function}`` table) and ``printable_module_name`` are Keras's
+    legacy arguments; a name in ``custom_objects`` is returned as it is."""
+    module_objects = kwargs.pop("module_objects", None)
+    kwargs.pop("printable_module_name", None)
+    if kwargs:
+        raise TypeError(f"Unexpected arguments {sorted(kwargs)}.")
+    in_scope = scope.in_safe_mode()
+    safe_mode = in_scope if in_scope is not None else safe_mode
+    custom_objects = registry._with_scopes(custom_objects)
+    if config is None:
+        return None
+    if isinstance(config, str) and custom_objects.get(config) is not None:
+        return custom_objects[config]
+    if isinstance(config, (list, tuple)):
+        return [deserialize_keras_object(value, custom_objects, safe_mode) for value in config]
+    if module_objects is not None:
+        found = _from_module_objects(config, module_objects, custom_objects, safe_mode)
+        if found is not None:
+            return found
+    if isinstance(config, _PLAIN):
+        return config
+    if not isinstance(config, dict):
+        raise TypeError(f"Could not parse config: {config!r}")
+    if "class_name" not in config or "config" not in config:
+        return {key: deserialize_keras_object(value, custom_objects, safe_mode)
+                for key, value in config.items()}
+    class_name = config["class_name"]
+    if class_name in values.SPECIAL_CLASSES:
+        return values.decode_value(config, safe_mode=safe_mode)
+    if class_name == "function":
+        return _function(config, custom_objects)
+    module = str(config.get("module") or "")
+    try:
+        cls = registry.resolve_class(config, custom_objects)
+    except ValueError:
+        section = module.split(".", 1)[1] if module.split(".")[0] in ("keras", "kgraph") \
+            and "." in module else None
+        if section in _CATALOGS:
+            return _CATALOGS[section].deserialize(config, custom_objects)
+        raise
+    if isinstance(cls, type) and issubclass(cls, Layer):
+        return deserialize_layer(config, custom_objects, safe_mode)
+    return _instance(cls, config["config"] or {}, custom_objects, safe_mode)

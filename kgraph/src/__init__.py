@@ -1,0 +1,16 @@
+"""Keras's internal module paths that libraries written for Keras import (``keras.src.*``,
+e.g. KerasHub's ``from keras.src.backend import get_keras_mask``), so that they run on kgraph
+under ``kgraph.compat.install()``. Each name here has its Keras 3 semantics and is
+implemented by kgraph (most are kgraph's own functions under Keras's internal path). Only
+the names such libraries use are offered; this is not a copy of Keras's internals.
+
+>>> import kgraph.compat
+>>> with kgraph.compat.install():
+...     from keras.src.backend import get_keras_mask
+...     get_keras_mask.__module__
+'kgraph.interpreter.masking'
+"""
+
+from kgraph.src import backend, distribution, losses, saving, trainers, utils
+
+__all__ = ["backend", "distribution", "losses", "saving", "trainers", "utils"]

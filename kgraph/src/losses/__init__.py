@@ -1,0 +1,5 @@
+"""``keras.src.losses``."""
+
+from kgraph.src.losses import losses
+
+__all__ = ["losses"]

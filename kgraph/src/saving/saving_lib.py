@@ -1,0 +1,117 @@
+"""``keras.src.saving.saving_lib``: ``H5IOStore``, Keras's store of named arrays in an HDF5
+file (``<path>/vars/<key>`` datasets, bfloat16 marked as Keras marks it), as libraries use it
+for their own weight files (KerasHub's LoRA weights).
+
+A file read is data: the whole file is checked from its metadata when opened (hard links
+only, plain numeric contiguous datasets; ``h5_weights.scan``) before any array is read.
+
+>>> import io, numpy as np
+>>> buffer = io.BytesIO()
+>>> store = H5IOStore(buffer, mode="w")
+>>> store.make("lora/0")["kernel"] = np.ones((2, 3), "float32")
+>>> store.close()
+>>> H5IOStore(buffer, mode="r").get("lora/0")["kernel"].shape
+(2, 3)
+"""
+
+from __future__ import annotations
+
+import io
+import pathlib
+
+import h5py
+import numpy as np
+
+from kgraph.saving import h5_weights
+
+__all__ = ["H5IOStore"]
+
+
+class H5IOStore:
+    """Named arrays in an HDF5 file at ``path_or_io`` (a path or ``io.BytesIO``), opened for
+    reading (``mode="r"``) or writing (``"w"``). ``make(path)`` (writing) and ``get(path)``
+    (reading) select the entry ``<path>/vars`` and return the store, which then reads and
+    writes that entry's arrays by key."""
+
+    def __init__(self, path_or_io, archive=None, mode="r"):
+        if mode not in ("r", "w"):
+            raise ValueError(f"`mode` should be either 'w' or 'r'. Received: {mode}")
+        if archive is not None:
+            raise NotImplementedError("H5IOStore inside an archive: open the member "
+                                      "yourself and pass it as an io.BytesIO.")
+        if not isinstance(path_or_io, (str, pathlib.Path, io.BytesIO)):
+            raise TypeError(f"`path_or_io` should be a `str`, `pathlib.Path` or `io.BytesIO` "
+                            f"object. Received: path_or_io={path_or_io!r} of type "
+                            f"{type(path_or_io).__name__}.")
+        self.path_or_io, self.mode = path_or_io, mode
+        self._where = str(path_or_io)
+        self.h5_file = h5py.File(path_or_io, mode=mode)
+        self._datasets = h5_weights.scan(self.h5_file, self._where,
+                                         group_attr=lambda key: True) if mode == "r" else {}
+        self._entry = None  # the selected entry's path, "<path>/vars"
+
+    @staticmethod
+    def _vars(path) -> str:
+        return f"{path}/vars" if path else "vars"
+
+    def make(self, path, metadata=None):
+        """Select the entry ``path`` for writing (created when a first array is set)."""
+        if self.mode != "w":
+            raise ValueError("`make` is only allowed in write mode.")
+        if not isinstance(metadata, (dict, type(None))):
+            raise ValueError(f"`metadata` should be a dict or `None`. Received: {metadata}")
+        self._entry = self._vars(path)
+        if metadata:
+            group = self.h5_file.require_group(self._entry)
+            for key, value in metadata.items():
+                group.attrs[key] = value
+        return self
+
+    def get(self, path):
+        """Select the entry ``path`` for reading (empty if the file has none)."""
+        if self.mode != "r":
+            raise ValueError("`get` is only allowed in read mode.")
+        self._entry = self._vars(path)
+        return self
+
+    def has_path(self, path) -> bool:
+        return path in self.h5_file
+
+    def close(self) -> None:
+        self.h5_file.close()
+
+    def keys(self):
+        prefix = self._entry + "/"
+        if self.mode == "r":
+            return [key[len(prefix):] for key in self._datasets
+                    if key.startswith(prefix) and "/" not in key[len(prefix):]]
+        group = self.h5_file.get(self._entry)
+        return list(group.keys()) if group is not None else []
+
+    def __len__(self):
+        return len(self.keys())
+
+    def __contains__(self, key):
+        return key in self.keys()
+
+    def __getitem__(self, key):
+        if self.mode != "r":
+            raise ValueError("Reading a value is only allowed in read mode.")
+        found = self._datasets.get(f"{self._entry}/{key}")
+        if found is None:
+            raise KeyError(f"{self._where}: no array {key!r} in {self._entry!r}.")
+        dataset, dtype = found
+        return h5_weights.read_dataset(dataset, tuple(dataset.shape), dtype, self._where)
+
+    def __setitem__(self, key, value):
+        if self.mode != "w":
+            raise ValueError("Setting a value is only allowed in write mode.")
+        value = np.asarray(value)
+        dataset = self.h5_file.require_group(self._entry).create_dataset(key, data=value)
+        if value.dtype == h5_weights.BFLOAT16:
+            dataset.attrs["dtype"] = "bfloat16"
+
+    def __delitem__(self, key):
+        if self.mode != "w":
+            raise ValueError("Deleting a value is only allowed in write mode.")
+        del self.h5_file[self._entry][key]

@@ -1,0 +1,5 @@
+"""``keras.src.trainers``."""
+
+from kgraph.src.trainers import data_adapters
+
+__all__ = ["data_adapters"]

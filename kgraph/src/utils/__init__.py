@@ -1,0 +1,5 @@
+"""``keras.src.utils``."""
+
+from kgraph.src.utils import backend_utils
+
+__all__ = ["backend_utils"]

@@ -1,0 +1,84 @@
+"""KerasHub's backbones on kgraph, against Keras: code we did not write, run unchanged.
+
+With ``kgraph.compat.install()``, KerasHub's ``import keras`` gives kgraph. Each of 14
+backbones at a tiny configuration (``tests/support/keras_hub_cases.py``) is built by
+KerasHub under Keras and under kgraph, in separate processes: kgraph loads the weights file
+Keras wrote, and must have Keras's parameter count and outputs, and compile to one pure
+program (``compiler.compile``) with the same outputs. A ``LlamaCausalLM`` takes one
+``fit`` step equal to Keras's, and a backbone's ``.keras`` file goes both ways.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+
+import numpy as np
+import pytest
+
+pytest.importorskip("keras_hub", reason="KerasHub is installed by the README's test command")
+
+_SUPPORT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "support")
+sys.path.insert(0, _SUPPORT)
+import keras_hub_cases  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    directory = str(tmp_path_factory.mktemp("keras_hub"))
+    env = {**os.environ, "KERAS_BACKEND": "jax", "JAX_PLATFORMS": "cpu"}
+    for system in ("keras", "kgraph", "keras-load"):
+        done = subprocess.run([sys.executable, os.path.join(_SUPPORT, "keras_hub_cases.py"),
+                               system, directory], env=env, capture_output=True, text=True,
+                              timeout=600)
+        assert done.returncode == 0, f"{system} run failed:\n{done.stderr[-4000:]}"
+    return directory
+
+
+def _load(directory, name):
+    with np.load(os.path.join(directory, name)) as data:
+        return {key: data[key] for key in data.files}
+
+
+def _assert_close(got, want, what):
+    scale = max(float(np.max(np.abs(value))) for value in want.values())
+    assert set(got) == set(want), what
+    for name, value in want.items():
+        np.testing.assert_allclose(got[name], value, rtol=0, atol=1e-4 * scale,
+                                   err_msg=f"{what}: {name}")
+
+
+@pytest.mark.parametrize("case", list(keras_hub_cases.CASES))
+def test_backbone_matches_keras_on_keras_weights(runs, case):
+    keras = _load(runs, f"{case}.keras.npz")
+    kgraph = _load(runs, f"{case}.kgraph.npz")
+    assert int(kgraph.pop("params")) == int(keras.pop("params")) > 0
+    compiled = {name[len("compiled/"):]: kgraph.pop(name)
+                for name in list(kgraph) if name.startswith("compiled/")}
+    _assert_close(kgraph, keras, f"{case} eager outputs")
+    _assert_close(compiled, keras, f"{case} compiled program's outputs")
+
+
+def test_causal_lm_fit_step_matches_keras(runs):
+    keras = _load(runs, "fit.keras.npz")
+    kgraph = _load(runs, "fit.kgraph.npz")
+    np.testing.assert_allclose(kgraph.pop("loss"), keras.pop("loss"), rtol=1e-5)
+    assert len(kgraph) == len(keras) > 10
+    for name in keras:
+        np.testing.assert_allclose(kgraph[name], keras[name], rtol=0, atol=1e-6,
+                                   err_msg=f"weight {name} after the step")
+
+
+def test_backbone_keras_files_go_both_ways(runs):
+    keras = {k: v for k, v in _load(runs, "gpt2.keras.npz").items() if k != "params"}
+    _assert_close(_load(runs, "file.kgraph.npz"), keras, "Keras's file loaded by kgraph")
+    _assert_close(_load(runs, "file.keras-load.npz"), keras, "kgraph's file loaded by Keras")
+    with zipfile.ZipFile(os.path.join(runs, "gpt2.kgraph.keras")) as archive:
+        config = json.loads(archive.read("config.json"))
+    assert config["registered_name"] == "keras_hub>GPT2Backbone"
+    assert config["class_name"] == "GPT2Backbone"
