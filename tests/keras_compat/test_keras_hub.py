@@ -25,7 +25,8 @@ _SUPPORT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 sys.path.insert(0, _SUPPORT)
 import keras_hub_cases  # noqa: E402
 
-pytestmark = pytest.mark.slow
+# one group: the three runs are made once, on one worker
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("keras_hub")]
 
 
 @pytest.fixture(scope="module")
