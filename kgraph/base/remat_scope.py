@@ -21,6 +21,10 @@ import math
 import threading
 
 import jax
+import numpy as np
+
+from kgraph.graph.keras_tensor import KerasTensor
+from kgraph.interpreter import context
 
 __all__ = ["RematScope", "get_current_remat_mode", "remat", "remat_call"]
 
@@ -68,21 +72,6 @@ def get_current_remat_mode():
     return stack[-1] if stack and stack[-1].mode is not None else None
 
 
-def _checkpointed(fn, args, kwargs):
-    """``fn(*args, **kwargs)`` under ``jax.checkpoint``, its non-array arguments (flags such
-    as ``training``) kept static."""
-    leaves, treedef = jax.tree_util.tree_flatten((args, kwargs))
-    arrays = [hasattr(leaf, "shape") and hasattr(leaf, "dtype") for leaf in leaves]
-
-    def inner(*values):
-        given = iter(values)
-        full = [next(given) if is_array else leaf for leaf, is_array in zip(leaves, arrays)]
-        call_args, call_kwargs = jax.tree_util.tree_unflatten(treedef, full)
-        return fn(*call_args, **call_kwargs)
-
-    return jax.checkpoint(inner)(*[leaf for leaf, a in zip(leaves, arrays) if a])
-
-
 def remat_call(layer, args, kwargs):
     """``layer.call(*args, **kwargs)`` rematerialized as the layer's ``_remat_mode`` says."""
     mode = layer._remat_mode
@@ -98,13 +87,19 @@ def remat_call(layer, args, kwargs):
     if mode.mode == "list_of_layers" and layer.name not in mode.layer_names:
         return layer.call(*args, **kwargs)
     if mode.mode == "larger_than":
-        layer._remat_mode = None  # its shapes, found without rematerializing
-        try:
-            specs = layer.compute_output_spec(*args, **kwargs)
+        layer._remat_mode = None  # its shapes, found without rematerializing (and cached
+        try:                        # by shape: described by KerasTensors, not the arrays)
+            spec_args, spec_kwargs = jax.tree_util.tree_map(
+                lambda a: KerasTensor(a.shape, a.dtype) if _is_array(a) else a, (args, kwargs))
+            specs = layer.compute_output_spec(*spec_args, **spec_kwargs)
         finally:
             layer._remat_mode = mode
         size = sum(math.prod(d or 1 for d in spec.shape)
                    for spec in jax.tree_util.tree_leaves(specs))
         if size <= mode.output_size_threshold:
             return layer.call(*args, **kwargs)
-    return _checkpointed(layer.call, args, kwargs)
+    return context.checkpoint(lambda a, k: layer.call(*a, **k), args, kwargs)
+
+
+def _is_array(value) -> bool:
+    return isinstance(value, (jax.Array, np.ndarray, jax.core.Tracer))

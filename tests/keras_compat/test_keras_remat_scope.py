@@ -59,3 +59,24 @@ def test_remat_wraps_a_function_and_bad_modes_are_refused():
     assert "remat" in str(jax.make_jaxpr(fn)(1.0))
     with pytest.raises(ValueError, match="Invalid mode"):
         kg.RematScope(mode="some")
+
+
+def test_a_rematerialized_layer_keeps_its_state_updates_and_losses():
+    # BatchNormalization assigns its moving statistics and the Dense adds an activity loss
+    # inside the rematerialized call: both must leave jax.checkpoint
+    def model(scope):
+        kg.utils.set_random_seed(1)
+        x = kg.Input(shape=(8,))
+        with scope:
+            h = kg.layers.Dense(4, activity_regularizer="l2")(x)
+            h = kg.layers.BatchNormalization()(h)
+        result = kg.Model(x, h)
+        result.compile(optimizer="sgd", loss="mse")
+        result.fit(_X, np.ones((4, 4), "float32"), epochs=2, batch_size=4, verbose=0)
+        return result
+
+    remat, plain = model(kg.RematScope(mode="full")), model(kg.RematScope(mode=None))
+    moving = [w for w in remat.weights if "moving" in w.path]
+    assert moving and not np.allclose(np.asarray(moving[0].value), 0.0)
+    for a, b in zip(remat.get_weights(), plain.get_weights()):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
