@@ -25,7 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from kgraph.base import naming, seed_stream
-from kgraph.serializable import Serializable
+from kgraph.serializable import Serializable, from_config_or_name
 
 __all__ = [
     "Constant", "GlorotNormal", "GlorotUniform", "HeNormal", "HeUniform", "Identity",
@@ -462,9 +462,9 @@ def serialize(initializer):
                      "kgraph.initializers object or a number.")
 
 
-def deserialize(config):
-    """The inverse of ``serialize``."""
-    return get(config)
+def deserialize(config, custom_objects=None):
+    """The inverse of ``serialize`` (a class named in ``custom_objects`` first, as Keras)."""
+    return from_config_or_name(config, custom_objects, get)
 
 
 # Keras's other names for the same classes.

@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import types
 
-from kgraph import activations, losses, metrics, optimizers
+from kgraph import (activations, constraints, dtype_policies, initializers, losses, metrics,
+                    optimizers, regularizers)
 from kgraph.base import catalog
 from kgraph.base.layer import Layer
+from kgraph.dtype_policy import DTypePolicy
 from kgraph.optimizers import schedules
 from kgraph.saving import registry, scope, values
 from kgraph.saving.layer_config import deserialize_layer, serialize_layer
@@ -30,16 +32,29 @@ from kgraph.saving.layer_config import deserialize_layer, serialize_layer
 __all__ = ["deserialize_keras_object", "serialize_keras_object"]
 
 _PLAIN = (str, int, float, bool)
-# Keras's modules of the objects kgraph's catalogs rebuild, and the catalogs
-_CATALOGS = {"losses": losses, "metrics": metrics, "optimizers": optimizers,
-             "optimizers.schedules": schedules}
+# kgraph's catalogs by the section of Keras's module a config names ("keras.losses"): each
+# has Keras's serialize(obj) and deserialize(config, custom_objects)
+_CATALOGS = {"optimizers.schedules": schedules, "optimizers": optimizers, "losses": losses,
+             "metrics": metrics, "initializers": initializers, "regularizers": regularizers,
+             "constraints": constraints, "dtype_policies": dtype_policies}
 
 
-def _catalog_of(obj):
-    for module in (schedules, optimizers, losses, metrics):  # most specific first
-        if type(obj).__module__.startswith(module.__name__):
-            return module
+def _catalog_section(obj):
+    """The section of the catalog whose ``serialize`` describes ``obj`` (one of kgraph's
+    own), or None."""
+    if isinstance(obj, DTypePolicy):
+        return "dtype_policies"
+    module = type(obj).__module__
+    for section, catalog_module in _CATALOGS.items():  # the most specific module first
+        if module == catalog_module.__name__ or module.startswith(catalog_module.__name__ + "."):
+            return section
     return None
+
+
+def _section(module) -> str | None:
+    """``"losses"`` for Keras's or kgraph's ``keras.losses`` / ``kgraph.losses...``."""
+    root, _, rest = str(module or "").partition(".")
+    return rest if root in ("keras", "kgraph") and rest else None
 
 
 def serialize_keras_object(obj):
@@ -49,6 +64,15 @@ def serialize_keras_object(obj):
         return obj
     if isinstance(obj, Layer):
         return serialize_layer(obj)
+    registered = catalog.registered_name_of(type(obj))
+    section = _catalog_section(obj) if registered is None else None
+    if section is not None:  # as Keras writes its own objects (an optimizer is a tuple)
+        return {"module": f"keras.{section}", "registered_name": None,
+                **_CATALOGS[section].serialize(obj)}
+    if hasattr(obj, "get_config") and not isinstance(obj, type):
+        return {"module": type(obj).__module__, "class_name": type(obj).__name__,
+                "config": serialize_keras_object(obj.get_config()),
+                "registered_name": registered or type(obj).__name__}
     if isinstance(obj, list):
         return [serialize_keras_object(value) for value in obj]
     if isinstance(obj, tuple):
@@ -58,14 +82,6 @@ def serialize_keras_object(obj):
         return {str(key): serialize_keras_object(value) for key, value in obj.items()}
     if isinstance(obj, (types.FunctionType, types.BuiltinFunctionType)):
         return catalog.function_entry(obj)
-    if hasattr(obj, "get_config") and not isinstance(obj, type):
-        registered = catalog.registered_name_of(type(obj))
-        module = _catalog_of(obj)
-        if module is not None and registered is None:
-            return module.serialize(obj)
-        return {"module": type(obj).__module__, "class_name": type(obj).__name__,
-                "config": serialize_keras_object(obj.get_config()),
-                "registered_name": registered or type(obj).__name__}
     return values.encode_value(obj, f"a {type(obj).__name__}")
 
 
@@ -85,8 +101,7 @@ def _from_module_objects(config, module_objects, custom_objects, safe_mode):
     if isinstance(found, types.FunctionType):
         return found
     inner = config.get("config") if isinstance(config, dict) else None
-    with registry.CustomObjectScope(custom_objects):
-        return _instance(found, inner or {}, custom_objects, safe_mode)
+    return _instance(found, inner or {}, custom_objects, safe_mode)
 
 
 def _instance(cls, inner, custom_objects, safe_mode):
@@ -104,10 +119,10 @@ def _function(config, custom_objects):
     found = registry.get_registered_object(name, custom_objects)
     if found is not None:
         return found
-    module = str(config.get("module") or "")
-    if module.split(".")[0] in ("keras", "kgraph") and "loss" in module:
+    module = config.get("module")
+    if _section(module) == "losses":
         return losses.get(name)
-    if module.split(".")[0] in ("keras", "kgraph", "builtins"):
+    if _section(module) is not None or module == "builtins":
         return activations.get(name)
     raise ValueError(f"Could not locate function {name!r} (module {module!r}). Register it "
                      f"with @register_keras_serializable() or pass custom_objects="
@@ -148,12 +163,12 @@ def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwar
         return values.decode_value(config, safe_mode=safe_mode)
     if class_name == "function":
         return _function(config, custom_objects)
-    module = str(config.get("module") or "")
     try:
         cls = registry.resolve_class(config, custom_objects)
     except ValueError:
-        section = module.split(".", 1)[1] if module.split(".")[0] in ("keras", "kgraph") \
-            and "." in module else None
+        section = _section(config.get("module"))
+        if class_name in ("DTypePolicy", "DTypePolicyMap"):  # Keras writes module "keras"
+            section = "dtype_policies"
         if section in _CATALOGS:
             return _CATALOGS[section].deserialize(config, custom_objects)
         raise
