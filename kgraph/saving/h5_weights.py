@@ -30,7 +30,7 @@ from kgraph.saving.errors import LoadError
 
 __all__ = [
     "BFLOAT16", "OPTIMIZER_VARS", "OptimizerVariables", "nbytes", "open_file", "read",
-    "read_dataset", "scan", "write"
+    "read_dataset", "scan", "write", "write_dataset"
 ]
 
 
@@ -54,10 +54,15 @@ def write(target, groups) -> None:
             group = file.create_group(_vars_path(path))
             group.attrs["name"] = name
             for i, value in enumerate(arrays):
-                value = np.asarray(value)
-                dataset = group.create_dataset(str(i), data=value)
-                if value.dtype == BFLOAT16:
-                    dataset.attrs["dtype"] = "bfloat16"
+                write_dataset(group, str(i), value)
+
+
+def write_dataset(group, name, value) -> None:
+    """``value`` as the dataset ``name`` of ``group`` (bfloat16 marked as Keras marks it)."""
+    value = np.asarray(value)
+    dataset = group.create_dataset(name, data=value)
+    if value.dtype == BFLOAT16:
+        dataset.attrs["dtype"] = "bfloat16"
 
 
 def _stored_dtype(dataset, where):

@@ -24,7 +24,7 @@ from kgraph.saving import compile_config, h5_weights, keras_dialect, keras_layou
 from kgraph.saving.errors import LoadError
 from kgraph.saving.layer_config import deserialize_layer
 
-__all__ = ["MAX_ATTRIBUTE_ITEMS", "is_legacy", "load_model", "load_weights"]
+__all__ = ["MAX_ATTRIBUTE_ITEMS", "is_legacy", "legacy_weights", "load_model", "load_weights"]
 
 
 _ATTRS = re.compile(r"(layer_names|weight_names)\d*|backend|keras_version|model_config|"
@@ -67,7 +67,8 @@ def _strings(group, name, where) -> list:
     return values
 
 
-def _legacy_weights(layer) -> list:
+def legacy_weights(layer) -> list:
+    """``layer``'s weights in a legacy file's order: the trainable ones, then the others."""
     return list(layer.trainable_weights) + list(layer.non_trainable_weights)
 
 
@@ -80,7 +81,7 @@ def _plan(file, model, where):
     group = file[root] if root else file
     prefix = f"{root}/" if root else ""
     layers = [layer for layer in keras_layout.depth_ordered_layers(model)
-              if _legacy_weights(layer)]
+              if legacy_weights(layer)]
     names = []
     for name in _strings(group, "layer_names", where):
         layer_group = group.get(name)
@@ -98,7 +99,7 @@ def _plan(file, model, where):
                         "do not have.")
     plan, used = [], set()
     for (name, weight_names), layer in zip(names, layers):
-        variables = _legacy_weights(layer)
+        variables = legacy_weights(layer)
         if len(weight_names) != len(variables):
             raise LoadError(f"{where}: layer {name!r} holds {len(weight_names)} weights in the "
                             f"file; layer {layer.name!r} of the model has {len(variables)}.")

@@ -31,7 +31,7 @@ import h5py
 import numpy as np
 
 from kgraph.optimizers import keras_variables
-from kgraph.saving import archive, compile_config
+from kgraph.saving import archive, h5_weights, legacy_h5
 
 __all__ = ["LEGACY_WARNING", "save_model"]
 
@@ -52,14 +52,15 @@ def _weights(group, variables) -> None:
         names = [f"{name}_{i}" for i, name in enumerate(names)]
     group.attrs["weight_names"] = _strings(names)
     for name, variable in zip(names, variables):
-        group.create_dataset(name, data=np.asarray(variable.value))
+        h5_weights.write_dataset(group, name, variable.value)
 
 
-def _training_config(model):
-    """``compile``'s choices in a legacy file's words, or None for a model not compiled."""
-    config = compile_config.compile_config(model)
+def _training_config(config):
+    """``compile``'s choices (a ``compile_config``) in a legacy file's words, or None for a
+    model not compiled."""
     if config is None:
         return None
+    config = dict(config)
     optimizer = config.pop("optimizer")
     if isinstance(optimizer, dict):
         config["optimizer_config"] = {"class_name": optimizer["class_name"],
@@ -80,7 +81,7 @@ def save_model(model, filepath, entry, version, overwrite=True) -> None:
         file.attrs["keras_version"] = version
         file.attrs["model_config"] = json.dumps(
             {"class_name": entry["class_name"], "config": entry["config"]})
-        training = _training_config(model)
+        training = _training_config(entry.get("compile_config"))
         if training is not None:
             file.attrs["training_config"] = json.dumps(training)
         weights = file.create_group("model_weights")
@@ -89,8 +90,7 @@ def save_model(model, filepath, entry, version, overwrite=True) -> None:
         weights.attrs["backend"] = "jax"
         weights.attrs["keras_version"] = version
         for layer in sorted(layers, key=lambda layer: layer.name):
-            _weights(weights.create_group(layer.name),
-                     list(layer.trainable_weights) + list(layer.non_trainable_weights))
+            _weights(weights.create_group(layer.name), legacy_h5.legacy_weights(layer))
         _weights(weights.create_group("top_level_model_weights"), [])
         optimizer = keras_variables.model_variables(model)
         if optimizer is not None:
@@ -99,6 +99,6 @@ def save_model(model, filepath, entry, version, overwrite=True) -> None:
             names = [f"{name}/variable_{i}" for i in range(len(values))]
             group.attrs["weight_names"] = _strings(names)
             for path, value in zip(names, values):
-                group.create_dataset(path, data=np.asarray(value))
+                h5_weights.write_dataset(group, path, value)
     with archive.atomic_write(filepath) as file:
         file.write(buffer.getvalue())

@@ -2,6 +2,9 @@
 ``ModelCheckpoint("best.h5")``), with Keras's warning: Keras loads them with the same
 numbers and compile settings, and kgraph reads them back."""
 
+import contextlib
+import warnings
+
 import h5py
 import keras
 import numpy as np
@@ -47,13 +50,13 @@ def test_the_file_is_laid_out_as_keras_lays_it_out(tmp_path):
     ours, theirs = _model(kg), _model(keras)
     for K, model, name in ((kg, ours, "ours.h5"), (keras, theirs, "theirs.h5")):
         model.compile(optimizer="adam", loss=K.losses.MeanSquaredError())
-        with pytest.warns(UserWarning) if K is kg else _nothing():
+        with pytest.warns(UserWarning) if K is kg else contextlib.nullcontext():
             model.save(str(tmp_path / name))
     with h5py.File(tmp_path / "ours.h5") as a, h5py.File(tmp_path / "theirs.h5") as b:
         assert set(a.attrs) == set(b.attrs)
         assert set(a["model_weights"].attrs) == set(b["model_weights"].attrs)
         names = [list(f["model_weights"].attrs["layer_names"]) for f in (a, b)]
-        assert [len(n) for n in names] == [len(n) for n in names[:1]] * 2
+        assert len(names[0]) == len(names[1])
         for ours_layer, theirs_layer in zip(*names):  # in model.layers order
             assert [v.shape for v in _datasets(a["model_weights"][ours_layer])] == \
                 [v.shape for v in _datasets(b["model_weights"][theirs_layer])]
@@ -65,14 +68,6 @@ def _datasets(group) -> list:
     group.visititems(lambda name, item: found.append(item)
                      if isinstance(item, h5py.Dataset) else None)
     return found
-
-
-class _nothing:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
 
 
 def test_model_checkpoint_to_an_h5_file(tmp_path):
@@ -93,3 +88,25 @@ def test_overwrite_false_keeps_the_file(tmp_path):
     with pytest.raises(FileExistsError):
         _model(kg).save(str(path), overwrite=False)
     assert path.read_bytes() == b"kept"
+
+
+def test_bfloat16_weights_are_marked_as_keras_marks_them(tmp_path):
+    x = kg.Input(shape=(4,))
+    model = kg.Model(x, kg.layers.Dense(2, dtype="bfloat16")(x))
+    path = str(tmp_path / "half.h5")
+    with pytest.warns(UserWarning, match="legacy"):
+        model.save(path)
+    restored = kg.saving.load_model(path)
+    for a, b in zip(restored.get_weights(), model.get_weights()):
+        assert a.dtype == b.dtype and np.array_equal(a, b)
+
+
+def test_a_configuration_a_file_cannot_hold_is_warned_about_once(tmp_path):
+    import optax
+
+    model = _model(kg)
+    model.compile(optimizer=optax.sgd(0.1), loss="mse")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.save(str(tmp_path / "model.h5"))
+    assert sum("optax" in str(w.message) for w in caught) == 1

@@ -20,7 +20,6 @@ import io
 import pathlib
 
 import h5py
-import numpy as np
 
 from kgraph.saving import h5_weights
 
@@ -106,10 +105,7 @@ class H5IOStore:
     def __setitem__(self, key, value):
         if self.mode != "w":
             raise ValueError("Setting a value is only allowed in write mode.")
-        value = np.asarray(value)
-        dataset = self.h5_file.require_group(self._entry).create_dataset(key, data=value)
-        if value.dtype == h5_weights.BFLOAT16:
-            dataset.attrs["dtype"] = "bfloat16"
+        h5_weights.write_dataset(self.h5_file.require_group(self._entry), key, value)
 
     def __delitem__(self, key):
         if self.mode != "w":
