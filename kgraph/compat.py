@@ -40,11 +40,18 @@ class _KerasIsKgraph(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             return importlib.util.spec_from_loader(fullname, self)
         return None
 
+    def __init__(self):
+        self._own_specs = {}  # a kgraph module's own __spec__, by the module's id
+
     def create_module(self, spec):
-        return importlib.import_module("kgraph" + spec.name[len("keras"):])
+        module = importlib.import_module("kgraph" + spec.name[len("keras"):])
+        self._own_specs[id(module)] = module.__spec__
+        return module
 
     def exec_module(self, module):
-        pass  # the kgraph module is imported already
+        # the kgraph module is imported already; the import machinery has just set its
+        # __spec__ to the ``keras`` one, which would outlive ``uninstall()``: put its own back
+        module.__spec__ = self._own_specs.pop(id(module))
 
 
 class _Installation:

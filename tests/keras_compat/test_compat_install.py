@@ -2,6 +2,7 @@
 whatever ``keras`` was imported before comes back."""
 
 import importlib
+import importlib.util
 import sys
 
 import keras as real_keras
@@ -26,6 +27,9 @@ def test_keras_is_kgraph_while_installed():
         assert compat.install() is compat.install()  # twice is once
     assert not compat.installed()
     assert sys.modules["keras"] is real_keras
+    # kgraph's modules keep their own identity: they can be found and reloaded as kgraph's
+    assert kg.__spec__.name == "kgraph" and kg.layers.__spec__.name == "kgraph.layers"
+    assert importlib.util.find_spec("kgraph.ops.numpy").name == "kgraph.ops.numpy"
     assert importlib.import_module("keras.layers") is real_keras.layers
 
 
