@@ -12,11 +12,9 @@ mixed precision. A layer casts its floating inputs, and its floating weights as 
 
 from __future__ import annotations
 
-import collections.abc
-
 import jax.numpy as jnp
 
-from kgraph.path_keys import matching_key
+from kgraph.path_keys import PatternMap
 
 __all__ = ["DTypePolicy", "DTypePolicyMap", "get", "global_policy", "set_global_policy"]
 
@@ -44,50 +42,39 @@ class DTypePolicy:
         return f'<DTypePolicy "{self.name}">'
 
 
-class DTypePolicyMap(DTypePolicy, collections.abc.MutableMapping):
+class DTypePolicyMap(DTypePolicy, PatternMap):
     """Policies by layer path (``layer.path``, e.g. ``"decoder_0/attention/query"``), and a
     default policy for the paths it lacks; a policy itself, the default one's dtypes.
 
     A path is looked up as Keras looks it up (``kgraph.path_keys``: the exact key, else the
-    one key that ``re.fullmatch``es it). A layer given a map
-    computes with its default policy.
+    one key that ``re.fullmatch``es it). A layer given a map computes with its default
+    policy.
     """
 
+    _what = "DTypePolicyMap"
+
     def __init__(self, default_policy=None, policy_map=None):
+        PatternMap.__init__(self)
         self.default_policy = get(default_policy)
-        super().__init__(self.default_policy.name)
+        DTypePolicy.__init__(self, self.default_policy.name)
         self.name = f"map_{self.default_policy.name}"
-        self._policies = {}
         for path, policy in (policy_map or {}).items():
             self[path] = policy
 
-    def __getitem__(self, path):
-        found = matching_key(self._policies, path, "DTypePolicyMap")
-        return self.default_policy if found is None else self._policies[found]
+    def _entry(self, path, policy):
+        return get(policy)
 
-    def __setitem__(self, path, policy):
-        if path in self._policies:
-            raise ValueError(f"Path {path!r} already has a policy in the DTypePolicyMap "
-                             f"({self._policies[path].name}); delete it first.")
-        self._policies[path] = get(policy)
-
-    def __delitem__(self, path):
-        del self._policies[path]
-
-    def __iter__(self):
-        return iter(self._policies)
-
-    def __len__(self):
-        return len(self._policies)
+    def _missing(self, path):
+        return self.default_policy
 
     def __eq__(self, other):
         return (isinstance(other, DTypePolicyMap) and other.default_policy == self.default_policy
-                and other._policies == self._policies)
+                and other._entries == self._entries)
 
     __hash__ = None
 
     def __repr__(self):
-        return f"<DTypePolicyMap default={self.default_policy.name!r} {self._policies}>"
+        return f"<DTypePolicyMap default={self.default_policy.name!r} {self._entries}>"
 
 
 _global_policy = DTypePolicy("float32")

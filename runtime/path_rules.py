@@ -1,7 +1,8 @@
 """One matcher for every choice made by path: sharding rules (weight paths), remat and
 precision (layer paths) and activation hints (node outputs).
 
-One semantics everywhere: a rule whose pattern equals the path wins; otherwise the rule
+One semantics everywhere, Keras's (``kgraph.path_keys``, which ``LayoutMap`` and
+``DTypePolicyMap`` use too): a rule whose pattern equals the path wins; otherwise the rule
 whose pattern ``re.fullmatch``es the path applies, and two such rules are an error (make
 the patterns exclusive, or add the exact path). A rule that matches nothing in the model is
 an error too (a typo would otherwise be silently ignored), unless ``allow_unused``.
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from kgraph import path_keys
 from kgraph.interpreter.walk import NodeHook
 
 __all__ = ["PathRules", "RuleHook"]
@@ -45,11 +47,9 @@ class PathRules:
 
     def match(self, path: str):
         """The ``(pattern, value)`` rule for ``path``, or None."""
-        for rule in self.rules:
-            if rule[0] == path:
-                self.used.add(rule[0])
-                return rule
-        found = [rule for rule in self.rules if re.fullmatch(rule[0], path)]
+        patterns = path_keys.matches([pattern for pattern, _ in self.rules], path)
+        found = [next(rule for rule in self.rules if rule[0] == pattern)
+                 for pattern in patterns]
         if len(found) > 1:
             shown = ", ".join(self.describe(rule) for rule in found)
             raise ValueError(f'{self.subject.capitalize()} "{path}" matches {len(found)} '

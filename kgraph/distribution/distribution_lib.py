@@ -18,13 +18,11 @@ split along its batch axis and each weight laid out as the layout map says.
 
 from __future__ import annotations
 
-import collections.abc
-
 import jax
 import numpy as np
 from jax.sharding import NamedSharding, PartitionSpec
 
-from kgraph.path_keys import matching_key
+from kgraph.path_keys import PatternMap
 
 __all__ = ["DataParallel", "DeviceMesh", "Distribution", "LayoutMap", "ModelParallel",
            "TensorLayout", "distribute_tensor", "distribution", "get_device_count",
@@ -100,23 +98,17 @@ class TensorLayout:
         return f"TensorLayout(axes={self.axes})"
 
 
-class LayoutMap(collections.abc.MutableMapping):
+class LayoutMap(PatternMap):
     """Weight-path patterns to ``TensorLayout``s (a tuple of axes is made one), for
-    ``ModelParallel``."""
+    ``ModelParallel``. A path no key matches has the layout None (replicated)."""
+
+    _what = "Layout map"
 
     def __init__(self, device_mesh):
+        super().__init__()
         self.device_mesh = device_mesh
-        self._layouts: dict = {}
 
-    def __getitem__(self, key):
-        """The layout of the weight at path ``key``: an exact entry, else the one pattern
-        that ``re.fullmatch``es it, else None."""
-        found = matching_key(self._layouts, key, "layout map")
-        return None if found is None else self._layouts[found]
-
-    def __setitem__(self, key, layout):
-        if key in self._layouts:
-            raise ValueError(f"Layout map key {key!r} is set already: {self._layouts[key]}.")
+    def _entry(self, key, layout):
         if isinstance(layout, (tuple, list)):
             layout = TensorLayout(layout, self.device_mesh)
         if not isinstance(layout, TensorLayout):
@@ -124,16 +116,7 @@ class LayoutMap(collections.abc.MutableMapping):
                              f"received {layout!r} for {key!r}.")
         if layout.device_mesh is None:
             layout.device_mesh = self.device_mesh
-        self._layouts[key] = layout
-
-    def __delitem__(self, key):
-        del self._layouts[key]
-
-    def __len__(self):
-        return len(self._layouts)
-
-    def __iter__(self):
-        return iter(self._layouts)
+        return layout
 
 
 class Distribution:

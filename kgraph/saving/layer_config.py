@@ -16,6 +16,7 @@ import inspect
 import json
 import warnings
 
+from kgraph import dtype_policy
 from kgraph.base import call_args, catalog
 from kgraph.base.layer import Layer
 from kgraph.saving import registry, scope, validation
@@ -90,19 +91,17 @@ def serialize_layer(layer) -> dict:
 def _normalize_keras_config(config):
     """Accept Keras's serialized DTypePolicy objects where kgraph takes a dtype name."""
     dtype = config.get("dtype")
-    if isinstance(dtype, dict) and dtype.get("class_name") == "DTypePolicyMap":
-        inner = dtype.get("config") or {}
-        default = inner.get("default_policy")
-        if inner.get("policy_map"):
+    if not isinstance(dtype, dict) or dtype.get("class_name") not in ("DTypePolicy",
+                                                                      "DTypePolicyMap"):
+        return config
+    policy = dtype_policy.get(dtype)
+    if isinstance(policy, dtype_policy.DTypePolicyMap):
+        if len(policy):
             warnings.warn(f"Layer {config.get('name')!r}: a DTypePolicyMap's per-path policies "
-                          f"{sorted(inner['policy_map'])} are not supported; the layer uses "
-                          "its default policy.", stacklevel=3)
-        default = (default.get("config") or {}).get("name") if isinstance(default, dict) \
-            else default
-        return {**config, "dtype": default}
-    if isinstance(dtype, dict) and dtype.get("class_name") == "DTypePolicy":
-        config = {**config, "dtype": (dtype.get("config") or {}).get("name")}
-    return config
+                          f"{sorted(policy)} are not supported; the layer uses its default "
+                          "policy.", stacklevel=3)
+        policy = policy.default_policy
+    return {**config, "dtype": policy.name}
 
 
 _from_config_params: dict = {}

@@ -138,7 +138,7 @@ def test_dtype_policy_map_matches_keras():
     assert kg.dtype_policies.serialize(ours)["config"]["policy_map"].keys() == \
         keras.dtype_policies.serialize(theirs)["config"]["policy_map"].keys()
     assert kg.dtype_policies.get(keras.dtype_policies.serialize(theirs)) == ours
-    with pytest.raises(ValueError, match="already has a policy"):
+    with pytest.raises(ValueError, match="DTypePolicyMap key 'dense' is set already"):
         ours["dense"] = "float32"
 
 
