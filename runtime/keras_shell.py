@@ -22,7 +22,7 @@ from runtime.objective import Objective
 from runtime.precision import Precision
 from runtime.remat import Remat
 from runtime.sharding.placement import MeshPlacement
-from runtime.sharding.rules import LookupRules
+from runtime.sharding.rules import ShardingRules
 from runtime.training_setup import TrainingSetup
 
 __all__ = ["compile_model", "evaluate", "fit", "predict",
@@ -49,8 +49,7 @@ def compile_model(model, optimizer="adam", loss=None, metrics=None, loss_weights
                           stacklevel=3)
         else:
             mesh, data_axis = distribution.mesh, distribution.batch_dim_name
-            sharding = LookupRules(distribution.weight_layout,
-                                   f"{type(distribution).__name__}'s layouts")
+            sharding = ShardingRules(distribution.layout_rules(), allow_unused=True)
     if loss is None and not own_steps:
         raise ValueError("model.compile needs a loss, e.g. loss='mse' (or a model whose own "
                          "compute_loss or train_step computes it).")

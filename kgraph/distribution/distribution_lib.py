@@ -121,7 +121,7 @@ class LayoutMap(PatternMap):
 
 class Distribution:
     """How a model is spread over a mesh: ``mesh`` (a ``jax.sharding.Mesh``), the batch
-    axis ``batch_dim_name``, and the layout of each weight (``weight_layout(path)``)."""
+    axis ``batch_dim_name``, and the layout of the weights (``layout_rules()``)."""
 
     def __init__(self, device_mesh, batch_dim_name=None, auto_shard_dataset=True):
         self.device_mesh = device_mesh
@@ -132,9 +132,10 @@ class Distribution:
     def mesh(self):
         return self.device_mesh.mesh
 
-    def weight_layout(self, path):
-        """The ``PartitionSpec`` of the weight at ``path``, or None (replicated)."""
-        return None
+    def layout_rules(self) -> list:
+        """``[(path pattern, PartitionSpec)]``: how weights are laid out, as sharding rules
+        (matched as a ``LayoutMap`` matches; a weight no rule matches is replicated)."""
+        return []
 
     def __enter__(self):
         self._previous = distribution()
@@ -172,9 +173,8 @@ class ModelParallel(Distribution):
                          auto_shard_dataset)
         self.layout_map = layout_map
 
-    def weight_layout(self, path):
-        layout = self.layout_map[path]
-        return None if layout is None else layout.spec
+    def layout_rules(self) -> list:
+        return [(pattern, layout.spec) for pattern, layout in self.layout_map.items()]
 
 
 def set_distribution(value) -> None:

@@ -36,7 +36,7 @@ from jax.sharding import NamedSharding, PartitionSpec
 
 from runtime.path_rules import PathRules
 
-__all__ = ["LookupRules", "Placement", "ShardingReport", "ShardingRules", "leaf_paths"]
+__all__ = ["Placement", "ShardingReport", "ShardingRules", "leaf_paths"]
 
 
 def leaf_paths(tree) -> list[tuple[str, Any]]:
@@ -223,28 +223,3 @@ class ShardingRules:
         if state is not None:
             placements += self.placements(state, mesh)
         return ShardingReport(placements, mesh.size)
-
-
-class LookupRules(ShardingRules):
-    """Sharding given by a function of the weight path, ``lookup(path) -> PartitionSpec``
-    (or None: replicated), as a Keras ``LayoutMap`` gives it; the checks of the specs are
-    ``ShardingRules``'s, and no rule is ever unused.
-
-    >>> import jax, numpy as np
-    >>> from jax.sharding import PartitionSpec as P
-    >>> rules = LookupRules(lambda path: P(None, "x") if path.endswith("kernel") else None)
-    >>> rules.specs({"d": {"kernel": np.zeros((2, 4)), "bias": np.zeros(4)}},
-    ...             jax.make_mesh((1,), ("x",)))
-    {'d': {'bias': P(), 'kernel': P(None, 'x')}}
-    """
-
-    def __init__(self, lookup, name="layout map", refuse_unmatched_above=None):
-        super().__init__((), refuse_unmatched_above=refuse_unmatched_above, allow_unused=True)
-        self._lookup, self._name = lookup, name
-
-    def __repr__(self) -> str:
-        return f"LookupRules({self._name})"
-
-    def match(self, path: str):
-        spec = self._lookup(path)
-        return None if spec is None else (f"{self._name}[{path!r}]", spec)

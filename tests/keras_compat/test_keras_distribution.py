@@ -57,6 +57,9 @@ def test_the_same_code_trains_equal_on_8_devices():
             np.testing.assert_allclose(run["loss"], reference["loss"], rtol=1e-5)
             for ours, theirs in zip(run["weights"], reference["weights"]):
                 np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
+    # the runs were placed as asked: a weight on every device where the batch is split
+    assert [found[f"kgraph {kind}"]["up_kernel_devices"]
+            for kind in ("one device", "data parallel", "model parallel")] == [1, 8, 8]
     assert found["kgraph model parallel"]["up_kernel_spec"] == "PartitionSpec(None, 'model')" \
         or found["kgraph model parallel"]["up_kernel_spec"] == "P(None, 'model')"
 
@@ -65,6 +68,12 @@ def test_a_distribution_is_the_default_of_compile_and_context_managed():
     mesh = kg.distribution.DeviceMesh((1,), ["batch"])
     with kg.distribution.DataParallel(device_mesh=mesh) as dist:
         assert kg.distribution.distribution() is dist
+        x = kg.Input(shape=(2,))
+        model = kg.Model(x, kg.layers.Dense(1)(x))
+        model.compile(optimizer="sgd", loss="mse")
+        model.fit(np.ones((4, 2), "float32"), np.ones((4, 1), "float32"), verbose=0)
+        placement = model._training_setup.config["placement"]
+        assert placement.mesh is dist.mesh and placement.data_axis == "batch"
     assert kg.distribution.distribution() is None
     with pytest.raises(ValueError, match="axis_names"):
         kg.distribution.DeviceMesh((1, 1), ["batch"])

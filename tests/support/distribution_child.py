@@ -60,6 +60,7 @@ def main():
             if K is kg:
                 kernel = model.get_layer("up").weights[0].value
                 result["up_kernel_spec"] = str(getattr(kernel.sharding, "spec", None))
+                result["up_kernel_devices"] = len(kernel.sharding.device_set)
             out[f"{name} {kind}"] = result
             K.distribution.set_distribution(None)
     print(json.dumps(out))
