@@ -95,11 +95,9 @@ def stateless_call(model, trainable_variables, non_trainable_variables, *args,
     if kwargs:
         raise TypeError(f"stateless_call got unexpected arguments {sorted(kwargs)}.")
     program, hooks = _program(model)
-    trainable, non_trainable = model.trainable_variables, model.non_trainable_variables
-    _check_counts(model, "stateless_call", trainable_variables, non_trainable_variables)
-    values = {id(v): getattr(x, "value", x) for v, x in zip(trainable, trainable_variables)}
-    values.update({id(v): getattr(x, "value", x)
-                   for v, x in zip(non_trainable, non_trainable_variables)})
+    non_trainable = model.non_trainable_variables
+    values = _given_values(model, "stateless_call", trainable_variables,
+                           non_trainable_variables)
     params, state = compiler.weights.split_values(program._entries,
                                                   lambda e: values[id(e.variable)])
     inputs = args[0] if len(args) == 1 else list(args)
@@ -154,11 +152,9 @@ def stateless_compute_loss(model, trainable_variables, non_trainable_variables,
     and its metrics' states taken from the lists given, touching nothing. Returns
     ``(loss, (trainable_variables, non_trainable_variables, metrics_variables))``, the last
     two as ``compute_loss`` left them (a loss tracker it updates, a weight it assigns)."""
-    trainable, non_trainable = model.trainable_variables, model.non_trainable_variables
-    _check_counts(model, "stateless_compute_loss", trainable_variables, non_trainable_variables)
-    values = {id(v): getattr(a, "value", a) for v, a in zip(trainable, trainable_variables)}
-    values.update({id(v): getattr(a, "value", a)
-                   for v, a in zip(non_trainable, non_trainable_variables)})
+    non_trainable = model.non_trainable_variables
+    values = _given_values(model, "stateless_compute_loss", trainable_variables,
+                           non_trainable_variables)
     metrics = model.metrics
     treedefs = [jax.tree_util.tree_structure(metric._current()) for metric in metrics]
     expected = sum(treedef.num_leaves for treedef in treedefs)
@@ -194,7 +190,9 @@ def _takes_training(method) -> bool:
         p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
 
 
-def _check_counts(model, what, trainable_variables, non_trainable_variables):
+def _given_values(model, what, trainable_variables, non_trainable_variables) -> dict:
+    """``{id(variable): value}`` of the model's variables, from the lists given in
+    ``model.trainable_variables`` / ``non_trainable_variables`` order (counts checked)."""
     trainable, non_trainable = model.trainable_variables, model.non_trainable_variables
     if len(trainable_variables) != len(trainable) or len(non_trainable_variables) != len(
             non_trainable):
@@ -202,6 +200,9 @@ def _check_counts(model, what, trainable_variables, non_trainable_variables):
             f"{what} on model {model.name!r}: expected {len(trainable)} trainable and "
             f"{len(non_trainable)} non-trainable variables, received "
             f"{len(trainable_variables)} and {len(non_trainable_variables)}.")
+    return {id(v): getattr(x, "value", x)
+            for v, x in zip([*trainable, *non_trainable],
+                            [*trainable_variables, *non_trainable_variables])}
 
 
 class CompileMetrics(metric_base.Metric):

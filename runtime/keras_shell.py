@@ -92,13 +92,17 @@ def _is_iterable_source(x) -> bool:
             and hasattr(x, "__iter__"))
 
 
+def _mesh_placement(model):
+    """The mesh placement ``compile`` chose for ``model``, or None (one device)."""
+    setup = getattr(model, "_training_setup", None)
+    return (setup.config or {}).get("placement") if setup is not None else None
+
+
 def _process_batch_size(model, batch_size):
     """On several processes training on one mesh, ``batch_size`` is the global batch
     (as Keras's distribution API): each process batches its own data by its share."""
-    setup = getattr(model, "_training_setup", None)
-    placement = (setup.config or {}).get("placement") if setup is not None else None
     processes = jax.process_count()
-    if placement is None or processes == 1:
+    if _mesh_placement(model) is None or processes == 1:
         return batch_size
     batch_size = 32 if batch_size is None else int(batch_size)
     if batch_size % processes:
@@ -172,9 +176,7 @@ def _fewer_rows_than_a_batch(model, data):
     compiled program per power of two. Kept as it is for a model whose inputs fix their
     batch size or that runs on a mesh (the batch must split over its devices)."""
     if (not isinstance(data, data_lib.ArrayData) or data.size >= data.batch_size
-            or jax.process_count() > 1
-            or (getattr(model, "_training_setup", None) is not None
-                and (model._training_setup.config or {}).get("placement") is not None)
+            or jax.process_count() > 1 or _mesh_placement(model) is not None
             or any(getattr(t, "shape", (None,))[:1] != (None,)
                    for t in getattr(model, "inputs", None) or ())):
         return data

@@ -107,8 +107,9 @@ class Layer(LayerCalls, KerasInternals):
         self._inbound_nodes: list[Node] = []
         self._own_variables: list[Variable] = []
         self._output_spec_cache: dict = {}
-        if remat_scope.get_current_remat_mode() is not None:  # made in a RematScope
-            self._remat_mode = remat_scope.get_current_remat_mode()
+        remat_mode = remat_scope.get_current_remat_mode()
+        if remat_mode is not None:  # made in a RematScope
+            self._remat_mode = remat_mode
 
     # ----------------------------------------------------------------- attributes
     def __setattr__(self, name, value):

@@ -56,10 +56,11 @@ def set_keras_mask(x, mask) -> None:
     if mask is None:
         _MASKS_BY_ID.pop(id(x), None)
         return
-    try:
-        weakref.finalize(x, _MASKS_BY_ID.pop, id(x), None)
-    except TypeError:  # a Python number: nothing to attach a mask to
-        return
+    if id(x) not in _MASKS_BY_ID:  # the entry goes when x does (one finalizer per tensor)
+        try:
+            weakref.finalize(x, _MASKS_BY_ID.pop, id(x), None)
+        except TypeError:  # a Python number: nothing to attach a mask to
+            return
     _MASKS_BY_ID[id(x)] = mask
 
 

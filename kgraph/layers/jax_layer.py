@@ -28,6 +28,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from kgraph import tree
 from kgraph.base import catalog, seed_stream
 from kgraph.base.layer import Layer
 
@@ -105,10 +106,8 @@ class JaxLayer(Layer):
     def build(self, input_shape):
         if self.init_fn is None or self.params is not None or self.state is not None:
             return
-        inputs = jax.tree_util.tree_map(
-            lambda shape: jnp.ones([1 if d is None else d for d in shape]), input_shape,
-            is_leaf=lambda s: isinstance(s, tuple) and all(
-                d is None or isinstance(d, int) for d in s))
+        inputs = tree.map_shape_structure(
+            lambda shape: jnp.ones([1 if d is None else d for d in shape]), input_shape)
         values = {"rng": self._init_rng(), "inputs": inputs, "training": True}
         result = self.init_fn(*[values[name] for name in self.init_fn_arguments])
         params, state = result if "state" in self.call_fn_arguments else (result, None)

@@ -189,9 +189,7 @@ class MultiHeadAttention(Layer):
         """The arguments Keras gives every projection (fresh initializers each time), for
         subclasses that build their own ``EinsumDense`` projections."""
         def fresh(initializer):  # a name stays a name; an object is copied
-            if hasattr(initializer, "get_config"):
-                return type(initializer).from_config(initializer.get_config())
-            return initializer
+            return initializer.clone() if hasattr(initializer, "clone") else initializer
 
         return {"kernel_initializer": fresh(self.kernel_initializer),
                 "bias_initializer": fresh(self.bias_initializer),

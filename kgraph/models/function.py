@@ -26,7 +26,6 @@ class Function:
 
     def __init__(self, inputs, outputs, name=None):
         self.name = name or "function"
-        self._inputs_struct, self._outputs_struct = inputs, outputs
         self.inputs, self._in_treedef = jax.tree_util.tree_flatten(inputs)
         self.outputs, self._out_treedef = jax.tree_util.tree_flatten(outputs)
         for tensor in self.inputs + self.outputs:

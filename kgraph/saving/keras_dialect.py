@@ -241,7 +241,10 @@ def _is_keras_op(entry) -> bool:
     module = str(entry.get("module", ""))
     return module.startswith("keras.src.ops.") or (
         module == "keras.src.activations.activations"
-        and entry.get("class_name") in ("ReLU", "Mish"))
+        and entry.get("class_name") in _ACTIVATION_CLASSES)
+
+
+_ACTIVATION_CLASSES = frozenset(keras_class_name(op) for op in ACTIVATION_OPS)
 
 
 def _is_kgraph_op(entry) -> bool:
