@@ -15,7 +15,9 @@ import warnings
 import jax.numpy as jnp
 import numpy as np
 
-from kgraph import activations, config
+from kgraph import activations, config, ops
+from kgraph.graph.keras_tensor import KerasTensor
+from kgraph.ops.conv_utils import standardize_data_format
 from kgraph.utils.file_utils import get_file
 
 __all__ = ["CLASS_INDEX_PATH", "decode_predictions", "obtain_input_shape", "preprocess_input",
@@ -31,29 +33,28 @@ _MEANS = {"caffe": ((103.939, 116.779, 123.68), None),
 def preprocess_input(x, data_format=None, mode="caffe"):
     """Images (a batch or one, 0..255) as the ImageNet weights expect them: "caffe" flips
     RGB to BGR and subtracts the channel means, "tf" scales to -1..1, "torch" scales to
-    0..1 and normalizes each channel. NumPy in, NumPy out; JAX arrays stay JAX arrays."""
+    0..1 and normalizes each channel. NumPy in, NumPy out; JAX arrays stay JAX arrays, and
+    on a KerasTensor (``preprocess_input(inputs)`` in a functional model) these are graph
+    nodes."""
     if mode not in ("caffe", "tf", "torch"):
         raise ValueError(f'mode must be "caffe", "tf" or "torch", received {mode!r}.')
-    data_format = data_format or config.image_data_format()
+    data_format = standardize_data_format(data_format)
     is_numpy = isinstance(x, np.ndarray)
-    x = jnp.asarray(x)
+    if not isinstance(x, KerasTensor):
+        x = jnp.asarray(x)
     if not jnp.issubdtype(x.dtype, jnp.floating):
-        x = x.astype(config.floatx())
+        x = ops.cast(x, config.floatx())
     if mode == "tf":
         out = x / 127.5 - 1.0
         return np.asarray(out) if is_numpy else out
-    axis = 1 if data_format == "channels_first" and x.ndim == 4 else (
-        0 if data_format == "channels_first" else -1)
-    if mode == "torch":
-        x = x / 255.0
-    else:
-        x = jnp.flip(x, axis=axis)  # RGB -> BGR
+    axis = -1 if data_format == "channels_last" else -3
+    x = x / 255.0 if mode == "torch" else ops.flip(x, axis=axis)  # "caffe": RGB -> BGR
     mean, std = _MEANS[mode]
-    shape = [1] * x.ndim
+    shape = [1] * len(x.shape)
     shape[axis] = 3
-    out = x - jnp.asarray(mean, x.dtype).reshape(shape)
+    out = x - np.asarray(mean, x.dtype).reshape(shape)
     if std is not None:
-        out = out / jnp.asarray(std, x.dtype).reshape(shape)
+        out = out / np.asarray(std, x.dtype).reshape(shape)
     return np.asarray(out) if is_numpy else out
 
 
@@ -75,9 +76,8 @@ def decode_predictions(preds, top=5):
             _class_index = json.load(file)
     results = []
     for row in preds:
-        best = row.argsort()[-top:][::-1]
-        results.append(sorted((tuple(_class_index[str(i)]) + (row[i],) for i in best),
-                              key=lambda item: item[2], reverse=True))
+        best = row.argsort()[-top:][::-1]  # best first
+        results.append([tuple(_class_index[str(i)]) + (row[i],) for i in best])
     return results
 
 

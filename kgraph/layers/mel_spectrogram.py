@@ -85,6 +85,13 @@ class MelSpectrogram(Layer):
             outputs = self._decibels(outputs)
         return jnp.swapaxes(outputs, -1, -2).astype(self.compute_dtype)
 
+    def compute_output_shape(self, input_shape):
+        """``(..., num_mel_bins, frames)``: the frames of the centred STFT of each signal."""
+        *batch, samples = input_shape
+        padded = None if samples is None else samples + 2 * (self.fft_length // 2)
+        frames = None if padded is None else 1 + (padded - self.fft_length) // self.sequence_stride
+        return (*batch, self.num_mel_bins, frames)
+
     def linear_to_mel_weight_matrix(self, num_mel_bins=20, num_spectrogram_bins=129,
                                     sampling_rate=8000, lower_edge_hertz=125.0,
                                     upper_edge_hertz=3800.0, dtype="float32"):

@@ -19,6 +19,8 @@ import jax
 import jax.numpy as jnp
 import scipy.signal
 
+from kgraph.ops.registry import register_op
+
 __all__ = ["istft", "stft"]
 
 
@@ -39,6 +41,7 @@ def _window(window, sequence_length, fft_length, dtype):
     return jnp.pad(window, (left, fft_length - sequence_length - left))
 
 
+@register_op("stft")
 def stft(x, sequence_length, sequence_stride, fft_length, window="hann", center=True):
     """The short-time Fourier transform of real signals ``x`` (last axis): ``(real, imag)``
     of shape ``(..., frames, fft_length // 2 + 1)``."""
@@ -59,6 +62,7 @@ def stft(x, sequence_length, sequence_stride, fft_length, window="hann", center=
     return jnp.real(spectrum), jnp.imag(spectrum)
 
 
+@register_op("istft")
 def istft(x, sequence_length, sequence_stride, fft_length, length=None, window="hann",
           center=True):
     """The signals whose ``stft`` is ``x = (real, imag)`` (inverse by overlap-add);

@@ -53,7 +53,7 @@ _MODULES = {  # op name -> module of its Keras class (the rest are in keras.src.
                      "lu_factor", "matrix_rank", "norm", "pinv", "qr", "solve",
                      "solve_triangular", "svd"), "linalg"),
     **dict.fromkeys(("erf", "erfc", "erfinv", "extract_sequences", "in_top_k", "logdet",
-                     "logsumexp", "rsqrt",
+                     "istft", "logsumexp", "rsqrt", "stft",
                      "segment_max", "segment_min", "segment_prod", "segment_sum", "top_k"),
                     "math"),
 }
@@ -63,7 +63,7 @@ NO_KERAS_CLASS = frozenset(("bartlett", "blackman", "cdist", "empty", "eye", "ha
 ACTIVATION_OPS = ("mish", "relu_activation")  # ops of keras.src.activations.activations
 _CLASS_NAMES = {"allclose": "AllClose", "relu_activation": "ReLU", "batch_normalization": "BatchNorm",
                 "ctc_decode": "CTCDecode", "ctc_loss": "CTCLoss", "hard_swish": "HardSilu",
-                "hsv_to_rgb": "HSVToRGB", "isin": "IsIn", "layer_normalization": "LayerNorm",
+                "hsv_to_rgb": "HSVToRGB", "isin": "IsIn", "istft": "ISTFT", "stft": "STFT", "layer_normalization": "LayerNorm",
                 "psnr": "PSNR", "rgb_to_grayscale": "RGBToGrayscale", "rgb_to_hsv": "RGBToHSV",
                 "rms_normalization": "RMSNorm", "searchsorted": "SearchSorted", "ssim": "SSIM",
                 "svd": "SVD"}

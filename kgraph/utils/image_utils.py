@@ -144,15 +144,6 @@ def smart_resize(x, size, interpolation="bilinear", data_format="channels_last")
     if rank not in (3, 4):
         raise ValueError(f"smart_resize expects an image (height, width, channels) or a batch "
                          f"of them, received an array of shape {np.shape(x)}.")
-    shape = np.shape(x)
-    height, width = (shape[-3], shape[-2]) if data_format == "channels_last" else shape[-2:]
-    target_height, target_width = size
-    crop_height = max(min(height, int(width * target_height / target_width)), 1)
-    crop_width = max(min(width, int(height * target_width / target_height)), 1)
-    top, left = int((height - crop_height) / 2), int((width - crop_width) / 2)
-    rows, cols = slice(top, top + crop_height), slice(left, left + crop_width)
-    index = (..., rows, cols, slice(None)) if data_format == "channels_last" else (
-        ..., rows, cols)
-    resized = image_ops.resize(x[index], tuple(size), interpolation=interpolation,
-                               data_format=data_format)
+    resized = image_ops.resize(x, tuple(size), interpolation=interpolation,
+                               crop_to_aspect_ratio=True, data_format=data_format)
     return np.asarray(resized) if isinstance(x, np.ndarray) else resized

@@ -44,11 +44,21 @@ def test_preprocess_input_equals_keras(module):
     ours = getattr(kg.applications, module).preprocess_input(_IMAGES.copy())
     theirs = getattr(keras.applications, module).preprocess_input(_IMAGES.copy())
     np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-4)
-    for mode in ("tf", "torch", "caffe"):
-        np.testing.assert_allclose(
-            kg.applications.imagenet_utils.preprocess_input(_IMAGES.copy(), mode=mode),
-            keras.applications.imagenet_utils.preprocess_input(_IMAGES.copy(), mode=mode),
-            rtol=1e-6, atol=1e-4)
+
+
+@pytest.mark.parametrize("mode", ["tf", "torch", "caffe"])
+@pytest.mark.parametrize("data_format", ["channels_last", "channels_first"])
+def test_preprocess_modes_equal_keras_on_arrays_and_in_a_model(mode, data_format):
+    images = _IMAGES.copy() if data_format == "channels_last" else \
+        np.ascontiguousarray(_IMAGES.transpose(0, 3, 1, 2))
+    theirs = keras.applications.imagenet_utils.preprocess_input(
+        images.copy(), data_format=data_format, mode=mode)
+    preprocess = kg.applications.imagenet_utils.preprocess_input
+    np.testing.assert_allclose(preprocess(images.copy(), data_format=data_format, mode=mode),
+                               theirs, rtol=1e-6, atol=1e-4)
+    inputs = kg.Input(shape=images.shape[1:])  # as graph nodes, in a functional model
+    model = kg.Model(inputs, preprocess(inputs, data_format=data_format, mode=mode))
+    np.testing.assert_allclose(np.asarray(model(images)), theirs, rtol=1e-6, atol=1e-4)
 
 
 def test_decode_predictions_reads_the_cached_class_index(tmp_path, monkeypatch):

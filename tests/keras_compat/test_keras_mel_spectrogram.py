@@ -25,6 +25,8 @@ def test_mel_spectrogram_equals_keras(kwargs):
     x = kg.Input(shape=(2000,))
     model = kg.Model(x, kg.layers.MelSpectrogram(**arguments)(x))
     assert model.output_shape[1:] == expected.shape[1:]
+    assert ours.compute_output_shape((None, 2000)) == (None, *expected.shape[1:])
+    assert ours.compute_output_shape((2000,)) == expected.shape[1:]
     np.testing.assert_allclose(np.asarray(model.predict(_AUDIO, verbose=0)), expected,
                                rtol=1e-4, atol=1e-4 * scale)
     names = {"name": None, "dtype": None}  # the name counters differ; dtypes are compared

@@ -41,3 +41,21 @@ def test_bad_arguments_are_refused():
         kg.ops.stft(_SIGNAL, 16, 8, 16, window="blackman")
     with pytest.raises(TypeError, match="float32"):
         kg.ops.stft(_SIGNAL.astype("int32"), 16, 8, 16)
+
+
+def test_stft_and_istft_are_graph_nodes_that_keras_files_carry(tmp_path):
+    signals = np.random.default_rng(3).normal(size=(2, 64)).astype("float32")
+    inputs = kg.Input(shape=(64,))
+    real, imag = kg.ops.stft(inputs, 16, 8, 16, window="hamming")
+    restored = kg.ops.istft((real, imag), 16, 8, 16, length=64, window="hamming")
+    model = kg.Model(inputs, [restored, real])
+    assert real.shape == (None, 9, 9) and restored.shape == (None, 64)
+    theirs_real, _ = keras.ops.stft(signals, 16, 8, 16, window="hamming")
+    ours = model(signals)
+    np.testing.assert_allclose(np.asarray(ours[1]), np.asarray(theirs_real), atol=1e-5)
+    np.testing.assert_allclose(np.asarray(ours[0]), signals, atol=1e-5)
+    path = str(tmp_path / "stft.keras")
+    model.save(path)
+    loaded = keras.saving.load_model(path)  # Keras's STFT / ISTFT ops
+    for a, b in zip(loaded(signals), ours):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), atol=1e-5)
