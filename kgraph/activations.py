@@ -17,7 +17,7 @@ import jax
 import jax.numpy as jnp
 
 from kgraph.base import catalog
-from kgraph.ops import nn_activations as _ops, numpy as _numpy, registry
+from kgraph.ops import nn_activations as _ops, numpy as _numpy
 
 __all__ = [
     "celu", "deserialize", "elu", "exponential", "gelu", "get", "glu", "hard_shrink",
@@ -39,7 +39,7 @@ def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
         return _ops.relu(x)
     if negative_slope != 0.0 and max_value is None and threshold == 0.0:
         return _ops.leaky_relu(x, negative_slope)
-    return registry.get_op("relu_activation")(x, negative_slope, max_value, threshold)
+    return _ops.relu_activation(x, negative_slope, max_value, threshold)
 
 
 def relu6(x):
@@ -111,7 +111,7 @@ def exponential(x):
 
 def mish(x):
     """``x * tanh(softplus(x))``."""
-    return registry.get_op("mish")(x)
+    return _ops.mish_activation(x)
 
 
 def log_sigmoid(x):

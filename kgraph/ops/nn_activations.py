@@ -131,11 +131,7 @@ def _relu_with(x, negative_slope=0.0, max_value=None, threshold=0.0):
     return x
 
 
-def _mish(x):
-    return jax.nn.mish(x)
-
-
-# Keras's ``activations.ReLU`` and ``activations.Mish`` ops; not ``keras.ops`` names
-# (``registry.get_op("relu_activation")``, ``registry.get_op("mish")``).
-register_op("relu_activation", elementwise=True)(_relu_with)
-register_op("mish", elementwise=True)(_mish)
+# Keras's ``activations.ReLU`` and ``activations.Mish`` ops, which ``kgraph.activations``
+# calls; not ``keras.ops`` names (so outside ``__all__``).
+relu_activation = register_op("relu_activation", elementwise=True)(_relu_with)
+mish_activation = register_op("mish", elementwise=True)(jax.nn.mish)
