@@ -411,3 +411,16 @@ def test_predict_on_fewer_rows_than_a_batch_runs_a_smaller_batch():
     out = model.predict(features, batch_size=8, verbose=0)
     np.testing.assert_allclose(out, np.asarray(model(np.resize(features, (8, 5))))[:3],
                                rtol=1e-6)
+
+
+def test_read_only_train_states_hold_the_models_own_arrays():
+    # evaluate / predict never donate their train state: no copy of the weights is made;
+    # training steps donate theirs, so their train state holds copies
+    model = _model(batchnorm=True)
+    trainer = Trainer(model, loss=None)
+    params, state = compiler.variables(model)
+    for read_only, same in ((True, True), (False, False)):
+        ts = trainer.init_from_model(jax.random.PRNGKey(0), opt_state=(), read_only=read_only)
+        pairs = list(zip(jax.tree_util.tree_leaves((ts.params, ts.state)),
+                         jax.tree_util.tree_leaves((params, state))))
+        assert pairs and all((a is b) == same for a, b in pairs)
