@@ -64,26 +64,66 @@ class _CurrentNode(NodeHook):
         self.stack.pop()
 
 
-def _symbolic_inputs(model, batch_dim: str):
-    """ShapeDtypeStructs of the model's inputs: the batch dimension ``batch_dim``, other
-    unknown dimensions their own symbols (``<batch_dim>_1``, ``_2``, ...), in one scope."""
+_SYMBOL = r"[A-Za-z_][A-Za-z0-9_]*"
+
+
+def _axes(name, tensor, given, batch_dim, fresh):
+    """One input's axes: an int (a fixed size) or a symbol's name. ``given``: the user's
+    shape for it (ints, symbol names, None where unsaid), or None; ``fresh()`` names an
+    unknown axis."""
+    if given is not None and len(given) != len(tensor.shape):
+        raise ValueError(f"shapes[{name!r}] has {len(given)} axes; input {name!r} has "
+                         f"shape {tuple(tensor.shape)}.")
+    axes = []
+    for axis, size in enumerate(tensor.shape):
+        want = given[axis] if given is not None else None
+        if want is None:
+            want = batch_dim if axis == 0 else size if size is not None else fresh()
+        elif isinstance(want, str):
+            if not re.fullmatch(_SYMBOL, want) or (axis and size is not None):
+                raise ValueError(f"shapes[{name!r}][{axis}]: {want!r} must be a name "
+                                 "(letters, digits, '_') given to an axis of unknown size "
+                                 f"(input shape {tuple(tensor.shape)}).")
+        elif not isinstance(want, int) or want < 1 or size not in (None, want):
+            raise ValueError(f"shapes[{name!r}][{axis}]: {want!r} is not a size for this "
+                             f"axis of input {name!r} (shape {tuple(tensor.shape)}).")
+        axes.append(want)
+    return axes
+
+
+def _symbolic_inputs(model, batch_dim: str, shapes=None):
+    """ShapeDtypeStructs of the model's inputs: the batch dimension ``batch_dim``, axes
+    named in ``shapes`` (by input name) those symbols (one symbol in two inputs: one
+    size), other unknown dimensions their own symbols (``<batch_dim>_1``, ...), in one
+    scope."""
     inputs = list(getattr(model, "inputs", None) or ())
     if not inputs:
         raise ValueError(f"compiler.export needs a functional model with inputs; "
                          f"{model.name!r} has none.")
-    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", batch_dim):
+    if not re.fullmatch(_SYMBOL, batch_dim):
         raise ValueError(f"batch_dim must be a name (letters, digits, '_'), received "
                          f"{batch_dim!r}.")
-    unknown = [(i, axis) for i, tensor in enumerate(inputs)
-               for axis, size in enumerate(tensor.shape) if axis and size is None]
-    names = [batch_dim] + [f"{batch_dim}_{n + 1}" for n in range(len(unknown))]
-    dims = jax.export.symbolic_shape(", ".join(names))
-    other = dict(zip(unknown, dims[1:]))
-    specs = []
-    for i, tensor in enumerate(inputs):
-        shape = tuple(dims[0] if axis == 0 else (other[i, axis] if size is None else size)
-                      for axis, size in enumerate(tensor.shape))
-        specs.append(jax.ShapeDtypeStruct(shape, tensor.dtype))
+    names = [t._keras_history.layer.name for t in inputs]
+    shapes = dict(shapes or {})
+    unknown = sorted(set(shapes) - set(names))
+    if unknown:
+        raise ValueError(f"shapes names {unknown[0]!r}, which is not an input of model "
+                         f"{model.name!r}; its inputs are {names}.")
+    taken = {batch_dim} | {a for given in shapes.values() for a in given if isinstance(a, str)}
+    counter = iter(range(1, 1 << 30))
+
+    def fresh():
+        name = next(f"{batch_dim}_{n}" for n in counter if f"{batch_dim}_{n}" not in taken)
+        taken.add(name)
+        return name
+
+    axes = [_axes(name, tensor, shapes.get(name), batch_dim, fresh)
+            for name, tensor in zip(names, inputs)]
+    symbols = list(dict.fromkeys([batch_dim] + [a for row in axes for a in row
+                                                if isinstance(a, str)]))
+    dims = dict(zip(symbols, jax.export.symbolic_shape(", ".join(symbols))))
+    specs = [jax.ShapeDtypeStruct(tuple(dims[a] if isinstance(a, str) else a for a in row),
+                                  tensor.dtype) for row, tensor in zip(axes, inputs)]
     treedef = getattr(model, "_in_treedef", None)
     if treedef is not None:  # the structure the model was built with (tensor, list, dict)
         return treedef.unflatten(specs), inputs
@@ -149,7 +189,7 @@ def _output_names(model, count):
 
 
 def export(program, directory, *, params=None, state=None, batch_dim: str = "b",
-           platforms=("cpu",)) -> dict:
+           platforms=("cpu",), shapes=None) -> dict:
     """Write ``program`` (a ``compiler.Program``, or a model: compiled here) with its
     weights to ``directory``; returns the signature (also ``signature.json``).
 
@@ -159,6 +199,10 @@ def export(program, directory, *, params=None, state=None, batch_dim: str = "b",
       params, state: the weights (named or stacked layout); default: the model's own.
       batch_dim: the symbol of the batch dimension (every input's first axis).
       platforms: the platforms to lower for: any of "cpu", "cuda", "rocm", "tpu".
+      shapes: ``{input name: shape}`` for inputs whose unknown axes are related: a shape
+        holds sizes (ints), symbols (names: one name in two inputs is one size) and None
+        (left as by default), e.g. ``{"token_ids": ("b", "length"), "padding_mask":
+        ("b", "length")}``. Unnamed unknown axes get symbols of their own.
     """
     if isinstance(program, Layer):
         program = compile_program(program)
@@ -174,7 +218,7 @@ def export(program, directory, *, params=None, state=None, batch_dim: str = "b",
         state = own_state if state is None else state
     params, state = program.unstack(params, state)  # files hold one entry per layer
     weights_lib.check_weights(program._entries, params, state, model.name)
-    specs, inputs = _symbolic_inputs(model, batch_dim)
+    specs, inputs = _symbolic_inputs(model, batch_dim, shapes)
     abstract_params, abstract_state = _abstract(params), _abstract(state)
     _check_exportable(program, abstract_params, abstract_state, specs, batch_dim)
 

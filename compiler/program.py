@@ -71,9 +71,15 @@ class Program:
             self.block_runs = scan_blocks_lib.find_runs(model) if scan_blocks else []
             self.stacked_runs = stacking.plan(self._entries, self.block_runs)
         # What the interpreter runs: the graph's nodes in order, the proven runs scanned
-        # (None for a model whose call is its own code: it runs as it is written).
-        self.plan = (model.plan.with_runs(self.block_runs)
+        # (None for a model whose call is its own code: it runs as it is written); and
+        # the plans of the graph models nested in it that hold runs, by model.
+        by_graph: dict = {}
+        for run in self.block_runs:
+            by_graph.setdefault(id(run.graph), (run.graph, []))[1].append(run)
+        self.plan = (model.plan.with_runs(by_graph.pop(id(model), (None, []))[1])
                      if type(model).call is Functional.call else None)
+        self._nested_plans = {key: graph.plan.with_runs(runs)
+                              for key, (graph, runs) in by_graph.items()}
         self._stacked_leaves = stacking.expected_leaves(self._entries, self.stacked_runs)
         self._jitted = jax.jit(self.apply, static_argnames=("training",))
 
@@ -115,7 +121,7 @@ class Program:
         for run in self.stacked_runs:
             for i, (path, is_param) in enumerate(run.weights):
                 blocks = [block[i] for block in run.entries]
-                where = (run.key, *path)
+                where = (*run.path, *path)
                 set_path(params if is_param else state, where, initial_values.draw_placed_stacked(
                     [e.variable for e in blocks], key, ["/".join(e.path) for e in blocks],
                     get_path(shardings[0 if is_param else 1], where, "shardings")))
@@ -184,13 +190,14 @@ class Program:
                                   collect_assignments=True, strict=True, sample_mask=sample_mask)
         if stacked:
             ctx.weights.stacked = {id(run.first_node): [
-                get_path(trees[is_param], (run.key, *path), "params")
+                get_path(trees[is_param], (*run.path, *path), "params")
                 for path, is_param in run.weights] for run in self.stacked_runs}
         captured = None
         if capture is not None:
             captured = {}
             hooks = (*hooks, _Capture(capture, captured))
         ctx.options.hooks = tuple(hooks)
+        ctx.options.plans = self._nested_plans
         with ctx:
             if self.plan is not None:  # a graph: the interpreter runs the compiled plan
                 outputs, masks = execute.run_model(self.model, inputs, self.plan,
@@ -209,7 +216,7 @@ class Program:
                 scanned = ctx.weights.stacked_assigned.get(id(run.first_node), {})
                 for i, (path, is_param) in enumerate(run.weights):
                     if not is_param:
-                        set_path(new_state, (run.key, *path),
+                        set_path(new_state, (*run.path, *path),
                                  _new_stacked(ctx, values, run, i, scanned))
         losses = [jnp.sum(loss) for loss in ctx.losses]
         losses += [e.variable.regularizer(values.get(id(e.variable))) for e in self._entries
@@ -243,10 +250,11 @@ class Program:
     def _check_one_layout(self, params, state):
         for run in self.stacked_runs:
             for what, tree in (("params", params), ("state", state)):
-                if isinstance(tree, dict) and run.key not in tree and run.layers[0] in tree:
+                if isinstance(tree, dict) and not run.held_in(tree) and run.blocks_in(tree):
                     raise ValueError(
-                        f"{what} of model {self.model.name!r} holds block {run.layers[0]!r} "
-                        f"on its own while the other tree stacks the run {run.key!r}: "
+                        f"{what} of model {self.model.name!r} holds block "
+                        f"{'/'.join((*run.prefix, run.layers[0]))!r} on its own while the "
+                        f"other tree stacks the run {'/'.join(run.path)!r}: "
                         "convert both together, program.stack(params, state) or "
                         "program.unstack(params, state).")
 
@@ -278,7 +286,7 @@ class Program:
         if not constrained:
             return params
         runs = self.stacked_runs if stacking.is_stacked(self.stacked_runs, params, {}) else []
-        where = {id(e.variable): (run.key, *path) for run in runs
+        where = {id(e.variable): (*run.path, *path) for run in runs
                  for (path, _), e in zip(run.weights, run.entries[0])}
         members = {id(e.variable) for run in runs for block in run.entries for e in block}
         params = jax.tree_util.tree_map(lambda x: x, params)  # new containers, same leaves
@@ -313,7 +321,7 @@ class _Values(dict):
         self.lazy = {}
         for run in runs:
             for i, (path, is_param) in enumerate(run.weights):
-                leaf = get_path(trees[is_param], (run.key, *path), "params")
+                leaf = get_path(trees[is_param], (*run.path, *path), "params")
                 for block, block_entries in enumerate(run.entries):
                     self.lazy[id(block_entries[i].variable)] = (leaf, block)
         super().__init__((id(e.variable), get_path(trees[e.is_param], e.path, "params"))

@@ -6,6 +6,8 @@ blocks' weights stacked on a new leading axis. In the *named* layout (``program.
 the *stacked* layout the run's blocks share one entry, keyed ``"<first>..<last>"`` (the
 first and last blocks' layer names), holding one block's weight tree with every leaf
 stacked: ``params["block..block_47"]["dense"]["kernel"]`` has shape ``(48, *kernel)``.
+Blocks in a nested model are stacked inside its entry:
+``params["llama_backbone"]["transformer_layer_0..transformer_layer_23"]``.
 Training in the stacked layout (what ``runtime.Trainer`` does) keeps the weights, the
 gradients and the optimizer state stacked, so neither the step nor the optimizer update
 grows with the number of blocks: a deep model's train step compiles in about the time of
@@ -39,15 +41,16 @@ from kgraph.base import initial_values
 
 __all__ = [
     "StackedRun", "block_names", "expected_leaves", "is_stacked", "plan", "stack_tree",
-    "unstack_tree"
+    "stacked_keys", "unstack_tree"
 ]
 
 
 class StackedRun(NamedTuple):
     """One run of blocks stored under one key.
 
-    ``key``: its entry in the stacked layout; ``layers``: the blocks' layer names, in
-    order; ``weights``: per weight of a block (the template block's ``layer.weights``
+    ``key``: its entry in the stacked layout, inside the entry at ``prefix`` (``()`` at
+    the top level, ``("backbone",)`` for blocks of a nested model); ``layers``: the
+    blocks' layer names, in order; ``weights``: per weight of a block (the template block's ``layer.weights``
     order), its path inside the block and whether it is a param; ``entries``: per block,
     its ``WeightEntry`` of each of those weights; ``first_node``: the run's first node
     (``kgraph.interpreter.block_scan`` finds its stacked weights by it)."""
@@ -57,10 +60,24 @@ class StackedRun(NamedTuple):
     weights: tuple
     entries: tuple
     first_node: object
+    prefix: tuple = ()
 
     @property
     def count(self) -> int:
         return len(self.layers)
+
+    @property
+    def path(self) -> tuple:
+        """Where the stacked entry is in the weight trees: ``(*prefix, key)``."""
+        return (*self.prefix, self.key)
+
+    def held_in(self, tree) -> bool:
+        """Whether ``tree`` holds this run stacked (its entry is present)."""
+        return _get(tree, self.path) is not None
+
+    def blocks_in(self, tree) -> bool:
+        """Whether ``tree`` holds this run's first block under its own name."""
+        return _get(tree, (*self.prefix, self.layers[0])) is not None
 
 
 _BLOCK_NAMES: dict = {}  # stacked key -> the layer names of the runs planned under it
@@ -82,41 +99,45 @@ def _same_constraint(a, b) -> bool:
 
 def plan(entries, runs) -> list[StackedRun]:
     """The runs among ``runs`` (``compiler.scan_blocks.BlockRun``, whose blocks own their
-    weights) that can be stacked: every block's weights live under its own top-level name,
-    at the same paths, with the same constraints."""
+    weights) that can be stacked: every block's weights live under its own name at the
+    run's prefix, at the same paths, with the same constraints."""
     by_variable = {id(e.variable): e for e in entries}
-    by_top_level: dict = {}
+    by_block: dict = {}  # (*prefix, name) -> the entries under it
     for entry in entries:
-        by_top_level.setdefault(entry.path[0], []).append(entry)
-    top_level = set(by_top_level)
+        for depth in range(1, len(entry.path)):
+            by_block.setdefault(entry.path[:depth], []).append(entry)
     taken: set = set()
     stacked = []
     for run in runs:
+        prefix = tuple(getattr(run, "prefix", ()))
         names = tuple(layer.name for layer in run.layers)
         key = f"{names[0]}..{names[-1]}"
         per_block = []
         for layer in run.layers:
             found = [by_variable.get(id(v)) for v in layer.weights]
-            if any(e is None or e.path[0] != layer.name for e in found):
+            where = (*prefix, layer.name)
+            if any(e is None or e.path[:len(where)] != where for e in found):
                 break
             per_block.append(tuple(found))
         else:
-            layout = tuple((e.path[1:], e.is_param) for e in per_block[0])
-            same = all(tuple((e.path[1:], e.is_param) for e in block) == layout
+            depth = len(prefix) + 1
+            layout = tuple((e.path[depth:], e.is_param) for e in per_block[0])
+            same = all(tuple((e.path[depth:], e.is_param) for e in block) == layout
                        for block in per_block)
             owned = {id(e.variable) for block in per_block for e in block}
-            others = [e for name in names for e in by_top_level.get(name, ())
+            others = [e for name in names for e in by_block.get((*prefix, name), ())
                       if id(e.variable) not in owned]
             constraints_agree = all(
                 _same_constraint(block[i].variable.constraint, per_block[0][i].variable.constraint)
                 for block in per_block for i in range(len(layout)))
+            blocks = {(*prefix, name) for name in names}
             if (same and len({p for p, _ in layout}) == len(layout) and not others
                     and constraints_agree
-                    and key not in top_level and not taken & set(names)):
-                taken.update(names)
+                    and (*prefix, key) not in by_block and not taken & blocks):
+                taken.update(blocks)
                 _BLOCK_NAMES.setdefault(key, set()).add(names)
                 stacked.append(StackedRun(key, names, layout, tuple(per_block),
-                                          run.nodes[0]))
+                                          run.nodes[0], prefix))
     return stacked
 
 
@@ -156,40 +177,55 @@ def _set(tree, path, value):
     tree[path[-1]] = value
 
 
+def _copied_down(tree: dict, prefix: tuple):
+    """``(copy of tree, the copy's dict at prefix)``: the dicts on the way copied, so the
+    caller may change the one at ``prefix`` without touching ``tree``; the second is None
+    when ``tree`` has no dict there."""
+    out = dict(tree)
+    node = out
+    for name in prefix:
+        child = node.get(name)
+        if not isinstance(child, dict):
+            return out, None
+        node[name] = node = dict(child)
+    return out, node
+
+
 def stack_tree(runs, tree: dict, combine: Callable = _stack_leaves) -> dict:
     """``tree`` (a params or state pytree in the named layout) in the stacked layout:
     each run's blocks' leaves replaced by ``combine([leaf of each block], path)`` under
     the run's key (``path``: the stacked leaf's, ``"block..block_7/dense/kernel"``). Runs
     whose blocks are absent from ``tree`` are left alone."""
-    out = dict(tree)
+    out = tree
     for run in runs:
-        if not any(name in tree for name in run.layers):
+        if not any(_get(tree, (*run.prefix, name)) is not None for name in run.layers):
             continue
-        missing = [name for name in run.layers if name not in tree]
+        out, level = _copied_down(out, run.prefix)
+        missing = [name for name in run.layers if name not in level]
         if missing:
-            raise KeyError(f"Cannot stack blocks {run.key!r}: the tree has no entry "
-                           f"{missing[0]!r}.")
+            raise KeyError(f"Cannot stack blocks {'/'.join(run.path)!r}: the tree has no "
+                           f"entry {'/'.join((*run.prefix, missing[0]))!r}.")
         group: dict = {}
         for path, _ in run.weights:
-            leaves = [_get(tree[name], path) for name in run.layers]
+            leaves = [_get(level[name], path) for name in run.layers]
             if all(leaf is None for leaf in leaves):
                 continue
             if any(leaf is None for leaf in leaves):
                 name = run.layers[[leaf is None for leaf in leaves].index(True)]
-                raise KeyError(f"Cannot stack blocks {run.key!r}: no entry "
-                               f"{'/'.join((name, *path))!r}.")
-            _set(group, path, combine(leaves, "/".join((run.key, *path))))
+                raise KeyError(f"Cannot stack blocks {'/'.join(run.path)!r}: no entry "
+                               f"{'/'.join((*run.prefix, name, *path))!r}.")
+            _set(group, path, combine(leaves, "/".join((*run.path, *path))))
         for name in run.layers:
-            del out[name]
-        out[run.key] = group
-    return out
+            del level[name]
+        level[run.key] = group
+    return out if out is not tree else dict(tree)
 
 
 def unstack_tree(runs, tree: dict, split: Callable = _split_leaf) -> dict:
     """The inverse of ``stack_tree``: each run's key replaced by its blocks' entries."""
-    out = dict(tree)
+    out = tree
     for run in runs:
-        group = tree.get(run.key)
+        group = _get(tree, run.path)
         if group is None:
             continue
         blocks = [{} for _ in run.layers]
@@ -199,15 +235,32 @@ def unstack_tree(runs, tree: dict, split: Callable = _split_leaf) -> dict:
                 continue
             for block, value in zip(blocks, split(leaf, run.count)):
                 _set(block, path, value)
-        del out[run.key]
-        out.update(zip(run.layers, blocks))
-    return out
+        out, level = _copied_down(out, run.prefix)
+        del level[run.key]
+        level.update(zip(run.layers, blocks))
+    return out if out is not tree else dict(tree)
 
 
 def is_stacked(runs, params, state) -> bool:
     """Whether ``params``/``state`` are in the stacked layout (any run's key present)."""
-    return any(isinstance(tree, dict) and run.key in tree
+    return any(isinstance(tree, dict) and run.held_in(tree)
                for run in runs for tree in (params, state))
+
+
+def stacked_keys(tree) -> list:
+    """The paths (``"backbone/block_0..block_7"``) of the stacked entries in ``tree``
+    (keys ``"<first>..<last>"``, at any depth), sorted."""
+    found, stack = [], [((), tree)]
+    while stack:
+        prefix, node = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        for name, child in node.items():
+            if isinstance(name, str) and ".." in name:
+                found.append("/".join((*prefix, name)))
+            else:
+                stack.append(((*prefix, name), child))
+    return sorted(found)
 
 
 def expected_leaves(entries, runs):
@@ -218,6 +271,6 @@ def expected_leaves(entries, runs):
               for e in entries if id(e.variable) not in stacked]
     for run in runs:
         for (path, is_param), e in zip(run.weights, run.entries[0]):
-            leaves.append(((run.key, *path), is_param, (run.count, *e.variable.shape),
+            leaves.append(((*run.path, *path), is_param, (run.count, *e.variable.shape),
                            e.variable.dtype, e.variable))
     return leaves

@@ -30,29 +30,37 @@ def mask_by_path(predicate):
     {'dense': {'bias': False, 'kernel': True}}
     >>> opt = optax.adamw(1e-3, weight_decay=1e-4, mask=decay_kernels)
     """
+    def stacked_at(names):
+        """The position of the stacked key among ``names`` and its runs' block names."""
+        for i, name in enumerate(names):
+            runs = block_names(name)
+            if not runs:
+                first, dots, last = str(name).partition("..")
+                runs = [(first, last)] if dots else []  # a stacked key planned elsewhere
+            if runs:
+                return i, runs
+        return None, []
+
     def answer(path, _):
         names = tuple(getattr(k, "key", getattr(k, "name", k)) for k in path)
-        runs = block_names(names[0]) if names else []
-        if not runs:
-            first, dots, last = str(names[0]).partition("..") if names else ("", "", "")
-            runs = [(first, last)] if dots else []  # a stacked key planned elsewhere
+        at, runs = stacked_at(names)
         if not runs:
             return bool(predicate(names))
-        answers = {block: bool(predicate((block, *names[1:])))
+        answers = {block: bool(predicate((*names[:at], block, *names[at + 1:])))
                    for run in runs for block in run}
         if len(set(answers.values())) > 1:
             split = sorted(answers, key=lambda block: answers[block])
-            rest = "/".join(map(str, names[1:]))
+            rest = "/".join(map(str, names[at + 1:]))
             if len(runs) > 1:
                 raise ValueError(
                     f"mask_by_path: models compiled in this process have different blocks "
-                    f"under the stacked key {names[0]!r}, and the predicate's answers for "
+                    f"under the stacked key {names[at]!r}, and the predicate's answers for "
                     f"them differ ({rest}), so the blocks of these params can't be told "
                     "apart: give the blocks unique names, or train with "
                     "Trainer(..., stack_blocks=False).")
             raise ValueError(
                 f"mask_by_path: the predicate treats blocks {split[0]!r} and {split[-1]!r} "
-                f"of the stacked run {names[0]!r} differently ({rest}); blocks kept "
+                f"of the stacked run {names[at]!r} differently ({rest}); blocks kept "
                 "stacked share one answer. Train with Trainer(..., stack_blocks=False) to "
                 "treat them separately.")
         return next(iter(answers.values()))

@@ -308,8 +308,7 @@ class Trainer:
         """``opt_state`` with its weight-shaped trees in the named layout (one entry per
         layer), whichever layout it is in: what files hold."""
         runs = self.program.stacked_runs if self.stack_blocks else []
-        keys = {run.key for run in runs}
-        return _map_weight_trees(opt_state, lambda t: keys & set(t),
+        return _map_weight_trees(opt_state, lambda t: stacking.is_stacked(runs, t, {}),
                                  lambda t: stacking.unstack_tree(runs, t))
 
     def opt_state_in_layout(self, opt_state):
@@ -317,8 +316,7 @@ class Trainer:
         if opt_state is None or not self.stack_blocks:
             return opt_state
         runs = self.program.stacked_runs
-        blocks = {name for run in runs for name in run.layers}
-        return _map_weight_trees(opt_state, lambda t: blocks & set(t),
+        return _map_weight_trees(opt_state, lambda t: any(run.blocks_in(t) for run in runs),
                                  lambda t: stacking.stack_tree(runs, t))
 
     def _train_state(self, params, state, key, opt_state=None, copy=True):
@@ -405,7 +403,7 @@ class Trainer:
         get_path, set_path = compiler.weights.get_path, compiler.weights.set_path
         trees = jax.tree_util.tree_map(lambda leaf: leaf, (train_state.params,
                                                            train_state.state))
-        stacked = {id(e.variable): (run.key, path, block)
+        stacked = {id(e.variable): (run.path, path, block)
                    for run in (self.program.stacked_runs if self.stack_blocks else ())
                    for block, entries in enumerate(run.entries)
                    for (path, _), e in zip(run.weights, entries)}
@@ -418,8 +416,8 @@ class Trainer:
                 new = jnp.asarray(value, old.dtype)
                 path = entry.path
             else:
-                key, inner, block = where
-                path = (key, *inner)
+                at, inner, block = where
+                path = (*at, *inner)
                 old = get_path(tree, path, "params")
                 new = old.at[block].set(jnp.asarray(value, old.dtype))
             set_path(tree, path, jax.device_put(new, old.sharding))

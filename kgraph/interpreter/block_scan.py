@@ -1,8 +1,9 @@
 """Running a run of repeated blocks as one ``lax.scan`` (see ``compiler.scan_blocks``).
 
 The blocks are one computation only when proven so. Each block is traced on its own
-weights in isolation: its weights, its input, the run's PRNG key, its key hashes and the
-batch's sample mask are the trace's only inputs, and reading any other weight makes the
+weights in isolation: its weights, its input (the scan's carry), the inputs every block
+shares (loop invariants, such as an attention mask), the run's PRNG key, its key hashes
+and the batch's sample mask are the trace's only inputs, and reading any other weight makes the
 run unscannable. The traces must then be equal as computations
 (``kgraph.interpreter.fingerprint``: the jaxpr, the values of its array constants, its
 custom derivative rules, the structure of what it returns). Blocks that are kgraph's own
@@ -35,6 +36,18 @@ class _Unscannable(Exception):
     pass
 
 
+class _SharedInputs(NamedTuple):
+    """The input values of a run's blocks other than the carry: ``values``, in input
+    order, with the carry at position ``carry`` among all of them."""
+
+    values: list
+    carry: int
+
+    def around(self, x) -> list:
+        """Every input of a block whose carry is ``x``."""
+        return [*self.values[:self.carry], x, *self.values[self.carry:]]
+
+
 class _KeyHashes:
     """Stands in for ``stable_hash(path)`` in ``CallContext.next_key`` inside a block: the
     n-th distinct path asked for reads ``values[n]``; the paths are recorded in order. A
@@ -55,9 +68,9 @@ class _KeyHashes:
         return self.values[position]
 
 
-def _call_block(node, runner, training, variables, weights, x, hashes, key, sample_mask,
-                parent):
-    """Run ``node`` on ``x`` in an isolated scope where ``variables`` read ``weights``.
+def _call_block(node, runner, training, variables, weights, inputs, hashes, key,
+                sample_mask, parent):
+    """Run ``node`` on ``inputs`` (its input values) in an isolated scope where ``variables`` read ``weights``.
 
     Returns ``(output, {variable index: assigned value}, summed losses, scope)``. The
     scope reads no other weight (strict, with no values of its own): a block reading a
@@ -67,12 +80,13 @@ def _call_block(node, runner, training, variables, weights, x, hashes, key, samp
                                 collect_assignments=True, strict=True,
                                 sample_mask=sample_mask, hooks=parent.options.hooks)
     scope.path, scope.options.compute_dtype = list(parent.path), parent.options.compute_dtype
+    scope.options.plans = parent.options.plans
     scope.keys.counts = dict(parent.keys.counts)
     scope.keys.hashes = hashes
     scope.weights.assignments.update({id(v): w for v, w in zip(variables, weights)})
     try:
         with scope:
-            args, kwargs = node.arguments([x], training)
+            args, kwargs = node.arguments(inputs, training)
             out, mask = runner(node, args, kwargs, None)
     except _Unscannable:
         raise
@@ -100,25 +114,27 @@ def _spec(value):
     return None if value is None else jax.ShapeDtypeStruct(jnp.shape(value), value.dtype)
 
 
-def _trace(node, runner, training, x, key, sample_mask, parent, count) -> _Trace:
+def _trace(node, runner, training, x, shared, key, sample_mask, parent, count) -> _Trace:
     """One abstract trace of ``node`` on its own weights (see the module docstring)."""
     variables = node.layer.weights
     hashes = _KeyHashes(count)
     scopes = []
 
-    def traced(weights, x, values, key, sample_mask):
+    def traced(weights, x, shared_values, values, key, sample_mask):
         hashes.values = values
+        inputs = shared._replace(values=shared_values).around(x)
         out, assigned, loss, scope = _call_block(node, runner, training, variables, weights,
-                                                 x, hashes, key, sample_mask, parent)
+                                                 inputs, hashes, key, sample_mask, parent)
         scopes.append(scope)
         return out, assigned, loss
 
     specs = [jax.ShapeDtypeStruct(v.shape, v.dtype) for v in variables]
     identity, shapes = fingerprint.identity(
-        traced, specs, _spec(x), jax.ShapeDtypeStruct((count,), jnp.uint32), _spec(key),
-        _spec(sample_mask))
+        traced, specs, _spec(x), [_spec(v) for v in shared.values],
+        jax.ShapeDtypeStruct((count,), jnp.uint32), _spec(key), _spec(sample_mask))
     if hashes.overflow:
-        return _trace(node, runner, training, x, key, sample_mask, parent, len(hashes.paths))
+        return _trace(node, runner, training, x, shared, key, sample_mask, parent,
+                      len(hashes.paths))
     counts = scopes[-1].keys.counts
     return _Trace(identity, shapes[0], list(hashes.paths),
                   {path: counts[path] for path in hashes.paths})
@@ -132,11 +148,11 @@ def _stack(arrays):
     return jnp.asarray(np.stack([np.asarray(a) for a in arrays]))
 
 
-def _prove(nodes, runner, training, x, key, sample_mask, parent):
+def _prove(nodes, runner, training, x, shared, key, sample_mask, parent):
     """The blocks' traces if they are one computation with an output like their input
     (the scan's carry), else None; and ``x``, cast to the blocks' compute dtype if they
     compute in another one (a precision policy: the first block would cast it anyway)."""
-    first = _trace(nodes[0], runner, training, x, key, sample_mask, parent, 0)
+    first = _trace(nodes[0], runner, training, x, shared, key, sample_mask, parent, 0)
     out = first.output
     if getattr(out, "dtype", None) != x.dtype:
         layer = nodes[0].layer
@@ -144,15 +160,15 @@ def _prove(nodes, runner, training, x, key, sample_mask, parent):
                 and getattr(out, "shape", None) == x.shape):
             return None, x
         x = x.astype(out.dtype)
-        first = _trace(nodes[0], runner, training, x, key, sample_mask, parent,
+        first = _trace(nodes[0], runner, training, x, shared, key, sample_mask, parent,
                        len(first.paths))
     if (getattr(first.output, "shape", None), getattr(first.output, "dtype", None)) != (
             x.shape, x.dtype):
         return None, x
     traces = _same_as_first(nodes, first, parent)
     if traces is None:  # not settled by the layers' state: each block's own trace
-        traces = [first] + [_trace(node, runner, training, x, key, sample_mask, parent,
-                                   len(first.paths)) for node in nodes[1:]]
+        traces = [first] + [_trace(node, runner, training, x, shared, key, sample_mask,
+                                   parent, len(first.paths)) for node in nodes[1:]]
     if any(t.identity != first.identity or len(t.paths) != len(first.paths) for t in traces):
         return None, x
     return traces, x
@@ -178,16 +194,20 @@ def _same_as_first(nodes, first, parent):
     return traces
 
 
-def run_scanned(nodes, x, runner, training):
-    """The output of the last of ``nodes`` (a chain of blocks) for input ``x``, by one
-    ``lax.scan``; None if the blocks are not proven to be one computation (the caller
-    then runs them unrolled). ``runner`` runs a node (the walk's ``run_node``, wrapped by
+def run_scanned(nodes, inputs, carry, runner, training):
+    """The output of the last of ``nodes`` (a chain of blocks) by one ``lax.scan``; None
+    if the blocks are not proven to be one computation (the caller then runs them
+    unrolled). ``inputs``: the first block's input values; ``carry``: the position among
+    them of the one each next block takes from the previous block (the others are the
+    same for every block). ``runner`` runs a node (the walk's ``run_node``, wrapped by
     hooks); ``training``: the run's training flag."""
     parent = context.current()
     template = nodes[0]
     key, sample_mask = parent.keys.given(), parent.options.sample_mask
+    x = inputs[carry]
+    shared = _SharedInputs([v for i, v in enumerate(inputs) if i != carry], carry)
     try:
-        traces, x = _prove(nodes, runner, training, x, key, sample_mask, parent)
+        traces, x = _prove(nodes, runner, training, x, shared, key, sample_mask, parent)
     except _Unscannable:
         return None
     if traces is None:
@@ -204,8 +224,9 @@ def run_scanned(nodes, x, runner, training):
     def body(h, xs):
         block_weights, block_hashes = xs
         out, assigned, loss, _ = _call_block(template, runner, training, variables,
-                                             block_weights, h, _KeyHashes(count, block_hashes),
-                                             key, sample_mask, parent)
+                                             block_weights, shared.around(h),
+                                             _KeyHashes(count, block_hashes), key,
+                                             sample_mask, parent)
         return out, ([assigned.get(i) for i in range(len(variables))], loss)
 
     try:

@@ -147,15 +147,20 @@ class Keys:
 class Options:
     """How a run runs: the default ``training`` flag, the ``sample_mask`` (see the module
     docstring; None: every row is real), the ``hooks`` run around every node
-    (``kgraph.interpreter.walk.NodeHook``) and a model-level precision policy's
-    ``compute_dtype`` for the layer running."""
+    (``kgraph.interpreter.walk.NodeHook``), a model-level precision policy's
+    ``compute_dtype`` for the layer running, and the ``plans`` a compiled program gives
+    the graph models nested in it (``{id(model): Plan}``, with the runs of repeated
+    blocks to scan; a nested model not listed runs its own plan)."""
 
-    def __init__(self, training=None, sample_mask=None, hooks=(), compute_dtype=None):
+    def __init__(self, training=None, sample_mask=None, hooks=(), compute_dtype=None,
+                 plans=None):
         self.training, self.sample_mask = training, sample_mask
         self.hooks, self.compute_dtype = tuple(hooks), compute_dtype
+        self.plans = plans or {}
 
     def copy(self) -> Options:
-        return Options(self.training, self.sample_mask, self.hooks, self.compute_dtype)
+        return Options(self.training, self.sample_mask, self.hooks, self.compute_dtype,
+                       self.plans)
 
 
 class CallContext:

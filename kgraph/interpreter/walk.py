@@ -224,8 +224,9 @@ def run_graph(plan: Plan, values: Sequence, run_node: Callable, input_masks=None
             runner = run_node
             for hook in hooks:  # e.g. rematerialisation: applied to every block
                 runner = hook.wrap_node(node, path, runner) or runner
-            result = block_scan.run_scanned(run.nodes, env[id(node._keras_inputs[0])], runner,
-                                            training)
+            result = block_scan.run_scanned(
+                run.nodes, [env[id(t)] for t in node._keras_inputs], run.carry, runner,
+                training)
             if result is not None:
                 env[id(run.nodes[-1].outputs[0])] = result
                 skip.update(id(n) for n in run.nodes[1:])

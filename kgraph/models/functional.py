@@ -192,8 +192,10 @@ class Functional(Model):
         return Plan(self._nodes, self.inputs, self.outputs)
 
     def _run(self, inputs, run_node, mask=None, hooks=()):
-        outputs, out_masks = execute.run_model(self, inputs, self.plan, hooks, mask, run_node)
         ctx = context.current()
+        plan = ctx.options.plans.get(id(self)) if ctx is not None else None
+        outputs, out_masks = execute.run_model(self, inputs, plan or self.plan, hooks, mask,
+                                               run_node)
         if ctx is not None:
             ctx.output_masks[id(self)] = out_masks
         return outputs

@@ -34,6 +34,7 @@ import jax
 import numpy as np
 from etils import epath
 
+from compiler import stacking
 from runtime import packing as packing_lib
 from runtime.checkpoints import model_identity
 
@@ -341,6 +342,4 @@ class CheckpointManager:
 def _stacked_keys(train_state) -> list:
     """The stacked runs' keys (``"first..last"``, ``compiler.stacking``) of a train
     state's params."""
-    params = getattr(train_state, "params", None)
-    return sorted(k for k in params if isinstance(k, str) and ".." in k) \
-        if isinstance(params, dict) else []
+    return stacking.stacked_keys(getattr(train_state, "params", None))

@@ -97,7 +97,7 @@ class MeshPlacement:
         """Shardings of a params or state tree. In the stacked layout the rules apply to
         each block's own path (``"block_3/dense/kernel"``); a run's blocks must then be
         split alike, and the stacked leaf is split as they are, with its block axis whole."""
-        runs = [run for run in self.stacked_runs if run.key in tree]
+        runs = [run for run in self.stacked_runs if run.held_in(tree)]
         if not runs:
             return self.rules.shardings(tree, self.mesh)
         abstract = jax.tree_util.tree_map(

@@ -135,6 +135,38 @@ def test_dict_inputs_several_outputs_and_platforms(tmp_path):
         np.testing.assert_allclose(x, y, atol=1e-6)
 
 
+def test_named_axes_tie_the_unknown_sizes_of_several_inputs(tmp_path):
+    tokens = kg.Input(shape=(None,), name="tokens", dtype="int32")
+    mask = kg.Input(shape=(None,), name="mask")
+    embedded = kg.layers.Embedding(10, 4)(tokens)
+    gate = kg.layers.Lambda(lambda m: m[..., None])(mask)
+    model = kg.Model({"tokens": tokens, "mask": mask},
+                     kg.layers.Multiply()([embedded, gate]))  # needs one length
+    with pytest.raises(ValueError, match="cannot be exported"):
+        compiler.export(model, tmp_path / "untied")  # two lengths, unrelated
+    signature = compiler.export(model, tmp_path / "d",
+                                shapes={"tokens": ("b", "length"), "mask": (None, "length")})
+    assert [i["shape"] for i in signature["inputs"]] == [["b", "length"], ["b", "length"]]
+    exported = jax.export.deserialize(
+        bytearray((tmp_path / "d" / "program.jaxexport").read_bytes()))
+    params, state = compiler.variables(model)
+    for batch, length in ((1, 3), (4, 7)):
+        inputs = {"tokens": jnp.ones((batch, length), "int32"),
+                  "mask": jnp.asarray(np.arange(batch * length).reshape(batch, length) % 2,
+                                      "float32")}
+        np.testing.assert_allclose(exported.call(params, state, inputs),
+                                   model(inputs), atol=1e-6)
+    fixed = compiler.export(model, tmp_path / "fixed", shapes={"tokens": (None, 5),
+                                                                "mask": (None, 5)})
+    assert [i["shape"] for i in fixed["inputs"]] == [["b", 5], ["b", 5]]
+    for shapes, message in [({"ids": ("b", "n")}, "'ids', which is not an input"),
+                            ({"tokens": ("b",)}, "has 1 axes"),
+                            ({"tokens": ("b", "a length")}, "must be a name"),
+                            ({"tokens": ("b", 0)}, "is not a size")]:
+        with pytest.raises(ValueError, match=message):
+            compiler.export(model, tmp_path / "bad", shapes=shapes)
+
+
 def test_layers_that_cannot_be_exported_are_named(tmp_path):
     class FixedBatch(kg.layers.Layer):
         def call(self, x):

@@ -6,6 +6,11 @@ KerasHub under Keras and under kgraph, in separate processes: kgraph loads the w
 Keras wrote, and must have Keras's parameter count and outputs, and compile to one pure
 program (``compiler.compile``) with the same outputs. A ``LlamaCausalLM`` takes one
 ``fit`` step equal to Keras's, and a backbone's ``.keras`` file goes both ways.
+
+A deeper ``LlamaCausalLM`` (``tests/support/keras_hub_deep.py``, on 8 simulated devices)
+runs its decoder blocks as one scan inside the nested backbone, their weights stacked,
+with the numbers of the unrolled program; trains fully sharded as on one device; and
+exports with ``compiler.export``.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ _SUPPORT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 sys.path.insert(0, _SUPPORT)
 import keras_hub_cases  # noqa: E402
 
-# one group: the three runs are made once, on one worker
+# one group: the runs are made once, on one worker
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("keras_hub")]
 
 
@@ -83,3 +88,37 @@ def test_backbone_keras_files_go_both_ways(runs):
         config = json.loads(archive.read("config.json"))
     assert config["registered_name"] == "keras_hub>GPT2Backbone"
     assert config["class_name"] == "GPT2Backbone"
+
+
+@pytest.fixture(scope="module")
+def deep(tmp_path_factory):
+    """``tests/support/keras_hub_deep.py``'s report, run on 8 simulated devices."""
+    directory = str(tmp_path_factory.mktemp("keras_hub_deep"))
+    env = {**os.environ, "KERAS_BACKEND": "jax", "JAX_PLATFORMS": "cpu",
+           "JAX_NUM_CPU_DEVICES": "8"}
+    done = subprocess.run([sys.executable, os.path.join(_SUPPORT, "keras_hub_deep.py"),
+                           directory], env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, f"deep run failed:\n{done.stderr[-4000:]}"
+    with open(os.path.join(directory, "deep.json")) as file:
+        return json.load(file)
+
+
+def test_a_deep_causal_lm_scans_its_blocks_inside_the_nested_backbone(deep):
+    import keras_hub_deep
+
+    layers = keras_hub_deep.LAYERS
+    # one run of every decoder block, inside the backbone; the padding mask rides along
+    assert deep["runs"]["found"] == [[layers, ["llama_backbone"], 0]]
+    assert deep["runs"]["stacked"] == [
+        ["llama_backbone", f"transformer_layer_0..transformer_layer_{layers - 1}"]]
+    assert deep["scan"]
+    assert deep["stacked_vs_unrolled"] <= 1e-5
+
+
+def test_a_deep_causal_lm_trains_fully_sharded_on_8_devices_as_on_one(deep):
+    assert deep["fsdp_devices"] == 8
+    assert deep["fsdp_vs_one_device"] <= 1e-5
+
+
+def test_a_deep_backbone_exports_and_runs_without_kgraph(deep):
+    assert deep["export"] <= 1e-5

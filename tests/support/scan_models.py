@@ -14,7 +14,12 @@ what may and may not run as one ``lax.scan``:
 - a user layer holding ``Dropout`` and ``BatchNormalization`` called with a call-site
   ``training=True``;
 - ``TimeDistributed`` around a user layer, and blocks on a masked sequence;
-- a block layer that a node after the run calls again.
+- a block layer that a node after the run calls again;
+- a user layer of two inputs, the carry and a side input every block of the run shares
+  (the carry first or second, the side input by position or by keyword), one block
+  sometimes given another side input;
+- runs inside a nested functional model (called once), its blocks' weights stacked in
+  its entry.
 
 The draw depends only on ``seed`` (names restart from the test's fresh counter).
 """
@@ -57,6 +62,17 @@ class Noisy(kg.layers.Layer):
 
     def call(self, x, training=None):
         return x + self.drop(self.norm(self.dense(x), training=training), training=training)
+
+
+class Gated(kg.layers.Layer):
+    """A user layer of two inputs (``a`` and ``b``, both of width ``WIDTH``)."""
+
+    def build(self, input_shape):
+        self.w = self.add_weight(shape=(WIDTH, WIDTH))
+        self.mix = self.add_weight(shape=(WIDTH,), initializer="ones")
+
+    def call(self, a, b):
+        return jnp.tanh(a @ self.w) + jnp.tanh(b) * self.mix
 
 
 def _scale(c):
@@ -119,8 +135,30 @@ def _noisy_blocks(rng, blocks, odd):
     return [Noisy() for _ in range(blocks)], "noisy"
 
 
+def _gated_blocks(rng, blocks, odd):
+    return [Gated() for _ in range(blocks)], "gated"
+
+
 KINDS = {"dense": _dense_blocks, "tabled": _tabled_blocks, "sequential": _sequential_blocks,
-         "functional": _functional_blocks, "noisy": _noisy_blocks}
+         "functional": _functional_blocks, "noisy": _noisy_blocks, "gated": _gated_blocks}
+_LAYOUTS = ("carry first", "carry second", "side by keyword")
+
+
+def _chain(made, h, flags, side=None, layout=None, odd=-1):
+    """The blocks called one after the other on ``h``; gated blocks (``side`` given) take
+    ``side`` too, laid out as ``layout`` says, block ``odd`` another side input."""
+    for number, block in enumerate(made):
+        if side is None:
+            h = block(h, **flags)
+            continue
+        own = layers.Dense(WIDTH)(side) if number == odd else side
+        if layout == "carry first":
+            h = block(h, own)
+        elif layout == "carry second":
+            h = block(own, h)
+        else:
+            h = block(h, b=own)
+    return h
 SEQUENCE_KINDS = {"time_distributed", "masked"}
 
 
@@ -153,6 +191,7 @@ def random_model(seed: int):
         inputs = kg.Input(shape=(WIDTH,))
         h = layers.Dense(WIDTH, name="stem")(inputs)
         x = rng.normal(size=(BATCH, WIDTH)).astype(np.float32)
+    side = layers.Dense(WIDTH, name="side")(h) if not sequence else None
     reused = None
     for _ in range(int(rng.integers(1, 3))):
         blocks = int(rng.integers(3, 6))
@@ -170,8 +209,20 @@ def random_model(seed: int):
             kind = str(rng.choice(list(KINDS)))
             made, what = KINDS[kind](rng, blocks, odd)
         flags = _call_flag(rng, kind)
-        for block in made:
-            h = block(h, **flags)
+        gated = kind == "gated"
+        layout = str(rng.choice(_LAYOUTS)) if gated else None
+        nested = not sequence and rng.random() < 0.3
+        if gated:
+            what += f"[{layout}]"
+        if nested:  # the run inside a model of its own, called once
+            carry_in = kg.Input(shape=(WIDTH,))
+            side_in = kg.Input(shape=(WIDTH,)) if gated else None
+            inner_out = _chain(made, carry_in, flags, side_in, layout, odd)
+            inner = kg.Model([carry_in, side_in] if gated else carry_in, inner_out)
+            h = inner([h, side] if gated else h)
+            what = f"nested({what})"
+        else:
+            h = _chain(made, h, flags, side if gated else None, layout, odd)
         described.append(f"{blocks} x {what}{' odd=%d' % odd if odd >= 0 else ''}"
                          f"{' ' + str(flags) if flags else ''}")
         if reused is None and kind in ("dense", "noisy") and rng.random() < 0.15:
