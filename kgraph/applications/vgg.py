@@ -9,19 +9,11 @@ downloads them into Keras's cache once; a path loads a local file).
 
 from __future__ import annotations
 
-import os
-
-from kgraph import config
-from kgraph.applications import imagenet_utils
-from kgraph.graph.input_layer import Input
-from kgraph.layers import Conv2D, Dense, Flatten, GlobalAveragePooling2D, GlobalMaxPooling2D
-from kgraph.layers import MaxPooling2D
-from kgraph.models.functional import Functional
-from kgraph.utils.file_utils import get_file
+from kgraph.applications import builder, imagenet_utils
+from kgraph.layers import Conv2D, Dense, Flatten, MaxPooling2D
 
 __all__ = ["VGG16", "VGG19", "build_vgg", "decode_predictions", "preprocess_input"]
 
-_ORIGIN = "https://storage.googleapis.com/tensorflow/keras-applications/"
 _WEIGHTS = {  # (file name, md5) with the top, and without it
     "vgg16": (("vgg16_weights_tf_dim_ordering_tf_kernels.h5",
                "64373286793e3c8b2b4e3219cbf3544b"),
@@ -40,17 +32,8 @@ def build_vgg(kind, include_top=True, weights="imagenet", input_tensor=None,
               input_shape=None, pooling=None, classes=1000,
               classifier_activation="softmax", name=None):
     """The ``kind`` ("vgg16" or "vgg19") network, as Keras builds it."""
-    if not (weights in ("imagenet", None) or os.path.exists(str(weights))):
-        raise ValueError("weights must be None (random initialization), 'imagenet' "
-                         f"(pre-training on ImageNet) or the path to a weights file; "
-                         f"received weights={weights!r}.")
-    if weights == "imagenet" and include_top and classes != 1000:
-        raise ValueError(f"With weights='imagenet' and include_top=True, classes must be "
-                         f"1000; received classes={classes}.")
-    input_shape = imagenet_utils.obtain_input_shape(
-        input_shape, default_size=224, min_size=32, data_format=config.image_data_format(),
-        require_flatten=include_top, weights=weights)
-    inputs = input_tensor if input_tensor is not None else Input(shape=input_shape)
+    builder.check_weights(weights, include_top, classes)
+    inputs = builder.image_input(input_shape, input_tensor, include_top, weights)
     x = inputs
     for block, (convs, width) in enumerate(zip(_BLOCKS[kind], _WIDTHS), start=1):
         for conv in range(1, convs + 1):
@@ -63,18 +46,11 @@ def build_vgg(kind, include_top=True, weights="imagenet", input_tensor=None,
         x = Dense(4096, activation="relu", name="fc2")(x)
         imagenet_utils.validate_activation(classifier_activation, weights)
         x = Dense(classes, activation=classifier_activation, name="predictions")(x)
-    elif pooling == "avg":
-        x = GlobalAveragePooling2D()(x)
-    elif pooling == "max":
-        x = GlobalMaxPooling2D()(x)
-    model = Functional(inputs, x, name=name or kind)
-    if weights == "imagenet":
-        file_name, md5 = _WEIGHTS[kind][0 if include_top else 1]
-        weights = get_file(file_name, f"{_ORIGIN}{kind}/{file_name}", cache_subdir="models",
-                           file_hash=md5)
-    if weights is not None:
-        model.load_weights(weights)
-    return model
+    else:
+        x = builder.pooled_or_classified(x, False, pooling, classes, classifier_activation,
+                                         weights)
+    return builder.finish(inputs, input_tensor, x, name or kind, weights, include_top,
+                          _WEIGHTS[kind], kind)
 
 
 def VGG16(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,  # noqa: N802 - Keras's name

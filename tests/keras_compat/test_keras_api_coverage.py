@@ -56,8 +56,7 @@ MISSING = {
         "EfficientNetB6", "EfficientNetB7", "EfficientNetV2B0", "EfficientNetV2B1",
         "EfficientNetV2B2", "EfficientNetV2B3", "EfficientNetV2L", "EfficientNetV2M",
         "EfficientNetV2S", "InceptionResNetV2", "InceptionV3", "MobileNet", "MobileNetV2",
-        "MobileNetV3Large", "MobileNetV3Small", "NASNetLarge", "NASNetMobile", "ResNet101",
-        "ResNet101V2", "ResNet152", "ResNet152V2", "ResNet50", "ResNet50V2", "Xception"]},
+        "MobileNetV3Large", "MobileNetV3Small", "NASNetLarge", "NASNetMobile", "Xception"]},
     "ops.image": {"elastic_transform": NOT_YET, "extract_patches_3d": NOT_YET,
                   "perspective_transform": NOT_YET, "scale_and_translate": NOT_YET},
 }
@@ -67,7 +66,8 @@ MODULES = ["", "layers", "activations", "initializers", "regularizers", "constra
            "dtype_policies", "mixed_precision", "tree", "ops", "ops.nn", "ops.numpy",
            "ops.linalg", "ops.image", "preprocessing", "preprocessing.image",
            "preprocessing.sequence", "distribution", "applications", "applications.vgg16",
-           "applications.vgg19"]
+           "applications.vgg19", "applications.resnet", "applications.resnet50",
+           "applications.resnet_v2"]
 # Keras modules without a kgraph counterpart yet (distillation, export,
 # quantizers, visualization, the scikit-learn wrappers, the legacy saving API; ``src`` is
 # Keras's implementation, not API).

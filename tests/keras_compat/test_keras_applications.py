@@ -5,6 +5,7 @@ in Keras's cache."""
 
 import json
 import os
+import re
 
 import keras
 import numpy as np
@@ -20,18 +21,25 @@ _ARGUMENTS = [dict(include_top=False, input_shape=(32, 32, 3)),
                    classifier_activation=None)]
 
 
+# layers a builder leaves unnamed: each library numbers them by its own counter
+_NUMBERED = re.compile(r"(input_layer|max_pooling2d|global_(average|max)_pooling2d)(_\d+)?")
+
+
+def _named_layers(model):
+    return [layer.name for layer in model.layers if not _NUMBERED.fullmatch(layer.name)]
+
+
 @pytest.mark.parametrize("builder,kwargs", [("VGG16", k) for k in _ARGUMENTS] + [
-    ("VGG19", _ARGUMENTS[1])], ids=lambda v: v if isinstance(v, str) else ",".join(
+    ("VGG19", _ARGUMENTS[1])] + [("ResNet50", _ARGUMENTS[i]) for i in (1, 3)] + [
+    ("ResNet50V2", _ARGUMENTS[i]) for i in (2, 3)], ids=lambda v: v if isinstance(v, str) else ",".join(
         f"{a}={b}" for a, b in v.items()))
 def test_a_builder_equals_keras(builder, kwargs, tmp_path):
     theirs = getattr(keras.applications, builder)(weights=None, **kwargs)
     path = str(tmp_path / "keras.weights.h5")
     theirs.save_weights(path)
     ours = getattr(kg.applications, builder)(weights=path, **kwargs)
-    # the layers' names; the input's and the pooling's are numbered by each library's counter
-    named = slice(1, -1 if kwargs.get("pooling") else None)
-    assert [layer.name for layer in ours.layers][named] == [
-        layer.name for layer in theirs.layers][named]
+    assert _named_layers(ours) == _named_layers(theirs) and len(ours.layers) == len(
+        theirs.layers)
     assert ours.count_params() == theirs.count_params()
     assert ours.output_shape == theirs.output_shape
     images = np.random.default_rng(1).uniform(0, 255, size=(2, *kwargs["input_shape"]))
@@ -39,7 +47,16 @@ def test_a_builder_equals_keras(builder, kwargs, tmp_path):
                                rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.parametrize("module", ["vgg16", "vgg19"])
+@pytest.mark.parametrize("builder", ["ResNet101", "ResNet152V2"])
+def test_deeper_builders_have_kerass_layers_and_parameters(builder):
+    kwargs = dict(weights=None, include_top=False, input_shape=(32, 32, 3), pooling="avg")
+    ours = getattr(kg.applications, builder)(**kwargs)
+    theirs = getattr(keras.applications, builder)(**kwargs)
+    assert _named_layers(ours) == _named_layers(theirs)
+    assert ours.count_params() == theirs.count_params() and ours.name == theirs.name
+
+
+@pytest.mark.parametrize("module", ["vgg16", "vgg19", "resnet", "resnet50", "resnet_v2"])
 def test_preprocess_input_equals_keras(module):
     ours = getattr(kg.applications, module).preprocess_input(_IMAGES.copy())
     theirs = getattr(keras.applications, module).preprocess_input(_IMAGES.copy())

@@ -1,0 +1,83 @@
+"""What Keras's application builders share: the ``weights`` argument's checks, the image
+input, the pooled or classified top, and loading Keras's weight files (``"imagenet"``
+from Keras's cache, downloaded once; a path loads a local ``.h5`` / ``.weights.h5`` file).
+
+>>> inputs = image_input(None, None, include_top=False, weights=None)
+>>> inputs.shape
+(None, None, None, 3)
+"""
+
+from __future__ import annotations
+
+import os
+
+from kgraph import config
+from kgraph.applications import imagenet_utils
+from kgraph.graph.input_layer import Input
+from kgraph.layers import Dense, GlobalAveragePooling2D, GlobalMaxPooling2D
+from kgraph.models.functional import Functional
+from kgraph.utils.data_utils import get_source_inputs
+from kgraph.utils.file_utils import get_file
+
+__all__ = ["channel_axis", "check_weights", "finish", "image_input", "pooled_or_classified"]
+
+WEIGHTS_ORIGIN = "https://storage.googleapis.com/tensorflow/keras-applications/"
+
+
+def check_weights(weights, include_top, classes) -> None:
+    """Keras's checks of the ``weights`` and ``classes`` arguments."""
+    if not (weights in ("imagenet", None) or os.path.exists(str(weights))):
+        raise ValueError("weights must be None (random initialization), 'imagenet' "
+                         f"(pre-training on ImageNet) or the path to a weights file; "
+                         f"received weights={weights!r}.")
+    if weights == "imagenet" and include_top and classes != 1000:
+        raise ValueError(f"With weights='imagenet' and include_top=True, classes must be "
+                         f"1000; received classes={classes}.")
+
+
+def image_input(input_shape, input_tensor, include_top, weights, default_size=224,
+                min_size=32):
+    """The image tensor a builder starts from: ``input_tensor``, or a new ``Input`` of
+    the shape Keras's rules give (``imagenet_utils.obtain_input_shape``)."""
+    input_shape = imagenet_utils.obtain_input_shape(
+        input_shape, default_size=default_size, min_size=min_size,
+        data_format=config.image_data_format(), require_flatten=include_top, weights=weights)
+    return input_tensor if input_tensor is not None else Input(shape=input_shape)
+
+
+def channel_axis() -> int:
+    """The channels' axis of an image batch in the configured data format."""
+    return 3 if config.image_data_format() == "channels_last" else 1
+
+
+def pooled_or_classified(x, include_top, pooling, classes, classifier_activation, weights,
+                         pool_names=(None, None)):
+    """The end of a convolutional builder: global average pooling and the ``predictions``
+    classifier with the top, else the features pooled as ``pooling`` says (``"avg"``,
+    ``"max"`` or None), with Keras's layer names (``pool_names``: the average and max
+    pooling layers' names)."""
+    if include_top:
+        x = GlobalAveragePooling2D(name=pool_names[0])(x)
+        imagenet_utils.validate_activation(classifier_activation, weights)
+        return Dense(classes, activation=classifier_activation, name="predictions")(x)
+    if pooling == "avg":
+        return GlobalAveragePooling2D(name=pool_names[0])(x)
+    if pooling == "max":
+        return GlobalMaxPooling2D(name=pool_names[1])(x)
+    return x
+
+
+def finish(inputs, input_tensor, outputs, name, weights, include_top, files, subdir):
+    """The model from ``inputs`` (or the inputs ``input_tensor`` comes from) to
+    ``outputs``, with its weights loaded: ``files`` are Keras's ``(file name, md5)`` with
+    the top and without it, under ``WEIGHTS_ORIGIN + subdir``."""
+    if input_tensor is not None:
+        inputs = get_source_inputs(input_tensor)
+    model = Functional(inputs, outputs, name=name)
+    if weights == "imagenet":
+        file_name, md5 = files[0 if include_top else 1]
+        weights = get_file(file_name, f"{WEIGHTS_ORIGIN}{subdir}/{file_name}",
+                           cache_subdir="models", file_hash=md5)
+    if weights is not None:
+        model.load_weights(weights)
+    return model
