@@ -19,11 +19,14 @@ _IMAGE_DATA_FORMAT = "channels_last"
 _INTERACTIVE_LOGGING = True
 _UNSAFE_DESERIALIZATION = False
 _TRACEBACK_FILTERING = True
+_FLASH_ATTENTION = None  # None: automatic, each layer's own choice; False: disabled
 
-__all__ = ["backend", "disable_interactive_logging", "disable_traceback_filtering",
-           "dtype_policy", "enable_interactive_logging", "enable_traceback_filtering",
+__all__ = ["backend", "disable_flash_attention", "disable_interactive_logging",
+           "disable_traceback_filtering", "dtype_policy", "enable_flash_attention",
+           "enable_interactive_logging", "enable_traceback_filtering",
            "enable_unsafe_deserialization", "epsilon", "floatx", "image_data_format",
-           "is_interactive_logging_enabled", "is_traceback_filtering_enabled",
+           "is_flash_attention_enabled", "is_interactive_logging_enabled",
+           "is_traceback_filtering_enabled",
            "is_unsafe_deserialization_enabled", "max_epochs", "max_steps_per_epoch",
            "set_dtype_policy", "set_epsilon", "set_floatx", "set_image_data_format",
            "set_max_epochs", "set_max_steps_per_epoch",
@@ -137,6 +140,31 @@ def disable_traceback_filtering() -> None:
 
 def is_traceback_filtering_enabled() -> bool:
     return _TRACEBACK_FILTERING
+
+
+def enable_flash_attention() -> None:
+    """Back to the default, as in Keras: attention layers may use flash attention where
+    they can (``is_flash_attention_enabled()`` is then None, "automatic"). Which kernel
+    computes attention is XLA's choice either way."""
+    global _FLASH_ATTENTION
+    _FLASH_ATTENTION = None
+
+
+def disable_flash_attention() -> None:
+    """Attention layers made from now on whose ``flash_attention`` is None take it as
+    False."""
+    global _FLASH_ATTENTION
+    _FLASH_ATTENTION = False
+
+
+def is_flash_attention_enabled():
+    """False once disabled; None ("automatic", each layer's own choice) by default and
+    after ``enable_flash_attention()``, as in Keras.
+
+    >>> is_flash_attention_enabled() is None
+    True
+    """
+    return _FLASH_ATTENTION
 
 
 def _limit_from_environment(name):

@@ -33,6 +33,7 @@ import string
 import jax
 import jax.numpy as jnp
 
+from kgraph import config as _config
 from kgraph import regularizers
 from kgraph.base import shape_inference
 from kgraph.base.input_spec import InputSpec
@@ -119,7 +120,9 @@ class MultiHeadAttention(Layer):
         last dimension).
       attention_axes: axes attention runs over (default: all but batch, heads, features).
       sliding_window: restrict each query to keys within ``sliding_window - 1`` positions.
-      flash_attention: accepted for compatibility and ignored (XLA picks the kernel).
+      flash_attention: as Keras: True refuses attention dropout and returning the scores;
+        None or False take ``kgraph.config.is_flash_attention_enabled()``. XLA picks the
+        kernel either way.
       kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer,
       activity_regularizer, kernel_constraint, bias_constraint: for the projections.
       use_gate: gate the attention output with ``sigmoid(gate(query))``.
@@ -175,7 +178,10 @@ class MultiHeadAttention(Layer):
             raise ValueError("`sliding_window` must be `None` or a positive integer. "
                              f"Received: sliding_window={sliding_window}")
         self.sliding_window = sliding_window
-        self.flash_attention = flash_attention
+        self.flash_attention = flash_attention or _config.is_flash_attention_enabled()
+        if self.flash_attention and self.dropout > 0.0:
+            raise ValueError("Dropout is not supported when flash attention is enabled. "
+                             "Please set dropout to 0.0 to use flash attention.")
         wa.set_weight_args(self, "kernel", kernel_initializer, kernel_regularizer,
                            kernel_constraint)
         wa.set_weight_args(self, "bias", bias_initializer, bias_regularizer, bias_constraint)
@@ -327,6 +333,10 @@ class MultiHeadAttention(Layer):
     def call(self, query, value, key=None, query_mask=None, value_mask=None, key_mask=None,
              attention_mask=None, return_attention_scores=False, training=None,
              use_causal_mask=False):
+        if self.flash_attention and return_attention_scores:
+            raise ValueError(f'Layer "{self.name}": returning attention scores is not '
+                             "supported when flash attention is enabled. Please disable "
+                             "flash attention to access attention scores.")
         if key is None:
             key = value
         attention_mask = self._compute_attention_mask(

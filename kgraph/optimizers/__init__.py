@@ -7,7 +7,7 @@ True
 """
 
 from kgraph.serializable import from_keras_object_config, keras_object_config
-from kgraph.optimizers import schedules
+from kgraph.optimizers import legacy, schedules
 from kgraph.optimizers.base import Optimizer
 from kgraph.optimizers.keras_optimizers import (SGD, Adadelta, Adafactor, Adagrad, Adam, AdamW,
                                                  Adamax, Lion, Nadam, RMSprop)
@@ -29,5 +29,5 @@ def deserialize(config, custom_objects=None):
 
 __all__ = ["Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "Ftrl", "Lamb",
            "Lion", "Nadam",
-           "Optimizer", "RMSprop", "SGD", "deserialize", "get", "schedules",
+           "Optimizer", "RMSprop", "SGD", "deserialize", "get", "legacy", "schedules",
            "serialize"]

@@ -32,8 +32,7 @@ MISSING = {
               "image_dataset_from_directory": "tf.data pipelines",
               "text_dataset_from_directory": "tf.data pipelines",
               "split_dataset": "tf.data pipelines"},
-    "config": {"disable_flash_attention": NOT_YET, "enable_flash_attention": NOT_YET,
-               "is_flash_attention_enabled": NOT_YET, "is_nnx_enabled": "Flax NNX",
+    "config": {"is_nnx_enabled": "Flax NNX",
                "set_backend": "the backend is always JAX"},
     "optimizers": {"Muon": NOT_YET,
                    "ScheduleFreeAdamW": NOT_YET, "MultiOptimizer": NOT_YET,
@@ -67,7 +66,7 @@ MODULES = ["", "layers", "activations", "initializers", "regularizers", "constra
            "ops.linalg", "ops.image", "preprocessing", "preprocessing.image",
            "preprocessing.sequence", "distribution", "applications", "applications.vgg16",
            "applications.vgg19", "applications.resnet", "applications.resnet50",
-           "applications.resnet_v2"]
+           "applications.resnet_v2", "optimizers.legacy"]
 # Keras modules without a kgraph counterpart yet (distillation, export,
 # quantizers, visualization, the scikit-learn wrappers, the legacy saving API; ``src`` is
 # Keras's implementation, not API).
