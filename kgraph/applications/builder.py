@@ -19,7 +19,8 @@ from kgraph.models.functional import Functional
 from kgraph.utils.data_utils import get_source_inputs
 from kgraph.utils.file_utils import get_file
 
-__all__ = ["channel_axis", "check_weights", "finish", "image_input", "pooled_or_classified"]
+__all__ = ["channel_axis", "check_weights", "correct_pad", "finish", "image_input",
+           "pooled_or_classified", "square_size"]
 
 WEIGHTS_ORIGIN = "https://storage.googleapis.com/tensorflow/keras-applications/"
 
@@ -48,6 +49,29 @@ def image_input(input_shape, input_tensor, include_top, weights, default_size=22
 def channel_axis() -> int:
     """The channels' axis of an image batch in the configured data format."""
     return 3 if config.image_data_format() == "channels_last" else 1
+
+
+def square_size(input_shape, input_tensor, sizes, default=224):
+    """The side of the square images a builder's weights were trained at, read from
+    ``input_shape`` (or ``input_tensor``'s shape): one of ``sizes``, else ``default``."""
+    shape = input_shape
+    if shape is None and input_tensor is not None:
+        shape = tuple(input_tensor.shape[1:])
+    if shape is None or len(shape) != 3:
+        return default
+    rows, cols = shape[1:] if config.image_data_format() == "channels_first" else shape[:2]
+    return rows if rows == cols and rows in sizes else default
+
+
+def correct_pad(x, kernel_size):
+    """The zero padding before a strided ``kernel_size`` convolution with "valid"
+    padding that gives "same"-like outputs on images of odd or even size (Keras's
+    ``imagenet_utils.correct_pad``)."""
+    axis = 2 if config.image_data_format() == "channels_first" else 1
+    size = x.shape[axis:axis + 2]
+    kernel = (kernel_size, kernel_size) if isinstance(kernel_size, int) else kernel_size
+    adjust = (1, 1) if size[0] is None else (1 - size[0] % 2, 1 - size[1] % 2)
+    return tuple((k // 2 - a, k // 2) for k, a in zip(kernel, adjust))
 
 
 def pooled_or_classified(x, include_top, pooling, classes, classifier_activation, weights,

@@ -31,7 +31,9 @@ def _named_layers(model):
 
 @pytest.mark.parametrize("builder,kwargs", [("VGG16", k) for k in _ARGUMENTS] + [
     ("VGG19", _ARGUMENTS[1])] + [("ResNet50", _ARGUMENTS[i]) for i in (1, 3)] + [
-    ("ResNet50V2", _ARGUMENTS[i]) for i in (2, 3)], ids=lambda v: v if isinstance(v, str) else ",".join(
+    ("ResNet50V2", _ARGUMENTS[i]) for i in (2, 3)] + [
+    ("MobileNetV2", _ARGUMENTS[2]), ("MobileNetV2", dict(
+        include_top=True, input_shape=(96, 96, 3), alpha=0.35, classes=7))], ids=lambda v: v if isinstance(v, str) else ",".join(
         f"{a}={b}" for a, b in v.items()))
 def test_a_builder_equals_keras(builder, kwargs, tmp_path):
     theirs = getattr(keras.applications, builder)(weights=None, **kwargs)
@@ -56,7 +58,8 @@ def test_deeper_builders_have_kerass_layers_and_parameters(builder):
     assert ours.count_params() == theirs.count_params() and ours.name == theirs.name
 
 
-@pytest.mark.parametrize("module", ["vgg16", "vgg19", "resnet", "resnet50", "resnet_v2"])
+@pytest.mark.parametrize("module", ["vgg16", "vgg19", "resnet", "resnet50", "resnet_v2",
+                                    "mobilenet_v2"])
 def test_preprocess_input_equals_keras(module):
     ours = getattr(kg.applications, module).preprocess_input(_IMAGES.copy())
     theirs = getattr(keras.applications, module).preprocess_input(_IMAGES.copy())
