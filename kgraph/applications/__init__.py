@@ -1,20 +1,21 @@
 """``keras.applications``: Keras's model builders, with Keras's layers, names, parameter
 counts and weight files (``weights=None``, ``"imagenet"`` from Keras's cache, or a local
 ``.h5`` / ``.weights.h5`` path). So far: VGG16, VGG19, ResNet50/101/152 and their V2s,
-MobileNetV2.
+MobileNetV2, DenseNet121/169/201.
 
 >>> import kgraph as kg
 >>> kg.applications.VGG19(weights=None, classes=10, input_shape=(32, 32, 3)).count_params()
 38947914
 """
 
-from kgraph.applications import (imagenet_utils, mobilenet_v2, resnet, resnet50, resnet_v2,
-                                 vgg16, vgg19)
+from kgraph.applications import (densenet, imagenet_utils, mobilenet_v2, resnet, resnet50,
+                                 resnet_v2, vgg16, vgg19)
+from kgraph.applications.densenet import DenseNet121, DenseNet169, DenseNet201
 from kgraph.applications.mobilenet_v2 import MobileNetV2
 from kgraph.applications.resnets import (ResNet50, ResNet50V2, ResNet101, ResNet101V2,
                                          ResNet152, ResNet152V2)
 from kgraph.applications.vgg import VGG16, VGG19
 
-__all__ = ["MobileNetV2", "ResNet50", "ResNet50V2", "ResNet101", "ResNet101V2", "ResNet152",
-           "ResNet152V2", "VGG16", "VGG19", "imagenet_utils", "mobilenet_v2", "resnet",
+__all__ = ["DenseNet121", "DenseNet169", "DenseNet201", "MobileNetV2", "ResNet50", "ResNet50V2", "ResNet101", "ResNet101V2", "ResNet152",
+           "ResNet152V2", "VGG16", "VGG19", "densenet", "imagenet_utils", "mobilenet_v2", "resnet",
            "resnet50", "resnet_v2", "vgg16", "vgg19"]

@@ -22,7 +22,8 @@ _ARGUMENTS = [dict(include_top=False, input_shape=(32, 32, 3)),
 
 
 # layers a builder leaves unnamed: each library numbers them by its own counter
-_NUMBERED = re.compile(r"(input_layer|max_pooling2d|global_(average|max)_pooling2d)(_\d+)?")
+_NUMBERED = re.compile(
+    r"(input_layer|max_pooling2d|zero_padding2d|global_(average|max)_pooling2d)(_\d+)?")
 
 
 def _named_layers(model):
@@ -33,7 +34,8 @@ def _named_layers(model):
     ("VGG19", _ARGUMENTS[1])] + [("ResNet50", _ARGUMENTS[i]) for i in (1, 3)] + [
     ("ResNet50V2", _ARGUMENTS[i]) for i in (2, 3)] + [
     ("MobileNetV2", _ARGUMENTS[2]), ("MobileNetV2", dict(
-        include_top=True, input_shape=(96, 96, 3), alpha=0.35, classes=7))], ids=lambda v: v if isinstance(v, str) else ",".join(
+        include_top=True, input_shape=(96, 96, 3), alpha=0.35, classes=7)),
+    ("DenseNet121", _ARGUMENTS[3])], ids=lambda v: v if isinstance(v, str) else ",".join(
         f"{a}={b}" for a, b in v.items()))
 def test_a_builder_equals_keras(builder, kwargs, tmp_path):
     theirs = getattr(keras.applications, builder)(weights=None, **kwargs)
@@ -49,7 +51,7 @@ def test_a_builder_equals_keras(builder, kwargs, tmp_path):
                                rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.parametrize("builder", ["ResNet101", "ResNet152V2"])
+@pytest.mark.parametrize("builder", ["ResNet101", "ResNet152V2", "DenseNet201"])
 def test_deeper_builders_have_kerass_layers_and_parameters(builder):
     kwargs = dict(weights=None, include_top=False, input_shape=(32, 32, 3), pooling="avg")
     ours = getattr(kg.applications, builder)(**kwargs)
@@ -59,7 +61,7 @@ def test_deeper_builders_have_kerass_layers_and_parameters(builder):
 
 
 @pytest.mark.parametrize("module", ["vgg16", "vgg19", "resnet", "resnet50", "resnet_v2",
-                                    "mobilenet_v2"])
+                                    "mobilenet_v2", "densenet"])
 def test_preprocess_input_equals_keras(module):
     ours = getattr(kg.applications, module).preprocess_input(_IMAGES.copy())
     theirs = getattr(keras.applications, module).preprocess_input(_IMAGES.copy())
