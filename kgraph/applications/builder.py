@@ -74,14 +74,19 @@ def correct_pad(x, kernel_size):
     return tuple((k // 2 - a, k // 2) for k, a in zip(kernel, adjust))
 
 
+_SAME = object()
+
+
 def pooled_or_classified(x, include_top, pooling, classes, classifier_activation, weights,
-                         pool_names=(None, None)):
+                         pool_names=(None, None), top_pool_name=_SAME):
     """The end of a convolutional builder: global average pooling and the ``predictions``
     classifier with the top, else the features pooled as ``pooling`` says (``"avg"``,
     ``"max"`` or None), with Keras's layer names (``pool_names``: the average and max
-    pooling layers' names)."""
+    pooling layers' names; ``top_pool_name``: the top's pooling's, by default the
+    average one's)."""
     if include_top:
-        x = GlobalAveragePooling2D(name=pool_names[0])(x)
+        name = pool_names[0] if top_pool_name is _SAME else top_pool_name
+        x = GlobalAveragePooling2D(name=name)(x)
         imagenet_utils.validate_activation(classifier_activation, weights)
         return Dense(classes, activation=classifier_activation, name="predictions")(x)
     if pooling == "avg":
