@@ -36,7 +36,10 @@ def _named_layers(model):
     ("ResNet50V2", _ARGUMENTS[i]) for i in (2, 3)] + [
     ("MobileNetV2", _ARGUMENTS[2]), ("MobileNetV2", dict(
         include_top=True, input_shape=(96, 96, 3), alpha=0.35, classes=7)),
-    ("DenseNet121", _ARGUMENTS[3]), ("Xception", dict(include_top=False,
+    ("DenseNet121", _ARGUMENTS[3]), ("MobileNet", dict(
+        include_top=True, input_shape=(128, 128, 3), alpha=0.25, depth_multiplier=2,
+        classes=7)),
+    ("Xception", dict(include_top=False,
                                                       input_shape=(71, 80, 3)))], ids=lambda v: v if isinstance(v, str) else ",".join(
         f"{a}={b}" for a, b in v.items()))
 def test_a_builder_equals_keras(builder, kwargs, tmp_path):
@@ -63,7 +66,7 @@ def test_deeper_builders_have_kerass_layers_and_parameters(builder):
 
 
 @pytest.mark.parametrize("module", ["vgg16", "vgg19", "resnet", "resnet50", "resnet_v2",
-                                    "mobilenet_v2", "densenet", "xception"])
+                                    "mobilenet", "mobilenet_v2", "densenet", "xception"])
 def test_preprocess_input_equals_keras(module):
     ours = getattr(kg.applications, module).preprocess_input(_IMAGES.copy())
     theirs = getattr(keras.applications, module).preprocess_input(_IMAGES.copy())
