@@ -54,7 +54,7 @@ MISSING = {
         "EfficientNetB2", "EfficientNetB3", "EfficientNetB4", "EfficientNetB5",
         "EfficientNetB6", "EfficientNetB7", "EfficientNetV2B0", "EfficientNetV2B1",
         "EfficientNetV2B2", "EfficientNetV2B3", "EfficientNetV2L", "EfficientNetV2M",
-        "EfficientNetV2S", "InceptionResNetV2", "InceptionV3",
+        "EfficientNetV2S", "InceptionResNetV2",
         "MobileNetV3Large", "MobileNetV3Small", "NASNetLarge", "NASNetMobile"]},
     "ops.image": {"elastic_transform": NOT_YET, "extract_patches_3d": NOT_YET,
                   "perspective_transform": NOT_YET, "scale_and_translate": NOT_YET},
@@ -67,7 +67,8 @@ MODULES = ["", "layers", "activations", "initializers", "regularizers", "constra
            "preprocessing.sequence", "distribution", "applications", "applications.vgg16",
            "applications.vgg19", "applications.resnet", "applications.resnet50",
            "applications.resnet_v2", "applications.mobilenet", "applications.mobilenet_v2",
-           "applications.densenet", "applications.xception", "optimizers.legacy"]
+           "applications.densenet", "applications.xception", "applications.inception_v3",
+           "optimizers.legacy"]
 # Keras modules without a kgraph counterpart yet (distillation, export,
 # quantizers, visualization, the scikit-learn wrappers, the legacy saving API; ``src`` is
 # Keras's implementation, not API).

@@ -23,8 +23,8 @@ _ARGUMENTS = [dict(include_top=False, input_shape=(32, 32, 3)),
 
 # layers a builder leaves unnamed: each library numbers them by its own counter
 _NUMBERED = re.compile(
-    r"(input_layer|max_pooling2d|zero_padding2d|global_(average|max)_pooling2d|conv2d|"
-    r"batch_normalization|add)(_\d+)?")
+    r"(input_layer|(max|average)_pooling2d|zero_padding2d|global_(average|max)_pooling2d|"
+    r"conv2d|batch_normalization|add|activation|concatenate)(_\d+)?")
 
 
 def _named_layers(model):
@@ -39,6 +39,7 @@ def _named_layers(model):
     ("DenseNet121", _ARGUMENTS[3]), ("MobileNet", dict(
         include_top=True, input_shape=(128, 128, 3), alpha=0.25, depth_multiplier=2,
         classes=7)),
+    ("InceptionV3", dict(include_top=False, input_shape=(75, 80, 3), pooling="avg")),
     ("Xception", dict(include_top=False,
                                                       input_shape=(71, 80, 3)))], ids=lambda v: v if isinstance(v, str) else ",".join(
         f"{a}={b}" for a, b in v.items()))
@@ -66,7 +67,8 @@ def test_deeper_builders_have_kerass_layers_and_parameters(builder):
 
 
 @pytest.mark.parametrize("module", ["vgg16", "vgg19", "resnet", "resnet50", "resnet_v2",
-                                    "mobilenet", "mobilenet_v2", "densenet", "xception"])
+                                    "mobilenet", "mobilenet_v2", "densenet", "xception",
+                                    "inception_v3"])
 def test_preprocess_input_equals_keras(module):
     ours = getattr(kg.applications, module).preprocess_input(_IMAGES.copy())
     theirs = getattr(keras.applications, module).preprocess_input(_IMAGES.copy())
