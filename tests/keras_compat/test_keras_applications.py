@@ -31,18 +31,18 @@ def _named_layers(model):
     return [layer.name for layer in model.layers if not _NUMBERED.fullmatch(layer.name)]
 
 
-@pytest.mark.parametrize("builder,kwargs", [("VGG16", k) for k in _ARGUMENTS] + [
-    ("VGG19", _ARGUMENTS[1])] + [("ResNet50", _ARGUMENTS[i]) for i in (1, 3)] + [
-    ("ResNet50V2", _ARGUMENTS[i]) for i in (2, 3)] + [
-    ("MobileNetV2", _ARGUMENTS[2]), ("MobileNetV2", dict(
-        include_top=True, input_shape=(96, 96, 3), alpha=0.35, classes=7)),
-    ("DenseNet121", _ARGUMENTS[3]), ("MobileNet", dict(
-        include_top=True, input_shape=(128, 128, 3), alpha=0.25, depth_multiplier=2,
-        classes=7)),
+_BUILDS = [("VGG16", k) for k in _ARGUMENTS] + [
+    ("VGG19", _ARGUMENTS[1]), ("ResNet50", _ARGUMENTS[1]), ("ResNet50V2", _ARGUMENTS[3]),
+    ("MobileNetV2", dict(include_top=True, input_shape=(96, 96, 3), alpha=0.35, classes=7)),
+    ("DenseNet121", _ARGUMENTS[3]),
+    ("MobileNet", dict(include_top=True, input_shape=(128, 128, 3), alpha=0.25,
+                       depth_multiplier=2, classes=7)),
     ("InceptionV3", dict(include_top=False, input_shape=(75, 80, 3), pooling="avg")),
-    ("Xception", dict(include_top=False,
-                                                      input_shape=(71, 80, 3)))], ids=lambda v: v if isinstance(v, str) else ",".join(
-        f"{a}={b}" for a, b in v.items()))
+    ("Xception", dict(include_top=False, input_shape=(71, 80, 3)))]
+
+
+@pytest.mark.parametrize("builder,kwargs", _BUILDS, ids=lambda v: v if isinstance(v, str)
+                         else ",".join(f"{a}={b}" for a, b in v.items()))
 def test_a_builder_equals_keras(builder, kwargs, tmp_path):
     theirs = getattr(keras.applications, builder)(weights=None, **kwargs)
     path = str(tmp_path / "keras.weights.h5")
@@ -57,7 +57,7 @@ def test_a_builder_equals_keras(builder, kwargs, tmp_path):
                                rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.parametrize("builder", ["ResNet101", "ResNet152V2", "DenseNet201"])
+@pytest.mark.parametrize("builder", ["ResNet152V2", "DenseNet201"])
 def test_deeper_builders_have_kerass_layers_and_parameters(builder):
     kwargs = dict(weights=None, include_top=False, input_shape=(32, 32, 3), pooling="avg")
     ours = getattr(kg.applications, builder)(**kwargs)
