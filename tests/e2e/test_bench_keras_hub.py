@@ -29,3 +29,4 @@ def test_quick_runs_scan_under_kgraph_and_report_every_figure():
     assert results["kgraph, remat", 4]["temp"] < results["kgraph", 4]["temp"]
     table = bench_keras_hub.report(results, (4, 4))
     assert "| kgraph | 4 (4 scanned) |" in table and "| Keras 3 | 4 (0 scanned) |" in table
+    assert table.count("\n| ") == 2 * len(bench_keras_hub.CASES)  # a row per case, depth
