@@ -96,17 +96,17 @@ def pooled_or_classified(x, include_top, pooling, classes, classifier_activation
     return x
 
 
-def finish(inputs, input_tensor, outputs, name, weights, include_top, files, subdir):
+def finish(inputs, input_tensor, outputs, name, weights, include_top, files, origin):
     """The model from ``inputs`` (or the inputs ``input_tensor`` comes from) to
     ``outputs``, with its weights loaded: ``files`` are Keras's ``(file name, md5)`` with
-    the top and without it, under ``WEIGHTS_ORIGIN + subdir``."""
+    the top and without it, published under the URL ``origin``."""
     if input_tensor is not None:
         inputs = get_source_inputs(input_tensor)
     model = Functional(inputs, outputs, name=name)
     if weights == "imagenet":
         file_name, md5 = files[0 if include_top else 1]
-        weights = get_file(file_name, f"{WEIGHTS_ORIGIN}{subdir}/{file_name}",
-                           cache_subdir="models", file_hash=md5)
+        weights = get_file(file_name, origin + file_name, cache_subdir="models",
+                           file_hash=md5)
     if weights is not None:
         model.load_weights(weights)
     return model

@@ -77,7 +77,7 @@ def build_densenet(kind, include_top=True, weights="imagenet", input_tensor=None
     files = tuple((f"{kind}_weights_tf_dim_ordering_tf_kernels{end}.h5", md5)
                   for end, md5 in zip(("", "_notop"), hashes))
     return builder.finish(inputs, input_tensor, x, name or kind, weights, include_top, files,
-                          "densenet")
+                          f"{builder.WEIGHTS_ORIGIN}densenet/")
 
 
 def _builder(kind):

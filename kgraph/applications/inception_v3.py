@@ -100,7 +100,7 @@ def InceptionV3(include_top=True, weights="imagenet", input_tensor=None, input_s
     files = tuple((f"inception_v3_weights_tf_dim_ordering_tf_kernels{end}.h5", md5)
                   for end, md5 in zip(("", "_notop"), _HASHES))
     return builder.finish(inputs, input_tensor, x, name, weights, include_top, files,
-                          "inception_v3")
+                          f"{builder.WEIGHTS_ORIGIN}inception_v3/")
 
 
 def preprocess_input(x, data_format=None):

@@ -82,7 +82,8 @@ def MobileNet(input_shape=None, alpha=1.0, depth_multiplier=1, dropout=1e-3,  # 
     stem = f"mobilenet_{_ALPHAS.get(alpha, '2_5')}_{rows}_tf"
     files = ((f"{stem}.h5", None), (f"{stem}_no_top.h5", None))
     return builder.finish(inputs, input_tensor, x, name or f"mobilenet_{alpha:0.2f}_{rows}",
-                          weights, include_top, files, "mobilenet")
+                          weights, include_top, files,
+                          f"{builder.WEIGHTS_ORIGIN}mobilenet/")
 
 
 def preprocess_input(x, data_format=None):

@@ -95,7 +95,8 @@ def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet
     stem = f"mobilenet_v2_weights_tf_dim_ordering_tf_kernels_{float(alpha)}_{rows}"
     files = ((f"{stem}.h5", None), (f"{stem}_no_top.h5", None))
     return builder.finish(inputs, input_tensor, x, name or f"mobilenetv2_{alpha:0.2f}_{rows}",
-                          weights, include_top, files, "mobilenet_v2")
+                          weights, include_top, files,
+                          f"{builder.WEIGHTS_ORIGIN}mobilenet_v2/")
 
 
 def preprocess_input(x, data_format=None):

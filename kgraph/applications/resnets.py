@@ -104,7 +104,7 @@ def build_resnet(depth, v2, include_top=True, weights="imagenet", input_tensor=N
     files = tuple((f"{kind}_weights_tf_dim_ordering_tf_kernels{end}.h5", md5)
                   for end, md5 in zip(("", "_notop"), _HASHES[kind]))
     return builder.finish(inputs, input_tensor, x, name or kind, weights, include_top, files,
-                          "resnet")
+                          f"{builder.WEIGHTS_ORIGIN}resnet/")
 
 
 def _builder(depth, v2):

@@ -50,7 +50,7 @@ def build_vgg(kind, include_top=True, weights="imagenet", input_tensor=None,
         x = builder.pooled_or_classified(x, False, pooling, classes, classifier_activation,
                                          weights)
     return builder.finish(inputs, input_tensor, x, name or kind, weights, include_top,
-                          _WEIGHTS[kind], kind)
+                          _WEIGHTS[kind], f"{builder.WEIGHTS_ORIGIN}{kind}/")
 
 
 def VGG16(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,  # noqa: N802 - Keras's name

@@ -74,7 +74,7 @@ def Xception(include_top=True, weights="imagenet", input_tensor=None, input_shap
     files = tuple((f"xception_weights_tf_dim_ordering_tf_kernels{end}.h5", md5)
                   for end, md5 in zip(("", "_notop"), _HASHES))
     return builder.finish(inputs, input_tensor, x, name, weights, include_top, files,
-                          "xception")
+                          f"{builder.WEIGHTS_ORIGIN}xception/")
 
 
 def preprocess_input(x, data_format=None):

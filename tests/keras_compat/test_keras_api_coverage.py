@@ -50,9 +50,7 @@ MISSING = {
                       "text_dataset_from_directory": "tf.data pipelines"},
     "applications": {name: "more application builders: " + NOT_YET for name in [
         "ConvNeXtBase", "ConvNeXtLarge", "ConvNeXtSmall", "ConvNeXtTiny", "ConvNeXtXLarge",
-        "EfficientNetB0", "EfficientNetB1",
-        "EfficientNetB2", "EfficientNetB3", "EfficientNetB4", "EfficientNetB5",
-        "EfficientNetB6", "EfficientNetB7", "EfficientNetV2B0", "EfficientNetV2B1",
+        "EfficientNetV2B0", "EfficientNetV2B1",
         "EfficientNetV2B2", "EfficientNetV2B3", "EfficientNetV2L", "EfficientNetV2M",
         "EfficientNetV2S", "InceptionResNetV2",
         "MobileNetV3Large", "MobileNetV3Small", "NASNetLarge", "NASNetMobile"]},
@@ -68,7 +66,7 @@ MODULES = ["", "layers", "activations", "initializers", "regularizers", "constra
            "applications.vgg19", "applications.resnet", "applications.resnet50",
            "applications.resnet_v2", "applications.mobilenet", "applications.mobilenet_v2",
            "applications.densenet", "applications.xception", "applications.inception_v3",
-           "optimizers.legacy"]
+           "applications.efficientnet", "optimizers.legacy"]
 # Keras modules without a kgraph counterpart yet (distillation, export,
 # quantizers, visualization, the scikit-learn wrappers, the legacy saving API; ``src`` is
 # Keras's implementation, not API).

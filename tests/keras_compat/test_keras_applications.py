@@ -24,7 +24,7 @@ _ARGUMENTS = [dict(include_top=False, input_shape=(32, 32, 3)),
 # layers a builder leaves unnamed: each library numbers them by its own counter
 _NUMBERED = re.compile(
     r"(input_layer|(max|average)_pooling2d|zero_padding2d|global_(average|max)_pooling2d|"
-    r"conv2d|batch_normalization|add|activation|concatenate)(_\d+)?")
+    r"conv2d|batch_normalization|add|activation|concatenate|rescaling|normalization)(_\d+)?")
 
 
 def _named_layers(model):
@@ -38,7 +38,8 @@ _BUILDS = [("VGG16", k) for k in _ARGUMENTS] + [
     ("MobileNet", dict(include_top=True, input_shape=(128, 128, 3), alpha=0.25,
                        depth_multiplier=2, classes=7)),
     ("InceptionV3", dict(include_top=False, input_shape=(75, 80, 3), pooling="avg")),
-    ("Xception", dict(include_top=False, input_shape=(71, 80, 3)))]
+    ("Xception", dict(include_top=False, input_shape=(71, 80, 3))),
+    ("EfficientNetB0", dict(include_top=True, input_shape=(33, 40, 3), classes=4))]
 
 
 @pytest.mark.parametrize("builder,kwargs", _BUILDS, ids=lambda v: v if isinstance(v, str)
@@ -57,7 +58,7 @@ def test_a_builder_equals_keras(builder, kwargs, tmp_path):
                                rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.parametrize("builder", ["ResNet152V2", "DenseNet169"])
+@pytest.mark.parametrize("builder", ["ResNet152V2", "DenseNet169", "EfficientNetB3"])
 def test_deeper_builders_have_kerass_layers_and_parameters(builder):
     kwargs = dict(weights=None, include_top=False, input_shape=(32, 32, 3), pooling="avg")
     ours = getattr(kg.applications, builder)(**kwargs)
@@ -68,7 +69,7 @@ def test_deeper_builders_have_kerass_layers_and_parameters(builder):
 
 @pytest.mark.parametrize("module", ["vgg16", "vgg19", "resnet", "resnet50", "resnet_v2",
                                     "mobilenet", "mobilenet_v2", "densenet", "xception",
-                                    "inception_v3"])
+                                    "inception_v3", "efficientnet"])
 def test_preprocess_input_equals_keras(module):
     ours = getattr(kg.applications, module).preprocess_input(_IMAGES.copy())
     theirs = getattr(keras.applications, module).preprocess_input(_IMAGES.copy())
