@@ -50,7 +50,7 @@ def _transition(x, name):
     return AveragePooling2D(2, strides=2, name=f"{name}_pool")(x)
 
 
-def build_densenet(kind, include_top=True, weights="imagenet", input_tensor=None,
+def _build_densenet(kind, include_top=True, weights="imagenet", input_tensor=None,
                    input_shape=None, pooling=None, classes=1000,
                    classifier_activation="softmax", name=None):
     """The ``kind`` ("densenet121", "densenet169" or "densenet201") network, as Keras
@@ -83,7 +83,7 @@ def build_densenet(kind, include_top=True, weights="imagenet", input_tensor=None
 def _builder(kind):
     def build(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,
               pooling=None, classes=1000, classifier_activation="softmax", name=kind):
-        return build_densenet(kind, include_top, weights, input_tensor, input_shape, pooling,
+        return _build_densenet(kind, include_top, weights, input_tensor, input_shape, pooling,
                               classes, classifier_activation, name)
 
     build.__name__ = build.__qualname__ = f"DenseNet{kind[len('densenet'):]}"

@@ -93,7 +93,7 @@ def _block(inputs, kernel, filters_in, filters_out, expansion, strides, drop_rat
     return x
 
 
-def build_efficientnet(variant, include_top=True, weights="imagenet", input_tensor=None,
+def _build_efficientnet(variant, include_top=True, weights="imagenet", input_tensor=None,
                        input_shape=None, pooling=None, classes=1000,
                        classifier_activation="softmax", name=None, drop_connect_rate=0.2,
                        depth_divisor=8, activation="swish"):
@@ -155,7 +155,7 @@ def _builder(variant):
 
     def build(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,
               pooling=None, classes=1000, classifier_activation="softmax", name=kind):
-        return build_efficientnet(variant, include_top, weights, input_tensor, input_shape,
+        return _build_efficientnet(variant, include_top, weights, input_tensor, input_shape,
                                   pooling, classes, classifier_activation, name)
 
     build.__name__ = build.__qualname__ = f"EfficientNet{variant.upper()}"

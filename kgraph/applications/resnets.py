@@ -83,7 +83,7 @@ def _stacks_v2(x, depths):
     return x
 
 
-def build_resnet(depth, v2, include_top=True, weights="imagenet", input_tensor=None,
+def _build_resnet(depth, v2, include_top=True, weights="imagenet", input_tensor=None,
                  input_shape=None, pooling=None, classes=1000,
                  classifier_activation="softmax", name=None):
     """ResNet``depth`` ("50", "101" or "152"; V2 if ``v2``), as Keras builds it."""
@@ -112,7 +112,7 @@ def _builder(depth, v2):
 
     def build(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,
               pooling=None, classes=1000, classifier_activation="softmax", name=kind):
-        return build_resnet(depth, v2, include_top, weights, input_tensor, input_shape,
+        return _build_resnet(depth, v2, include_top, weights, input_tensor, input_shape,
                             pooling, classes, classifier_activation, name)
 
     build.__name__ = build.__qualname__ = f"ResNet{depth}{'V2' if v2 else ''}"
