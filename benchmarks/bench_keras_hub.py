@@ -131,7 +131,7 @@ def report(results, depths) -> str:
     shallow, deep = depths
     lines = [f"| system | blocks | train step compile | vs {shallow} blocks | vs Keras | step "
              "| vs Keras | temporaries | arguments |", "|---|---|---|---|---|---|---|---|---|"]
-    for name, _, _ in CASES:
+    for name in dict.fromkeys(name for name, _ in results):  # the cases measured
         for depth in depths:
             figures, keras = results[name, depth], results["Keras 3", depth]
             lines.append(
