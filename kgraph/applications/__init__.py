@@ -1,17 +1,19 @@
 """``keras.applications``: Keras's model builders, with Keras's layers, names, parameter
 counts and weight files (``weights=None``, ``"imagenet"`` from Keras's cache, or a local
 ``.h5`` / ``.weights.h5`` path). So far: VGG16, VGG19, ResNet50/101/152 and their V2s,
-MobileNet, MobileNetV2, DenseNet121/169/201, Xception, InceptionV3 and
-EfficientNetB0 to B7.
+MobileNet, MobileNetV2, DenseNet121/169/201, Xception, InceptionV3,
+EfficientNetB0 to B7 and ConvNeXt Tiny to XLarge.
 
 >>> import kgraph as kg
 >>> kg.applications.VGG19(weights=None, classes=10, input_shape=(32, 32, 3)).count_params()
 38947914
 """
 
-from kgraph.applications import (densenet, efficientnet, imagenet_utils, inception_v3,
+from kgraph.applications import (convnext, densenet, efficientnet, imagenet_utils, inception_v3,
                                  mobilenet, mobilenet_v2, resnet, resnet50, resnet_v2, vgg16,
                                  vgg19, xception)
+from kgraph.applications.convnext import (ConvNeXtBase, ConvNeXtLarge, ConvNeXtSmall,
+                                          ConvNeXtTiny, ConvNeXtXLarge)
 from kgraph.applications.densenet import DenseNet121, DenseNet169, DenseNet201
 from kgraph.applications.efficientnet import (EfficientNetB0, EfficientNetB1, EfficientNetB2,
                                               EfficientNetB3, EfficientNetB4, EfficientNetB5,
@@ -24,9 +26,10 @@ from kgraph.applications.resnets import (ResNet50, ResNet50V2, ResNet101, ResNet
 from kgraph.applications.vgg import VGG16, VGG19
 from kgraph.applications.xception import Xception
 
-__all__ = ["DenseNet121", "DenseNet169", "DenseNet201", "EfficientNetB0", "EfficientNetB1",
+__all__ = ["ConvNeXtBase", "ConvNeXtLarge", "ConvNeXtSmall", "ConvNeXtTiny", "ConvNeXtXLarge",
+           "DenseNet121", "DenseNet169", "DenseNet201", "EfficientNetB0", "EfficientNetB1",
            "EfficientNetB2", "EfficientNetB3", "EfficientNetB4", "EfficientNetB5",
            "EfficientNetB6", "EfficientNetB7", "InceptionV3", "MobileNet", "MobileNetV2",
            "ResNet50", "ResNet50V2", "ResNet101", "ResNet101V2", "ResNet152", "ResNet152V2",
-           "VGG16", "VGG19", "Xception", "densenet", "efficientnet", "imagenet_utils",
+           "VGG16", "VGG19", "Xception", "convnext", "densenet", "efficientnet", "imagenet_utils",
            "inception_v3", "mobilenet", "mobilenet_v2", "resnet", "resnet50", "resnet_v2", "vgg16", "vgg19", "xception"]

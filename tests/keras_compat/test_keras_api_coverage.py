@@ -49,7 +49,6 @@ MISSING = {
     "preprocessing": {"image_dataset_from_directory": "tf.data pipelines",
                       "text_dataset_from_directory": "tf.data pipelines"},
     "applications": {name: "more application builders: " + NOT_YET for name in [
-        "ConvNeXtBase", "ConvNeXtLarge", "ConvNeXtSmall", "ConvNeXtTiny", "ConvNeXtXLarge",
         "EfficientNetV2B0", "EfficientNetV2B1",
         "EfficientNetV2B2", "EfficientNetV2B3", "EfficientNetV2L", "EfficientNetV2M",
         "EfficientNetV2S", "InceptionResNetV2",
@@ -66,7 +65,7 @@ MODULES = ["", "layers", "activations", "initializers", "regularizers", "constra
            "applications.vgg19", "applications.resnet", "applications.resnet50",
            "applications.resnet_v2", "applications.mobilenet", "applications.mobilenet_v2",
            "applications.densenet", "applications.xception", "applications.inception_v3",
-           "applications.efficientnet", "optimizers.legacy"]
+           "applications.efficientnet", "applications.convnext", "optimizers.legacy"]
 # Keras modules without a kgraph counterpart yet (distillation, export,
 # quantizers, visualization, the scikit-learn wrappers, the legacy saving API; ``src`` is
 # Keras's implementation, not API).

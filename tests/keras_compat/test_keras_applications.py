@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import kgraph as kg
+from kgraph.ops.registry import Operation
 
 _IMAGES = np.random.default_rng(0).uniform(0, 255, size=(2, 32, 32, 3)).astype("float32")
 _ARGUMENTS = [dict(include_top=False, input_shape=(32, 32, 3)),
@@ -31,6 +32,12 @@ def _named_layers(model):
     return [layer.name for layer in model.layers if not _NUMBERED.fullmatch(layer.name)]
 
 
+def _layer_count(model):
+    """Layers, not operations (``x + y`` on symbolic tensors): Keras's ``model.layers``
+    leaves operations out, kgraph's lists them."""
+    return sum(not isinstance(layer, Operation) for layer in model.layers)
+
+
 _BUILDS = [("VGG16", k) for k in _ARGUMENTS] + [
     ("VGG19", _ARGUMENTS[1]), ("ResNet50", _ARGUMENTS[1]), ("ResNet50V2", _ARGUMENTS[3]),
     ("MobileNetV2", dict(include_top=True, input_shape=(96, 96, 3), alpha=0.35, classes=7)),
@@ -39,7 +46,8 @@ _BUILDS = [("VGG16", k) for k in _ARGUMENTS] + [
                        depth_multiplier=2, classes=7)),
     ("InceptionV3", dict(include_top=False, input_shape=(75, 80, 3), pooling="avg")),
     ("Xception", dict(include_top=False, input_shape=(71, 80, 3))),
-    ("EfficientNetB0", dict(include_top=True, input_shape=(33, 40, 3), classes=4))]
+    ("EfficientNetB0", dict(include_top=True, input_shape=(33, 40, 3), classes=4)),
+    ("ConvNeXtTiny", dict(include_top=False, input_shape=(32, 32, 3), pooling="avg"))]
 
 
 @pytest.mark.parametrize("builder,kwargs", _BUILDS, ids=lambda v: v if isinstance(v, str)
@@ -49,8 +57,8 @@ def test_a_builder_equals_keras(builder, kwargs, tmp_path):
     path = str(tmp_path / "keras.weights.h5")
     theirs.save_weights(path)
     ours = getattr(kg.applications, builder)(weights=path, **kwargs)
-    assert _named_layers(ours) == _named_layers(theirs) and len(ours.layers) == len(
-        theirs.layers)
+    assert _named_layers(ours) == _named_layers(theirs)
+    assert _layer_count(ours) == len(theirs.layers)
     assert ours.count_params() == theirs.count_params()
     assert ours.output_shape == theirs.output_shape
     images = np.random.default_rng(1).uniform(0, 255, size=(2, *kwargs["input_shape"]))
@@ -69,7 +77,7 @@ def test_deeper_builders_have_kerass_layers_and_parameters(builder):
 
 @pytest.mark.parametrize("module", ["vgg16", "vgg19", "resnet", "resnet50", "resnet_v2",
                                     "mobilenet", "mobilenet_v2", "densenet", "xception",
-                                    "inception_v3", "efficientnet"])
+                                    "inception_v3", "efficientnet", "convnext"])
 def test_preprocess_input_equals_keras(module):
     ours = getattr(kg.applications, module).preprocess_input(_IMAGES.copy())
     theirs = getattr(keras.applications, module).preprocess_input(_IMAGES.copy())
@@ -115,3 +123,20 @@ def test_bad_arguments_are_refused():
         kg.applications.VGG16(weights="no/such/file.h5")
     with pytest.raises(ValueError, match="at least 32x32"):
         kg.applications.VGG16(weights=None, include_top=False, input_shape=(16, 16, 3))
+
+
+def test_convnext_stochastic_depth_drops_whole_samples_in_training_only():
+    import jax
+
+    from kgraph.applications.convnext import LayerScale, StochasticDepth
+    x = np.ones((64, 2, 2, 3), "float32")
+    depth = StochasticDepth(0.25)
+    dropped = np.asarray(depth(x, training=True, key=jax.random.PRNGKey(0)))
+    per_sample = dropped.reshape(64, -1)
+    assert set(np.unique(per_sample.min(axis=1))) <= {0.0, np.float32(1) / np.float32(0.75)}
+    assert (per_sample.min(axis=1) == per_sample.max(axis=1)).all()  # whole samples
+    assert 0 < (per_sample[:, 0] == 0).sum() < 64
+    np.testing.assert_array_equal(np.asarray(depth(x)), x)  # inference: the identity
+    scale = LayerScale(0.5, 3)
+    np.testing.assert_allclose(np.asarray(scale(x)), x * 0.5)
+    assert scale.get_config()["projection_dim"] == 3
