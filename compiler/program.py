@@ -68,7 +68,11 @@ class Program:
         with structure_read_once():  # the passes below read the graph, never change it
             self._entries = weight_entries(model)
             self._signature = graph_signature(model, self._entries)
-            self.block_runs = scan_blocks_lib.find_runs(model) if scan_blocks else []
+            # runs only where the interpreter walks the graph (a model whose call is its own
+            # code runs as it is written)
+            self.block_runs = (scan_blocks_lib.find_runs(model)
+                               if scan_blocks and scan_blocks_lib.runs_its_graph(model)
+                               else [])
             self.stacked_runs = stacking.plan(self._entries, self.block_runs)
         # What the interpreter runs: the graph's nodes in order, the proven runs scanned
         # (None for a model whose call is its own code: it runs as it is written); and
@@ -338,12 +342,15 @@ class _Values(dict):
 
 
 def _new_stacked(ctx, values, run, index, scanned):
-    """The new value of a stacked state weight: what the scan assigned, else each
-    block's own (a run that did not scan), else the value it had."""
-    if index in scanned:
-        return scanned[index]
+    """The new value of a stacked state weight: each block's last assignment in the run
+    (the scan's stacked value when it is the last for every block), else the value it
+    had."""
     variables = [block[index].variable for block in run.entries]
     new = [ctx.weights.assignments.get(id(v)) for v in variables]
+    if index in scanned and all(
+            value is not None and value is ctx.weights.scan_slices.get(id(v))
+            for v, value in zip(variables, new)):
+        return scanned[index]
     if all(value is None for value in new):
         return values.lazy[id(variables[0])][0]
     return jnp.stack([value if value is not None else values.get(id(v))

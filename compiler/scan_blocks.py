@@ -157,7 +157,7 @@ def _find_in(model, prefix, used_outside, min_repeats, runs, seen) -> None:
     def close(current, carry):
         if len(current) >= min_repeats:
             chunks = [current[i:i + MAX_BLOCKS] for i in range(0, len(current), MAX_BLOCKS)]
-            runs.extend(BlockRun(chunk, carry, model, prefix) for chunk in chunks
+            runs.extend(BlockRun(chunk, carry or 0, model, prefix) for chunk in chunks
                         if len(chunk) >= min_repeats)
 
     current, first, carry = [], None, None

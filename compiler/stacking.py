@@ -133,12 +133,19 @@ def plan(entries, runs) -> list[StackedRun]:
             blocks = {(*prefix, name) for name in names}
             if (same and len({p for p, _ in layout}) == len(layout) and not others
                     and constraints_agree
-                    and (*prefix, key) not in by_block and not taken & blocks):
+                    and (*prefix, key) not in by_block and not _overlap(blocks, taken)):
                 taken.update(blocks)
                 _BLOCK_NAMES.setdefault(key, set()).add(names)
                 stacked.append(StackedRun(key, names, layout, tuple(per_block),
                                           run.nodes[0], prefix))
     return stacked
+
+
+def _overlap(blocks, taken) -> bool:
+    """Whether a block path is, holds or lies inside one already stacked (a run inside
+    the blocks of a stacked run stays as it is)."""
+    return any(block[:len(other)] == other or other[:len(block)] == block
+               for block in blocks for other in taken)
 
 
 def _stack_leaves(leaves, where=None):
@@ -198,7 +205,7 @@ def stack_tree(runs, tree: dict, combine: Callable = _stack_leaves) -> dict:
     whose blocks are absent from ``tree`` are left alone."""
     out = tree
     for run in runs:
-        if not any(_get(tree, (*run.prefix, name)) is not None for name in run.layers):
+        if not any(_get(out, (*run.prefix, name)) is not None for name in run.layers):
             continue
         out, level = _copied_down(out, run.prefix)
         missing = [name for name in run.layers if name not in level]

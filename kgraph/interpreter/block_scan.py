@@ -212,7 +212,13 @@ def run_scanned(nodes, inputs, carry, runner, training):
         return None
     if traces is None:
         return None
-    stacked = parent.weights.stacked.get(id(template))  # the stacked layout's own arrays
+    # The stacked layout's own arrays, unless this run already assigned some block's weight
+    # (the run's blocks called before, e.g. a nested model called twice): then each
+    # block's current value, as the unrolled walk reads it.
+    stacked = parent.weights.stacked.get(id(template))
+    if stacked is not None and any(parent.weights.assignment(v) is not None
+                                   for node in nodes for v in node.layer.weights):
+        stacked = None
     if stacked is None:
         stacked = [_stack(column) for column in zip(*[[v.value for v in node.layer.weights]
                                                       for node in nodes])]
@@ -239,7 +245,10 @@ def run_scanned(nodes, inputs, carry, runner, training):
         if values is None:
             continue
         for block, node in enumerate(nodes):
-            node.layer.weights[i].assign(values[block])
+            variable = node.layer.weights[i]
+            variable.assign(values[block])
+            # the stacked value above stands for this assignment until another replaces it
+            parent.weights.scan_slices[id(variable)] = parent.weights.assignment(variable)
     for trace in traces:  # the key counts the unrolled blocks would leave
         parent.keys.counts.update(trace.key_counts)
     parent.losses.append(jnp.sum(losses))

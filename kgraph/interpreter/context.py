@@ -63,12 +63,23 @@ class Weights:
         self.assignments: dict[int, Any] = {}
         self.assigned: dict[int, Any] = {}  # id -> Variable, for the assignments above
         # id(first node of a run) -> its blocks' weights, stacked (``compiler.stacking``),
-        # and -> {weight index: new stacked value} of the state the scan assigned
+        # and -> {weight index: new stacked value} of the state the scan assigned; with
+        # id(variable) -> the slice of it the last scan assigned to that block's variable
         self.stacked: dict = {} if parent is None else parent.stacked
         self.stacked_assigned: dict = {} if parent is None else parent.stacked_assigned
+        self.scan_slices: dict = {} if parent is None else parent.scan_slices
 
     def child(self) -> Weights:
         return Weights(self.values, True, self.strict, parent=self)
+
+    def assignment(self, variable):
+        """What this run (this scope or those around it) assigned ``variable``, or None."""
+        vid, scope = id(variable), self
+        while scope is not None:
+            if vid in scope.assignments:
+                return scope.assignments[vid]
+            scope = scope.parent
+        return None
 
     def read(self, variable):
         """The value of ``variable`` in this run, or None to use its stored value.

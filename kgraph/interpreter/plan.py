@@ -5,7 +5,8 @@ the runs of repeated blocks to execute as one ``lax.scan`` each. A model's own p
 (``Functional.plan``) has no runs: every node is unrolled. A compiled program's plan
 (``compiler.Program.plan``) adds the runs the compiler proved repeatable. Either way
 ``kgraph.interpreter.walk.run_graph(plan, ...)`` executes it. The plan is an argument of
-the run, never state hidden in the call context.
+the run; a functional model nested in a compiled one, called as a layer, finds its plan
+in the run's options (``CallContext.options.plans``, set by the program for the run).
 
 >>> import kgraph as kg
 >>> x = kg.Input(shape=(2,))

@@ -163,3 +163,72 @@ def test_path_masks_and_checkpoints_see_nested_stacked_runs(tmp_path):
     with pytest.raises(Exception, match=r"stacked \(inner/block0..block4\)"):
         CheckpointManager(tmp_path, model=model).restore(
             jax.eval_shape(lambda: named.init(jax.random.PRNGKey(0))))
+
+
+def _agree_with_unrolled(model, tolerance=1e-5):
+    """The model's scanned program equals the unrolled one, outputs and new state, in the
+    named and the stacked layouts, in training (BatchNormalization statistics, dropout)."""
+    program, unrolled = compiler.compile(model), compiler.compile(model, scan_blocks=False)
+    params, state = program.init(jax.random.PRNGKey(0))
+    key = jax.random.PRNGKey(3)
+    expected = unrolled.apply(params, state, X16, training=True, key=key)
+    got = program.apply(params, state, X16, training=True, key=key)
+    _close(got, expected, tolerance)
+    out, new_state = program.apply(*program.stack(params, state), X16, training=True, key=key)
+    _close((out, program.unstack(new_state, new_state)[0]), expected, tolerance)
+    return program
+
+
+def test_a_layer_of_a_run_called_again_where_the_graph_does_not_show_it():
+    kg.utils.set_random_seed(0)
+    x = kg.Input(shape=(16,))
+    blocks = [Block(name=f"s{i}") for i in range(4)]
+    h = x
+    for block in blocks:
+        h = block(h)
+    again = kg.layers.Lambda(lambda t: blocks[3](t))(h)  # holds no weight of its own
+    program = _agree_with_unrolled(kg.Model(x, again))
+    assert [len(run.nodes) for run in program.block_runs] == [4]  # scanned, then again
+
+
+def test_a_nested_model_called_again_inside_a_lambda_keeps_its_state_sequential():
+    model = _nested(blocks=4)
+    inner = model.get_layer("inner")
+    x = kg.Input(shape=(16,))
+    model = kg.Model(x, kg.layers.Lambda(lambda t: inner(t))(inner(x)))
+    program = _agree_with_unrolled(model)
+    assert [run.prefix for run in program.block_runs] == [("inner",)]
+
+
+def test_runs_inside_the_blocks_of_a_stacked_run_stay_unstacked():
+    kg.utils.set_random_seed(0)
+
+    def block_model(number):
+        x = kg.Input(shape=(16,))
+        h = x
+        for i in range(4):
+            h = Block(name=f"s{i}")(h)
+        return kg.Model(x, h, name=f"blk{number}")
+
+    x = kg.Input(shape=(16,))
+    h = kg.layers.Dense(16, name="stem")(x)
+    for number in range(4):
+        h = block_model(number)(h)
+    program = _agree_with_unrolled(kg.Model(x, kg.layers.Dense(3, name="head")(h)))
+    assert [run.path for run in program.stacked_runs] == [("blk0..blk3",)]
+    assert sorted(program.init(jax.random.PRNGKey(0), stacked=True)[0]) == [
+        "blk0..blk3", "head", "stem"]
+
+
+def test_a_model_whose_call_is_its_own_code_has_no_runs():
+    class Twice(kg.Model):
+        def call(self, x, training=None):
+            return super().call(super().call(x, training=training), training=training)
+
+    x = kg.Input(shape=(16,))
+    h = x
+    for i in range(4):
+        h = Block(name=f"s{i}")(h)
+    model = Twice(x, h)
+    model(X16)
+    assert compiler.compile(model).block_runs == []
