@@ -106,7 +106,7 @@ def plan(entries, runs) -> list[StackedRun]:
     for entry in entries:
         for depth in range(1, len(entry.path)):
             by_block.setdefault(entry.path[:depth], []).append(entry)
-    taken: set = set()
+    taken: dict = {}  # see ``_overlap``
     stacked = []
     for run in runs:
         prefix = tuple(getattr(run, "prefix", ()))
@@ -134,7 +134,7 @@ def plan(entries, runs) -> list[StackedRun]:
             if (same and len({p for p, _ in layout}) == len(layout) and not others
                     and constraints_agree
                     and (*prefix, key) not in by_block and not _overlap(blocks, taken)):
-                taken.update(blocks)
+                _take(blocks, taken)
                 _BLOCK_NAMES.setdefault(key, set()).add(names)
                 stacked.append(StackedRun(key, names, layout, tuple(per_block),
                                           run.nodes[0], prefix))
@@ -143,9 +143,17 @@ def plan(entries, runs) -> list[StackedRun]:
 
 def _overlap(blocks, taken) -> bool:
     """Whether a block path is, holds or lies inside one already stacked (a run inside
-    the blocks of a stacked run stays as it is)."""
-    return any(block[:len(other)] == other or other[:len(block)] == block
-               for block in blocks for other in taken)
+    the blocks of a stacked run stays as it is). ``taken``: every prefix of the stacked
+    block paths, each marked whether it is a whole block path."""
+    return any(block in taken or any(taken.get(block[:depth])
+                                     for depth in range(1, len(block)))
+               for block in blocks)
+
+
+def _take(blocks, taken) -> None:
+    for block in blocks:
+        for depth in range(1, len(block) + 1):
+            taken[block[:depth]] = taken.get(block[:depth], False) or depth == len(block)
 
 
 def _stack_leaves(leaves, where=None):

@@ -25,7 +25,8 @@ _ARGUMENTS = [dict(include_top=False, input_shape=(32, 32, 3)),
 # layers a builder leaves unnamed: each library numbers them by its own counter
 _NUMBERED = re.compile(
     r"(input_layer|(max|average)_pooling2d|zero_padding2d|global_(average|max)_pooling2d|"
-    r"conv2d|batch_normalization|add|activation|concatenate|rescaling|normalization)(_\d+)?")
+    r"conv2d|batch_normalization|add|activation|concatenate|rescaling|normalization|"
+    r"layer_normalization)(_\d+)?")
 
 
 def _named_layers(model):
