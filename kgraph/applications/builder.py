@@ -10,6 +10,7 @@ from Keras's cache, downloaded once; a path loads a local ``.h5`` / ``.weights.h
 from __future__ import annotations
 
 import os
+import warnings
 
 from kgraph import config
 from kgraph.applications import imagenet_utils
@@ -20,7 +21,7 @@ from kgraph.utils.data_utils import get_source_inputs
 from kgraph.utils.file_utils import get_file
 
 __all__ = ["channel_axis", "check_weights", "correct_pad", "finish", "image_input",
-           "pooled_or_classified", "square_size"]
+           "pooled_or_classified", "square_size", "trained_side"]
 
 WEIGHTS_ORIGIN = "https://storage.googleapis.com/tensorflow/keras-applications/"
 
@@ -61,6 +62,25 @@ def square_size(input_shape, input_tensor, sizes, default=224):
         return default
     rows, cols = shape[1:] if config.image_data_format() == "channels_first" else shape[:2]
     return rows if rows == cols and rows in sizes else default
+
+
+def trained_side(inputs, weights, alpha, alphas, sizes):
+    """The side of the images whose weights a width-scaled builder (MobileNets) loads:
+    the input's, when square and one of ``sizes``, else 224 (with Keras's warning);
+    ``alpha`` must be one of ``alphas`` with the imagenet weights."""
+    shape = tuple(inputs.shape[1:])
+    rows, cols = shape[1:] if channel_axis() == 1 else shape[:2]
+    if weights != "imagenet":
+        return rows
+    if alpha not in alphas:
+        raise ValueError(f"With the imagenet weights, alpha must be one of {tuple(alphas)}; "
+                         f"received alpha={alpha}.")
+    if rows != cols or rows not in sizes:
+        warnings.warn(f"input_shape is undefined, not square, or its side not one of "
+                      f"{tuple(sizes)}: the weights for 224x224 images are loaded.",
+                      UserWarning, stacklevel=3)
+        return 224
+    return rows
 
 
 def correct_pad(x, kernel_size):

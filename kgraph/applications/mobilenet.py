@@ -12,8 +12,6 @@ one, each batch-normalized and clipped by ReLU6); ``alpha`` scales the widths an
 
 from __future__ import annotations
 
-import warnings
-
 from kgraph.applications import builder, imagenet_utils
 from kgraph.layers import (Activation, BatchNormalization, Conv2D, DepthwiseConv2D, Dropout,
                            GlobalAveragePooling2D, ReLU, Reshape, ZeroPadding2D)
@@ -50,20 +48,10 @@ def MobileNet(input_shape=None, alpha=1.0, depth_multiplier=1, dropout=1e-3,  # 
     size = builder.square_size(input_shape, None, _SIZES)
     inputs = builder.image_input(input_shape, input_tensor, include_top, weights,
                                  default_size=size)
-    shape = tuple(inputs.shape[1:])
-    rows, cols = shape[1:] if builder.channel_axis() == 1 else shape[:2]
-    if weights == "imagenet":
-        if depth_multiplier != 1:
-            raise ValueError(f"With the imagenet weights, depth_multiplier must be 1; "
-                             f"received depth_multiplier={depth_multiplier}.")
-        if alpha not in _ALPHAS:
-            raise ValueError(f"With the imagenet weights, alpha must be one of "
-                             f"{tuple(_ALPHAS)}; received alpha={alpha}.")
-        if rows != cols or rows not in _SIZES:
-            rows = 224
-            warnings.warn(f"input_shape is undefined, not square, or its side not one of "
-                          f"{_SIZES}: the weights for 224x224 images are loaded.",
-                          UserWarning, stacklevel=2)
+    if weights == "imagenet" and depth_multiplier != 1:
+        raise ValueError(f"With the imagenet weights, depth_multiplier must be 1; "
+                         f"received depth_multiplier={depth_multiplier}.")
+    rows = builder.trained_side(inputs, weights, alpha, _ALPHAS, _SIZES)
     x = Conv2D(int(32 * alpha), (3, 3), padding="same", use_bias=False, strides=(2, 2),
                name="conv1")(inputs)
     x = ReLU(6.0, name="conv1_relu")(_norm("conv1_bn")(x))

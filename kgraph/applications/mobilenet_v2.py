@@ -12,8 +12,6 @@ every width.
 
 from __future__ import annotations
 
-import warnings
-
 from kgraph.applications import builder, imagenet_utils
 from kgraph.layers import (Add, BatchNormalization, Conv2D, DepthwiseConv2D, ReLU,
                            ZeroPadding2D)
@@ -40,7 +38,7 @@ def _norm(name):
 
 
 def _inverted_residual(inputs, filters, stride, expansion, alpha, block):
-    channels = inputs.shape[-1 if builder.channel_axis() == 3 else 1]
+    channels = inputs.shape[builder.channel_axis()]
     width = _divisible(int(filters * alpha))
     x = inputs
     if block:
@@ -71,17 +69,7 @@ def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet
     size = builder.square_size(input_shape, input_tensor, _SIZES)
     inputs = builder.image_input(input_shape, input_tensor, include_top, weights,
                                  default_size=size)
-    shape = tuple(inputs.shape[1:])
-    rows, cols = shape[1:] if builder.channel_axis() == 1 else shape[:2]
-    if weights == "imagenet":
-        if alpha not in _ALPHAS:
-            raise ValueError(f"With the imagenet weights, alpha must be one of {_ALPHAS}; "
-                             f"received alpha={alpha}.")
-        if rows != cols or rows not in _SIZES:
-            rows = 224
-            warnings.warn(f"input_shape is undefined, not square, or its side not one of "
-                          f"{_SIZES}: the weights for 224x224 images are loaded.",
-                          UserWarning, stacklevel=2)
+    rows = builder.trained_side(inputs, weights, alpha, _ALPHAS, _SIZES)
     x = Conv2D(_divisible(32 * alpha), 3, strides=(2, 2), padding="same", use_bias=False,
                name="Conv1")(inputs)
     x = ReLU(6.0, name="Conv1_relu")(_norm("bn_Conv1")(x))
