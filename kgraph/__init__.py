@@ -53,8 +53,8 @@ def version() -> str:
 
 # Keras's training and data modules, loaded on first use so that ``import kgraph`` stays
 # light: ``kg.optimizers``, ``kg.losses``, ``kg.preprocessing``, ...
-_TRAINING_MODULES = ("applications", "callbacks", "compat", "distribution", "losses", "metrics",
-                     "optimizers", "preprocessing")
+_TRAINING_MODULES = ("applications", "callbacks", "compat", "distribution", "legacy", "losses",
+                     "metrics", "optimizers", "preprocessing")
 _TRAINING_NAMES = {"Loss": "losses", "Metric": "metrics", "Optimizer": "optimizers"}
 __all__ += ["backend", "tree", "utils", *_TRAINING_MODULES, *_TRAINING_NAMES]
 

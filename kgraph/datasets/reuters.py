@@ -4,7 +4,13 @@ import numpy as np
 
 from kgraph.datasets import sequences as seq
 
-__all__ = ["get_word_index", "load_data"]
+__all__ = ["get_label_names", "get_word_index", "load_data"]
+
+_TOPICS = """
+cocoa grain veg-oil earn acq wheat copper housing money-supply coffee sugar trade reserves ship
+cotton carcass crude nat-gas cpi money-fx interest gnp meal-feed alum oilseed gold tin
+strategic-metal livestock retail ipi iron-steel rubber heat jobs lei bop zinc orange pet-chem dlr
+gas silver wpi hog lead"""
 
 
 def load_data(path="reuters.npz", num_words=None, skip_top=0, maxlen=None, test_split=0.2,
@@ -24,3 +30,12 @@ def load_data(path="reuters.npz", num_words=None, skip_top=0, maxlen=None, test_
 def get_word_index(path="reuters_word_index.json"):
     """``{word: index}`` of the Reuters vocabulary."""
     return seq.word_index("reuters_word_index.json", path)
+
+
+def get_label_names():
+    """The 46 topic names, indexed by the labels ``load_data`` returns.
+
+    >>> get_label_names()[:3]
+    ('cocoa', 'grain', 'veg-oil')
+    """
+    return tuple(_TOPICS.split())

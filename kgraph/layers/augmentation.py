@@ -67,21 +67,72 @@ class _Augmentation(Layer):
         return key if self.seed is None else jax.random.fold_in(key, self.seed)
 
     def call(self, inputs, training=True):
-        x = jnp.asarray(inputs)
+        if isinstance(inputs, dict):
+            return self._call_on_dict(inputs, training)
+        x = self._batched_images(inputs)
+        if not training:
+            return self._inference(inputs)
+        return self._apply_to_images(inputs, self._augment, self._key())
+
+    def _batched_images(self, images):
+        x = jnp.asarray(images)
         if x.ndim not in (3, 4):
             raise ValueError(f"{self._owner} expects images of rank 3 or 4, received shape "
                              f"{tuple(x.shape)}.")
-        if not training:
-            return self._inference(inputs)
+        return x
+
+    def _apply_to_images(self, images, transform, key):
+        """``transform(x, key)`` on channels-last float batches, in the input's layout."""
+        x = jnp.asarray(images)
         single = x.ndim == 3
         x = x[None] if single else x
         first = self.data_format == "channels_first"
         x = jnp.moveaxis(x, 1, -1) if first else x
         if not jnp.issubdtype(x.dtype, jnp.floating):
             x = x.astype(self.compute_dtype)
-        out = self._augment(x, self._key())
+        out = transform(x, key)
         out = jnp.moveaxis(out, -1, 1) if first else out
         return out[0] if single else out
+
+    def _call_on_dict(self, data, training):
+        """Keras's dict form: ``images`` transformed, ``labels`` and ``segmentation_masks``
+        transformed with the same draws; other entries pass through."""
+        if "images" not in data:
+            raise ValueError(f"{self._owner}: a dict input needs an 'images' entry, received "
+                             f"keys {sorted(data)}.")
+        if "bounding_boxes" in data:
+            raise NotImplementedError(
+                f"{self._owner}: bounding boxes are not supported by kgraph's augmentation "
+                "layers; pass images, labels and segmentation masks.")
+        images = self._batched_images(data["images"])
+        out = dict(data)
+        if not training:
+            out["images"] = self._inference(data["images"])
+            return out
+        key = self._key()
+        out["images"] = self._apply_to_images(images, self._augment, key)
+        if "labels" in data:
+            labels = jnp.asarray(data["labels"])
+            single = images.ndim == 3
+            shape = (1, *images.shape) if single else images.shape
+            if self.data_format == "channels_first":
+                shape = (shape[0], *shape[2:], shape[1])
+            mixed = self._augment_labels(labels[None] if single else labels, shape, key)
+            out["labels"] = mixed[0] if single else mixed
+        if "segmentation_masks" in data:
+            out["segmentation_masks"] = self._apply_to_images(
+                data["segmentation_masks"], self._augment_masks, key)
+        return out
+
+    def _augment_labels(self, labels, images_shape, key):
+        """Labels with the images' draws (``key``; ``images_shape`` channels-last and
+        batched): unchanged unless the layer mixes images."""
+        return labels
+
+    def _augment_masks(self, masks, key):
+        """Segmentation masks with the images' draws: unchanged unless the layer moves
+        pixels (then moved as the images are, with nearest interpolation)."""
+        return masks
 
     def _inference(self, inputs):
         return inputs
@@ -115,6 +166,8 @@ class RandomFlip(_Augmentation):
             x = jnp.where(flip, x[:, ::-1, :, :], x)
         return x
 
+    _augment_masks = _augment
+
     def get_config(self):
         return {**super().get_config(), "mode": self.mode}
 
@@ -134,6 +187,12 @@ class _AffineAugmentation(_Augmentation):
     def _augment(self, x, key):
         transforms = self._transforms(key, x.shape[0], x.shape[1], x.shape[2])
         return image_ops.affine_transform(x, transforms, interpolation=self.interpolation,
+                                          fill_mode=self.fill_mode, fill_value=self.fill_value,
+                                          data_format="channels_last")
+
+    def _augment_masks(self, masks, key):
+        transforms = self._transforms(key, masks.shape[0], masks.shape[1], masks.shape[2])
+        return image_ops.affine_transform(masks, transforms, interpolation="nearest",
                                           fill_mode=self.fill_mode, fill_value=self.fill_value,
                                           data_format="channels_last")
 
@@ -244,8 +303,15 @@ class RandomContrast(_Augmentation):
         self.value_range = tuple(value_range)
 
     def _augment(self, x, key):
-        factors = jax.random.uniform(key, (x.shape[0], 1, 1, 1), minval=self._range[0],
-                                     maxval=self._range[1]).astype(x.dtype)
+        return self._contrast(x, self._draw(key, x.shape[0]))
+
+    def _draw(self, key, batch):
+        """One contrast factor per image, ``(batch,)``."""
+        return jax.random.uniform(key, (batch,), minval=self._range[0], maxval=self._range[1])
+
+    def _contrast(self, x, factors):
+        """``x`` (channels last) with its contrast scaled by ``factors`` (one per image)."""
+        factors = factors.reshape(-1, 1, 1, 1).astype(x.dtype)
         mean = jnp.mean(x, axis=(1, 2), keepdims=True)
         return jnp.clip((x - mean) * factors + mean, *self.value_range)
 
@@ -265,10 +331,17 @@ class RandomBrightness(_Augmentation):
         self.value_range = tuple(value_range)
 
     def _augment(self, x, key):
+        return self._brighten(x, self._draw(key, x.shape[0]))
+
+    def _draw(self, key, batch):
+        """One brightness shift per image, ``(batch,)``, in pixel values."""
         low, high = self.value_range
-        delta = jax.random.uniform(key, (x.shape[0], 1, 1, 1), minval=self._range[0],
-                                   maxval=self._range[1]) * (high - low)
-        return jnp.clip(x + delta.astype(x.dtype), low, high)
+        return jax.random.uniform(key, (batch,), minval=self._range[0],
+                                  maxval=self._range[1]) * (high - low)
+
+    def _brighten(self, x, deltas):
+        """``x`` (channels last) plus ``deltas`` (one per image), clipped to the range."""
+        return jnp.clip(x + deltas.reshape(-1, 1, 1, 1).astype(x.dtype), *self.value_range)
 
     def get_config(self):
         return {**super().get_config(), "factor": self.factor,
@@ -296,6 +369,8 @@ class RandomCrop(_Augmentation):
         crop = lambda image, top, left: jax.lax.dynamic_slice(  # noqa: E731
             image, (top, left, 0), (self.height, self.width, image.shape[-1]))
         return jax.vmap(crop)(x, tops, lefts)
+
+    _augment_masks = _augment
 
     def compute_output_shape(self, input_shape):
         shape = list(input_shape)

@@ -12,6 +12,8 @@ from kgraph.optimizers.base import Optimizer
 from kgraph.optimizers.keras_optimizers import (SGD, Adadelta, Adafactor, Adagrad, Adam, AdamW,
                                                  Adamax, Lion, Nadam, RMSprop)
 from kgraph.optimizers.keras_optimizers_more import Ftrl, Lamb
+from kgraph.optimizers.keras_optimizers_recent import Muon, ScheduleFreeAdamW
+from kgraph.optimizers.multi_optimizer import MultiOptimizer, OptimizerMap
 from kgraph.optimizers.names import get
 
 
@@ -23,11 +25,12 @@ def serialize(optimizer) -> dict:
 def deserialize(config, custom_objects=None):
     """An optimizer from ``serialize``'s output (or a name)."""
     classes = {cls.__name__: cls for cls in (SGD, Adadelta, Adafactor, Adagrad, Adam, AdamW,
-                                             Adamax, Ftrl, Lamb, Lion, Nadam, RMSprop)}
+                                             Adamax, Ftrl, Lamb, Lion, Muon, MultiOptimizer,
+                                             Nadam, OptimizerMap, RMSprop, ScheduleFreeAdamW)}
     return from_keras_object_config(config, custom_objects, classes, "optimizer", get)
 
 
 __all__ = ["Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "Ftrl", "Lamb",
-           "Lion", "Nadam",
+           "Lion", "Muon", "MultiOptimizer", "Nadam", "OptimizerMap", "ScheduleFreeAdamW",
            "Optimizer", "RMSprop", "SGD", "deserialize", "get", "legacy", "schedules",
            "serialize"]

@@ -127,6 +127,7 @@ class Optimizer(optax.GradientTransformationExtraArgs):
         self._state = None
         self._treedef = None
         self._slots = []
+        self._paths = None
         return self
 
     def __init__(self, *args, **kwargs):  # everything happened in __new__
@@ -294,11 +295,26 @@ class Optimizer(optax.GradientTransformationExtraArgs):
         return state.count // (self._config["gradient_accumulation_steps"] or 1)
 
     # --------------------------------------------------- Keras's stateful/stateless API
+    #: The rule tells weights apart by their paths (``Muon``): Keras's list API then passes
+    #: the weights to the rule as ``{variable.path: value}``, not by position.
+    _reads_paths = False
+
     def build(self, variables) -> None:
         """Create the optimizer state for ``variables`` (a list of weights or arrays)."""
-        self._state = self.init(_values(variables))
+        variables = list(variables)
+        paths = [getattr(v, "path", None) for v in variables]
+        self._paths = (paths if self._reads_paths and all(isinstance(p, str) for p in paths)
+                       and len(set(paths)) == len(paths) else None)
+        self._state = self.init(self._as_tree(_values(variables)))
         leaves, self._treedef = jax.tree_util.tree_flatten(self._state)
         self._slots = [StateArray(v, f"{self.name}/slot_{i}") for i, v in enumerate(leaves)]
+
+    def _as_tree(self, values):
+        values = list(values)
+        return dict(zip(self._paths, values)) if self._paths else values
+
+    def _as_list(self, tree):
+        return [tree[p] for p in self._paths] if self._paths else list(tree)
 
     @property
     def built(self) -> bool:
@@ -320,9 +336,10 @@ class Optimizer(optax.GradientTransformationExtraArgs):
             raise ValueError(f"Optimizer {self.name!r} has not been built: call "
                              "optimizer.build(model.trainable_variables) first.")
         state = jax.tree_util.tree_unflatten(self._treedef, _values(optimizer_variables))
-        params = _values(trainable_variables)
-        updates, state = self.update(list(grads), state, params)
-        return list(optax.apply_updates(params, updates)), jax.tree_util.tree_leaves(state)
+        params = self._as_tree(_values(trainable_variables))
+        updates, state = self.update(self._as_tree(grads), state, params)
+        return (self._as_list(optax.apply_updates(params, updates)),
+                jax.tree_util.tree_leaves(state))
 
     def apply(self, grads, trainable_variables=None):
         """Update ``trainable_variables`` (kgraph Variables) in place with ``grads``."""
@@ -348,7 +365,8 @@ class Optimizer(optax.GradientTransformationExtraArgs):
         """With ``use_ema``, set ``variables`` to their moving averages (as Keras does at
         the end of ``fit``)."""
         if self._config["use_ema"] and self._state is not None:
-            for variable, value in zip(variables, self.ema_weights(self._state)):
+            averages = self._as_list(self.ema_weights(self._state))
+            for variable, value in zip(variables, averages):
                 variable.assign(value)
 
     def apply_gradients(self, grads_and_vars):

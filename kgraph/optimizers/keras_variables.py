@@ -54,6 +54,9 @@ def _chain(optimizer, opt_state):
     config = getattr(optimizer, "_config", None)
     if config is None:
         raise UnsupportedOptimizer(f"{type(optimizer).__name__} is not a Keras optimizer class")
+    if not getattr(optimizer, "_keras_layout", True):
+        raise UnsupportedOptimizer(f"{type(optimizer).__name__} keeps its sub-optimizers' "
+                                   "states, which have no Keras layout here")
     clipped = any(config[k] for k in ("clipnorm", "global_clipnorm", "clipvalue"))
     if not config["gradient_accumulation_steps"]:
         return opt_state.inner_state, int(clipped), None
@@ -65,7 +68,8 @@ def _chain(optimizer, opt_state):
 
 
 def _has_rate_variable(optimizer) -> bool:
-    return not callable(optimizer._config["learning_rate"])  # a schedule has no variable
+    rate = optimizer._config["learning_rate"]  # a schedule has no variable; nor has a
+    return rate is not None and not callable(rate)  # MultiOptimizer (its parts have)
 
 
 def to_keras(optimizer, opt_state, params, order) -> list:

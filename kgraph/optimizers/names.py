@@ -14,6 +14,7 @@ from __future__ import annotations
 import optax
 
 from kgraph.optimizers import keras_optimizers as _classes, keras_optimizers_more as _more
+from kgraph.optimizers import keras_optimizers_recent as _recent
 
 __all__ = ["get"]
 
@@ -22,6 +23,7 @@ _BY_NAME = {cls._default_name.lower(): cls for cls in (
     _classes.SGD, _classes.Adam, _classes.AdamW, _classes.RMSprop, _classes.Adagrad,
     _classes.Adadelta, _classes.Adamax, _classes.Nadam, _classes.Lion, _classes.Adafactor,
     _more.Ftrl, _more.Lamb)}
+_BY_NAME.update({cls.__name__.lower(): cls for cls in (_recent.Muon, _recent.ScheduleFreeAdamW)})
 
 
 def get(identifier) -> optax.GradientTransformation:

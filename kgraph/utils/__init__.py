@@ -23,6 +23,7 @@ from kgraph.utils.image_utils import (array_to_img, img_to_array, load_img, save
 from kgraph.utils.progbar import Progbar
 from kgraph.utils.py_dataset import PyDataset, Sequence
 from kgraph.utils.timeseries import TimeseriesDataset, timeseries_dataset_from_array
+from kgraph.legacy import saving as legacy  # noqa: F401 - keras.utils.legacy
 
 __all__ = ["array_to_img", "img_to_array", "load_img", "save_img", "smart_resize",
            "Config", "CustomObjectScope", "Progbar", "PyDataset", "Sequence", "TimeseriesDataset", "clear_session", "custom_object_scope",

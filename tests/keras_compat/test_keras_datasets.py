@@ -195,3 +195,9 @@ def test_pickled_files_cannot_run_code(tmp_path):
         archive.write(tmp_path / "x.npy", "x.npy")
     with pytest.raises(pickle.UnpicklingError, match="Refusing to load posix.system"):
         safe_pickle.load_npz(tmp_path / "bad.npz")
+
+
+def test_reuters_topic_names_are_kerass():
+    import keras
+
+    assert kg.datasets.reuters.get_label_names() == keras.datasets.reuters.get_label_names()

@@ -40,6 +40,11 @@ CASES = [
     ("Lamb", {"learning_rate": 0.01}),
     ("Adafactor", {"learning_rate": 0.01, "weight_decay": 0.1}),
     ("Lamb", {"learning_rate": 0.01, "weight_decay": 0.1, "beta_1": 0.8}),
+    ("Muon", {}),  # the (3, 4) kernel takes Muon's step, the (4,) bias AdamW's
+    ("Muon", {"learning_rate": 0.01, "nesterov": False, "rms_rate": None,
+              "adam_lr_ratio": 0.5, "weight_decay": 0.1, "adam_weight_decay": 0.2}),
+    ("ScheduleFreeAdamW", {}),
+    ("ScheduleFreeAdamW", {"learning_rate": 0.01, "warmup_steps": 3, "weight_decay": 0.1}),
 ]
 
 
@@ -69,7 +74,8 @@ def test_weights_match_keras_after_five_steps(name, kwargs):
 
 
 @pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta",
-                                  "Adamax", "Nadam", "Lion", "Adafactor", "Ftrl", "Lamb"])
+                                  "Adamax", "Nadam", "Lion", "Adafactor", "Ftrl", "Lamb", "Muon",
+                                  "ScheduleFreeAdamW"])
 def test_config_matches_keras_and_round_trips(name):
     ours, theirs = getattr(optimizers, name)(), getattr(keras.optimizers, name)()
     config = ours.get_config()
@@ -84,6 +90,39 @@ def test_config_matches_keras_and_round_trips(name):
     again = optimizers.deserialize(optimizers.serialize(ours))
     assert type(again) is type(ours) and again.get_config() == config
     assert type(optimizers.get(name.lower())) is type(ours)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"exclude_layers": ["head"]},
+                                    {"exclude_embeddings": False, "learning_rate": 0.01}])
+def test_muon_chooses_its_step_by_weight_path_as_keras(kwargs):
+    """Embeddings and ``exclude_layers`` paths take AdamW's step: through Keras's list API
+    (kgraph Variables keep their paths) and through a params tree keyed by layer name."""
+    shapes = {"embedding/embeddings": (6, 3), "dense/kernel": (3, 4), "head/kernel": (4, 2)}
+    values = {p: _rng.normal(size=s).astype("float32") for p, s in shapes.items()}
+    grads = [{p: _rng.normal(size=s).astype("float32") for p, s in shapes.items()}
+             for _ in range(3)]
+    theirs, ours = keras.optimizers.Muon(**kwargs), optimizers.Muon(**kwargs)
+    keras_vars = []
+    for path, value in values.items():
+        with keras.name_scope(path.split("/")[0]):
+            keras_vars.append(keras.Variable(value, name=path.split("/")[1]))
+    assert [v.path for v in keras_vars] == list(shapes)
+    our_vars = [kg.Variable(values[p], name=p) for p in shapes]
+    for g in grads:
+        theirs.apply([g[p] for p in shapes], keras_vars)
+        ours.apply([g[p] for p in shapes], our_vars)
+    params = {p.split("/")[0]: {p.split("/")[1]: jnp.asarray(v)} for p, v in values.items()}
+    state = ours.init(params)
+    for g in grads:
+        tree = {p.split("/")[0]: {p.split("/")[1]: jnp.asarray(v)} for p, v in g.items()}
+        updates, state = ours.update(tree, state, params)
+        params = optax.apply_updates(params, updates)
+    for path, theirs_var, our_var in zip(shapes, keras_vars, our_vars):
+        layer, weight = path.split("/")
+        np.testing.assert_allclose(np.asarray(our_var.value), np.asarray(theirs_var.value),
+                                   rtol=1e-5, atol=1e-6, err_msg=path)
+        np.testing.assert_allclose(np.asarray(params[layer][weight]),
+                                   np.asarray(theirs_var.value), rtol=1e-5, atol=1e-6)
 
 
 def test_stateless_apply_matches_kerass():

@@ -29,6 +29,7 @@ CASES = [
     ("Ftrl", {"learning_rate": 0.1, "l1_regularization_strength": 0.01, "weight_decay": 0.1}),
     ("Lamb", {"learning_rate": 0.01, "weight_decay": 0.1}),
     ("Adam", {"use_ema": True}),
+    ("ScheduleFreeAdamW", {"learning_rate": 0.01, "warmup_steps": 2, "weight_decay": 0.1}),
     ("SGD", {"momentum": 0.9, "learning_rate": {"class_name": "ExponentialDecay", "config": {
         "initial_learning_rate": 0.1, "decay_steps": 3, "decay_rate": 0.5}}}),
 ]

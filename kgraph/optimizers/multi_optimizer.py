@@ -1,0 +1,228 @@
+"""Keras's ``MultiOptimizer`` and ``OptimizerMap``: each weight trained by the optimizer
+its path selects, on ``optax.multi_transform``.
+
+An ``OptimizerMap`` maps weight paths (exact, else ``re.fullmatch`` patterns) to optimizers,
+with a default for the rest; a plain function of the weight works too. The choice is made
+once per weight, from its path (``"encoder/dense/kernel"``) and shape.
+
+>>> import jax.numpy as jnp
+>>> from kgraph.optimizers import SGD, Adam
+>>> chooser = OptimizerMap(SGD(0.1), {"encoder/.*": Adam()})
+>>> opt = MultiOptimizer(chooser)
+>>> params = {"encoder": {"kernel": jnp.ones(2)}, "head": {"kernel": jnp.ones(2)}}
+>>> updates, _ = opt.update(params, opt.init(params), params)
+>>> [round(float(updates[k]["kernel"][0]), 3) for k in ("encoder", "head")]  # Adam, SGD
+[-0.001, -0.1]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import MutableMapping
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import optax
+
+from kgraph.optimizers.base import Optimizer
+from kgraph.optimizers.keras_optimizers_recent import path_string
+
+__all__ = ["MultiOptimizer", "OptimizerMap"]
+
+
+def _check_optimizer(optimizer, what):
+    if not isinstance(optimizer, Optimizer):
+        raise ValueError(f"{what} must be a Keras optimizer (kgraph.optimizers.*). "
+                         f"Received: {optimizer!r}")
+    if isinstance(optimizer, MultiOptimizer):
+        raise ValueError("MultiOptimizer cannot be used inside a MultiOptimizer.")
+    return optimizer
+
+
+class OptimizerMap(MutableMapping):
+    """Weight paths (or ``re.fullmatch`` patterns) to optimizers; unmapped weights get
+    ``default_optimizer``. An exact path wins over patterns; two matching patterns are an
+    error."""
+
+    def __init__(self, default_optimizer, optimizer_map=None):
+        if not isinstance(default_optimizer, Optimizer):
+            raise TypeError("default_optimizer must be a Keras Optimizer instance. "
+                            f"Received: {default_optimizer!r}")
+        if optimizer_map is not None and not isinstance(optimizer_map, dict):
+            raise TypeError(f"optimizer_map must be a dictionary. Received: {optimizer_map!r}")
+        self._default_optimizer = default_optimizer
+        self._optimizer_map = {}
+        for key, optimizer in (optimizer_map or {}).items():
+            self[key] = optimizer
+
+    @property
+    def default_optimizer(self):
+        return self._default_optimizer
+
+    def __getitem__(self, key):
+        if key in self._optimizer_map:
+            return self._optimizer_map[key]
+        matching = [p for p in self._optimizer_map if re.fullmatch(p, key)]
+        if len(matching) > 1:
+            raise ValueError(f"Multiple optimizers assigned to variable {key}: the patterns "
+                             f"{matching} all match it.")
+        return self._optimizer_map[matching[0]] if matching else self._default_optimizer
+
+    def __setitem__(self, key, optimizer):
+        if key in self._optimizer_map:
+            raise ValueError(f"'{key}' already exists in the OptimizerMap with value "
+                             f"{self._optimizer_map[key]}. Please make sure to not use "
+                             "duplicated keys.")
+        if not isinstance(key, str):
+            raise ValueError(f"key must be a string. Received: {key!r}")
+        self._optimizer_map[key] = _check_optimizer(optimizer, "optimizer")
+
+    def __delitem__(self, key):
+        del self._optimizer_map[key]
+
+    def __len__(self):
+        return len(self._optimizer_map)
+
+    def __iter__(self):
+        return iter(self._optimizer_map)
+
+    def __call__(self, variable):
+        return self[variable.path]
+
+    def get_config(self) -> dict:
+        from kgraph.optimizers import serialize
+
+        return {"default_optimizer": serialize(self._default_optimizer),
+                "optimizer_map": {k: serialize(v) for k, v in self._optimizer_map.items()}}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from kgraph.optimizers import deserialize
+
+        mapping = config.get("optimizer_map") or {}
+        if mapping.get("class_name") == "__python_dict__":  # Keras's serialized dict
+            mapping = mapping["config"]
+        return cls(deserialize(config["default_optimizer"], custom_objects),
+                   {k: deserialize(v, custom_objects) for k, v in mapping.items()})
+
+
+class WeightView(NamedTuple):
+    """What a chooser sees of a weight: its Keras path, name, shape and dtype."""
+
+    path: str
+    name: str
+    shape: tuple
+    dtype: object
+
+
+class MultiOptimizerState(NamedTuple):
+    """The number of updates applied, and each sub-optimizer's state on its weights."""
+
+    count: jnp.ndarray
+    inner: object
+
+
+class MultiOptimizer(Optimizer):
+    """Train each weight with the optimizer ``optimizer_map`` chooses for it: an
+    ``OptimizerMap`` or a function of the weight (``weight.path``, ``.shape``) returning an
+    optimizer. Each sub-optimizer keeps its own learning rate (``optimizers``); the
+    ``MultiOptimizer`` has none, as in Keras."""
+
+    _reads_paths = True
+    _keras_layout = False
+
+    def __new__(cls, optimizer_map, loss_scale_factor=None, name=None):
+        if not callable(optimizer_map):
+            raise TypeError("optimizer_map must be an OptimizerMap or a function of a weight "
+                            f"returning an optimizer. Received: {optimizer_map!r}")
+        if loss_scale_factor is not None:
+            raise ValueError("MultiOptimizer: loss_scale_factor is not supported (kgraph's "
+                             "mixed precision keeps float32 weights and losses).")
+        inner = []
+        for optimizer in [*getattr(optimizer_map, "values", lambda: [])(),
+                          getattr(optimizer_map, "default_optimizer", None)]:
+            if optimizer is not None and not any(optimizer is o for o in inner):
+                inner.append(optimizer)
+        chosen = {}  # params structure -> labels: each weight is asked about once
+
+        def labels(tree):
+            structure = jax.tree_util.tree_structure(tree)
+            if structure not in chosen:
+                chosen[structure] = jax.tree_util.tree_map_with_path(choose, tree)
+            return chosen[structure]
+
+        def choose(key_path, weight):
+            path = path_string(key_path)
+            optimizer = _check_optimizer(optimizer_map(WeightView(
+                path, path.rsplit("/", 1)[-1], tuple(jnp.shape(weight)),
+                jnp.result_type(weight))), f"The optimizer chosen for weight {path!r}")
+            for index, known in enumerate(inner):
+                if known is optimizer:
+                    return index
+            inner.append(optimizer)
+            return len(inner) - 1
+
+        def transform(tree):
+            chosen_labels = labels(tree)
+            return optax.multi_transform(dict(enumerate(inner)), chosen_labels)
+
+        def init(params):
+            return MultiOptimizerState(jnp.zeros((), jnp.int32), transform(params).init(params))
+
+        def update(updates, state, params=None, **extra_args):
+            new, inner_state = transform(updates).update(updates, state.inner, params,
+                                                          **extra_args)
+            return new, MultiOptimizerState(state.count + 1, inner_state)
+
+        self = optax.GradientTransformationExtraArgs.__new__(cls, init, update)
+        self._optimizer_map = optimizer_map
+        self._inner = inner
+        self._config = {"name": name or "multi_optimizer", "learning_rate": None,
+                        "loss_scale_factor": None, "use_ema": False}
+        self._loop = self._state = self._treedef = None
+        self._slots, self._paths = [], None
+        return self
+
+    @property
+    def optimizers(self) -> list:
+        """The sub-optimizers, in the order they were first chosen."""
+        return list(self._inner)
+
+    @property
+    def elementwise(self) -> bool:
+        return False  # choices are made per weight path: stacked blocks stay unstacked
+
+    @property
+    def learning_rate(self):
+        raise AttributeError("Learning rate cannot be accessed on a MultiOptimizer. Access "
+                             "the learning rate on the individual sub-optimizers instead.")
+
+    @learning_rate.setter
+    def learning_rate(self, value):
+        raise AttributeError("Learning rate cannot be set on a MultiOptimizer. Set the "
+                             "learning rate on the individual sub-optimizers instead.")
+
+    @property
+    def iterations(self):
+        state = self._loop.train_state.opt_state if self._loop is not None else self._state
+        return 0 if state is None else state.count
+
+    def get_config(self) -> dict:
+        if not hasattr(self._optimizer_map, "get_config"):
+            raise NotImplementedError("A MultiOptimizer choosing with a function has no "
+                                      "config; use an OptimizerMap to serialize it.")
+        from kgraph.serializable import keras_object_config
+
+        return {"optimizer_map": keras_object_config(self._optimizer_map, "keras.optimizers"),
+                "loss_scale_factor": None, "name": self.name}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        mapping = config["optimizer_map"]
+        if isinstance(mapping, dict) and "class_name" in mapping:
+            mapping = OptimizerMap.from_config(mapping["config"], custom_objects)
+        return cls(mapping, config.get("loss_scale_factor"), config.get("name"))
+
+    def __repr__(self):
+        return f"<MultiOptimizer of {len(self._inner)} optimizers>"
