@@ -329,12 +329,18 @@ class Layer(LayerCalls, KerasInternals):
             if id(layer) in seen_layers:
                 continue
             seen_layers.add(id(layer))
-            for v in layer._own_variables:
+            for v in layer._listed_variables():
                 if id(v) not in seen_vars:
                     seen_vars.add(id(v))
                     result.append(v)
             stack.extend(reversed(layer._tracked_layers()))
         return result
+
+    def _listed_variables(self) -> list[Variable]:
+        """The weights ``weights`` lists for this layer before its sub-layers': its own,
+        and for a layer that uses a sub-layer's weight as its own (Keras's
+        ``SpectralNormalization`` and its kernel), that one too, where Keras lists it."""
+        return self._own_variables
 
     @property
     def trainable_weights(self) -> list[Variable]:

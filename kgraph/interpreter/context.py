@@ -36,7 +36,7 @@ from kgraph.base import seed_stream
 
 __all__ = [
     "CallContext", "Keys", "Options", "Weights", "checkpoint", "current", "row_mask",
-    "sample_mask_for", "sample_mask_scope", "scan", "stable_hash"
+    "sample_mask_for", "sample_mask_scope", "scan", "stable_hash", "with_weights"
 ]
 
 
@@ -338,6 +338,26 @@ def scan(body, init, xs, **kwargs):
     if probe.losses:
         parent.losses.append(jnp.sum(losses))
     return carry, ys
+
+
+def with_weights(overrides, fn, *args):
+    """``fn(*args)`` reading the given values for some weights (``{variable: value}``) in
+    this call only: a wrapper running its layer on a transformed kernel (spectral
+    normalization). The weights themselves keep their values; what else ``fn`` assigns
+    (state) and its ``add_loss`` values reach the enclosing call."""
+    parent = current()
+    if parent is None:
+        with CallContext() as parent:
+            return with_weights(overrides, fn, *args)
+    scope = parent.child()
+    for variable, value in overrides.items():
+        scope.weights.assignments[id(variable)] = value
+    with scope:
+        out = fn(*args)
+    for vid, variable in scope.weights.assigned.items():
+        variable.assign(scope.weights.assignments[vid])
+    parent.losses.extend(scope.losses)
+    return out
 
 
 def checkpoint(fn, *args, policy=None):

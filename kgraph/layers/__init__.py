@@ -58,12 +58,17 @@ from kgraph.layers.pipeline import Pipeline
 from kgraph.layers.text_vectorization import TextVectorization
 from kgraph.layers.augmentation_color import (AutoContrast, RandomColorDegeneration,
                                               RandomGaussianBlur, RandomGrayscale, RandomHue,
-                                              RandomInvert,
+                                              RandomColorJitter, RandomInvert,
                                               RandomPosterization, RandomSaturation,
                                               RandomSharpness, Solarization)
+from kgraph.layers.augmentation_histogram import (
+    ContrastLimitedAdaptiveHistogramEqualization, Equalization)
+from kgraph.layers.augmentation_mixing import CutMix, MixUp, RandomErasing
 from kgraph.layers.augmentation import (RandomBrightness, RandomContrast, RandomCrop,
                                         RandomFlip, RandomRotation, RandomTranslation,
                                         RandomZoom)
+from kgraph.layers.augmentation_warp import (RandomElasticTransform, RandomPerspective,
+                                             RandomShear)
 
 # attention
 from kgraph.layers.attention import AdditiveAttention, Attention
@@ -76,6 +81,7 @@ from kgraph.layers.rnn_cells import GRUCell, LSTMCell, SimpleRNNCell
 from kgraph.layers.rnn_stacked import StackedRNNCells
 from kgraph.layers.conv_lstm import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D
 from kgraph.layers.wrappers import Bidirectional, TimeDistributed, Wrapper
+from kgraph.layers.spectral_normalization import SpectralNormalization
 
 # custom gradients (examples of jax.custom_vjp in a layer)
 from kgraph.layers.custom_gradient import ClipGradient, StableNorm

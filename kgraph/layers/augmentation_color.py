@@ -1,7 +1,7 @@
 """Colour augmentation layers (Keras 3's names, arguments, configs and formulas):
 ``RandomGrayscale``, ``RandomInvert``, ``Solarization``, ``AutoContrast``,
 ``RandomColorDegeneration``, ``RandomSharpness``, ``RandomPosterization``,
-``RandomSaturation``, ``RandomHue`` and ``RandomGaussianBlur``.
+``RandomSaturation``, ``RandomHue``, ``RandomGaussianBlur`` and ``RandomColorJitter``.
 
 The random ones transform only in training and draw one decision (or factor) per image
 from the layer's key, as the other augmentation layers; ``AutoContrast`` is deterministic
@@ -21,13 +21,13 @@ import jax
 import jax.numpy as jnp
 
 from kgraph.config import epsilon
-from kgraph.layers.augmentation import _Augmentation
+from kgraph.layers.augmentation import RandomBrightness, RandomContrast, _Augmentation
 from kgraph.ops import image as image_ops
 
 __all__ = [
-    "AutoContrast", "RandomColorDegeneration", "RandomGaussianBlur", "RandomGrayscale",
-    "RandomHue", "RandomInvert", "RandomPosterization", "RandomSaturation", "RandomSharpness",
-    "Solarization"
+    "AutoContrast", "RandomColorDegeneration", "RandomColorJitter", "RandomGaussianBlur",
+    "RandomGrayscale", "RandomHue", "RandomInvert", "RandomPosterization", "RandomSaturation",
+    "RandomSharpness", "Solarization"
 ]
 
 
@@ -258,8 +258,12 @@ class RandomSaturation(_Augmentation):
         self.value_range = _value_range(self._owner, value_range)
 
     def _augment(self, x, key):
-        factor = jax.random.uniform(key, (x.shape[0],), x.dtype, *self.factor)
-        return self._saturate(x, factor / (1 - factor + epsilon()))
+        return self._saturate(x, self._draw(key, x.shape[0]).astype(x.dtype))
+
+    def _draw(self, key, batch):
+        """One saturation scale per image, ``(batch,)``."""
+        factor = jax.random.uniform(key, (batch,), minval=self.factor[0], maxval=self.factor[1])
+        return factor / (1 - factor + epsilon())
 
     def _saturate(self, x, scale):
         """``x`` (channels last) with its saturation times ``scale`` (one per image)."""
@@ -283,12 +287,15 @@ class RandomHue(_Augmentation):
         self.value_range = value_range
 
     def _augment(self, x, key):
+        return self._turn(x, self._draw(key, x.shape[0]).astype(x.dtype))
+
+    def _draw(self, key, batch):
+        """One hue turn per image, ``(batch,)``, in full turns."""
         sign_key, factor_key = jax.random.split(key)
-        batch = x.shape[0]
         sign = jnp.where(jax.random.uniform(sign_key, (batch,)) > 0.5, -1.0, 1.0)
         factor = jax.random.uniform(factor_key, (batch,), minval=self.factor[0],
                                     maxval=self.factor[1])
-        return self._turn(x, (sign * factor * 0.5).astype(x.dtype))
+        return sign * factor * 0.5
 
     def _turn(self, x, delta):
         """``x`` (channels last) with its hue turned by ``delta`` (one per image)."""
@@ -341,3 +348,61 @@ class RandomGaussianBlur(_Augmentation):
         return {**super().get_config(), "factor": self.factor,
                 "kernel_size": self.kernel_size, "sigma": self.sigma,
                 "value_range": self.value_range}
+
+
+class RandomColorJitter(_Augmentation):
+    """Change each image's brightness, contrast, saturation and hue in that order, each
+    by its own random amount, as Keras's ``RandomColorJitter``: ``RandomBrightness``,
+    ``RandomContrast`` (factor in ``[1 - lower, 1 + upper]``), ``RandomSaturation`` and
+    ``RandomHue`` with the given factors; a factor left None skips that step."""
+
+    def __init__(self, value_range=(0, 255), brightness_factor=None, contrast_factor=None,
+                 saturation_factor=None, hue_factor=None, seed=None, data_format=None,
+                 **kwargs):
+        super().__init__(seed, data_format, **kwargs)
+        self.value_range = value_range
+        self.brightness_factor, self.contrast_factor = brightness_factor, contrast_factor
+        self.saturation_factor, self.hue_factor = saturation_factor, hue_factor
+        value_range = _value_range(self._owner, value_range)
+
+        def factor(name, value, bounds=(0.0, 1.0)):
+            return _unit_factor(self._owner, value, name, bounds)
+
+        self._steps = []  # (name, the layer giving its draws, its transform)
+        if brightness_factor is not None:
+            brightness = RandomBrightness(factor("brightness_factor", brightness_factor,
+                                                 (-1.0, 1.0)), value_range)
+            self._steps.append(("brightness", brightness, brightness._brighten))
+        if contrast_factor is not None:
+            lower, upper = factor("contrast_factor", contrast_factor)
+            contrast = RandomContrast((-lower, upper), value_range)
+            self._steps.append(("contrast", contrast, contrast._contrast))
+        if saturation_factor is not None:
+            saturation = RandomSaturation(factor("saturation_factor", saturation_factor),
+                                          value_range)
+            self._steps.append(("saturation", saturation, saturation._saturate))
+        if hue_factor is not None:
+            hue = RandomHue(factor("hue_factor", hue_factor), value_range)
+            self._steps.append(("hue", hue, hue._turn))
+
+    def _draw(self, key, batch):
+        """Each step's per-image amounts: brightness shifts (pixel values), contrast
+        factors, saturation scales and hue turns, each ``(batch,)``."""
+        keys = jax.random.split(key, 4)
+        return {name: layer._draw(keys[i], batch) for i, (name, layer, _) in
+                enumerate(self._steps)}
+
+    def _jitter(self, x, amounts):
+        """``x`` (channels last) through each step with the given per-image amounts."""
+        for name, _, transform in self._steps:
+            x = transform(x, jnp.asarray(amounts[name]).astype(x.dtype))
+        return x
+
+    def _augment(self, x, key):
+        return self._jitter(x, self._draw(key, x.shape[0]))
+
+    def get_config(self):
+        return {**super().get_config(), "value_range": self.value_range,
+                "brightness_factor": self.brightness_factor,
+                "contrast_factor": self.contrast_factor,
+                "saturation_factor": self.saturation_factor, "hue_factor": self.hue_factor}

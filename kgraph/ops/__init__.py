@@ -30,9 +30,11 @@ from kgraph.ops import image, linalg, nn, numpy  # noqa: F401 - keras.ops's subm
 from kgraph.ops.core import *  # noqa: F401,F403 - the public catalog
 from kgraph.ops.einops import rearrange  # noqa: F401 - keras.ops.rearrange
 from kgraph.ops.signal import istft, stft  # noqa: F401 - keras.ops.stft, istft
-from kgraph.ops.image import (affine_transform, crop_images, extract_patches,  # noqa: F401
-                              gaussian_blur, hsv_to_rgb, map_coordinates, pad_images, resize,
-                              rgb_to_grayscale, rgb_to_hsv, sobel_edges, ssim)
+from kgraph.ops.image import (affine_transform, crop_images, elastic_transform,  # noqa: F401
+                              extract_patches, extract_patches_3d, gaussian_blur, hsv_to_rgb,
+                              map_coordinates, pad_images, perspective_transform, resize,
+                              rgb_to_grayscale, rgb_to_hsv, scale_and_translate, sobel_edges,
+                              ssim)
 from kgraph.ops.linalg import (cholesky, cholesky_inverse, det, eig, eigh, inv,  # noqa: F401
                                jvp, logdet, lstsq, lu_factor, matrix_rank, pinv, qr, slogdet,
                                solve, solve_triangular, svd)

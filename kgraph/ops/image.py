@@ -1,6 +1,7 @@
-"""``keras.ops.image``: resizing, affine warps, colour conversions, crops, pads, patches and
-blurs on batched ``(batch, height, width, channels)`` images or single images, in
-``data_format`` (default ``config.image_data_format()``).
+"""``keras.ops.image``: resizing, affine, perspective and elastic warps, scale-and-translate,
+colour conversions, crops, pads, 2D and 3D patches and blurs on batched
+``(batch, height, width, channels)`` images or single images, in ``data_format`` (default
+``config.image_data_format()``).
 
 >>> from kgraph import ops
 >>> ops.image.resize(ops.ones((1, 4, 4, 3)), (2, 2)).shape
@@ -11,14 +12,16 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from kgraph import config
 from kgraph.ops.registry import register_op
 
 __all__ = [
-    "affine_transform", "crop_images", "extract_patches", "gaussian_blur", "hsv_to_rgb",
-    "map_coordinates", "pad_images", "resize", "rgb_to_grayscale", "rgb_to_hsv", "sobel_edges",
-    "ssim"
+    "affine_transform", "crop_images", "elastic_transform", "extract_patches",
+    "extract_patches_3d", "gaussian_blur", "hsv_to_rgb", "map_coordinates", "pad_images",
+    "perspective_transform", "resize", "rgb_to_grayscale", "rgb_to_hsv", "scale_and_translate",
+    "sobel_edges", "ssim"
 ]
 
 
@@ -300,3 +303,222 @@ def ssim(image1, image2, max_val=1.0, filter_size=11, filter_sigma=1.5, k1=0.01,
               / ((mu1 * mu1 + mu2 * mu2 + c1) * (sigma1 + sigma2 + c2)))
     per_image = jnp.mean(values, axis=(1, 2, 3)).reshape(x.shape[0], x.shape[-1]).mean(-1)
     return (per_image[0] if image1.ndim == 3 else per_image).astype(original)
+
+
+# ----------------------------------------------------------------- perspective and elastic
+
+
+def _homography(start_points, end_points):
+    """Per pair of ``(N, 4, 2)`` point sets, the 8 coefficients ``h`` of the projective map
+    sending each end point ``(x, y)`` to its start point:
+    ``((h0 x + h1 y + h2) / d, (h3 x + h4 y + h5) / d)`` with ``d = h6 x + h7 y + 1``."""
+    sx, sy = start_points[..., 0], start_points[..., 1]
+    ex, ey = end_points[..., 0], end_points[..., 1]
+    zeros, ones = jnp.zeros_like(ex), jnp.ones_like(ex)
+    x_rows = jnp.stack([ex, ey, ones, zeros, zeros, zeros, -sx * ex, -sx * ey], axis=-1)
+    y_rows = jnp.stack([zeros, zeros, zeros, ex, ey, ones, -sy * ex, -sy * ey], axis=-1)
+    system = jnp.concatenate([x_rows, y_rows], axis=1)
+    target = jnp.concatenate([sx, sy], axis=-1)[..., None]
+    return jnp.linalg.solve(system, target)[..., 0]
+
+
+def _sample(x, rows, cols, interpolation, fill_mode, fill_value):
+    """Channels-last batch ``x`` sampled at per-image ``rows, cols`` of shape ``(h, w)``."""
+    def per_image(image, r, c):
+        return jax.vmap(lambda channel: jax.scipy.ndimage.map_coordinates(
+            channel, [r, c], order=_ORDER[interpolation], mode=fill_mode, cval=fill_value),
+            in_axes=-1, out_axes=-1)(image)
+
+    return jax.vmap(per_image)(x, rows, cols)
+
+
+def _perspective_warp(x, start_points, end_points, interpolation, fill_value):
+    """Channels-last batch ``x`` warped so that ``start_points`` land on ``end_points``
+    (``(N, 4, 2)`` as ``(x, y)``; ``N`` is 1 or the batch); outside: ``fill_value``."""
+    h = _homography(jnp.asarray(start_points, jnp.float32),
+                    jnp.asarray(end_points, jnp.float32))
+    h = jnp.broadcast_to(h, (x.shape[0], 8))
+    cols, rows = jnp.meshgrid(jnp.arange(x.shape[2]), jnp.arange(x.shape[1]), indexing="xy")
+
+    def coordinates(t):
+        denominator = t[6] * cols + t[7] * rows + 1.0
+        return ((t[3] * cols + t[4] * rows + t[5]) / denominator,
+                (t[0] * cols + t[1] * rows + t[2]) / denominator)
+
+    rows_in, cols_in = jax.vmap(coordinates)(h)
+    return _sample(x, rows_in, cols_in, interpolation, "constant", fill_value)
+
+
+def _check_points(name, points):
+    if tuple(points.shape[-2:]) != (4, 2) or points.ndim not in (2, 3):
+        raise ValueError(f"perspective_transform: invalid {name} shape: expected (4, 2) for a "
+                         f"single image or (N, 4, 2) for a batch. Received shape: "
+                         f"{tuple(points.shape)}")
+
+
+@register_op("perspective_transform", tensors=3)
+def perspective_transform(images, start_points, end_points, interpolation="bilinear",
+                          fill_value=0, data_format=None):
+    """Warp images so that the four ``start_points`` move to the ``end_points`` (``(4, 2)``
+    or ``(N, 4, 2)`` as ``(x, y)``; one set serves every image), sampling outside the image
+    as ``fill_value``."""
+    _check_rank("perspective_transform", images)
+    if interpolation not in _ORDER:
+        raise ValueError(f"perspective_transform: invalid value for argument `interpolation`. "
+                         f"Expected one of {set(_ORDER)}. Received: "
+                         f"interpolation={interpolation}")
+    start_points, end_points = jnp.asarray(start_points), jnp.asarray(end_points)
+    _check_points("start_points", start_points)
+    _check_points("end_points", end_points)
+    if start_points.shape != end_points.shape:
+        raise ValueError(f"perspective_transform: start_points and end_points must have the "
+                         f"same shape. Received start_points.shape={tuple(start_points.shape)}, "
+                         f"end_points.shape={tuple(end_points.shape)}")
+    x, back = _to_last(images, data_format)
+    start_points = start_points.reshape(-1, 4, 2)
+    if start_points.shape[0] not in (1, x.shape[0]):
+        raise ValueError(f"perspective_transform: {start_points.shape[0]} sets of points for "
+                         f"{x.shape[0]} images; expected one set, or one per image.")
+    out = _perspective_warp(x, start_points, end_points.reshape(-1, 4, 2), interpolation,
+                            fill_value)
+    return back(out)
+
+
+def _gaussian_field(noise, sigma, size):
+    """``noise`` ``(batch, h, w)`` blurred (zero padding) by Keras's ``gaussian_blur`` kernel
+    of ``int(6 sigma) | 1`` taps, ``sigma`` possibly traced: the taps sit in a static
+    window of ``size`` (odd, at least that many), the outer ones weighted zero."""
+    dtype = noise.dtype
+    taps = (jnp.floor(6 * sigma).astype(jnp.int32) | 1).astype(dtype)
+    t = jnp.arange(size, dtype=dtype) - jnp.asarray((size - 1) / 2, dtype)
+    safe_sigma = jnp.where(sigma > 0, sigma, jnp.ones_like(sigma))  # sigma 0: no blur
+    kernel = jnp.where(jnp.abs(t) <= (taps - 1) / 2, jnp.exp(-0.5 * (t / safe_sigma) ** 2), 0)
+    kernel = kernel / jnp.sum(kernel)
+    out = noise[..., None]
+    for shape in ((size, 1, 1, 1), (1, size, 1, 1)):  # separable: rows, then columns
+        out = jax.lax.conv_general_dilated(out, kernel.reshape(shape), (1, 1), "SAME",
+                                           dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    return out[..., 0]
+
+
+def _elastic_warp(x, alpha, sigma, key, interpolation, fill_mode, fill_value, size):
+    """Keras's elastic deformation of a channels-last batch: a normal field per image
+    (``sigma`` scaled, Gaussian-blurred, see ``_gaussian_field``) times ``alpha`` shifts the
+    sampling rows and columns alike (Keras draws both fields from one key)."""
+    batch, height, width, _ = x.shape
+    dtype = x.dtype if jnp.issubdtype(x.dtype, jnp.floating) else jnp.float32
+    sigma = jnp.asarray(sigma, dtype)
+    noise = jax.random.normal(key, (batch, height, width), dtype) * sigma
+    shift = jnp.asarray(alpha, dtype) * _gaussian_field(noise, sigma, size)
+    rows = jnp.arange(height)[:, None] + shift
+    cols = jnp.arange(width)[None, :] + shift
+    return _sample(x, rows, cols, interpolation, fill_mode, fill_value).astype(x.dtype)
+
+
+def _elastic_key(seed):
+    """The key of ``elastic_transform``: Keras's key ``[seed, 0]`` for an int seed used
+    eagerly (the same numbers as Keras), else ``kgraph.random.draw_key(seed)`` (the
+    program's key inside a program)."""
+    from kgraph import random as kg_random
+    from kgraph.interpreter import context
+
+    ctx = context.current()
+    in_program = ctx is not None and (ctx.keys.key is not None or ctx.keys.required)
+    if isinstance(seed, int) and not isinstance(seed, bool) and not in_program:
+        return jnp.array([seed & 0xFFFFFFFF, 0], jnp.uint32)
+    return kg_random.draw_key(seed)
+
+
+def _elastic_size(sigma):
+    """Keras's blur size for ``sigma``: ``int(6 * sigma) | 1`` (in float32)."""
+    return int(np.float32(6) * np.float32(sigma)) | 1
+
+
+@register_op("elastic_transform")
+def elastic_transform(images, alpha=20.0, sigma=5.0, interpolation="bilinear",
+                      fill_mode="reflect", fill_value=0.0, seed=None, data_format=None):
+    """Elastic deformation: each image resampled at its pixel grid shifted by ``alpha``
+    times a normal field (standard deviation ``sigma``) smoothed by a Gaussian of ``sigma``
+    (``int(6 sigma) | 1`` taps), as Keras. An int ``seed`` used eagerly gives Keras's
+    numbers; inside a program the field comes from the program's key, as ``kgraph.random``."""
+    _check_rank("elastic_transform", images)
+    if interpolation not in _ORDER:
+        raise ValueError(f"elastic_transform: invalid value for argument `interpolation`. "
+                         f"Expected one of {set(_ORDER)}. Received: "
+                         f"interpolation={interpolation}")
+    if fill_mode not in _FILL_MODES:
+        raise ValueError(f"elastic_transform: invalid value for argument `fill_mode`. Expected "
+                         f"one of {_FILL_MODES}. Received: fill_mode={fill_mode}")
+    try:
+        size = _elastic_size(sigma)
+    except (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError):
+        raise ValueError("elastic_transform: `sigma` must be a concrete number (it sets the "
+                         "blur size); received a traced value.") from None
+    x, back = _to_last(images, data_format)
+    return back(_elastic_warp(x, alpha, sigma, _elastic_key(seed), interpolation, fill_mode,
+                              fill_value, size))
+
+
+# ------------------------------------------------------------------ resampling, 3D patches
+
+_SCALE_METHODS = ("linear", "bilinear", "trilinear", "cubic", "bicubic", "tricubic",
+                  "lanczos3", "lanczos5")
+
+
+@register_op("scale_and_translate", tensors=4)
+def scale_and_translate(images, output_shape, scale, translation, spatial_dims, method,
+                        antialias=True):
+    """``jax.image.scale_and_translate``: resample ``images`` to ``output_shape`` (a
+    ``None`` entry keeps the input's size), input location ``x`` landing on
+    ``x * scale + translation`` along each of ``spatial_dims``."""
+    if method not in _SCALE_METHODS:
+        raise ValueError(f"scale_and_translate: invalid value for argument `method`. Expected "
+                         f"one of {_SCALE_METHODS}. Received: method={method}")
+    images = jnp.asarray(images)
+    if len(output_shape) != images.ndim:
+        raise ValueError(f"scale_and_translate: `output_shape` must have one entry per axis "
+                         f"of the images ({images.ndim}). Received: output_shape={output_shape}")
+    shape = tuple(n if d is None else int(d) for n, d in zip(images.shape, output_shape))
+    return jax.image.scale_and_translate(images, shape, tuple(spatial_dims),
+                                         jnp.asarray(scale), jnp.asarray(translation), method,
+                                         antialias)
+
+
+def _triple(name, value):
+    value = (value,) * 3 if isinstance(value, int) else tuple(value)
+    if len(value) != 3:
+        raise ValueError(f"extract_patches_3d: `{name}` must be an int or a tuple of 3 ints. "
+                         f"Received: {name}={value}")
+    return value
+
+
+@register_op("extract_patches_3d")
+def extract_patches_3d(volumes, size, strides=None, dilation_rate=1, padding="valid",
+                       data_format=None):
+    """Patches of ``size = (depth, height, width)`` as channels: ``(batch, d, h, w,
+    pd * ph * pw * channels)`` (channels last), from volumes ``(batch, d, h, w, c)``."""
+    if not isinstance(size, int) and len(size) != 3:
+        raise TypeError(f"extract_patches_3d: invalid `size` argument. Expected an int or a "
+                        f"tuple of length 3. Received: size={size}")
+    volumes = jnp.asarray(volumes)
+    if volumes.ndim not in (4, 5):
+        raise ValueError(f"extract_patches_3d: expected rank 4 (single volume) or 5 (batch of "
+                         f"volumes). Received input with shape {tuple(volumes.shape)}")
+    size = _triple("size", size)
+    strides = size if strides is None else _triple("strides", strides)
+    single = volumes.ndim == 4
+    x = volumes[None] if single else volumes
+    first = _format(data_format) == "channels_first"
+    x = jnp.moveaxis(x, 1, -1) if first else x
+    patches = jax.lax.conv_general_dilated_patches(
+        x, size, strides, padding.upper(), rhs_dilation=_triple("dilation_rate", dilation_rate),
+        dimension_numbers=("NDHWC", "DHWIO", "NDHWC"))
+    if patches.size == 0 and x.size != 0:
+        raise ValueError(f"extract_patches_3d: no patch fits: volumes of shape "
+                         f"{tuple(volumes.shape)}, size={size}, strides={strides}, "
+                         f"padding={padding!r}.")
+    c = x.shape[-1]  # conv patches are channel-major: reorder to (pd, ph, pw, c)
+    *lead, _ = patches.shape
+    patches = patches.reshape(*lead, c, -1).swapaxes(-1, -2).reshape(*lead, -1)
+    patches = jnp.moveaxis(patches, -1, 1) if first else patches
+    return patches[0] if single else patches

@@ -32,9 +32,10 @@ __all__ = ["ACTIVATION_OPS", "NO_KERAS_CLASS", "from_keras", "keras_class_name",
 
 
 _MODULES = {  # op name -> module of its Keras class (the rest are in keras.src.ops.numpy)
-    **dict.fromkeys(("affine_transform", "crop_images", "extract_patches", "gaussian_blur",
-                     "hsv_to_rgb", "map_coordinates", "pad_images", "resize",
-                     "rgb_to_grayscale", "rgb_to_hsv", "sobel_edges", "ssim"), "image"),
+    **dict.fromkeys(("affine_transform", "crop_images", "elastic_transform",
+                     "extract_patches", "gaussian_blur", "hsv_to_rgb", "map_coordinates",
+                     "pad_images", "perspective_transform", "resize", "rgb_to_grayscale",
+                     "rgb_to_hsv", "scale_and_translate", "sobel_edges", "ssim"), "image"),
     **dict.fromkeys((
         "adaptive_average_pool", "adaptive_max_pool", "average_pool", "batch_normalization",
         "binary_crossentropy", "categorical_crossentropy", "celu", "conv", "conv_transpose",
@@ -58,8 +59,9 @@ _MODULES = {  # op name -> module of its Keras class (the rest are in keras.src.
                     "math"),
 }
 # Ops with no Keras class: saved in kgraph's own form (kgraph loads them; Keras cannot).
-NO_KERAS_CLASS = frozenset(("bartlett", "blackman", "cdist", "empty", "eye", "hamming",
-                            "hanning", "identity", "kaiser", "ones", "swish", "tri", "zeros"))
+NO_KERAS_CLASS = frozenset(("bartlett", "blackman", "cdist", "empty", "extract_patches_3d",
+                            "eye", "hamming", "hanning", "identity", "kaiser", "ones", "swish",
+                            "tri", "zeros"))
 ACTIVATION_OPS = ("mish", "relu_activation")  # ops of keras.src.activations.activations
 _CLASS_NAMES = {"allclose": "AllClose", "relu_activation": "ReLU", "batch_normalization": "BatchNorm",
                 "ctc_decode": "CTCDecode", "ctc_loss": "CTCLoss", "hard_swish": "HardSilu",

@@ -18,13 +18,9 @@ MISSING = {
          "name_scope": "weight paths come from layer names"},
     "layers": {
         **{name: "more augmentation layers: " + NOT_YET for name in [
-            "AugMix", "ContrastLimitedAdaptiveHistogramEqualization", "CutMix",
-            "Equalization", "MaxNumBoundingBoxes", "MixUp", "RandAugment",
-            "RandomColorJitter", "RandomElasticTransform", "RandomErasing",
-            "RandomPerspective", "RandomShear"]},
+            "AugMix", "MaxNumBoundingBoxes", "RandAugment"]},
         "HashedCrossing": NOT_YET,
         "STFTSpectrogram": NOT_YET,
-        "SpectralNormalization": NOT_YET,
         "TFSMLayer": "TensorFlow SavedModels", "TorchModuleWrapper": "PyTorch modules"},
     "initializers": {"STFT": NOT_YET, "STFTInitializer": NOT_YET, "stft": NOT_YET},
     "utils": {"FeatureSpace": NOT_YET,
@@ -34,10 +30,7 @@ MISSING = {
               "split_dataset": "tf.data pipelines"},
     "config": {"is_nnx_enabled": "Flax NNX",
                "set_backend": "the backend is always JAX"},
-    "optimizers": {"Muon": NOT_YET,
-                   "ScheduleFreeAdamW": NOT_YET, "MultiOptimizer": NOT_YET,
-                   "OptimizerMap": NOT_YET,
-                   "LossScaleOptimizer": "mixed precision keeps float32 weights and losses"},
+    "optimizers": {"LossScaleOptimizer": "mixed precision keeps float32 weights and losses"},
     "callbacks": {"OrbaxCheckpoint": "Keras's orbax layout of Keras variables is not written; "
                                      "runtime.CheckpointManager and BackupAndRestore checkpoint "
                                      "the train state on orbax"},
@@ -53,8 +46,6 @@ MISSING = {
         "EfficientNetV2B2", "EfficientNetV2B3", "EfficientNetV2L", "EfficientNetV2M",
         "EfficientNetV2S", "InceptionResNetV2",
         "MobileNetV3Large", "MobileNetV3Small", "NASNetLarge", "NASNetMobile"]},
-    "ops.image": {"elastic_transform": NOT_YET, "extract_patches_3d": NOT_YET,
-                  "perspective_transform": NOT_YET, "scale_and_translate": NOT_YET},
 }
 MODULES = ["", "layers", "activations", "initializers", "regularizers", "constraints",
            "models", "utils", "config", "backend", "random", "losses", "metrics",
@@ -65,12 +56,13 @@ MODULES = ["", "layers", "activations", "initializers", "regularizers", "constra
            "applications.vgg19", "applications.resnet", "applications.resnet50",
            "applications.resnet_v2", "applications.mobilenet", "applications.mobilenet_v2",
            "applications.densenet", "applications.xception", "applications.inception_v3",
-           "applications.efficientnet", "applications.convnext", "optimizers.legacy"]
+           "applications.efficientnet", "applications.convnext", "optimizers.legacy",
+           "legacy", "legacy.saving", "utils.legacy", "datasets.reuters"]
 # Keras modules without a kgraph counterpart yet (distillation, export,
-# quantizers, visualization, the scikit-learn wrappers, the legacy saving API; ``src`` is
+# quantizers, visualization, the scikit-learn wrappers; ``src`` is
 # Keras's implementation, not API).
-KERAS_ONLY_MODULES = {"distillation", "export", "legacy",
-                      "quantizers", "src", "visualization", "wrappers"}
+KERAS_ONLY_MODULES = {"distillation", "export", "quantizers", "src", "visualization",
+                      "wrappers"}
 
 
 def _module(root, path):
