@@ -50,6 +50,20 @@ def _factor_range(name, factor, owner, bound=None):
     return lower, upper
 
 
+def _unit_factor(owner, factor, name="factor", bounds=(0.0, 1.0)):
+    """Keras's factor of the newer image layers: a number ``f`` is ``(0, f)`` (clipped to
+    ``bounds``), a pair is sorted; both within ``bounds``."""
+    message = (f"{owner}: the `{name}` argument should be a number (or a list of two numbers) "
+               f"in the range [{bounds[0]}, {bounds[1]}]. Received: {name}={factor}")
+    if isinstance(factor, (tuple, list)):
+        if len(factor) != 2 or factor[0] > bounds[1] or factor[1] < bounds[0]:
+            raise ValueError(message)
+        return tuple(sorted(float(f) for f in factor))
+    if not isinstance(factor, (int, float)) or not bounds[0] <= factor <= bounds[1]:
+        raise ValueError(message)
+    return max(-abs(float(factor)), bounds[0]), abs(float(factor))
+
+
 class _Augmentation(Layer):
     """Base: batching, channels-last layout, the training switch and the per-call key."""
 
@@ -290,16 +304,15 @@ class RandomTranslation(_AffineAugmentation):
 
 class RandomContrast(_Augmentation):
     """Scale each image's deviation from its per-channel mean by a factor in
-    ``[1 - lower, 1 + upper]``, then clip to ``value_range``."""
+    ``[1 - lower, 1 + upper]``, then clip to ``value_range``. As Keras 3: a number ``f``
+    is ``(lower, upper) = (0, f)``, so it only raises contrast; a pair is
+    ``(lower, upper)``, both within [0, 1]."""
 
     def __init__(self, factor, value_range=(0, 255), seed=None, data_format=None, **kwargs):
         super().__init__(seed, data_format, **kwargs)
         self.factor = factor
-        lower, upper = _factor_range("factor", factor, self._owner)
-        self._range = (1.0 + lower, 1.0 + upper)
-        if self._range[0] < 0:
-            raise ValueError(f"{self._owner}: `factor` must be at most 1 below, received "
-                             f"factor={factor!r}.")
+        lower, upper = _unit_factor(self._owner, factor)
+        self._range = (1.0 - lower, 1.0 + upper)
         self.value_range = tuple(value_range)
 
     def _augment(self, x, key):

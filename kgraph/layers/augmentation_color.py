@@ -21,7 +21,8 @@ import jax
 import jax.numpy as jnp
 
 from kgraph.config import epsilon
-from kgraph.layers.augmentation import RandomBrightness, RandomContrast, _Augmentation
+from kgraph.layers.augmentation import (RandomBrightness, RandomContrast, _Augmentation,
+                                        _unit_factor)
 from kgraph.ops import image as image_ops
 
 __all__ = [
@@ -36,20 +37,6 @@ def _rescale(x, source, target):
     if tuple(source) == tuple(target):
         return x
     return (x - source[0]) / (source[1] - source[0]) * (target[1] - target[0]) + target[0]
-
-
-def _unit_factor(owner, factor, name="factor", bounds=(0.0, 1.0)):
-    """Keras's factor of the newer image layers: a number ``f`` is ``(0, f)`` (clipped to
-    ``bounds``), a pair is sorted; both within ``bounds``."""
-    message = (f"{owner}: the `{name}` argument should be a number (or a list of two numbers) "
-               f"in the range [{bounds[0]}, {bounds[1]}]. Received: {name}={factor}")
-    if isinstance(factor, (tuple, list)):
-        if len(factor) != 2 or factor[0] > bounds[1] or factor[1] < bounds[0]:
-            raise ValueError(message)
-        return tuple(sorted(float(f) for f in factor))
-    if not isinstance(factor, (int, float)) or not bounds[0] <= factor <= bounds[1]:
-        raise ValueError(message)
-    return max(-abs(float(factor)), bounds[0]), abs(float(factor))
 
 
 def _coins(key, batch, factor):
@@ -374,8 +361,7 @@ class RandomColorJitter(_Augmentation):
                                                  (-1.0, 1.0)), value_range)
             self._steps.append(("brightness", brightness, brightness._brighten))
         if contrast_factor is not None:
-            lower, upper = factor("contrast_factor", contrast_factor)
-            contrast = RandomContrast((-lower, upper), value_range)
+            contrast = RandomContrast(factor("contrast_factor", contrast_factor), value_range)
             self._steps.append(("contrast", contrast, contrast._contrast))
         if saturation_factor is not None:
             saturation = RandomSaturation(factor("saturation_factor", saturation_factor),

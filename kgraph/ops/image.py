@@ -145,12 +145,15 @@ def rgb_to_hsv(images, data_format=None):
     """RGB in [0, 1] to HSV in [0, 1]."""
     x, back = _to_last(images, data_format)
     r, g, b = x[..., 0], x[..., 1], x[..., 2]
-    value = jnp.max(x, axis=-1)
+    # the largest channel, found once (red first on ties, as Keras): the hue's branch and
+    # the value come from one comparison, not from float equalities re-evaluated per use
+    largest = jnp.argmax(x, axis=-1)
+    value = jnp.take_along_axis(x, largest[..., None], axis=-1)[..., 0]
     spread = value - jnp.min(x, axis=-1)
     safe = jnp.where(spread > 0, spread, 1.0)
     saturation = jnp.where(value > 0, spread / jnp.where(value > 0, value, 1.0), 0.0)
-    hue = jnp.where(value == r, (g - b) / safe,
-                    jnp.where(value == g, 2.0 + (b - r) / safe, 4.0 + (r - g) / safe))
+    hue = jnp.where(largest == 0, (g - b) / safe,
+                    jnp.where(largest == 1, 2.0 + (b - r) / safe, 4.0 + (r - g) / safe))
     hue = jnp.where(spread > 0, (hue / 6.0) % 1.0, 0.0)
     return back(jnp.stack([hue, saturation, value], axis=-1))
 

@@ -81,3 +81,19 @@ def test_bad_arguments():
         kg.layers.RandomFlip("diagonal")
     with pytest.raises(ValueError, match="within"):
         kg.layers.RandomTranslation(1.5, 0.1)
+
+
+@pytest.mark.parametrize("factor", [0.5, (0.2, 0.4), (0.0, 1.0)])
+def test_contrast_factors_are_drawn_from_kerass_range_and_applied_as_keras(factor):
+    """Keras 3 reads a number ``f`` as ``(0, f)``: factors in ``[1, 1 + f]``."""
+    ours, theirs = kg.layers.RandomContrast(factor), keras.layers.RandomContrast(factor)
+    drawn = np.asarray(ours._draw(jax.random.PRNGKey(0), 20000))
+    theirs_drawn = np.asarray(theirs.get_random_transformation(
+        np.zeros((20000, 1, 1, 1), "float32"))["contrast_factor"]).ravel()
+    np.testing.assert_allclose([drawn.min(), drawn.max()],
+                               [theirs_drawn.min(), theirs_drawn.max()], atol=2e-3)
+    factors = theirs_drawn[:4]
+    np.testing.assert_allclose(
+        np.asarray(ours._contrast(_img, factors)),
+        np.asarray(theirs.transform_images(_img, {"contrast_factor": factors.reshape(
+            4, 1, 1, 1)})), rtol=1e-5, atol=1e-3)
