@@ -31,11 +31,11 @@ __all__ = [
     "Constant", "GlorotNormal", "GlorotUniform", "HeNormal", "HeUniform", "Identity",
     "IdentityInitializer", "Initializer", "KerasInitializer", "LecunNormal", "LecunUniform",
     "Ones", "Orthogonal", "OrthogonalInitializer", "RandomInitializer", "RandomNormal",
-    "RandomUniform", "TruncatedNormal", "VarianceScaling", "Zeros", "compute_fans", "constant",
-    "deserialize", "get", "glorot_normal", "glorot_uniform", "he_normal", "he_uniform",
-    "identity", "is_builtin", "lecun_normal", "lecun_uniform", "ones", "orthogonal",
-    "random_normal", "random_uniform", "serialize", "truncated_normal", "variance_scaling",
-    "zeros"
+    "RandomUniform", "STFT", "STFTInitializer", "TruncatedNormal", "VarianceScaling", "Zeros",
+    "compute_fans", "constant", "deserialize", "get", "glorot_normal", "glorot_uniform",
+    "he_normal", "he_uniform", "identity", "is_builtin", "lecun_normal", "lecun_uniform",
+    "ones", "orthogonal", "random_normal", "random_uniform", "serialize", "stft",
+    "truncated_normal", "variance_scaling", "zeros"
 ]
 
 
@@ -175,6 +175,94 @@ class Identity(KerasInitializer):
 
     def get_config(self):
         return {"gain": self.gain}
+
+
+def _window_values(owner, window, length, periodic):
+    """The ``length`` values of ``window`` (a ``scipy.signal.windows`` name, periodic or
+    symmetric, or an array of them) as float64, or None for no window."""
+    if window is None:
+        return None
+    if isinstance(window, str):
+        return np.asarray(_named_window(owner, window, length, periodic), np.float64)
+    values = np.asarray(window, np.float64)
+    if values.shape != (length,):
+        raise ValueError(f"{owner}: the shape of `window` must be equal to [frame_length] "
+                         f"({length},). Received: window shape={values.shape}")
+    return values
+
+
+def _named_window(owner, name, length, periodic=False):
+    import scipy.signal  # only windows by name need it
+
+    try:
+        return scipy.signal.get_window(name, length, fftbins=bool(periodic))
+    except ValueError as error:
+        raise ValueError(f"{owner}: `window` must be the name of a window function of "
+                         "scipy.signal.windows taking no parameter (e.g. 'hann', 'hamming'), "
+                         f"an array of frame_length values, or None. Received: window={name!r} "
+                         f"({error})") from None
+
+
+def _check_stft_arguments(owner, window, scaling):
+    """``window`` checked with ``scaling`` (for ``STFT`` and ``STFTSpectrogram``); an array
+    window saved in Keras's ``{"class_name": "__numpy__", ...}`` form as an array."""
+    if scaling is not None and scaling not in ("density", "spectrum"):
+        raise ValueError(f"{owner}: `scaling` is invalid, it must be `None`, 'density' or "
+                         f"'spectrum'. Received: scaling={scaling!r}")
+    if isinstance(window, str):
+        _named_window(owner, window, 1)
+    if isinstance(window, dict):
+        if window.get("class_name") not in ("__numpy__", "__tensor__"):
+            raise ValueError(f"{owner}: `window` must be a window name, an array or None. "
+                             f"Received: window={window!r:.200}")
+        config = window.get("config") or {}
+        window = np.asarray(config.get("value"), config.get("dtype") or "float32")
+    return window
+
+
+def _window_config(window):
+    """``window`` as a config holds it: an array as a (JSON) list of its values."""
+    return window.tolist() if isinstance(window, (np.ndarray, jax.Array)) else window
+
+
+class STFT(KerasInitializer):
+    """The real (``side="real"``, cosines) or imaginary (``"imag"``, minus sines) parts of
+    the DFT as convolution kernels of shape ``(frame_length, 1, fft_length // 2 + 1)``,
+    multiplied by ``window`` (a ``scipy.signal.windows`` name, an array, or None) and
+    divided by its L2 norm (``scaling="density"``) or its sum (``"spectrum"``). Keras's
+    ``STFT`` (also ``STFTInitializer``): the kernels of ``layers.STFTSpectrogram``.
+
+    >>> kernel = STFT("real", window=None)(shape=(4, 1, 3))
+    >>> (kernel[:, 0, :].round(3) + 0.0).tolist()
+    [[1.0, 1.0, 1.0], [1.0, 0.0, -1.0], [1.0, -1.0, 1.0], [1.0, 0.0, -1.0]]
+    """
+
+    def __init__(self, side="real", window="hann", scaling="density", periodic=False):
+        if side not in ("real", "imag"):
+            raise ValueError(f"STFT: `side` should be 'real' or 'imag'. Received: side={side!r}")
+        window = _check_stft_arguments("STFT", window, scaling)
+        self.side, self.window, self.scaling, self.periodic = side, window, scaling, periodic
+
+    def __call__(self, shape, dtype=None):
+        dtype = jnp.dtype(dtype or "float32")
+        frame_length, _, bins = (int(d) for d in shape)
+        # As Keras computes them, in `dtype`: angles -2 * pi * t * k / fft_length.
+        freq = jnp.arange(bins, dtype=dtype).reshape(1, 1, bins) / ((bins - 1) * 2)
+        time = jnp.arange(frame_length, dtype=dtype).reshape(frame_length, 1, 1)
+        angles = (-2 * time) * freq * jnp.arccos(jnp.asarray(-1, dtype))
+        kernel = (jnp.cos if self.side == "real" else jnp.sin)(angles).astype(dtype)
+        window = _window_values("STFT", self.window, frame_length, self.periodic)
+        if window is None:
+            return kernel
+        window = jnp.asarray(window, dtype).reshape(frame_length, 1, 1)
+        scale = {"density": lambda: jnp.sqrt(jnp.sum(jnp.square(window))),
+                 "spectrum": lambda: jnp.sum(jnp.abs(window)),
+                 None: lambda: 1}[self.scaling]()
+        return kernel * window / scale
+
+    def get_config(self):
+        return {"side": self.side, "window": _window_config(self.window),
+                "periodic": self.periodic, "scaling": self.scaling}
 
 
 # ---------------------------------------------------------------------------- random
@@ -388,6 +476,8 @@ _BY_NAME = {cls.__name__: cls for cls in _CLASSES}
 _BY_NAME.update({naming.to_snake_case(cls.__name__): cls for cls in _CLASSES})
 _BY_NAME.update({"normal": RandomNormal, "uniform": RandomUniform, "one": Ones, "zero": Zeros,
                  "IdentityInitializer": Identity, "OrthogonalInitializer": Orthogonal})
+# STFT is deterministic, but not among _CLASSES: its window may be an array (no hashable config)
+_BY_NAME.update({"STFT": STFT, "stft": STFT, "STFTInitializer": STFT})
 
 
 def _lookup(name):
@@ -476,3 +566,4 @@ variance_scaling = VarianceScaling
 glorot_normal, glorot_uniform, he_normal, he_uniform = (GlorotNormal, GlorotUniform, HeNormal,
                                                         HeUniform)
 lecun_normal, lecun_uniform = LecunNormal, LecunUniform
+STFTInitializer = stft = STFT

@@ -11,6 +11,7 @@ from kgraph.layers.core_extra import Identity, Lambda, Masking
 from kgraph.layers.einsum_dense import EinsumDense
 from kgraph.layers.jax_layer import FlaxLayer, JaxLayer
 from kgraph.layers.mel_spectrogram import MelSpectrogram
+from kgraph.layers.stft_spectrogram import STFTSpectrogram
 from kgraph.layers.embedding import Embedding, ReversibleEmbedding
 
 # merging
@@ -53,6 +54,7 @@ from kgraph.layers.activation_layers import ELU, LeakyReLU, PReLU, ReLU, Softmax
 # preprocessing
 from kgraph.layers.preprocessing import CenterCrop, Normalization, Rescaling, Resizing
 from kgraph.layers.encoding import CategoryEncoding, Discretization, Hashing
+from kgraph.layers.hashed_crossing import HashedCrossing
 from kgraph.layers.lookup import IntegerLookup, StringLookup
 from kgraph.layers.pipeline import Pipeline
 from kgraph.layers.text_vectorization import TextVectorization
@@ -69,6 +71,7 @@ from kgraph.layers.augmentation import (RandomBrightness, RandomContrast, Random
                                         RandomZoom)
 from kgraph.layers.augmentation_warp import (RandomElasticTransform, RandomPerspective,
                                              RandomShear)
+from kgraph.layers.augmentation_policies import AugMix, RandAugment
 
 # attention
 from kgraph.layers.attention import AdditiveAttention, Attention

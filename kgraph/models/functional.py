@@ -15,7 +15,7 @@ import warnings
 
 import jax
 
-from kgraph.base import bulk, naming
+from kgraph.base import bulk, catalog, naming
 from kgraph.base.input_spec import InputSpec, assert_input_compatibility
 from kgraph import saving
 from kgraph.graph.keras_tensor import KerasTensor
@@ -103,7 +103,14 @@ class Functional(Model):
     @property
     def layers(self) -> list:
         """Every layer of the graph, once each, in Keras's order: by depth from the inputs
-        (``walk.keras_layer_order``)."""
+        (``walk.keras_layer_order``). As in Keras, ``ops`` nodes (``x + y``,
+        ``ops.relu(x)`` on symbolic tensors) are operations, not layers: they are in
+        ``operations``, so ``model.layers[i]`` is the layer Keras gives."""
+        return [layer for layer in self._layers if not catalog.is_operation(type(layer))]
+
+    @property
+    def operations(self) -> list:
+        """Every node of the graph, layers and ``ops`` nodes, in ``layers``' order."""
         return list(self._layers)
 
     def _tracked_layers(self):
@@ -121,17 +128,19 @@ class Functional(Model):
         return tree
 
     def get_layer(self, name=None, index=None):
-        """A layer by name or by index in ``layers``."""
+        """A layer by name (an ``ops`` node's name finds it too) or by index in
+        ``layers``."""
+        layers = self.layers
         if index is not None:
-            if not 0 <= index < len(self._layers) and not -len(self._layers) <= index < 0:
+            if not 0 <= index < len(layers) and not -len(layers) <= index < 0:
                 raise ValueError(f"Index {index} is out of range for model {self.name!r} "
-                                 f"with {len(self._layers)} layers.")
-            return self._layers[index]
+                                 f"with {len(layers)} layers.")
+            return layers[index]
         for layer in self._layers:
             if layer.name == name:
                 return layer
         raise ValueError(f"No such layer: {name!r} in model {self.name!r}. Existing layers are: "
-                         f"{[layer.name for layer in self._layers]}.")
+                         f"{[layer.name for layer in layers]}.")
 
     @property
     def input_names(self) -> list:

@@ -33,11 +33,12 @@ __all__ = ["config_hash", "inverse", "is_identity", "layer_tree", "rename", "ren
 
 
 def layer_tree(model) -> list:
-    """``[[name, class_name, children], ...]`` in ``model.layers`` order (nested models
-    give their own layers as children)."""
+    """``[[name, class_name, children], ...]`` in ``model.operations`` order (``ops`` nodes
+    too; nested models give their own nodes as children)."""
+    nodes = getattr(model, "operations", None)
     return [[layer.name, type(layer).__name__,
              layer_tree(layer) if hasattr(layer, "layers") and layer is not model else []]
-            for layer in getattr(model, "layers", [])]
+            for layer in (nodes if nodes is not None else getattr(model, "layers", []))]
 
 
 def _names(tree, found):

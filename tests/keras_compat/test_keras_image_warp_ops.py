@@ -97,7 +97,7 @@ def test_the_ops_are_graph_nodes_that_serialize():
     assert [o.shape for o in outputs] == [(None, 9, 11, 3), (None, 9, 11, 3),
                                           (None, 18, 22, 3), (None, 2, 2, 2, 16)]
     model = kg.Model([images, starts, ends, volumes], outputs)
-    assert {layer.op_name for layer in model.layers if hasattr(layer, "op_name")} >= {
+    assert {layer.op_name for layer in model.operations if hasattr(layer, "op_name")} >= {
         "perspective_transform", "elastic_transform", "scale_and_translate",
         "extract_patches_3d"}
     starts_value = np.broadcast_to(_start, (2, 4, 2))

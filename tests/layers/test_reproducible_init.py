@@ -68,8 +68,10 @@ def test_a_model_gets_the_names_keras_gives_in_a_fresh_process():
     for _ in range(4):
         layers.Dense(1)  # earlier work in the same notebook
     model = _functional()
-    assert [layer.name for layer in model.layers] == [
+    assert [layer.name for layer in model.operations] == [
         "input_layer", "dense", "dropout", "add", "dense_1"]
+    assert [layer.name for layer in model.layers] == [  # as Keras: the add is an operation
+        "input_layer", "dense", "dropout", "dense_1"]
     assert model.inputs[0].name == "input_layer"
 
 
