@@ -11,5 +11,13 @@ Policy = DTypePolicy
 dtype_policy = global_policy
 set_dtype_policy = set_global_policy
 
-__all__ = ["DTypePolicy", "Policy", "dtype_policy", "global_policy", "set_dtype_policy",
-           "set_global_policy"]
+__all__ = ["DTypePolicy", "LossScaleOptimizer", "Policy", "dtype_policy", "global_policy",
+           "set_dtype_policy", "set_global_policy"]
+
+
+def __getattr__(name):
+    if name == "LossScaleOptimizer":  # with the optimizers, loaded on first use
+        from kgraph.optimizers.loss_scale_optimizer import LossScaleOptimizer
+
+        return LossScaleOptimizer
+    raise AttributeError(f"module 'kgraph.mixed_precision' has no attribute {name!r}")

@@ -302,9 +302,11 @@ def default_train_step(model, state, data):
     def loss_of(trainable):
         loss, y_pred, new_non_trainable, per_output = _forward_pass(
             model, trainable, non_trainable, x, y, sample_weight, True)
-        return loss, (y_pred, new_non_trainable, per_output)
+        scaled = model.optimizer.stateless_scale_loss(optimizer_variables, loss) if hasattr(
+            model.optimizer, "stateless_scale_loss") else loss
+        return scaled, (y_pred, new_non_trainable, per_output, loss)
 
-    (loss, (y_pred, non_trainable, per_output)), grads = jax.value_and_grad(
+    (_, (y_pred, non_trainable, per_output, loss)), grads = jax.value_and_grad(
         loss_of, has_aux=True)(trainable)
     trainable, optimizer_variables = model.optimizer.stateless_apply(
         optimizer_variables, grads, trainable)

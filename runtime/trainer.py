@@ -458,15 +458,21 @@ class Trainer:
         # number, so a model without random layers compiles to no key arithmetic at all.
         step_key = jax.random.fold_in(ts.key, ts.step)
 
+        # a LossScaleOptimizer's scale: the gradient is the scaled loss's, which its
+        # update divides again (float16 gradients that would underflow survive)
+        scale_of = getattr(self.optimizer, "loss_scale", None)
+        scale = scale_of(ts.opt_state) if scale_of is not None else None
+
         def objective(params):
             run = self._run(params, ts.state, x, training=True, key=step_key,
                             sample_mask=valid)
             self.objective.check(y, run.outputs)
             total, per_output = self.objective.loss(y, run.outputs, sample_weight, valid,
                                                     run.masks)
-            return total + run.loss, (run, per_output)
+            loss = total + run.loss
+            return (loss if scale is None else loss * scale), (run, per_output, loss)
 
-        (loss, (run, per_output)), grads = jax.value_and_grad(objective, has_aux=True)(
+        (_, (run, per_output, loss)), grads = jax.value_and_grad(objective, has_aux=True)(
             ts.params)
         updates, opt_state = self.optimizer.update(grads, ts.opt_state, ts.params)
         params = self.program.constrain(optax.apply_updates(ts.params, updates))

@@ -190,11 +190,11 @@ class Model(Layer):
         for name in ("run_eagerly", "jit_compile"):
             kwargs.pop(name, None)  # Keras's switches: kgraph always compiles with jax.jit
         if kwargs.pop("auto_scale_loss", True) and _float16_policy(self, precision):
-            warnings.warn(f"Model {self.name!r} computes in float16 and kgraph does not scale "
-                          "losses (Keras wraps the optimizer in a LossScaleOptimizer here): "
-                          "small float16 gradients may underflow to zero. Prefer "
-                          "'mixed_bfloat16', which needs no loss scaling.", UserWarning,
-                          stacklevel=2)
+            from kgraph import optimizers  # float16 gradients underflow unscaled: Keras's
+
+            optimizer = optimizers.get(optimizer)  # rule wraps the optimizer
+            if not isinstance(optimizer, optimizers.LossScaleOptimizer):
+                optimizer = optimizers.LossScaleOptimizer(optimizer)
         if kwargs:
             raise TypeError(f"compile got unexpected arguments {sorted(kwargs)}.")
         engine.runtime().compile_model(

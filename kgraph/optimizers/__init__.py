@@ -14,6 +14,7 @@ from kgraph.optimizers.keras_optimizers import (SGD, Adadelta, Adafactor, Adagra
 from kgraph.optimizers.keras_optimizers_more import Ftrl, Lamb
 from kgraph.optimizers.keras_optimizers_recent import Muon, ScheduleFreeAdamW
 from kgraph.optimizers.multi_optimizer import MultiOptimizer, OptimizerMap
+from kgraph.optimizers.loss_scale_optimizer import LossScaleOptimizer
 from kgraph.optimizers.names import get
 
 
@@ -25,12 +26,14 @@ def serialize(optimizer) -> dict:
 def deserialize(config, custom_objects=None):
     """An optimizer from ``serialize``'s output (or a name)."""
     classes = {cls.__name__: cls for cls in (SGD, Adadelta, Adafactor, Adagrad, Adam, AdamW,
-                                             Adamax, Ftrl, Lamb, Lion, Muon, MultiOptimizer,
+                                             Adamax, Ftrl, Lamb, Lion, LossScaleOptimizer,
+                                             Muon, MultiOptimizer,
                                              Nadam, OptimizerMap, RMSprop, ScheduleFreeAdamW)}
     return from_keras_object_config(config, custom_objects, classes, "optimizer", get)
 
 
 __all__ = ["Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "Ftrl", "Lamb",
-           "Lion", "Muon", "MultiOptimizer", "Nadam", "OptimizerMap", "ScheduleFreeAdamW",
+           "Lion", "LossScaleOptimizer", "Muon", "MultiOptimizer", "Nadam", "OptimizerMap",
+           "ScheduleFreeAdamW",
            "Optimizer", "RMSprop", "SGD", "deserialize", "get", "legacy", "schedules",
            "serialize"]

@@ -329,6 +329,19 @@ class Optimizer(optax.GradientTransformationExtraArgs):
             slot.value = leaf
         return list(self._slots)
 
+    def loss_scale(self, opt_state):
+        """The factor a train step multiplies the loss by before its gradient (None: the
+        loss as it is; ``LossScaleOptimizer`` keeps one in its state)."""
+        return None
+
+    def scale_loss(self, loss):
+        """``loss`` as the gradient is taken of it (Keras's ``scale_loss``)."""
+        return loss
+
+    def stateless_scale_loss(self, optimizer_variables, loss):
+        """``scale_loss`` with the state given as Keras's ``optimizer_variables``."""
+        return loss
+
     def stateless_apply(self, optimizer_variables, grads, trainable_variables):
         """``(new_trainable_variables, new_optimizer_variables)`` as lists, without touching
         any stored state (jittable; ``build`` first)."""

@@ -52,11 +52,13 @@ def test_autocast_false_and_add_weight_positional_dtype_are_kerass():
         kg.layers.Layer().add_weight((2,), overwrite_with_gradient=True)
 
 
-def test_float16_without_loss_scaling_is_said():
+def test_float16_compiles_with_loss_scaling_as_keras():
     x = kg.Input((4,))
     model = kg.Model(x, kg.layers.Dense(1, dtype="mixed_float16")(x))
-    with pytest.warns(UserWarning, match="does not scale losses"):
-        model.compile("sgd", "mse")
+    model.compile("sgd", "mse")
+    assert isinstance(model.optimizer, kg.optimizers.LossScaleOptimizer)
+    model.compile("sgd", "mse", auto_scale_loss=False)
+    assert not isinstance(model.optimizer, kg.optimizers.LossScaleOptimizer)
 
 
 def test_clone_model_refuses_what_it_would_not_use_as_keras():

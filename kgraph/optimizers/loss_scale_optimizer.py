@@ -1,0 +1,183 @@
+"""Keras's ``LossScaleOptimizer``: dynamic loss scaling for float16 training.
+
+The loss is multiplied by ``dynamic_scale`` before the gradient is taken (the train step
+asks ``loss_scale(opt_state)``), so small float16 gradients do not underflow; the update
+divides the gradients by it again and hands them to the inner optimizer. Gradients with
+an inf or NaN skip the step (weights and the inner optimizer's state unchanged) and halve
+the scale; ``dynamic_growth_steps`` finite steps in a row double it. The scale and its
+step counter live in the optimizer state, beside the inner optimizer's.
+
+``compile`` wraps the optimizer in one when the model computes in float16 (Keras's
+``auto_scale_loss=True``).
+
+>>> import jax.numpy as jnp
+>>> from kgraph.optimizers import SGD
+>>> opt = LossScaleOptimizer(SGD(0.1), initial_scale=8.0)
+>>> params = [jnp.ones(2)]
+>>> state = opt.init(params)
+>>> float(opt.loss_scale(state))
+8.0
+>>> updates, state = opt.update([jnp.array([8.0, jnp.inf])], state, params)  # not finite
+>>> updates[0].tolist(), float(opt.loss_scale(state))
+([0.0, 0.0], 4.0)
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import optax
+
+from kgraph.optimizers.base import Optimizer
+
+__all__ = ["LossScaleOptimizer", "LossScaleState"]
+
+_BASE_DEFAULTS = {"weight_decay": None, "clipnorm": None, "global_clipnorm": None,
+                  "clipvalue": None, "use_ema": False, "ema_momentum": 0.99,
+                  "ema_overwrite_frequency": None, "loss_scale_factor": None,
+                  "gradient_accumulation_steps": None}
+
+
+class LossScaleState(NamedTuple):
+    """Finite steps since the scale last changed, the scale, the inner optimizer's state."""
+
+    step_counter: jnp.ndarray
+    dynamic_scale: jnp.ndarray
+    inner: object
+
+
+class LossScaleOptimizer(Optimizer):
+    """``inner_optimizer`` with dynamic loss scaling (Keras's arguments and defaults)."""
+
+    _keras_layout = False
+
+    def __new__(cls, inner_optimizer, initial_scale=2.0 ** 15, dynamic_growth_steps=2000,
+                name=None, **kwargs):
+        if not kwargs.pop("dynamic", True):
+            raise ValueError("LossScaleOptimizer no longer supports `dynamic=False`. Instead, "
+                             "simply set `loss_scale_factor` directly on the "
+                             "`inner_optimizer`.")
+        for key, default in _BASE_DEFAULTS.items():
+            if key in kwargs and kwargs.pop(key) != default:
+                raise ValueError(f"LossScaleOptimizer does not support `{key}`. Instead, set "
+                                 f"`{key}` on the `inner_optimizer`.")
+        if kwargs:
+            raise ValueError("LossScaleOptimizer does not support arguments: "
+                             f"`{'`, `'.join(kwargs)}`.")
+        if not isinstance(inner_optimizer, optax.GradientTransformation):
+            from kgraph.optimizers.names import get
+
+            inner_optimizer = get(inner_optimizer)
+        if isinstance(inner_optimizer, LossScaleOptimizer):
+            raise ValueError("LossScaleOptimizer cannot wrap another LossScaleOptimizer.")
+        growth = int(dynamic_growth_steps)
+
+        def init(params):
+            return LossScaleState(jnp.zeros((), jnp.int32),
+                                  jnp.asarray(initial_scale, jnp.float32),
+                                  inner_optimizer.init(params))
+
+        def update(grads, state, params=None, **extra_args):
+            finite = jnp.all(jnp.asarray([jnp.all(jnp.isfinite(g))
+                                          for g in jax.tree_util.tree_leaves(grads)]))
+            unscaled = jax.tree_util.tree_map(
+                lambda g: g / state.dynamic_scale.astype(g.dtype), grads)
+            updates, inner = inner_optimizer.update(unscaled, state.inner, params,
+                                                    **extra_args)
+            updates = jax.tree_util.tree_map(
+                lambda u: jnp.where(finite, u, jnp.zeros_like(u)), updates)
+            inner = jax.tree_util.tree_map(lambda new, old: jnp.where(finite, new, old),
+                                           inner, state.inner)
+            grow = state.step_counter == growth - 1
+            counter = jnp.where(finite & ~grow, state.step_counter + 1, 0)
+            scale = state.dynamic_scale * jnp.where(finite, jnp.where(grow, 2.0, 1.0), 0.5)
+            return updates, LossScaleState(counter.astype(jnp.int32), scale, inner)
+
+        self = optax.GradientTransformationExtraArgs.__new__(cls, init, update)
+        self.inner_optimizer = inner_optimizer
+        self.initial_scale, self.dynamic_growth_steps = initial_scale, growth
+        inner_config = getattr(inner_optimizer, "_config", {})
+        self._config = {"name": name or "loss_scale_optimizer", "learning_rate": None,
+                        "loss_scale_factor": None, "use_ema": inner_config.get("use_ema")}
+        self._loop = self._state = self._treedef = None
+        self._slots, self._paths = [], None
+        return self
+
+    # ------------------------------------------------------------------ the scale
+    def loss_scale(self, opt_state):
+        """The factor the loss is multiplied by in the step that uses ``opt_state``."""
+        return opt_state.dynamic_scale
+
+    @property
+    def dynamic_scale(self):
+        state = self._running_state()
+        return self.initial_scale if state is None else state.dynamic_scale
+
+    @property
+    def step_counter(self):
+        state = self._running_state()
+        return 0 if state is None else state.step_counter
+
+    def scale_loss(self, loss):
+        """``loss`` times the current scale (Keras's ``scale_loss``)."""
+        return loss * self.dynamic_scale
+
+    def stateless_scale_loss(self, optimizer_variables, loss):
+        """``loss`` times the scale held in ``optimizer_variables`` (Keras's stateless
+        train step scales its loss so)."""
+        state = jax.tree_util.tree_unflatten(self._treedef, list(optimizer_variables))
+        return loss * state.dynamic_scale
+
+    def _running_state(self):
+        return self._loop.train_state.opt_state if self._loop is not None else self._state
+
+    # ------------------------------------------------------- the inner optimizer's
+    @property
+    def elementwise(self) -> bool:
+        return bool(getattr(self.inner_optimizer, "elementwise", False))
+
+    @property
+    def learning_rate(self):
+        if self._loop is not None:
+            return self._loop.learning_rate
+        return self.inner_optimizer.learning_rate
+
+    @learning_rate.setter
+    def learning_rate(self, value):
+        if self._loop is not None:
+            self._loop.learning_rate = value
+        else:
+            self.inner_optimizer.learning_rate = value
+
+    @property
+    def iterations(self):
+        """The updates the inner optimizer applied (skipped steps do not count)."""
+        state = self._running_state()
+        if state is None or not hasattr(state.inner, "count"):
+            return 0
+        every = getattr(self.inner_optimizer, "_config", {}).get(
+            "gradient_accumulation_steps") or 1
+        return state.inner.count // every
+
+    def ema_weights(self, opt_state):
+        return self.inner_optimizer.ema_weights(opt_state.inner)
+
+    def get_config(self) -> dict:
+        from kgraph.optimizers import serialize
+
+        return {"name": self.name, "inner_optimizer": serialize(self.inner_optimizer),
+                "initial_scale": self.initial_scale,
+                "dynamic_growth_steps": self.dynamic_growth_steps}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from kgraph.optimizers import deserialize
+
+        config = dict(config)
+        inner = deserialize(config.pop("inner_optimizer"), custom_objects)
+        return cls(inner, **config)
+
+    def __repr__(self):
+        return f"<LossScaleOptimizer of {self.inner_optimizer!r}>"
