@@ -26,15 +26,17 @@ __all__ = ["channel_axis", "check_weights", "correct_pad", "finish", "image_inpu
 WEIGHTS_ORIGIN = "https://storage.googleapis.com/tensorflow/keras-applications/"
 
 
-def check_weights(weights, include_top, classes) -> None:
-    """Keras's checks of the ``weights`` and ``classes`` arguments."""
+def check_weights(weights, include_top, classes, builder_name=None) -> None:
+    """Keras's checks of the ``weights`` and ``classes`` arguments (messages starting
+    with ``builder_name`` when given)."""
+    prefix = f"{builder_name}: " if builder_name else ""
     if not (weights in ("imagenet", None) or os.path.exists(str(weights))):
-        raise ValueError("weights must be None (random initialization), 'imagenet' "
+        raise ValueError(f"{prefix}weights must be None (random initialization), 'imagenet' "
                          f"(pre-training on ImageNet) or the path to a weights file; "
                          f"received weights={weights!r}.")
     if weights == "imagenet" and include_top and classes != 1000:
-        raise ValueError(f"With weights='imagenet' and include_top=True, classes must be "
-                         f"1000; received classes={classes}.")
+        raise ValueError(f"{prefix}With weights='imagenet' and include_top=True, classes "
+                         f"must be 1000; received classes={classes}.")
 
 
 def image_input(input_shape, input_tensor, include_top, weights, default_size=224,
@@ -119,14 +121,15 @@ def pooled_or_classified(x, include_top, pooling, classes, classifier_activation
 def finish(inputs, input_tensor, outputs, name, weights, include_top, files, origin):
     """The model from ``inputs`` (or the inputs ``input_tensor`` comes from) to
     ``outputs``, with its weights loaded: ``files`` are Keras's ``(file name, md5)`` with
-    the top and without it, published under the URL ``origin``."""
+    the top and without it, published under the URL ``origin`` (``(file name, md5,
+    URL)`` for a file published under another name)."""
     if input_tensor is not None:
         inputs = get_source_inputs(input_tensor)
     model = Functional(inputs, outputs, name=name)
     if weights == "imagenet":
-        file_name, md5 = files[0 if include_top else 1]
-        weights = get_file(file_name, origin + file_name, cache_subdir="models",
-                           file_hash=md5)
+        file_name, md5, *url = files[0 if include_top else 1]
+        weights = get_file(file_name, url[0] if url else origin + file_name,
+                           cache_subdir="models", file_hash=md5)
     if weights is not None:
         model.load_weights(weights)
     return model

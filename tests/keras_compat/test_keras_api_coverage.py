@@ -17,12 +17,8 @@ MISSING = {
          "SymbolicScope": "internal to Keras's tracing",
          "name_scope": "weight paths come from layer names"},
     "layers": {
-        **{name: "more augmentation layers: " + NOT_YET for name in [
-            "AugMix", "MaxNumBoundingBoxes", "RandAugment"]},
-        "HashedCrossing": NOT_YET,
-        "STFTSpectrogram": NOT_YET,
+        "MaxNumBoundingBoxes": "bounding boxes: " + NOT_YET,
         "TFSMLayer": "TensorFlow SavedModels", "TorchModuleWrapper": "PyTorch modules"},
-    "initializers": {"STFT": NOT_YET, "STFTInitializer": NOT_YET, "stft": NOT_YET},
     "utils": {"FeatureSpace": NOT_YET,
               "audio_dataset_from_directory": "tf.data pipelines",
               "image_dataset_from_directory": "tf.data pipelines",
@@ -30,7 +26,6 @@ MISSING = {
               "split_dataset": "tf.data pipelines"},
     "config": {"is_nnx_enabled": "Flax NNX",
                "set_backend": "the backend is always JAX"},
-    "optimizers": {"LossScaleOptimizer": "mixed precision keeps float32 weights and losses"},
     "callbacks": {"OrbaxCheckpoint": "Keras's orbax layout of Keras variables is not written; "
                                      "runtime.CheckpointManager and BackupAndRestore checkpoint "
                                      "the train state on orbax"},
@@ -38,14 +33,8 @@ MISSING = {
     "dtype_policies": {name: "quantization is not supported" for name in [
         "AWQDTypePolicy", "GPTQDTypePolicy", "Int4DTypePolicy",
         "QuantizedDTypePolicy", "QuantizedFloat8DTypePolicy"]},
-    "mixed_precision": {"LossScaleOptimizer": "mixed precision keeps float32 losses"},
     "preprocessing": {"image_dataset_from_directory": "tf.data pipelines",
                       "text_dataset_from_directory": "tf.data pipelines"},
-    "applications": {name: "more application builders: " + NOT_YET for name in [
-        "EfficientNetV2B0", "EfficientNetV2B1",
-        "EfficientNetV2B2", "EfficientNetV2B3", "EfficientNetV2L", "EfficientNetV2M",
-        "EfficientNetV2S", "InceptionResNetV2",
-        "MobileNetV3Large", "MobileNetV3Small", "NASNetLarge", "NASNetMobile"]},
 }
 MODULES = ["", "layers", "activations", "initializers", "regularizers", "constraints",
            "models", "utils", "config", "backend", "random", "losses", "metrics",
@@ -56,7 +45,9 @@ MODULES = ["", "layers", "activations", "initializers", "regularizers", "constra
            "applications.vgg19", "applications.resnet", "applications.resnet50",
            "applications.resnet_v2", "applications.mobilenet", "applications.mobilenet_v2",
            "applications.densenet", "applications.xception", "applications.inception_v3",
-           "applications.efficientnet", "applications.convnext", "optimizers.legacy",
+           "applications.efficientnet", "applications.convnext",
+           "applications.mobilenet_v3", "applications.efficientnet_v2",
+           "applications.inception_resnet_v2", "applications.nasnet", "optimizers.legacy",
            "legacy", "legacy.saving", "utils.legacy", "datasets.reuters"]
 # Keras modules without a kgraph counterpart yet (distillation, export,
 # quantizers, visualization, the scikit-learn wrappers; ``src`` is
