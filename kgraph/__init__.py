@@ -34,6 +34,7 @@ from kgraph.regularizers import Regularizer
 from kgraph.devices import device
 from kgraph.base.remat_scope import RematScope, remat
 from kgraph.interpreter.stateless_scope import StatelessScope
+from kgraph.base.name_scope import name_scope
 
 __all__ = ["Functional", "Input", "InputLayer", "InputSpec", "KerasHistory", "KerasTensor",
            "Layer", "Model", "Node", "Variable", "activations", "config", "constraints",
@@ -44,7 +45,7 @@ __all__ += ["Sequential", "load_model", "model_from_json", "model_to_dot", "plot
 __version__ = "0.1.0"
 FloatDTypePolicy = DTypePolicy
 __all__ += ["DTypePolicy", "FloatDTypePolicy", "Initializer", "Operation", "Regularizer",
-            "device", "dtype_policies", "mixed_precision", "version", "StatelessScope", "Function", "RematScope", "remat"]
+            "device", "dtype_policies", "mixed_precision", "version", "StatelessScope", "Function", "RematScope", "remat", "name_scope"]
 
 
 def version() -> str:
@@ -54,8 +55,9 @@ def version() -> str:
 # Keras's training and data modules, loaded on first use so that ``import kgraph`` stays
 # light: ``kg.optimizers``, ``kg.losses``, ``kg.preprocessing``, ...
 _TRAINING_MODULES = ("applications", "callbacks", "compat", "distribution", "legacy", "losses",
-                     "metrics", "optimizers", "preprocessing")
-_TRAINING_NAMES = {"Loss": "losses", "Metric": "metrics", "Optimizer": "optimizers"}
+                     "metrics", "optimizers", "preprocessing", "quantizers", "visualization")
+_TRAINING_NAMES = {"Loss": "losses", "Metric": "metrics", "Optimizer": "optimizers",
+                   "Quantizer": "quantizers"}
 __all__ += ["backend", "tree", "utils", *_TRAINING_MODULES, *_TRAINING_NAMES]
 
 

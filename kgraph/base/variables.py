@@ -24,7 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from kgraph import initializers
-from kgraph.base import initial_values
+from kgraph.base import initial_values, name_scope
 from kgraph.interpreter import context
 
 __all__ = ["Variable", "checked_weight_shape"]
@@ -68,6 +68,7 @@ class Variable:
         self.aggregation, self.synchronization = aggregation, synchronization
         self.name = name or "variable"
         self.owner = owner  # the layer that created it
+        self._scope = name_scope.current_path()  # the name_scopes open when it was made
         self.regularizer = regularizer  # fn(value) -> penalty added to the loss, or None
         self.constraint = constraint  # fn(value) -> projected value after updates, or None
         self._value = None
@@ -78,8 +79,12 @@ class Variable:
 
     @property
     def path(self) -> str:
-        """``layer_name/weight_name``."""
-        return f"{self.owner.name}/{self.name}" if self.owner is not None else self.name
+        """``layer_name/weight_name``; a variable made without a layer: its name, under the
+        ``name_scope``s open when it was made."""
+        if self.owner is not None:
+            return f"{self.owner.name}/{self.name}"
+        scope = getattr(self, "_scope", "")
+        return f"{scope}/{self.name}" if scope else self.name
 
     def initial_value(self, key):
         """A fresh initial value drawn with ``key``."""
