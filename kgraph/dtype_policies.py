@@ -9,14 +9,22 @@
 ('bfloat16', 'float32')
 >>> deserialize(serialize(policies))["block_0/dense"].name
 'bfloat16'
+>>> quantized = get("int8_from_mixed_bfloat16")
+>>> quantized, quantized.quantization_mode, quantized.variable_dtype.name
+(<QuantizedDTypePolicy "int8_from_mixed_bfloat16">, 'int8', 'float32')
+>>> serialize(quantized)["config"]
+{'mode': 'int8', 'source_name': 'mixed_bfloat16'}
 """
 
+from kgraph.dtype_policies_quantized import (AWQDTypePolicy, GPTQDTypePolicy, Int4DTypePolicy,
+                                             QuantizedDTypePolicy, QuantizedFloat8DTypePolicy)
 from kgraph.dtype_policy import DTypePolicy, DTypePolicyMap, get
 
 FloatDTypePolicy = DTypePolicy
 
-__all__ = ["DTypePolicy", "DTypePolicyMap", "FloatDTypePolicy", "deserialize", "get",
-           "serialize"]
+__all__ = ["AWQDTypePolicy", "DTypePolicy", "DTypePolicyMap", "FloatDTypePolicy",
+           "GPTQDTypePolicy", "Int4DTypePolicy", "QuantizedDTypePolicy",
+           "QuantizedFloat8DTypePolicy", "deserialize", "get", "serialize"]
 
 
 def serialize(policy) -> dict:
@@ -29,6 +37,9 @@ def serialize(policy) -> dict:
                            "policy_map": {path: serialize(one)
                                           for path, one in policy.items()}},
                 "registered_name": None}
+    if policy.quantization_mode is not None:
+        return {"module": "keras.dtype_policies", "class_name": type(policy).__name__,
+                "config": policy.get_config(), "registered_name": None}
     return {"module": "keras", "class_name": "DTypePolicy",
             "config": {"name": policy.name}, "registered_name": None}
 

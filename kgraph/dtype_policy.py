@@ -16,7 +16,8 @@ import jax.numpy as jnp
 
 from kgraph.path_keys import PatternMap
 
-__all__ = ["DTypePolicy", "DTypePolicyMap", "get", "global_policy", "set_global_policy"]
+__all__ = ["DTypePolicy", "DTypePolicyMap", "get", "global_policy", "register_quantized",
+           "set_global_policy"]
 
 
 class DTypePolicy:
@@ -31,6 +32,16 @@ class DTypePolicy:
         self.name = name
         self.variable_dtype = jnp.dtype(variable)
         self.compute_dtype = jnp.dtype(compute)
+
+    #: The quantization mode (None: a float policy; see ``kgraph.dtype_policies_quantized``).
+    quantization_mode = None
+
+    def get_config(self):
+        return {"name": self.name}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
 
     def __eq__(self, other):
         return isinstance(other, DTypePolicy) and other.name == self.name
@@ -56,7 +67,8 @@ class DTypePolicyMap(DTypePolicy, PatternMap):
     def __init__(self, default_policy=None, policy_map=None):
         PatternMap.__init__(self)
         self.default_policy = get(default_policy)
-        DTypePolicy.__init__(self, self.default_policy.name)
+        self.variable_dtype = self.default_policy.variable_dtype
+        self.compute_dtype = self.default_policy.compute_dtype
         self.name = f"map_{self.default_policy.name}"
         for path, policy in (policy_map or {}).items():
             self[path] = policy
@@ -66,6 +78,11 @@ class DTypePolicyMap(DTypePolicy, PatternMap):
 
     def _missing(self, path):
         return self.default_policy
+
+    @property
+    def quantization_mode(self):
+        """The default policy's quantization mode."""
+        return self.default_policy.quantization_mode
 
     def __eq__(self, other):
         return (isinstance(other, DTypePolicyMap) and other.default_policy == self.default_policy
@@ -92,7 +109,8 @@ def global_policy() -> DTypePolicy:
 
 def get(dtype) -> DTypePolicy:
     """A policy from None (the global one), a name, a dtype, a policy, or a Keras policy
-    config (``{"class_name": "DTypePolicy", "config": {"name": ...}}``)."""
+    config (``{"class_name": "DTypePolicy", "config": {"name": ...}}``); quantized names
+    (``"int8_from_float32"``) and configs give ``kgraph.dtype_policies_quantized``'s."""
     if dtype is None:
         return _global_policy
     if isinstance(dtype, DTypePolicy):
@@ -100,6 +118,31 @@ def get(dtype) -> DTypePolicy:
     if isinstance(dtype, dict) and dtype.get("class_name") == "DTypePolicyMap":
         inner = dtype.get("config") or {}
         return DTypePolicyMap(inner.get("default_policy"), inner.get("policy_map"))
+    quantized = _quantized(dtype)
+    if quantized is not None:
+        return quantized
     if isinstance(dtype, dict):  # a serialized Keras DTypePolicy: {"class_name", "config"}
         return DTypePolicy((dtype.get("config") or {}).get("name", "float32"))
     return DTypePolicy(dtype if isinstance(dtype, str) else jnp.dtype(dtype).name)
+
+
+# The quantized policies: ``kgraph.dtype_policies_quantized`` registers them when it is
+# imported (``import kgraph`` imports it), so that this module does not import it.
+_QUANTIZED = {"modes": (), "classes": {}, "by_name": None, "from_config": None}
+
+
+def register_quantized(modes, classes, by_name, from_config) -> None:
+    """Make ``get`` read quantized policies: names starting with one of ``modes`` go to
+    ``by_name``, Keras configs of one of ``classes`` (by class name) to ``from_config``
+    (called by ``kgraph.dtype_policies_quantized``)."""
+    _QUANTIZED.update(modes=tuple(modes), classes=classes, by_name=by_name,
+                      from_config=from_config)
+
+
+def _quantized(dtype):
+    """The quantized policy a name or Keras config stands for, else None."""
+    if isinstance(dtype, str) and _QUANTIZED["modes"] and dtype.startswith(_QUANTIZED["modes"]):
+        return _QUANTIZED["by_name"](dtype)
+    if isinstance(dtype, dict) and dtype.get("class_name") in _QUANTIZED["classes"]:
+        return _QUANTIZED["from_config"](dtype["class_name"], dtype.get("config"))
+    return None

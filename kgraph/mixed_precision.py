@@ -5,6 +5,8 @@
 >>> set_global_policy("float32")
 """
 
+import importlib
+
 from kgraph.dtype_policy import DTypePolicy, global_policy, set_global_policy
 
 Policy = DTypePolicy
@@ -17,7 +19,5 @@ __all__ = ["DTypePolicy", "LossScaleOptimizer", "Policy", "dtype_policy", "globa
 
 def __getattr__(name):
     if name == "LossScaleOptimizer":  # with the optimizers, loaded on first use
-        from kgraph.optimizers.loss_scale_optimizer import LossScaleOptimizer
-
-        return LossScaleOptimizer
+        return importlib.import_module("kgraph.optimizers.loss_scale_optimizer").__dict__[name]
     raise AttributeError(f"module 'kgraph.mixed_precision' has no attribute {name!r}")

@@ -32,8 +32,9 @@ __all__ = ["compile_model", "evaluate", "fit", "predict",
 def compile_model(model, optimizer="adam", loss=None, metrics=None, loss_weights=None,
                   steps_per_execution=1, seed=None, weighted_metrics=None, mesh=None,
                   sharding=None, data_axis=None, remat=None, scan_blocks=True, precision=None,
-                  distribution=None):
+                  distribution=None, scale_loss=False):
     """Configure training (see ``Model.compile``); names are checked now, as in Keras.
+    ``scale_loss``: wrap the optimizer in a ``LossScaleOptimizer`` (a float16 model).
 
     ``distribution`` (a ``kgraph.distribution`` one, set by ``set_distribution``) stands
     for ``mesh``, ``sharding`` and ``data_axis`` when those are not given. The Trainer is
@@ -57,6 +58,8 @@ def compile_model(model, optimizer="adam", loss=None, metrics=None, loss_weights
         raise ValueError(f"steps_per_execution must be a positive integer, received "
                          f"{steps_per_execution}.")
     optimizer = optimizers.get(optimizer)
+    if scale_loss and not isinstance(optimizer, optimizers.LossScaleOptimizer):
+        optimizer = optimizers.LossScaleOptimizer(optimizer)  # float16: Keras's rule
     placement = None
     if own_steps and mesh is not None:
         raise ValueError(f"Model {model.name!r} has its own compute_loss or train_step, which "

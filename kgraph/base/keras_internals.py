@@ -15,16 +15,35 @@ from __future__ import annotations
 
 import collections
 
-__all__ = ["KerasInternals"]
+__all__ = ["KerasInternals", "register_unsupported_quantize"]
+
+# What ``quantize`` does for a layer without a quantized form: Keras's argument checks, then
+# its NotImplementedError. ``kgraph.layers.quantized`` registers it when it is imported
+# (``import kgraph`` imports it), so that the base layer does not import the layers.
+_UNSUPPORTED_QUANTIZE = []
+
+
+def register_unsupported_quantize(function) -> None:
+    """Set ``function(layer, mode, config)``, which ``KerasInternals.quantize`` calls
+    (called by ``kgraph.layers.quantized``)."""
+    _UNSUPPORTED_QUANTIZE[:] = [function]
 
 
 class KerasInternals:
-    """``_flatten_layers`` and ``quantization_mode``, as Keras's ``Layer`` has them."""
+    """``_flatten_layers``, ``quantization_mode`` and ``quantize``, as Keras's ``Layer``
+    has them."""
 
     @property
     def quantization_mode(self):
-        """The layer's quantization mode: None (kgraph does not quantize layers)."""
-        return None
+        """The layer's quantization mode (its dtype policy's, e.g. ``"int8"``), None if it
+        is not quantized."""
+        policy = self.__dict__.get("dtype_policy")
+        return None if policy is None else policy.quantization_mode
+
+    def quantize(self, mode=None, type_check=True, config=None):
+        """Quantize the layer (see ``kgraph.layers.quantized``): a layer without a quantized
+        form raises NotImplementedError, as Keras's (after Keras's argument checks)."""
+        _UNSUPPORTED_QUANTIZE[0](self, mode, config)
 
     def _flatten_layers(self, include_self=True, recursive=True) -> list:
         """This layer (``include_self``) and its sub-layers, each once, in the order of

@@ -72,6 +72,7 @@ from kgraph.layers.augmentation import (RandomBrightness, RandomContrast, Random
 from kgraph.layers.augmentation_warp import (RandomElasticTransform, RandomPerspective,
                                              RandomShear)
 from kgraph.layers.augmentation_policies import AugMix, RandAugment
+from kgraph.layers.max_num_bounding_boxes import MaxNumBoundingBoxes
 
 # attention
 from kgraph.layers.attention import AdditiveAttention, Attention

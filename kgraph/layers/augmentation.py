@@ -5,7 +5,9 @@
 They transform only in training (``training=True``, as in ``fit``; a direct call defaults to
 training, as Keras) and are identities in inference. Each image of a batch gets its own transform, drawn from the layer's key (the
 program's key under ``apply``/``fit``); the geometry is Keras's affine warp
-(``kgraph.ops.image.affine_transform``).
+(``kgraph.ops.image.affine_transform``). Keras's dict form (``images``, ``labels``,
+``segmentation_masks``, ``bounding_boxes`` in the layer's ``bounding_box_format``) moves
+them all with the same draws (``kgraph.layers.augmentation_boxes``).
 
 >>> import jax.numpy as jnp
 >>> images = jnp.ones((2, 8, 8, 3))
@@ -23,6 +25,7 @@ import jax
 import jax.numpy as jnp
 
 from kgraph.base.layer import Layer
+from kgraph.layers.augmentation_boxes import _BoxesMixin, crop_boxes, flip_boxes, transform_boxes
 from kgraph.ops import conv_utils as cu
 from kgraph.ops import image as image_ops
 
@@ -33,17 +36,15 @@ __all__ = [
 
 
 def _factor_range(name, factor, owner, bound=None):
-    """Keras's factor: a number ``f`` means ``(-f, f)``; a pair is ``(lower, upper)``."""
+    """Keras's factor: a number ``f`` means ``(-f, f)``; a pair is ``(lower, upper)``,
+    sorted as Keras sorts it."""
     if isinstance(factor, (tuple, list)):
         if len(factor) != 2:
             raise ValueError(f'{owner}: `{name}` must be a number or a pair, received '
                              f"{name}={factor!r}.")
-        lower, upper = float(factor[0]), float(factor[1])
+        lower, upper = sorted((float(factor[0]), float(factor[1])))
     else:
         lower, upper = -abs(float(factor)), abs(float(factor))
-    if lower > upper:
-        raise ValueError(f"{owner}: `{name}` lower bound {lower} is above its upper bound "
-                         f"{upper}.")
     if bound is not None and (lower < -bound or upper > bound):
         raise ValueError(f"{owner}: `{name}` must be within [-{bound}, {bound}], received "
                          f"{name}={factor!r}.")
@@ -64,7 +65,7 @@ def _unit_factor(owner, factor, name="factor", bounds=(0.0, 1.0)):
     return max(-abs(float(factor)), bounds[0]), abs(float(factor))
 
 
-class _Augmentation(Layer):
+class _Augmentation(_BoxesMixin, Layer):
     """Base: batching, channels-last layout, the training switch and the per-call key."""
 
     def __init__(self, seed=None, data_format=None, **kwargs):
@@ -109,22 +110,24 @@ class _Augmentation(Layer):
         return out[0] if single else out
 
     def _call_on_dict(self, data, training):
-        """Keras's dict form: ``images`` transformed, ``labels`` and ``segmentation_masks``
-        transformed with the same draws; other entries pass through."""
+        """Keras's dict form: ``images`` transformed, ``labels``, ``segmentation_masks``
+        and ``bounding_boxes`` (in ``bounding_box_format``) transformed with the same
+        draws; other entries pass through."""
         if "images" not in data:
             raise ValueError(f"{self._owner}: a dict input needs an 'images' entry, received "
                              f"keys {sorted(data)}.")
-        if "bounding_boxes" in data:
-            raise NotImplementedError(
-                f"{self._owner}: bounding boxes are not supported by kgraph's augmentation "
-                "layers; pass images, labels and segmentation masks.")
+        boxes = self._dense_boxes(data["bounding_boxes"]) if "bounding_boxes" in data else None
         images = self._batched_images(data["images"])
         out = dict(data)
         if not training:
             out["images"] = self._inference(data["images"])
+            if boxes is not None:
+                out["bounding_boxes"] = boxes
             return out
         key = self._key()
         out["images"] = self._apply_to_images(images, self._augment, key)
+        if boxes is not None:
+            out["bounding_boxes"] = self._apply_to_boxes(boxes, images.shape, key)
         if "labels" in data:
             labels = jnp.asarray(data["labels"])
             single = images.ndim == 3
@@ -148,8 +151,14 @@ class _Augmentation(Layer):
         pixels (then moved as the images are, with nearest interpolation)."""
         return masks
 
+    #: Keras's layer casts the images to the compute dtype in inference too.
+    _casts_in_inference = False
+
     def _inference(self, inputs):
-        return inputs
+        """The images unchanged (in the compute dtype where Keras's layer casts them)."""
+        if not self._casts_in_inference or jnp.result_type(inputs) == self.compute_dtype:
+            return inputs
+        return jnp.asarray(inputs).astype(self.compute_dtype)
 
     def compute_output_shape(self, input_shape):
         return input_shape
@@ -159,8 +168,11 @@ class _Augmentation(Layer):
 
 
 class RandomFlip(_Augmentation):
-    """Flip each image left-right ("horizontal"), up-down ("vertical") or either
-    ("horizontal_and_vertical", the default), each with probability 1/2."""
+    """Flip each image left-right ("horizontal") or up-down ("vertical") with probability
+    1/2; "horizontal_and_vertical" (the default) flips it both ways or not at all (one
+    draw per image, as Keras)."""
+
+    _casts_in_inference = True
 
     def __init__(self, mode="horizontal_and_vertical", seed=None, data_format=None, **kwargs):
         super().__init__(seed, data_format, **kwargs)
@@ -169,24 +181,34 @@ class RandomFlip(_Augmentation):
                              f"mode argument {mode}")
         self.mode = mode
 
+    def _flips(self, key, batch):
+        """One draw per image, ``(batch, 1, 1, 1)`` booleans."""
+        return jax.random.bernoulli(key, 0.5, (batch, 1, 1, 1))
+
     def _augment(self, x, key):
-        batch = x.shape[0]
-        k1, k2 = jax.random.split(key)
+        flip = self._flips(key, x.shape[0])
         if "horizontal" in self.mode:
-            flip = jax.random.bernoulli(k1, 0.5, (batch, 1, 1, 1))
             x = jnp.where(flip, x[:, :, ::-1, :], x)
         if "vertical" in self.mode:
-            flip = jax.random.bernoulli(k2, 0.5, (batch, 1, 1, 1))
             x = jnp.where(flip, x[:, ::-1, :, :], x)
         return x
 
     _augment_masks = _augment
+
+    def _augment_boxes(self, bounding_boxes, images_shape, key):
+        flip = self._flips(key, images_shape[0]).reshape(-1)
+        kept = jnp.zeros_like(flip)
+        return flip_boxes(bounding_boxes, flip if "horizontal" in self.mode else kept,
+                          flip if "vertical" in self.mode else kept,
+                          self.bounding_box_format, images_shape[1], images_shape[2])
 
     def get_config(self):
         return {**super().get_config(), "mode": self.mode}
 
 
 class _AffineAugmentation(_Augmentation):
+    _casts_in_inference = True
+
     def __init__(self, fill_mode="reflect", interpolation="bilinear", seed=None,
                  fill_value=0.0, data_format=None, **kwargs):
         super().__init__(seed, data_format, **kwargs)
@@ -209,6 +231,11 @@ class _AffineAugmentation(_Augmentation):
         return image_ops.affine_transform(masks, transforms, interpolation="nearest",
                                           fill_mode=self.fill_mode, fill_value=self.fill_value,
                                           data_format="channels_last")
+
+    def _augment_boxes(self, bounding_boxes, images_shape, key):
+        batch, height, width = images_shape[:3]
+        return transform_boxes(bounding_boxes, self._transforms(key, batch, height, width),
+                               self.bounding_box_format, height, width)
 
     def get_config(self):
         return {**super().get_config(), "fill_mode": self.fill_mode,
@@ -318,6 +345,8 @@ class RandomContrast(_Augmentation):
     def _augment(self, x, key):
         return self._contrast(x, self._draw(key, x.shape[0]))
 
+    _augment_boxes = _Augmentation._keep_boxes
+
     def _draw(self, key, batch):
         """One contrast factor per image, ``(batch,)``."""
         return jax.random.uniform(key, (batch,), minval=self._range[0], maxval=self._range[1])
@@ -341,10 +370,12 @@ class RandomBrightness(_Augmentation):
         super().__init__(seed, data_format, **kwargs)
         self.factor = factor
         self._range = _factor_range("factor", factor, self._owner, 1.0)
-        self.value_range = tuple(value_range)
+        self.value_range = tuple(sorted(value_range))
 
     def _augment(self, x, key):
         return self._brighten(x, self._draw(key, x.shape[0]))
+
+    _augment_boxes = _Augmentation._keep_boxes
 
     def _draw(self, key, batch):
         """One brightness shift per image, ``(batch,)``, in pixel values."""
@@ -362,28 +393,45 @@ class RandomBrightness(_Augmentation):
 
 
 class RandomCrop(_Augmentation):
-    """A random ``height x width`` crop in training (an image not larger than that: the
-    centred crop of that aspect ratio, resized); the input unchanged in inference (as
-    Keras 3)."""
+    """A random ``height x width`` crop in training, at one position for the whole batch
+    (Keras's); the input unchanged in inference (as Keras 3). An image not larger than
+    that on both sides: Keras's window at the centred crop of that aspect ratio, resized
+    to ``height x width``."""
 
     def __init__(self, height, width, seed=None, data_format=None, name=None, **kwargs):
         super().__init__(seed, data_format, name=name, **kwargs)
         self.height, self.width = int(height), int(width)
 
+    def _window(self, key, h, w):
+        """The window ``(top, left, height, width)`` cut from ``h x w`` images."""
+        if h > self.height and w > self.width:
+            kh, kw = jax.random.split(key)
+            top = jax.random.randint(kh, (), 0, h - self.height + 1)
+            left = jax.random.randint(kw, (), 0, w - self.width + 1)
+            return top, left, self.height, self.width
+        crop_h = max(min(h, int(float(w * self.height) / self.width)), 1)
+        crop_w = max(min(w, int(float(h * self.width) / self.height)), 1)
+        top, left = int(float(h - crop_h) / 2), int(float(w - crop_w) / 2)
+        return top, left, min(self.height, h - top), min(self.width, w - left)
+
     def _augment(self, x, key):
-        h, w = x.shape[1], x.shape[2]
-        if h <= self.height or w <= self.width:
-            return image_ops.resize(x, (self.height, self.width), crop_to_aspect_ratio=True,
-                                    data_format="channels_last").astype(x.dtype)
-        kh, kw = jax.random.split(key)
-        batch = x.shape[0]
-        tops = jax.random.randint(kh, (batch,), 0, h - self.height + 1)
-        lefts = jax.random.randint(kw, (batch,), 0, w - self.width + 1)
-        crop = lambda image, top, left: jax.lax.dynamic_slice(  # noqa: E731
-            image, (top, left, 0), (self.height, self.width, image.shape[-1]))
-        return jax.vmap(crop)(x, tops, lefts)
+        batch, h, w, channels = x.shape
+        top, left, window_h, window_w = self._window(key, h, w)
+        window = jax.lax.dynamic_slice(x, (0, top, left, 0), (batch, window_h, window_w,
+                                                              channels))
+        if (window_h, window_w) == (self.height, self.width):
+            return window
+        return image_ops.resize(window, (self.height, self.width),
+                                data_format="channels_last").astype(x.dtype)
 
     _augment_masks = _augment
+
+    def _augment_boxes(self, bounding_boxes, images_shape, key):
+        """Boxes shifted into the window, scaled where it is resized, and clipped."""
+        height, width = images_shape[1:3]
+        top, left, window_h, window_w = self._window(key, height, width)
+        return crop_boxes(bounding_boxes, top, left, window_h, window_w,
+                          self.bounding_box_format, height, width, self.height, self.width)
 
     def compute_output_shape(self, input_shape):
         shape = list(input_shape)

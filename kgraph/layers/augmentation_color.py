@@ -99,6 +99,8 @@ class Solarization(_Augmentation):
     pixels at or above a random ``threshold`` (``255 - x``), as Keras: the addition is drawn
     from ``[addition_factor[0], addition_factor[1] * 255]`` and the threshold likewise."""
 
+    _casts_in_inference = True
+
     def __init__(self, addition_factor=0.0, threshold_factor=0.0, value_range=(0, 255),
                  seed=None, data_format=None, **kwargs):
         super().__init__(seed, data_format, **kwargs)
@@ -171,7 +173,8 @@ class RandomColorDegeneration(_Augmentation):
 
     def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
         super().__init__(seed, data_format, **kwargs)
-        self.factor = _unit_factor(self._owner, factor)
+        # Keras's bounds (-1, 1): a number f is (-f, f)
+        self.factor = _unit_factor(self._owner, factor, bounds=(-1.0, 1.0))
         self.value_range = _value_range(self._owner, value_range)
 
     def _augment(self, x, key):
@@ -187,6 +190,8 @@ class RandomColorDegeneration(_Augmentation):
 class RandomSharpness(_Augmentation):
     """Blend each image with a smoothed copy by ``1 - 2 * f``, ``f`` drawn from
     ``factor`` (0: blurred, 0.5: unchanged, 1: sharpened), then clip to ``value_range``."""
+
+    _casts_in_inference = True
 
     def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
         super().__init__(seed, data_format, **kwargs)
@@ -241,7 +246,8 @@ class RandomSaturation(_Augmentation):
 
     def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
         super().__init__(seed, data_format, **kwargs)
-        self.factor = _unit_factor(self._owner, factor)
+        # Keras's bounds (-1, 1): a number f is (-f, f)
+        self.factor = _unit_factor(self._owner, factor, bounds=(-1.0, 1.0))
         self.value_range = _value_range(self._owner, value_range)
 
     def _augment(self, x, key):
@@ -305,6 +311,8 @@ class RandomGaussianBlur(_Augmentation):
     ``[lower, upper]``, then a coin with it), with one Gaussian ``(sigma_y, sigma_x)``
     drawn from ``sigma`` for the batch, then clip to ``value_range``."""
 
+    _casts_in_inference = True
+
     def __init__(self, factor=1.0, kernel_size=3, sigma=1.0, value_range=(0, 255),
                  data_format=None, seed=None, **kwargs):
         super().__init__(seed, data_format, **kwargs)
@@ -352,24 +360,21 @@ class RandomColorJitter(_Augmentation):
         self.saturation_factor, self.hue_factor = saturation_factor, hue_factor
         value_range = _value_range(self._owner, value_range)
 
-        def factor(name, value, bounds=(0.0, 1.0)):
-            return _unit_factor(self._owner, value, name, bounds)
-
         self._steps = []  # (name, the layer giving its draws, its transform)
-        if brightness_factor is not None:
-            brightness = RandomBrightness(factor("brightness_factor", brightness_factor,
-                                                 (-1.0, 1.0)), value_range)
-            self._steps.append(("brightness", brightness, brightness._brighten))
-        if contrast_factor is not None:
-            contrast = RandomContrast(factor("contrast_factor", contrast_factor), value_range)
-            self._steps.append(("contrast", contrast, contrast._contrast))
-        if saturation_factor is not None:
-            saturation = RandomSaturation(factor("saturation_factor", saturation_factor),
-                                          value_range)
-            self._steps.append(("saturation", saturation, saturation._saturate))
-        if hue_factor is not None:
-            hue = RandomHue(factor("hue_factor", hue_factor), value_range)
-            self._steps.append(("hue", hue, hue._turn))
+        # each factor goes to its layer as it is, read by that layer's rule (as Keras)
+        for name, factor, cls, transform in (
+                ("brightness", brightness_factor, RandomBrightness, "_brighten"),
+                ("contrast", contrast_factor, RandomContrast, "_contrast"),
+                ("saturation", saturation_factor, RandomSaturation, "_saturate"),
+                ("hue", hue_factor, RandomHue, "_turn")):
+            if factor is None:
+                continue
+            try:
+                layer = cls(factor, value_range)
+            except ValueError as err:
+                raise ValueError(f"{self._owner}: `{name}_factor` is refused "
+                                 f"({name}_factor={factor!r}): {err}") from None
+            self._steps.append((name, layer, getattr(layer, transform)))
 
     def _draw(self, key, batch):
         """Each step's per-image amounts: brightness shifts (pixel values), contrast
@@ -392,3 +397,11 @@ class RandomColorJitter(_Augmentation):
                 "brightness_factor": self.brightness_factor,
                 "contrast_factor": self.contrast_factor,
                 "saturation_factor": self.saturation_factor, "hue_factor": self.hue_factor}
+
+
+# Colour layers do not move pixels: their dict form keeps bounding boxes as they are (Keras).
+for _layer in (RandomGrayscale, RandomInvert, Solarization, AutoContrast,
+               RandomColorDegeneration, RandomSharpness, RandomPosterization, RandomSaturation,
+               RandomHue, RandomGaussianBlur, RandomColorJitter):
+    _layer._augment_boxes = _Augmentation._keep_boxes
+del _layer

@@ -189,3 +189,7 @@ class ContrastLimitedAdaptiveHistogramEqualization(_Deterministic):
     def get_config(self):
         return {**super().get_config(), "value_range": self.value_range,
                 "clip_limit": self.clip_limit, "tile_grid_size": self.tile_grid_size}
+
+
+# Equalization keeps bounding boxes (Keras); CLAHE does not support them (nor does Keras's).
+Equalization._augment_boxes = _Augmentation._keep_boxes

@@ -24,6 +24,7 @@ import jax
 import jax.numpy as jnp
 
 from kgraph.layers.augmentation import _Augmentation
+from kgraph.layers.augmentation_boxes import mix_boxes
 from kgraph.layers.augmentation_color import _unit_factor
 
 __all__ = ["CutMix", "MixUp", "RandomErasing"]
@@ -89,6 +90,9 @@ class MixUp(_Augmentation):
     def _augment_labels(self, labels, images_shape, key):
         return _mix_labels(labels, *self._draw(key, images_shape[0]))
 
+    def _augment_boxes(self, bounding_boxes, images_shape, key):
+        return mix_boxes(bounding_boxes, self._draw(key, images_shape[0])[1])
+
     def get_config(self):
         return {**super().get_config(), "alpha": self.alpha}
 
@@ -99,6 +103,8 @@ class CutMix(_Augmentation):
     ``sqrt(1 - w)`` times the image's, placed uniformly; labels are mixed by the box's
     area (``1 - area / image area`` of the image's own) and segmentation masks get the same
     boxes. Single (unbatched) images are returned unchanged."""
+
+    _casts_in_inference = True
 
     def __init__(self, factor=1.0, seed=None, data_format=None, **kwargs):
         super().__init__(seed, data_format, **kwargs)
@@ -154,6 +160,8 @@ class RandomErasing(_Augmentation):
     ``scale``; it is filled with ``fill_value`` (a number, or one per channel) or, if None,
     with Gaussian noise times ``value_range[1]``, clipped to ``value_range``."""
 
+    _casts_in_inference = True
+
     def __init__(self, factor=1.0, scale=(0.02, 0.33), fill_value=None,
                  value_range=(0, 255), seed=None, data_format=None, **kwargs):
         super().__init__(seed, data_format, **kwargs)
@@ -203,3 +211,7 @@ class RandomErasing(_Augmentation):
     def get_config(self):
         return {**super().get_config(), "factor": self.factor, "scale": self.scale,
                 "fill_value": self.fill_value, "value_range": self.value_range}
+
+
+# RandomErasing keeps bounding boxes (Keras); CutMix does not support them (nor does Keras's).
+RandomErasing._augment_boxes = _Augmentation._keep_boxes

@@ -26,6 +26,7 @@ from kgraph.layers.augmentation_color import (AutoContrast, RandomColorDegenerat
                                               RandomPosterization, RandomSharpness,
                                               Solarization)
 from kgraph.layers.augmentation_histogram import Equalization
+from kgraph.layers.augmentation_boxes import policy_boxes
 from kgraph.layers.augmentation_warp import RandomShear
 
 __all__ = ["AugMix", "RandAugment"]
@@ -33,6 +34,7 @@ __all__ = ["AugMix", "RandAugment"]
 _GEOMETRIC_AND_TONAL = ["random_shear", "random_translation", "random_rotation",
                         "random_posterization", "solarization", "auto_contrast",
                         "equalization"]
+_GEOMETRIC = _GEOMETRIC_AND_TONAL[:3]  # the operations that move pixels (and boxes)
 _COLOUR = ["random_brightness", "random_color_degeneration", "random_contrast",
            "random_sharpness"]
 
@@ -121,6 +123,19 @@ class RandAugment(_Policy):
         choice_key, op_key = jax.random.split(key)
         return self._apply(masks, self._choices(choice_key), op_key, masks=True)
 
+    def _augment_boxes(self, bounding_boxes, images_shape, key):
+        """Boxes moved by the geometric operations chosen, in turn, with their draws."""
+        choice_key, op_key = jax.random.split(key)
+        batch, height, width = images_shape[:3]
+        keys = jax.random.split(op_key, len(self._OPERATIONS))  # as ``_branches``
+        kept = jnp.tile(jnp.array([1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]), (batch, 1))
+        moves = [name in _GEOMETRIC for name in self._OPERATIONS]
+        transforms = jnp.stack([
+            getattr(self, name)._transforms(k, batch, height, width) if move else kept
+            for name, k, move in zip(self._OPERATIONS, keys, moves)])
+        return policy_boxes(bounding_boxes, self._choices(choice_key), transforms, moves,
+                            self.bounding_box_format, height, width)
+
     def get_config(self):
         return {**super().get_config(), "num_ops": self.num_ops}
 
@@ -188,3 +203,7 @@ class AugMix(_Policy):
     def get_config(self):
         return {**super().get_config(), "num_chains": self.num_chains,
                 "chain_depth": self.chain_depth, "alpha": self.alpha, "all_ops": self.all_ops}
+
+
+# AugMix keeps bounding boxes as they are (Keras).
+AugMix._augment_boxes = _Augmentation._keep_boxes

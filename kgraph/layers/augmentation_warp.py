@@ -22,10 +22,12 @@ import jax.numpy as jnp
 import numpy as np
 
 from kgraph.layers.augmentation import _AffineAugmentation, _Augmentation
+from kgraph.layers.augmentation_boxes import transform_boxes
 from kgraph.layers.augmentation_color import _coins, _unit_factor
 from kgraph.ops import image as image_ops
 
-__all__ = ["RandomElasticTransform", "RandomPerspective", "RandomShear", "shear_transforms"]
+__all__ = ["RandomElasticTransform", "RandomPerspective", "RandomShear", "perspective_boxes",
+           "shear_transforms"]
 
 _INTERPOLATIONS = ("nearest", "bilinear")
 
@@ -56,6 +58,17 @@ def _shear_range(owner, factor, name):
             or not 0.0 <= factor <= 1.0:
         raise ValueError(message)
     return -float(factor), float(factor)
+
+
+def perspective_boxes(bounding_boxes, apply, start_points, end_points, bounding_box_format,
+                      height, width):
+    """Boxes of images warped from ``start_points`` to ``end_points`` (``(batch, 4, 2)``)
+    where ``apply`` (per image): the moved corners enclosed, then clipped."""
+    warped = image_ops._homography(jnp.asarray(start_points, jnp.float32),
+                                   jnp.asarray(end_points, jnp.float32))
+    identity = jnp.array([1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+    transforms = jnp.where(jnp.asarray(apply).reshape(-1, 1), warped, identity)
+    return transform_boxes(bounding_boxes, transforms, bounding_box_format, height, width)
 
 
 def shear_transforms(x_amounts, y_amounts):
@@ -92,6 +105,10 @@ class RandomShear(_AffineAugmentation):
     def _augment(self, x, key):
         return self._shear(x, *self._amounts(key, x.shape[0]))
 
+    def _transforms(self, key, batch, height, width):
+        """The images' ``affine_transform`` parameters (what their boxes follow)."""
+        return shear_transforms(*self._amounts(key, batch))
+
     def _augment_masks(self, masks, key):
         return self._shear(masks, *self._amounts(key, masks.shape[0]), interpolation="nearest")
 
@@ -113,6 +130,8 @@ class RandomPerspective(_Augmentation):
     corner ``(x, y)`` goes to ``(x (1 + u), y (1 + v))`` with ``u, v`` uniform in
     ``[-scale / 2, scale / 2]`` (so the top-left corner stays, as Keras); outside:
     ``fill_value``."""
+
+    _casts_in_inference = True
 
     def __init__(self, factor=1.0, scale=1.0, interpolation="bilinear", fill_value=0.0,
                  seed=None, data_format=None, **kwargs):
@@ -138,6 +157,11 @@ class RandomPerspective(_Augmentation):
     def _augment(self, x, key):
         return self._perspective(x, *self._draw(key, *x.shape[:3]))
 
+    def _augment_boxes(self, bounding_boxes, images_shape, key):
+        batch, height, width = images_shape[:3]
+        return perspective_boxes(bounding_boxes, *self._draw(key, batch, height, width),
+                                 self.bounding_box_format, height, width)
+
     def _augment_masks(self, masks, key):
         return self._perspective(masks, *self._draw(key, *masks.shape[:3]),
                                  interpolation="nearest")
@@ -160,6 +184,8 @@ class RandomElasticTransform(_Augmentation):
     probability drawn from ``factor`` (Keras's: a probability in ``[lower, upper]``, then a
     coin with it), then clip to ``value_range``. One distortion ``d`` drawn from ``scale``
     per batch sets ``alpha = 0.1 d max(h, w)`` and ``sigma = 0.05 d min(h, w)``, as Keras."""
+
+    _casts_in_inference = True
 
     def __init__(self, factor=1.0, scale=1.0, interpolation="bilinear", fill_mode="reflect",
                  fill_value=0.0, value_range=(0, 255), seed=None, data_format=None, **kwargs):

@@ -8,16 +8,17 @@ import jax.numpy as jnp
 from kgraph import activations
 from kgraph.base.input_spec import InputSpec
 from kgraph.base.layer import Layer
-from kgraph.layers import accumulate
+from kgraph.layers import accumulate, quantized
 from kgraph.layers import weight_args as wa
 
 __all__ = ["Activation", "Dense", "Dropout"]
 
 
-class Dense(Layer):
+class Dense(quantized.Quantizable, Layer):
     """``activation(inputs @ kernel + bias)`` on the last axis.
 
-    Weights: ``kernel`` (in, units), ``bias`` (units,).
+    Weights: ``kernel`` (in, units), ``bias`` (units,). ``quantize("int8")`` (``"int4"``,
+    ``"float8"``) quantizes it as Keras does (see ``kgraph.layers.quantized``).
 
     >>> import kgraph as kg
     >>> kg.layers.Dense(4, activation="relu")(kg.Input(shape=(3,))).shape
@@ -25,6 +26,7 @@ class Dense(Layer):
     """
 
     supports_masking = True  # as Keras: a sequence mask passes through
+    _quantized_kind = "dense"
 
     def __init__(self, units, activation=None, use_bias=True,
                  kernel_initializer="glorot_uniform", bias_initializer="zeros",
@@ -33,7 +35,7 @@ class Dense(Layer):
         super().__init__(**kwargs)
         if not isinstance(units, int) or units <= 0:
             raise ValueError(f"Dense units must be a positive integer, received units={units!r}.")
-        wa.check_quantization_config(self.name, quantization_config)
+        self.quantization_config = quantized.config_argument(self.name, quantization_config)
         self.units = units
         self.activation = activations.get(activation)
         self.use_bias = use_bias
@@ -47,13 +49,19 @@ class Dense(Layer):
         if in_features is None:
             raise ValueError(f'Layer "{self.name}" needs a known last input dimension to create '
                              f"its kernel, received input shape {input_shape}.")
-        self.kernel = wa.add_weight(self, "kernel", (in_features, self.units))
-        if self.use_bias:
-            self.bias = wa.add_weight(self, "bias", (self.units,))
+        if self.quantization_mode is not None:  # a quantized layer's config
+            quantized.build(self, (in_features, self.units),
+                            (self.units,) if self.use_bias else None)
+        else:
+            self.kernel = wa.add_weight(self, "kernel", (in_features, self.units))
+            if self.use_bias:
+                self.bias = wa.add_weight(self, "bias", (self.units,))
         self.input_spec = InputSpec(min_ndim=2, axes={-1: in_features})
         self.built = True
 
     def call(self, inputs):
+        if self.quantization_mode is not None:
+            return quantized.call(self, inputs)
         x = accumulate.matmul(inputs, self.kernel)
         if self.use_bias:
             x = x + self.bias
@@ -69,7 +77,7 @@ class Dense(Layer):
         return {**super().get_config(), "units": self.units,
                 "activation": activations.serialize(self.activation), "use_bias": self.use_bias,
                 **wa.weight_config(self, "kernel", "bias", strict=False),
-                "quantization_config": None}
+                "quantization_config": self._quantization_config_entry()}
 
 
 class Activation(Layer):

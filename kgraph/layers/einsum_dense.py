@@ -8,14 +8,14 @@ import re
 from kgraph import activations, initializers
 from kgraph.base.input_spec import InputSpec
 from kgraph.base.layer import Layer
-from kgraph.layers import accumulate
+from kgraph.layers import accumulate, quantized
 from kgraph.layers import weight_args as wa
 from kgraph.layers.embedding import resolve_initializer
 
 __all__ = ["EinsumDense", "analyze_einsum_string"]
 
 
-class EinsumDense(Layer):
+class EinsumDense(quantized.Quantizable, Layer):
     """``activation(einsum(equation, inputs, kernel) + bias)``.
 
     Args:
@@ -27,7 +27,8 @@ class EinsumDense(Layer):
 
     Weights: ``kernel`` (its axes are the kernel letters of the equation), ``bias``. Named
     variance-scaling initializers use the kernel's input/output letters for fan in/out,
-    as Keras does.
+    as Keras does. ``quantize("int8")`` (``"int4"``, ``"float8"``) quantizes it as Keras
+    does (see ``kgraph.layers.quantized``).
 
     >>> import kgraph as kg
     >>> layer = EinsumDense("abc,cd->abd", output_shape=(None, 8), bias_axes="d")
@@ -35,12 +36,14 @@ class EinsumDense(Layer):
     ((None, 5, 8), (3, 8), (8,))
     """
 
+    _quantized_kind = "einsum"
+
     def __init__(self, equation, output_shape, activation=None, bias_axes=None,
                  kernel_initializer="glorot_uniform", bias_initializer="zeros",
                  kernel_regularizer=None, bias_regularizer=None, kernel_constraint=None,
                  bias_constraint=None, quantization_config=None, **kwargs):
         super().__init__(**kwargs)
-        wa.check_quantization_config(self.name, quantization_config)
+        self.quantization_config = quantized.config_argument(self.name, quantization_config)
         if not isinstance(equation, str):
             raise TypeError(f"EinsumDense `equation` must be a string, received {equation!r}.")
         self.equation = equation
@@ -67,13 +70,18 @@ class EinsumDense(Layer):
                              f"{tuple(kernel_shape)} from input shape {tuple(input_shape)} and "
                              f"output_shape {self.partial_output_shape}: every kernel "
                              "dimension must be known.")
-        self.kernel = wa.add_weight(self, "kernel", tuple(kernel_shape),
-                                    self._kernel_initializer(input_axes, output_axes))
-        if bias_shape is not None:
-            self.bias = wa.add_weight(self, "bias", tuple(bias_shape),
-                                      resolve_initializer(self.bias_initializer))
         self._has_bias = bias_shape is not None
         self.input_spec = InputSpec(ndim=len(input_shape))
+        if self.quantization_mode is not None:  # a quantized layer's config
+            quantized.build(self, tuple(kernel_shape), bias_shape,
+                            self._kernel_initializer(input_axes, output_axes),
+                            resolve_initializer(self.bias_initializer))
+        else:
+            self.kernel = wa.add_weight(self, "kernel", tuple(kernel_shape),
+                                        self._kernel_initializer(input_axes, output_axes))
+            if bias_shape is not None:
+                self.bias = wa.add_weight(self, "bias", tuple(bias_shape),
+                                          resolve_initializer(self.bias_initializer))
         self.built = True
 
     def _kernel_initializer(self, input_axes, output_axes):
@@ -89,6 +97,8 @@ class EinsumDense(Layer):
         return initializer
 
     def call(self, inputs):
+        if self.quantization_mode is not None:
+            return quantized.call(self, inputs)
         x = accumulate.einsum(self.equation, inputs, self.kernel)
         if self._has_bias:
             x = x + self.bias
@@ -105,7 +115,7 @@ class EinsumDense(Layer):
                 "equation": self.equation, "activation": activations.serialize(self.activation),
                 "bias_axes": self.bias_axes,
                 **wa.weight_config(self, "kernel", "bias", strict=False),
-                "quantization_config": None}
+                "quantization_config": self._quantization_config_entry()}
 
 
 def analyze_einsum_string(equation, bias_axes, input_shape, output_shape):

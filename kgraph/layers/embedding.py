@@ -7,6 +7,7 @@ import jax.numpy as jnp
 from kgraph.base import shape_inference
 from kgraph.base.layer import Layer
 from kgraph.interpreter import checks
+from kgraph.layers import quantized
 from kgraph.layers import weight_args as wa
 
 __all__ = ["Embedding", "ReversibleEmbedding", "resolve_initializer"]
@@ -30,7 +31,7 @@ def _positive_int(value, name):
                          f"(of type {type(value).__name__}).")
 
 
-class Embedding(Layer):
+class Embedding(quantized.Quantizable, Layer):
     """Look up rows of the ``embeddings`` matrix ``(input_dim, output_dim)``.
 
     Non-integer inputs are cast to int32 (as Keras). With ``mask_zero=True`` index 0 is
@@ -43,12 +44,16 @@ class Embedding(Layer):
     every other out-of-range id. ``program.checked_apply`` (``jax.experimental.checkify``)
     checks them under ``jit`` too and returns an error naming the layer.
 
+    ``quantize("int8")`` (``"int4"``) quantizes the embeddings per row as Keras does (see
+    ``kgraph.layers.quantized``).
+
     >>> import kgraph as kg
     >>> Embedding(10, 4)(kg.Input(shape=(5,), dtype="int32")).shape
     (None, 5, 4)
     """
 
     autocast = False  # integer inputs; the output is cast to the compute dtype explicitly
+    _quantized_kind, _quantized_weight = "embedding", "embeddings"
 
     def __init__(self, input_dim, output_dim, embeddings_initializer="uniform",
                  embeddings_regularizer=None, embeddings_constraint=None, mask_zero=False,
@@ -56,7 +61,7 @@ class Embedding(Layer):
         _positive_int(input_dim, "input_dim")
         _positive_int(output_dim, "output_dim")
         super().__init__(**kwargs)
-        wa.check_quantization_config(self.name, quantization_config)
+        self.quantization_config = quantized.config_argument(self.name, quantization_config)
         self.input_dim = input_dim
         self.output_dim = output_dim
         wa.set_weight_args(self, "embeddings", embeddings_initializer, embeddings_regularizer,
@@ -70,11 +75,17 @@ class Embedding(Layer):
     def build(self, input_shape=None):
         if self.built:
             return
+        if self.quantization_mode is not None:  # a quantized layer's config
+            quantized.build(self, (self.input_dim, self.output_dim))
+            self.built = True
+            return
         self.embeddings = wa.add_weight(self, "embeddings", (self.input_dim, self.output_dim),
                                         resolve_initializer(self.embeddings_initializer))
         self.built = True
 
     def call(self, inputs):
+        if self.quantization_mode is not None:
+            return quantized.call(self, inputs)
         if inputs.dtype not in (jnp.int32, jnp.int64):
             inputs = inputs.astype(jnp.int32)
         checks.check_index_range(self, inputs, self.input_dim)
@@ -95,7 +106,8 @@ class Embedding(Layer):
         return {**super().get_config(), "input_dim": self.input_dim,
                 "output_dim": self.output_dim,
                 **wa.weight_config(self, "embeddings", activity=True, strict=False),
-                "mask_zero": self.mask_zero, "quantization_config": None}
+                "mask_zero": self.mask_zero,
+                "quantization_config": self._quantization_config_entry()}
 
 
 class ReversibleEmbedding(Embedding):
@@ -127,6 +139,10 @@ class ReversibleEmbedding(Embedding):
     def build(self, input_shape=None):
         if self.built:
             return
+        if self.quantization_mode is not None:
+            raise NotImplementedError(f'Layer "{self.name}": a quantized ReversibleEmbedding '
+                                      f"(dtype policy {self.dtype_policy.name!r}) is not "
+                                      "supported; quantize its model without it.")
         super().build(input_shape)
         if not self.tie_weights:
             self.reverse_embeddings = self.add_weight(  # as Keras: no regularizer

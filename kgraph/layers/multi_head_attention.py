@@ -50,8 +50,11 @@ class _Projection(EinsumDense):
     """An ``EinsumDense`` whose eager initial weights also depend on its parent's name.
 
     (Every MultiHeadAttention has sub-layers named ``query``/``key``/...; without the salt,
-    two of them would start from identical weights, see ``rnn_cells.salted``.)
+    two of them would start from identical weights, see ``rnn_cells.salted``.) Quantized
+    as Keras's ``EinsumDense`` sub-layers are.
     """
+
+    _quantized_kind = "einsum"
 
     def __init__(self, *args, weight_salt=None, **kwargs):
         super().__init__(*args, **kwargs)

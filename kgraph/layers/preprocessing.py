@@ -8,10 +8,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kgraph.base.input_spec import InputSpec
+from kgraph.base.input_spec import InputSpec, assert_input_compatibility
 from kgraph.base.layer import Layer
+from kgraph import config
 from kgraph.config import epsilon
 from kgraph.layers import arg_checks
+from kgraph.layers.augmentation_boxes import _BoxesMixin, crop_boxes, resize_boxes
 from kgraph.ops import conv_utils as cu
 
 __all__ = ["CenterCrop", "Normalization", "Rescaling", "Resizing"]
@@ -51,6 +53,9 @@ class Rescaling(Layer):
         dtype = self.compute_dtype
         scale = jnp.asarray(self.scale, dtype)
         offset = jnp.asarray(self.offset, dtype)
+        if scale.ndim and config.image_data_format() == "channels_first":
+            # a per-channel scale goes along the channels axis of (C, H, W) images (Keras)
+            scale = scale.reshape(scale.shape + (1,) * (3 - scale.ndim))
         return inputs.astype(dtype) * scale + offset
 
     def compute_output_shape(self, input_shape):
@@ -283,7 +288,32 @@ def _slice_hw(images, h_axis, w_axis, top, left, height, width):
 _INTERPOLATIONS = ("bilinear", "nearest", "lanczos3", "lanczos5", "bicubic")
 
 
-class _ImageLayer(Layer):
+_IMAGES = InputSpec(min_ndim=3, max_ndim=4)
+
+
+class _ImageLayer(_BoxesMixin, Layer):
+    """Base of ``Resizing`` and ``CenterCrop``: images, or Keras's dict form (``images``,
+    ``segmentation_masks`` moved alike with nearest interpolation, ``bounding_boxes`` in
+    ``bounding_box_format``, ``labels`` unchanged), in training and inference alike."""
+
+    def _check_inputs(self, inputs):
+        if not isinstance(inputs, dict):  # a dict's entries are checked by ``call``
+            assert_input_compatibility(_IMAGES, inputs, self.name)
+
+    def _call_on_dict(self, data, transform_images, transform_masks):
+        if "images" not in data:
+            raise ValueError(f"{self._boxes_owner}: a dict input needs an 'images' entry, "
+                             f"received keys {sorted(data)}.")
+        boxes = self._dense_boxes(data["bounding_boxes"]) if "bounding_boxes" in data else None
+        images = jnp.asarray(data["images"])
+        assert_input_compatibility(_IMAGES, images, self.name)
+        out = {**data, "images": transform_images(images)}
+        if "segmentation_masks" in data:
+            out["segmentation_masks"] = transform_masks(jnp.asarray(data["segmentation_masks"]))
+        if boxes is not None:
+            out["bounding_boxes"] = self._apply_to_boxes(boxes, images.shape, None)
+        return out
+
     def _check_rank(self, input_shape):
         if len(input_shape) not in (3, 4):
             raise ValueError(f'Layer "{self.name}" expects images of rank 4 (batch, height, '
@@ -352,13 +382,38 @@ class Resizing(_ImageLayer):
         self.fill_value = fill_value
         self.antialias = bool(antialias)
         self.data_format = cu.standardize_data_format(data_format)
-        self.input_spec = InputSpec(min_ndim=3, max_ndim=4)
 
     def call(self, inputs):
+        if isinstance(inputs, dict):
+            return self._call_on_dict(inputs, self._resize_images,
+                                      lambda masks: self._resize_images(masks, "nearest"))
+        return self._resize_images(inputs)
+
+    def _resize_images(self, inputs, interpolation=None):
         if self.pad_to_aspect_ratio:
             inputs = self._pad_to_aspect_ratio(inputs)
-        return self._resize(inputs, self.interpolation, self.crop_to_aspect_ratio,
-                            self.antialias)
+        return self._resize(inputs, interpolation or self.interpolation,
+                            self.crop_to_aspect_ratio, self.antialias)
+
+    def _box_scales(self, height, width):
+        """Keras's ``(scale_y, scale_x, offset_y, offset_x)`` taking boxes of ``height x
+        width`` images to the output."""
+        if self.pad_to_aspect_ratio:
+            ratio = min(self.height / height, self.width / width)
+            return (ratio, ratio, (self.height - height * ratio) // 2,
+                    (self.width - width * ratio) // 2)
+        if self.crop_to_aspect_ratio:
+            source, target = width / height, self.width / self.height
+            new_h, new_w = ((self.height, self.height * source) if source > target
+                            else (self.width / source, self.width))
+            return (new_h / height, new_w / width, -((new_h - self.height) // 2),
+                    -((new_w - self.width) // 2))
+        return self.height / height, self.width / width, 0.0, 0.0
+
+    def _augment_boxes(self, bounding_boxes, images_shape, key):
+        height, width = images_shape[1:3]
+        return resize_boxes(bounding_boxes, *self._box_scales(height, width),
+                            self.bounding_box_format, height, width, self.height, self.width)
 
     def _pad_to_aspect_ratio(self, images):
         """Pad (with ``fill_value``) both sides of the short axis to the target ratio."""
@@ -403,9 +458,25 @@ class CenterCrop(_ImageLayer):
         self.height = arg_checks.positive_int(type(self).__name__, "height", height)
         self.width = arg_checks.positive_int(type(self).__name__, "width", width)
         self.data_format = cu.standardize_data_format(data_format)
-        self.input_spec = InputSpec(min_ndim=3, max_ndim=4)
 
     def call(self, inputs):
+        if isinstance(inputs, dict):
+            return self._call_on_dict(inputs, self._crop, self._crop)
+        return self._crop(inputs)
+
+    def _window(self, height, width):
+        """The window ``(top, left, height, width)`` of ``height x width`` images that is
+        kept (and resized to the output if it is smaller)."""
+        if height >= self.height and width >= self.width:
+            return (height - self.height) // 2, (width - self.width) // 2, self.height, self.width
+        return _crop_box(height, width, self.height, self.width)
+
+    def _augment_boxes(self, bounding_boxes, images_shape, key):
+        height, width = images_shape[1:3]
+        return crop_boxes(bounding_boxes, *self._window(height, width),
+                          self.bounding_box_format, height, width, self.height, self.width)
+
+    def _crop(self, inputs):
         inputs = inputs.astype(self.compute_dtype)
         h_axis, w_axis = _image_axes(inputs.ndim, self.data_format)
         h_diff = inputs.shape[h_axis] - self.height

@@ -14,8 +14,7 @@ from __future__ import annotations
 from kgraph import constraints, initializers, regularizers
 
 __all__ = [
-    "add_weight", "check_quantization_config", "serialize_initializer", "set_weight_args",
-    "weight_config"
+    "add_weight", "serialize_initializer", "set_weight_args", "weight_config"
 ]
 
 
@@ -63,11 +62,3 @@ def weight_config(layer, *weights, activity=False, strict=True) -> dict:
     config.update({f"{w}_constraint": constraints.serialize(getattr(layer, f"{w}_constraint"))
                    for w in weights})
     return config
-
-
-def check_quantization_config(layer_name, quantization_config):
-    """Keras's ``quantization_config``: only ``None`` (a float layer) is supported."""
-    if quantization_config is not None:
-        raise ValueError(f'Layer "{layer_name}": quantized layers (quantization_config='
-                         f"{quantization_config!r}) are not supported; kgraph computes in "
-                         "float weights. Save the model unquantized.")

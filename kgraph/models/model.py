@@ -19,6 +19,7 @@ from kgraph.display import plotting
 from kgraph.saving import safetensors_io
 from kgraph.display.summary import summary_text
 from kgraph.distribution import distribution_lib
+from kgraph.layers import quantized
 from kgraph.models import tracing
 
 __all__ = ["Model"]
@@ -188,12 +189,9 @@ class Model(Layer):
         """
         for name in ("run_eagerly", "jit_compile"):
             kwargs.pop(name, None)  # Keras's switches: kgraph always compiles with jax.jit
-        if kwargs.pop("auto_scale_loss", True) and _float16_policy(self, precision):
-            from kgraph import optimizers  # float16 gradients underflow unscaled: Keras's
-
-            optimizer = optimizers.get(optimizer)  # rule wraps the optimizer
-            if not isinstance(optimizer, optimizers.LossScaleOptimizer):
-                optimizer = optimizers.LossScaleOptimizer(optimizer)
+        # float16 gradients underflow unscaled: Keras's rule wraps the optimizer in a
+        # LossScaleOptimizer (the runtime does, where the optimizers live)
+        scale_loss = kwargs.pop("auto_scale_loss", True) and _float16_policy(self, precision)
         if kwargs:
             raise TypeError(f"compile got unexpected arguments {sorted(kwargs)}.")
         engine.runtime().compile_model(
@@ -201,7 +199,8 @@ class Model(Layer):
             steps_per_execution=steps_per_execution, seed=seed,
             weighted_metrics=weighted_metrics, mesh=mesh, sharding=sharding,
             data_axis=data_axis, remat=remat, scan_blocks=scan_blocks,
-            precision=precision, distribution=distribution_lib.distribution())
+            precision=precision, distribution=distribution_lib.distribution(),
+            scale_loss=scale_loss)
 
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
             validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
@@ -274,6 +273,15 @@ class Model(Layer):
             safetensors_io.load_safetensors_into(self, filepath)
             return
         saving.load_weights(self, filepath)
+
+    def quantize(self, mode=None, config=None, filters=None, **kwargs):
+        """Quantize the model's ``Dense``, ``EinsumDense`` and ``Embedding`` layers (nested
+        models' too) to ``mode`` (``"int8"``, ``"int4"``, ``"float8"``) or by ``config`` (a
+        ``kgraph.quantizers.QuantizationConfig``), as Keras's ``model.quantize``:
+        ``filters`` (a regex on layer names, a list of them, or a callable) picks the
+        layers; other layers are left as they are (with Keras's warning). See
+        ``kgraph.layers.quantized``; compile the model again to run it."""
+        quantized.quantize_model(self, mode, config, filters, **kwargs)
 
     def to_json(self, **kwargs) -> str:
         """The model's config as JSON (``kg.model_from_json`` rebuilds it, fresh weights)."""

@@ -14,7 +14,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kgraph import config
+from kgraph import config, random as kg_random
+from kgraph.interpreter import context
 from kgraph.ops.registry import register_op
 
 __all__ = [
@@ -422,9 +423,6 @@ def _elastic_key(seed):
     """The key of ``elastic_transform``: Keras's key ``[seed, 0]`` for an int seed used
     eagerly (the same numbers as Keras), else ``kgraph.random.draw_key(seed)`` (the
     program's key inside a program)."""
-    from kgraph import random as kg_random
-    from kgraph.interpreter import context
-
     ctx = context.current()
     in_program = ctx is not None and (ctx.keys.key is not None or ctx.keys.required)
     if isinstance(seed, int) and not isinstance(seed, bool) and not in_program:

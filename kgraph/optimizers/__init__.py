@@ -6,9 +6,9 @@ learning-rate ``schedules`` and names (``get("adam")``).
 True
 """
 
-from kgraph.serializable import from_keras_object_config, keras_object_config
+from kgraph.serializable import from_keras_object_config
 from kgraph.optimizers import legacy, schedules
-from kgraph.optimizers.base import Optimizer
+from kgraph.optimizers.base import Optimizer, keras_classes, to_keras_config
 from kgraph.optimizers.keras_optimizers import (SGD, Adadelta, Adafactor, Adagrad, Adam, AdamW,
                                                  Adamax, Lion, Nadam, RMSprop)
 from kgraph.optimizers.keras_optimizers_more import Ftrl, Lamb
@@ -20,15 +20,12 @@ from kgraph.optimizers.names import get
 
 def serialize(optimizer) -> dict:
     """Keras's ``{"module", "class_name", "config"}`` of an optimizer."""
-    return keras_object_config(optimizer, "keras.optimizers")
+    return to_keras_config(optimizer)
 
 
 def deserialize(config, custom_objects=None):
     """An optimizer from ``serialize``'s output (or a name)."""
-    classes = {cls.__name__: cls for cls in (SGD, Adadelta, Adafactor, Adagrad, Adam, AdamW,
-                                             Adamax, Ftrl, Lamb, Lion, LossScaleOptimizer,
-                                             Muon, MultiOptimizer,
-                                             Nadam, OptimizerMap, RMSprop, ScheduleFreeAdamW)}
+    classes = {**keras_classes(), "OptimizerMap": OptimizerMap}
     return from_keras_object_config(config, custom_objects, classes, "optimizer", get)
 
 

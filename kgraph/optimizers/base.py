@@ -21,9 +21,11 @@ import jax.numpy as jnp
 import optax
 
 from kgraph.optimizers import schedules as schedules_lib
+from kgraph.serializable import from_keras_object_config, keras_object_config
 from kgraph.base.state_arrays import StateArray
 
-__all__ = ["EmaState", "Optimizer", "decayed"]
+__all__ = ["EmaState", "Optimizer", "decayed", "from_keras_config", "keras_classes",
+           "to_keras_config"]
 
 
 _COMMON = ("weight_decay", "clipnorm", "clipvalue", "global_clipnorm", "use_ema",
@@ -93,6 +95,26 @@ def _values(variables):
     return [getattr(v, "value", v) for v in variables]
 
 
+_KERAS_CLASSES: dict = {}  # class name -> the optimizer class of that Keras name
+
+
+def keras_classes() -> dict:
+    """``{class name: class}`` of Keras's optimizer classes defined here (each registers
+    itself; user subclasses do not)."""
+    return dict(_KERAS_CLASSES)
+
+
+def to_keras_config(optimizer) -> dict:
+    """Keras's ``{"module", "class_name", "config"}`` of an optimizer."""
+    return keras_object_config(optimizer, "keras.optimizers")
+
+
+def from_keras_config(config, custom_objects=None):
+    """The optimizer a Keras config describes (its class by name among Keras's, or in
+    ``custom_objects``)."""
+    return from_keras_object_config(config, custom_objects, _KERAS_CLASSES, "optimizer")
+
+
 class Optimizer(optax.GradientTransformationExtraArgs):
     """Base class of the Keras optimizers. Subclasses set ``_defaults`` (their own
     arguments, Keras's defaults) and implement ``_rule(learning_rate, **hyper) ->
@@ -100,6 +122,11 @@ class Optimizer(optax.GradientTransformationExtraArgs):
 
     _defaults: dict = {}
     _default_name = "optimizer"
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.__module__.startswith("kgraph.optimizers."):
+            _KERAS_CLASSES[cls.__name__] = cls
     _common_defaults: dict = {}  # e.g. AdamW's weight_decay
     _positional = None  # the order of positional arguments, when not Keras's usual one
 

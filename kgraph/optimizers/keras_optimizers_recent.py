@@ -25,7 +25,7 @@ import optax
 from kgraph.optimizers.base import Optimizer, decayed
 from kgraph.optimizers.keras_optimizers import _scale_by_keras_adam
 
-__all__ = ["Muon", "ScheduleFreeAdamW"]
+__all__ = ["Muon", "ScheduleFreeAdamW", "path_string"]
 
 
 def path_string(key_path) -> str:

@@ -30,7 +30,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from kgraph.optimizers.base import Optimizer
+from kgraph.optimizers.base import Optimizer, from_keras_config, to_keras_config
 
 __all__ = ["LossScaleOptimizer", "LossScaleState"]
 
@@ -67,9 +67,8 @@ class LossScaleOptimizer(Optimizer):
             raise ValueError("LossScaleOptimizer does not support arguments: "
                              f"`{'`, `'.join(kwargs)}`.")
         if not isinstance(inner_optimizer, optax.GradientTransformation):
-            from kgraph.optimizers.names import get
-
-            inner_optimizer = get(inner_optimizer)
+            raise ValueError("LossScaleOptimizer wraps an optimizer (kgraph.optimizers.* or an "
+                             f"optax transformation); received {inner_optimizer!r}.")
         if isinstance(inner_optimizer, LossScaleOptimizer):
             raise ValueError("LossScaleOptimizer cannot wrap another LossScaleOptimizer.")
         growth = int(dynamic_growth_steps)
@@ -165,18 +164,14 @@ class LossScaleOptimizer(Optimizer):
         return self.inner_optimizer.ema_weights(opt_state.inner)
 
     def get_config(self) -> dict:
-        from kgraph.optimizers import serialize
-
-        return {"name": self.name, "inner_optimizer": serialize(self.inner_optimizer),
+        return {"name": self.name, "inner_optimizer": to_keras_config(self.inner_optimizer),
                 "initial_scale": self.initial_scale,
                 "dynamic_growth_steps": self.dynamic_growth_steps}
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
-        from kgraph.optimizers import deserialize
-
         config = dict(config)
-        inner = deserialize(config.pop("inner_optimizer"), custom_objects)
+        inner = from_keras_config(config.pop("inner_optimizer"), custom_objects)
         return cls(inner, **config)
 
     def __repr__(self):

@@ -25,10 +25,11 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from kgraph.optimizers.base import Optimizer
+from kgraph.optimizers.base import Optimizer, from_keras_config, to_keras_config
 from kgraph.optimizers.keras_optimizers_recent import path_string
+from kgraph.serializable import keras_object_config
 
-__all__ = ["MultiOptimizer", "OptimizerMap"]
+__all__ = ["MultiOptimizer", "MultiOptimizerState", "OptimizerMap", "WeightView"]
 
 
 def _check_optimizer(optimizer, what):
@@ -91,20 +92,17 @@ class OptimizerMap(MutableMapping):
         return self[variable.path]
 
     def get_config(self) -> dict:
-        from kgraph.optimizers import serialize
-
-        return {"default_optimizer": serialize(self._default_optimizer),
-                "optimizer_map": {k: serialize(v) for k, v in self._optimizer_map.items()}}
+        return {"default_optimizer": to_keras_config(self._default_optimizer),
+                "optimizer_map": {k: to_keras_config(v)
+                                  for k, v in self._optimizer_map.items()}}
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
-        from kgraph.optimizers import deserialize
-
         mapping = config.get("optimizer_map") or {}
         if mapping.get("class_name") == "__python_dict__":  # Keras's serialized dict
             mapping = mapping["config"]
-        return cls(deserialize(config["default_optimizer"], custom_objects),
-                   {k: deserialize(v, custom_objects) for k, v in mapping.items()})
+        return cls(from_keras_config(config["default_optimizer"], custom_objects),
+                   {k: from_keras_config(v, custom_objects) for k, v in mapping.items()})
 
 
 class WeightView(NamedTuple):
@@ -212,8 +210,6 @@ class MultiOptimizer(Optimizer):
         if not hasattr(self._optimizer_map, "get_config"):
             raise NotImplementedError("A MultiOptimizer choosing with a function has no "
                                       "config; use an OptimizerMap to serialize it.")
-        from kgraph.serializable import keras_object_config
-
         return {"optimizer_map": keras_object_config(self._optimizer_map, "keras.optimizers"),
                 "loss_scale_factor": None, "name": self.name}
 

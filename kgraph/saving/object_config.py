@@ -21,7 +21,7 @@ from __future__ import annotations
 import types
 
 from kgraph import (activations, constraints, dtype_policies, initializers, losses, metrics,
-                    optimizers, regularizers)
+                    optimizers, quantizers, regularizers)
 from kgraph.base import catalog
 from kgraph.base.layer import Layer
 from kgraph.dtype_policy import DTypePolicy
@@ -36,7 +36,8 @@ _PLAIN = (str, int, float, bool)
 # has Keras's serialize(obj) and deserialize(config, custom_objects)
 _CATALOGS = {"optimizers.schedules": schedules, "optimizers": optimizers, "losses": losses,
              "metrics": metrics, "initializers": initializers, "regularizers": regularizers,
-             "constraints": constraints, "dtype_policies": dtype_policies}
+             "constraints": constraints, "dtype_policies": dtype_policies,
+             "quantizers": quantizers}
 
 
 def _catalog_section(obj):
@@ -175,3 +176,7 @@ def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwar
     if isinstance(cls, type) and issubclass(cls, Layer):
         return deserialize_layer(config, custom_objects, safe_mode)
     return _instance(cls, config["config"] or {}, custom_objects, safe_mode)
+
+
+# registered custom quantizers are written and read by this module's functions
+quantizers.configs.register_keras_object_codec(serialize_keras_object, deserialize_keras_object)

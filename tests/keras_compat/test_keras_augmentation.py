@@ -7,8 +7,8 @@ import keras
 import numpy as np
 import pytest
 
-import compiler
 import kgraph as kg
+from tests.support.helpers import assert_keyed_in_a_program
 
 _img = np.random.default_rng(0).random((4, 9, 7, 3)).astype("float32") * 255
 
@@ -35,12 +35,7 @@ def test_inference_matches_keras_and_configs_round_trip(name, args):
 def test_training_is_keyed_per_image_and_off_in_predict(name, args):
     x = kg.Input(shape=_img.shape[1:])
     model = kg.Model(x, getattr(kg.layers, name)(*args, seed=3)(x))
-    program = compiler.compile(model)
-    params, state = program.init(jax.random.PRNGKey(0))
-    run = jax.jit(lambda key: program.apply(params, state, _img, training=True, key=key)[0])
-    a, b = np.asarray(run(jax.random.PRNGKey(1))), np.asarray(run(jax.random.PRNGKey(2)))
-    np.testing.assert_array_equal(a, np.asarray(run(jax.random.PRNGKey(1))))
-    assert not np.allclose(a, b)
+    assert_keyed_in_a_program(model, _img)
     model.compile(optimizer="sgd", loss="mse")
     np.testing.assert_allclose(model.predict(_img, verbose=0),
                                np.asarray(model.layers[1](_img, training=False)), rtol=1e-6)
@@ -97,3 +92,51 @@ def test_contrast_factors_are_drawn_from_kerass_range_and_applied_as_keras(facto
         np.asarray(ours._contrast(_img, factors)),
         np.asarray(theirs.transform_images(_img, {"contrast_factor": factors.reshape(
             4, 1, 1, 1)})), rtol=1e-5, atol=1e-3)
+
+
+def test_draws_and_windows_are_kerass():
+    """Keras's one draw per image for both flips, one crop position per batch, its window
+    for images not larger than the crop, and the factor rules of saturation and colour
+    degeneration (a number f is (-f, f))."""
+    images = np.random.default_rng(3).random((400, 4, 5, 1)).astype("float32")
+    both = np.asarray(kg.layers.RandomFlip(seed=0)(images))
+    flipped = np.all(both == images[:, ::-1, ::-1], axis=(1, 2, 3))
+    kept = np.all(both == images, axis=(1, 2, 3))
+    assert np.all(flipped | kept) and 0.4 < flipped.mean() < 0.6
+    crops = np.asarray(kg.layers.RandomCrop(2, 3, seed=1)(images))
+    starts = {(t, l) for t in range(3) for l in range(3)
+              if np.array_equal(crops, images[:, t:t + 2, l:l + 3])}
+    assert len(starts) == 1  # the same window for every image of the batch
+    for size, target in [((8, 12), (10, 10)), ((12, 8), (10, 10)), ((6, 6), (8, 4))]:
+        small = np.random.default_rng(4).random((2, *size, 3)).astype("float32") * 255
+        ours = kg.layers.RandomCrop(*target)
+        theirs = keras.layers.RandomCrop(*target)
+        np.testing.assert_allclose(
+            np.asarray(ours(small, training=True)),
+            np.asarray(theirs.transform_images(small, theirs.get_random_transformation(
+                small, training=True))), rtol=1e-5, atol=1e-3)
+    for name in ("RandomSaturation", "RandomColorDegeneration"):
+        for factor in (0.5, (0.2, 0.6), -0.2):
+            assert getattr(kg.layers, name)(factor).factor == pytest.approx(
+                getattr(keras.layers, name)(factor).factor)
+    jitter, keras_jitter = kg.layers.RandomColorJitter(saturation_factor=0.5), \
+        keras.layers.RandomColorJitter(saturation_factor=0.5)
+    assert jitter._steps[0][1].factor == pytest.approx(keras_jitter.random_saturation.factor)
+
+
+def test_inference_casts_to_the_compute_dtype_and_rescaling_follows_channels_first():
+    ints = (_img[:2]).astype("uint8")
+    for name, args in LAYERS:
+        out = getattr(kg.layers, name)(*args)(ints, training=False)
+        expected = getattr(keras.layers, name)(*args)(ints, training=False)
+        assert np.asarray(out).dtype == np.asarray(expected).dtype, name
+    kg.config.set_image_data_format("channels_first")
+    keras.config.set_image_data_format("channels_first")
+    try:
+        first = np.moveaxis(_img[:2, :3, :3], -1, 1)  # (2, 3, 3, 3): width == channels
+        scale = [0.5, 2.0, 3.0]
+        np.testing.assert_allclose(np.asarray(kg.layers.Rescaling(scale)(first)),
+                                   np.asarray(keras.layers.Rescaling(scale)(first)), rtol=1e-6)
+    finally:
+        kg.config.set_image_data_format("channels_last")
+        keras.config.set_image_data_format("channels_last")

@@ -8,8 +8,8 @@ import keras
 import numpy as np
 import pytest
 
-import compiler
 import kgraph as kg
+from tests.support.helpers import assert_keyed_in_a_program
 from kgraph.layers.augmentation_mixing import _mix_labels
 
 _img = (np.random.default_rng(0).random((4, 9, 7, 3)) * 255).astype("float32")
@@ -192,12 +192,7 @@ def test_kerass_files_load_and_training_is_keyed_under_jit(name, kwargs, tmp_pat
     keras.Model(x, getattr(keras.layers, name)(**kwargs)(x)).save(tmp_path / "m.keras")
     model = kg.load_model(tmp_path / "m.keras")
     np.testing.assert_array_equal(np.asarray(model(_img, training=False)), _img)
-    program = compiler.compile(model)
-    params, state = program.init(jax.random.PRNGKey(0))
-    run = jax.jit(lambda key: program.apply(params, state, _img, training=True, key=key)[0])
-    a, b = np.asarray(run(jax.random.PRNGKey(1))), np.asarray(run(jax.random.PRNGKey(2)))
-    np.testing.assert_array_equal(a, np.asarray(run(jax.random.PRNGKey(1))))
-    assert not np.allclose(a, b)
+    assert_keyed_in_a_program(model, _img)
 
 
 def test_bad_arguments_name_the_layer():

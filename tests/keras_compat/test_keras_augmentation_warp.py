@@ -11,8 +11,8 @@ import keras
 import numpy as np
 import pytest
 
-import compiler
 import kgraph as kg
+from tests.support.helpers import assert_keyed_in_a_program
 
 _img = (np.random.default_rng(0).random((4, 16, 12, 3)) * 255).astype("float32")
 _apply = np.array([True, False, True, True])
@@ -145,12 +145,7 @@ def test_masks_move_with_the_images_in_a_jitted_program(layer):
     assert not np.array_equal(moved, classes) and out["labels"].tolist() == [0, 1, 2, 3]
     x = kg.Input(_img.shape[1:])
     model = kg.Model(x, layer(x))
-    program = compiler.compile(model)
-    params, state = program.init(jax.random.PRNGKey(0))
-    run = jax.jit(lambda key: program.apply(params, state, _img, training=True, key=key)[0])
-    a, b = np.asarray(run(jax.random.PRNGKey(1))), np.asarray(run(jax.random.PRNGKey(2)))
-    np.testing.assert_array_equal(a, np.asarray(run(jax.random.PRNGKey(1))))
-    assert not np.allclose(a, b)
+    assert_keyed_in_a_program(model, _img)
 
 
 def test_bad_arguments_name_the_layer():

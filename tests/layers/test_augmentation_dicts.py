@@ -47,5 +47,5 @@ def test_single_images_inference_and_refusals():
     np.testing.assert_array_equal(np.asarray(same["segmentation_masks"]), MASKS)
     with pytest.raises(ValueError, match="'images' entry"):
         kg.layers.RandomFlip()({"labels": LABELS})
-    with pytest.raises(NotImplementedError, match="bounding boxes"):
+    with pytest.raises(ValueError, match="bounding box format"):
         kg.layers.RandomFlip()({"images": IMAGES, "bounding_boxes": {"boxes": np.ones((6, 1, 4))}})

@@ -228,3 +228,17 @@ def close_relative(a, b, tolerance):
     for x, y in zip(jax.tree_util.tree_leaves(a), jax.tree_util.tree_leaves(b)):
         scale = max(float(jnp.max(jnp.abs(y))), 1.0)
         assert float(jnp.max(jnp.abs(x - y))) <= tolerance * scale
+
+
+def assert_keyed_in_a_program(model, images):
+    """A random layer's training outputs in ``model``'s compiled program: the same for the
+    same key, different for another (its draws come from the program's key)."""
+    import compiler
+
+    program = compiler.compile(model)
+    params, state = program.init(jax.random.PRNGKey(0))
+    run = jax.jit(lambda key: program.apply(params, state, images, training=True,
+                                            key=key)[0])
+    a, b = np.asarray(run(jax.random.PRNGKey(1))), np.asarray(run(jax.random.PRNGKey(2)))
+    np.testing.assert_array_equal(a, np.asarray(run(jax.random.PRNGKey(1))))
+    assert not np.allclose(a, b)

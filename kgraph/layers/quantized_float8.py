@@ -1,0 +1,114 @@
+"""Float8 ``Dense`` and ``EinsumDense`` (Keras's ``quantize("float8")``): delayed scaling.
+
+The float kernel stays and trains. At each call the inputs and the kernel are quantized to
+``float8_e4m3fn`` with their scales and dequantized again (the gradient passes straight
+through), the contraction runs on those values, and its output's gradient is quantized to
+``float8_e5m2`` with ``outputs_grad_scale`` on the way back. In a training step the scales
+follow Keras's delayed scaling: each scale becomes ``dtype_max / max(amax history)`` (kept
+where the history is all zero) and each history rolls in this step's ``max|x|``, read before
+the update, so a step computes with the scales of the previous ones.
+
+The scales and histories are non-trainable weights (``state`` in compiled programs),
+updated by assignments inside the call in training steps (pure runs, such as ``fit``'s) as
+Keras's gradient-overwrite updates them. One difference: the output gradient's
+``outputs_grad_amax_history`` needs the gradient itself, which Keras obtains in its
+backward pass; kgraph updates state in the forward pass only, so it keeps that history as
+it is (``outputs_grad_scale`` is updated from it as Keras does). Training matches Keras's
+for two steps (both use the initial output-gradient scale); later, Keras rescales the
+output gradients from their amax and kgraph does not.
+
+>>> import kgraph as kg, numpy as np
+>>> layer = kg.layers.Dense(2)
+>>> _ = layer(np.ones((1, 3), "float32"))
+>>> layer.quantize("float8")
+>>> [w.name for w in layer.weights][2:4], layer.dtype_policy.amax_history_length
+(['inputs_scale', 'inputs_amax_history'], 1024)
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import ml_dtypes
+
+from kgraph.dtype_policies_quantized import QuantizedFloat8DTypePolicy
+from kgraph.interpreter import context
+from kgraph.quantizers.quantizers import (compute_float8_amax_history, compute_float8_scale,
+                                          quantize_and_dequantize)
+
+__all__ = ["build", "call"]
+
+E4M3 = "float8_e4m3fn"
+E5M2 = "float8_e5m2"
+_E4M3_MAX = float(ml_dtypes.finfo(E4M3).max)
+_E5M2_MAX = float(ml_dtypes.finfo(E5M2).max)
+_PREFIXES = ("inputs", "kernel", "outputs_grad")
+
+
+def build(layer):
+    """The scales (float32 scalars, 1) and amax histories (float32, zeros; the policy's
+    ``amax_history_length``) of the inputs, the kernel and the output gradient."""
+    length = getattr(layer.dtype_policy, "amax_history_length",
+                     QuantizedFloat8DTypePolicy.default_amax_history_length)
+    for prefix in _PREFIXES:
+        setattr(layer, f"{prefix}_scale", layer.add_weight(
+            (), "ones", dtype="float32", trainable=False, autocast=False,
+            name=f"{prefix}_scale"))
+        setattr(layer, f"{prefix}_amax_history", layer.add_weight(
+            (length,), "zeros", dtype="float32", trainable=False, autocast=False,
+            name=f"{prefix}_amax_history"))
+
+
+def _qdq_straight_through(x, scale, compute):
+    """``quantize_and_dequantize(x)`` to e4m3, whose gradient is the upstream one."""
+    @jax.custom_gradient
+    def run(x, scale):
+        return (quantize_and_dequantize(x, scale, E4M3, compute),
+                lambda upstream: (upstream, None))
+
+    return run(x, scale)
+
+
+def _qdq_gradient(x, scale, compute):
+    """``x``, whose gradient is quantized to e5m2 with ``scale`` and dequantized."""
+    @jax.custom_gradient
+    def run(x, scale):
+        return x, lambda upstream: (quantize_and_dequantize(upstream, scale, E5M2, compute),
+                                    None)
+
+    return run(x, scale)
+
+
+def _updating() -> bool:
+    """A training step: a pure training run (``fit``'s, ``program.apply(training=True)``)."""
+    ctx = context.current()
+    return bool(ctx is not None and ctx.options.training and ctx.weights.collect)
+
+
+def call(layer, inputs):
+    """The float8 forward pass (bias and activation included)."""
+    compute = layer.compute_dtype
+    kernel = layer.kernel
+    scales = {p: getattr(layer, f"{p}_scale") for p in _PREFIXES}
+    histories = {p: getattr(layer, f"{p}_amax_history") for p in _PREFIXES}
+    if _updating():
+        for prefix, limit in (("inputs", _E4M3_MAX), ("kernel", _E4M3_MAX),
+                              ("outputs_grad", _E5M2_MAX)):
+            setattr(layer, f"{prefix}_scale", compute_float8_scale(
+                jnp.max(histories[prefix], axis=0), scales[prefix], jnp.float32(limit)))
+        for prefix, value in (("inputs", inputs), ("kernel", kernel)):
+            setattr(layer, f"{prefix}_amax_history",
+                    compute_float8_amax_history(value, histories[prefix]))
+    x = _qdq_straight_through(inputs, scales["inputs"], compute)
+    k = _qdq_straight_through(kernel, scales["kernel"], compute)
+    if type(layer)._quantized_kind == "einsum":
+        x = jnp.einsum(layer.equation, x, k)
+    else:
+        x = jnp.matmul(x, k)
+    x = _qdq_gradient(x, scales["outputs_grad"], compute)
+    if layer.use_bias if type(layer)._quantized_kind == "dense" else layer._has_bias:
+        bias = layer.bias
+        if layer.dtype_policy.compute_dtype == jnp.float32:  # as Keras: through bfloat16
+            bias = bias.astype(jnp.bfloat16).astype(bias.dtype)
+        x = jnp.add(x, bias)
+    return layer.activation(x)

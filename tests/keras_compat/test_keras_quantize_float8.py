@@ -1,0 +1,124 @@
+"""``quantize("float8")`` against Keras: the same variables and numbers, the delayed-scaling
+updates of training steps (scales and amax histories in ``state``), and files both ways.
+kgraph does not update ``outputs_grad_amax_history`` (Keras fills it from the backward
+pass; see ``kgraph.layers.quantized_float8``), so training is compared over the two steps
+that Keras computes with its initial output-gradient scale."""
+
+import jax
+import keras
+import numpy as np
+import pytest
+
+import compiler
+import kgraph as kg
+
+RNG = np.random.default_rng(0)
+X = (RNG.normal(size=(16, 6)) * 3).astype("float32")
+Y = RNG.normal(size=(16, 3)).astype("float32")
+
+
+def _model(lib, policy="float32"):
+    lib.config.set_dtype_policy(policy)
+    try:
+        x = lib.Input((6,))
+        h = lib.layers.Dense(8, activation="tanh", name="dense")(x)
+        for i in range(4):  # repeated blocks: kgraph runs them in one scan
+            h = lib.layers.Dense(8, activation="tanh", name=f"block_{i}")(h)
+        y = lib.layers.EinsumDense("ab,bc->ac", output_shape=3, bias_axes="c", name="einsum")(h)
+        return lib.Model(x, y)
+    finally:
+        lib.config.set_dtype_policy("float32")
+
+
+def _pair(policy="float32"):
+    theirs, ours = _model(keras, policy), _model(kg, policy)
+    ours.set_weights([np.asarray(w) for w in theirs.get_weights()])
+    theirs.quantize("float8")
+    ours.quantize("float8")
+    return theirs, ours
+
+
+def _differences(ours, theirs):
+    """The largest difference of each weight, by path."""
+    mine = {w.path: np.asarray(w.numpy(), "float64") for w in ours.weights}
+    assert set(mine) == {w.path for w in theirs.weights}
+    return {w.path: float(np.abs(mine[w.path] - np.asarray(w.numpy(), "float64")).max())
+            for w in theirs.weights}
+
+
+@pytest.mark.parametrize("policy", ["float32", "mixed_bfloat16"])
+def test_float8_model_trains_as_keras(policy):
+    theirs, ours = _pair(policy)
+    assert [(w.path, tuple(w.shape), str(w.dtype)) for w in theirs.weights] == [
+        (w.path, w.shape, w.dtype.name) for w in ours.weights]
+    layer = ours.get_layer("dense")
+    assert layer.dtype_policy.name == f"float8_from_{policy}"
+    assert layer.get_config()["dtype"] == keras.dtype_policies.serialize(
+        theirs.get_layer("dense").dtype_policy)
+    reference = np.asarray(theirs(X), "float32")
+    np.testing.assert_array_equal(np.asarray(ours(X), "float32"), reference)
+    ours(X, training=True)  # an eager call updates nothing, as Keras's
+    assert not np.asarray(layer.inputs_amax_history).any()
+    for model, lib in ((theirs, keras), (ours, kg)):
+        model.compile(optimizer=lib.optimizers.SGD(0.1), loss="mse")
+    for _ in range(2):
+        theirs.fit(X, Y, batch_size=16, epochs=1, verbose=0, shuffle=False)
+        ours.fit(X, Y, batch_size=16, epochs=1, verbose=0, shuffle=False)
+    differences = _differences(ours, theirs)
+    kept = {path for path in differences if "outputs_grad" in path}
+    assert {path: d for path, d in differences.items() if path not in kept and d} == {}
+    # Keras's output-gradient scale moves after its second step (to be used in the third)
+    assert all(not np.asarray(w).any() for w in ours.weights
+               if w.path.endswith("outputs_grad_amax_history"))
+    assert all(float(w.numpy()) == 1.0 for w in ours.weights
+               if w.path.endswith("outputs_grad_scale"))
+    history = np.asarray(layer.inputs_amax_history)  # two steps' amax rolled in
+    assert history[0] > 0 and history[-1] > 0 and not history[1:-1].any()
+    assert float(layer.kernel_scale) != 1.0
+
+
+def test_compiled_training_run_returns_the_scale_updates_and_files_load_both_ways(tmp_path):
+    theirs, ours = _pair()
+    for model, lib in ((theirs, keras), (ours, kg)):
+        model.compile(optimizer=lib.optimizers.SGD(0.1), loss="mse")
+        model.fit(X, Y, batch_size=8, epochs=1, verbose=0, shuffle=False)
+    program = compiler.compile(ours)
+    assert program.block_runs  # the repeated blocks, scanned
+    params, state = compiler.variables(ours)
+    assert set(state["dense"]) == {"inputs_scale", "inputs_amax_history", "kernel_scale",
+                                   "kernel_amax_history", "outputs_grad_scale",
+                                   "outputs_grad_amax_history"}
+    assert set(params["dense"]) == {"kernel", "bias"}
+    outputs, same = jax.jit(program.apply)(params, state, X)
+    np.testing.assert_array_equal(np.asarray(outputs), np.asarray(ours(X)))
+    assert jax.tree_util.tree_all(jax.tree_util.tree_map(np.array_equal, same, state))
+    _, trained = program.apply(params, state, X, training=True)
+    history = np.asarray(trained["dense"]["inputs_amax_history"])
+    previous = np.asarray(state["dense"]["inputs_amax_history"])
+    np.testing.assert_array_equal(history[1:], np.roll(previous, -1)[1:])
+    assert history[0] == np.abs(X).max()
+    reference = np.asarray(theirs(X))
+    theirs.save(tmp_path / "keras.keras")
+    ours.save(tmp_path / "kgraph.keras")
+    loaded = kg.load_model(tmp_path / "keras.keras")
+    np.testing.assert_array_equal(np.asarray(loaded(X)), reference)
+    assert _differences(loaded, theirs) == dict.fromkeys(_differences(loaded, theirs), 0.0)
+    keras_loaded = keras.saving.load_model(tmp_path / "kgraph.keras")
+    np.testing.assert_array_equal(np.asarray(keras_loaded(X)), np.asarray(ours(X)))
+    assert _differences(ours, keras_loaded) == dict.fromkeys(_differences(ours, keras_loaded),
+                                                              0.0)
+
+
+def test_amax_history_length_comes_from_the_policy():
+    policy = {"module": "keras.dtype_policies", "class_name": "QuantizedFloat8DTypePolicy",
+              "config": {"mode": "float8", "source_name": "float32", "amax_history_length": 16},
+              "registered_name": None}
+    layers = [keras.layers.Dense(3, dtype=keras.dtype_policies.deserialize(policy)),
+              kg.layers.Dense(3, dtype=policy)]
+    for layer in layers:
+        layer.build((None, 4))
+    assert [(w.name, tuple(w.shape)) for w in layers[0].weights] == [
+        (w.name, w.shape) for w in layers[1].weights]
+    assert layers[1].inputs_amax_history.shape == (16,)
+    assert [w.name for w in layers[1]._keras_ordered_variables()] == \
+        layers[0].variable_serialization_spec["float8"]
