@@ -54,7 +54,8 @@ def version() -> str:
 
 # Keras's training and data modules, loaded on first use so that ``import kgraph`` stays
 # light: ``kg.optimizers``, ``kg.losses``, ``kg.preprocessing``, ...
-_TRAINING_MODULES = ("applications", "callbacks", "compat", "distribution", "legacy", "losses",
+_TRAINING_MODULES = ("applications", "callbacks", "compat", "distillation", "distribution",
+                     "legacy", "losses",
                      "metrics", "optimizers", "preprocessing", "quantizers", "visualization")
 _TRAINING_NAMES = {"Loss": "losses", "Metric": "metrics", "Optimizer": "optimizers",
                    "Quantizer": "quantizers"}

@@ -7,6 +7,8 @@ Keras's names (the same functions as ``kgraph.utils``'s).
 """
 
 from kgraph.preprocessing import image, sequence
+from kgraph.utils.dataset_loaders import image_dataset_from_directory, text_dataset_from_directory
 from kgraph.utils.timeseries import timeseries_dataset_from_array
 
-__all__ = ["image", "sequence", "timeseries_dataset_from_array"]
+__all__ = ["image", "image_dataset_from_directory", "sequence", "text_dataset_from_directory",
+           "timeseries_dataset_from_array"]

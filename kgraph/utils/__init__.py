@@ -17,6 +17,10 @@ from kgraph.saving import (CustomObjectScope, custom_object_scope, deserialize_k
 from kgraph.utils.data_utils import (get_source_inputs, normalize, pack_x_y_sample_weight,
                                      pad_sequences, to_categorical, unpack_x_y_sample_weight)
 from kgraph.utils.config import Config
+from kgraph.utils.dataset_loaders import (audio_dataset_from_directory,
+                                          image_dataset_from_directory,
+                                          text_dataset_from_directory)
+from kgraph.utils.dataset_utils import split_dataset
 from kgraph.utils.file_utils import get_file
 from kgraph.utils.image_utils import (array_to_img, img_to_array, load_img, save_img,
                                       smart_resize)
@@ -24,8 +28,11 @@ from kgraph.utils.progbar import Progbar
 from kgraph.utils.py_dataset import PyDataset, Sequence
 from kgraph.utils.timeseries import TimeseriesDataset, timeseries_dataset_from_array
 from kgraph.legacy import saving as legacy  # noqa: F401 - keras.utils.legacy
+from kgraph.utils import bounding_boxes  # noqa: F401 - keras.utils.bounding_boxes
 
 __all__ = ["array_to_img", "img_to_array", "load_img", "save_img", "smart_resize",
+           "audio_dataset_from_directory", "image_dataset_from_directory", "split_dataset",
+           "text_dataset_from_directory",
            "Config", "CustomObjectScope", "Progbar", "PyDataset", "Sequence", "TimeseriesDataset", "clear_session", "custom_object_scope",
            "deserialize_keras_object", "disable_interactive_logging",
            "enable_interactive_logging", "get_custom_objects", "get_file", "get_registered_name",

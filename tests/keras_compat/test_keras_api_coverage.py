@@ -13,28 +13,16 @@ PERSISTENCE = "saving and loading files: the persistence work"
 NOT_YET = "not yet"
 
 MISSING = {
-    "": {"Quantizer": "quantization is not supported",
-         "SymbolicScope": "internal to Keras's tracing",
-         "name_scope": "weight paths come from layer names"},
+    "": {"SymbolicScope": "internal to Keras's tracing"},
     "layers": {
-        "MaxNumBoundingBoxes": "bounding boxes: " + NOT_YET,
         "TFSMLayer": "TensorFlow SavedModels", "TorchModuleWrapper": "PyTorch modules"},
-    "utils": {"FeatureSpace": NOT_YET,
-              "audio_dataset_from_directory": "tf.data pipelines",
-              "image_dataset_from_directory": "tf.data pipelines",
-              "text_dataset_from_directory": "tf.data pipelines",
-              "split_dataset": "tf.data pipelines"},
+    "utils": {"FeatureSpace": NOT_YET},
     "config": {"is_nnx_enabled": "Flax NNX",
                "set_backend": "the backend is always JAX"},
     "callbacks": {"OrbaxCheckpoint": "Keras's orbax layout of Keras variables is not written; "
                                      "runtime.CheckpointManager and BackupAndRestore checkpoint "
                                      "the train state on orbax"},
     "saving": {"KerasFileEditor": PERSISTENCE},
-    "dtype_policies": {name: "quantization is not supported" for name in [
-        "AWQDTypePolicy", "GPTQDTypePolicy", "Int4DTypePolicy",
-        "QuantizedDTypePolicy", "QuantizedFloat8DTypePolicy"]},
-    "preprocessing": {"image_dataset_from_directory": "tf.data pipelines",
-                      "text_dataset_from_directory": "tf.data pipelines"},
 }
 MODULES = ["", "layers", "activations", "initializers", "regularizers", "constraints",
            "models", "utils", "config", "backend", "random", "losses", "metrics",
@@ -48,12 +36,11 @@ MODULES = ["", "layers", "activations", "initializers", "regularizers", "constra
            "applications.efficientnet", "applications.convnext",
            "applications.mobilenet_v3", "applications.efficientnet_v2",
            "applications.inception_resnet_v2", "applications.nasnet", "optimizers.legacy",
-           "legacy", "legacy.saving", "utils.legacy", "datasets.reuters"]
-# Keras modules without a kgraph counterpart yet (distillation, export,
-# quantizers, visualization, the scikit-learn wrappers; ``src`` is
-# Keras's implementation, not API).
-KERAS_ONLY_MODULES = {"distillation", "export", "quantizers", "src", "visualization",
-                      "wrappers"}
+           "legacy", "legacy.saving", "utils.legacy", "datasets.reuters",
+           "utils.bounding_boxes", "visualization", "quantizers", "distillation"]
+# Keras modules without a kgraph counterpart yet (export, the scikit-learn wrappers;
+# ``src`` is Keras's implementation, not API).
+KERAS_ONLY_MODULES = {"export", "src", "wrappers"}
 
 
 def _module(root, path):
