@@ -36,13 +36,14 @@ from kgraph.saving.registry import (CustomObjectScope, custom_object_scope,
 from kgraph.saving.validation import MAX_CONFIG_DEPTH, ConfigError
 from kgraph.saving.errors import LoadError
 from kgraph.saving.keras_file import load_model, load_weights, save_model, save_weights
+from kgraph.saving.file_editor import KerasFileEditor
 
 # Private names of the single-module version, still reachable as kgraph.saving.<name>.
 from kgraph.saving.registry import _GLOBAL_CUSTOM_NAMES, _GLOBAL_CUSTOM_OBJECTS  # noqa: F401
 from kgraph.saving.values import decode_value as _decode_value  # noqa: F401
 from kgraph.saving.values import encode_value as _encode_value  # noqa: F401
 
-__all__ = ["ConfigError", "CustomObjectScope", "LoadError", "MAX_CONFIG_DEPTH",
+__all__ = ["ConfigError", "CustomObjectScope", "KerasFileEditor", "LoadError", "MAX_CONFIG_DEPTH",
            "call_from_config", "custom_object_scope", "deserialize_keras_object",
            "deserialize_layer", "functional_from_config", "functional_get_config",
            "get_custom_objects", "get_registered_name", "get_registered_object",

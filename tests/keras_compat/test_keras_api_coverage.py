@@ -9,7 +9,6 @@ import pytest
 
 import kgraph
 
-PERSISTENCE = "saving and loading files: the persistence work"
 NOT_YET = "not yet"
 
 MISSING = {
@@ -22,7 +21,6 @@ MISSING = {
     "callbacks": {"OrbaxCheckpoint": "Keras's orbax layout of Keras variables is not written; "
                                      "runtime.CheckpointManager and BackupAndRestore checkpoint "
                                      "the train state on orbax"},
-    "saving": {"KerasFileEditor": PERSISTENCE},
 }
 MODULES = ["", "layers", "activations", "initializers", "regularizers", "constraints",
            "models", "utils", "config", "backend", "random", "losses", "metrics",
