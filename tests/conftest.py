@@ -61,6 +61,9 @@ def _assert_topological_fixture():
 
 
 def pytest_addoption(parser):
+    parser.addoption("--scan-models", type=int, default=None,
+                     help="how many random models tests/interpreter/test_scan_property.py "
+                          "checks (default: its MODELS)")
     parser.addoption("--differential-scripts", type=int, default=None,
                      help="how many generated training scripts tests/keras_compat/test_keras_differential.py "
                           "runs under Keras and kgraph (default: its SCRIPTS)")

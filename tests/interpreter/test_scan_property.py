@@ -2,8 +2,8 @@
 default program (runs of equal blocks as one ``lax.scan``) equals the unrolled one
 (``compiler.compile(model, scan_blocks=False)``).
 
-For 200 models, both programs give the same outputs and new state in inference and in
-training (the same key), the same auxiliary loss and the same gradients, to 1e-5
+For ``MODELS`` models (120; ``--scan-models N`` checks N, for a longer search), both
+programs give the same outputs and new state in inference and in training (the same key), the same auxiliary loss and the same gradients, to 1e-5
 relative, and for every fourth model the same initial values (bitwise; the others start
 from weights drawn on the host, which spares compiling an init function per model) and
 the same numbers again on the stacked layout of the weights (what a ``Trainer`` trains
@@ -21,8 +21,8 @@ import compiler
 from tests.support.helpers import tree_equal
 from tests.support.scan_models import random_model
 
-MODELS = 200
-CHUNKS = 8
+MODELS = 120
+CHUNKS = 6
 TOLERANCE = 1e-5
 # Both sides are compiled alike, and XLA:CPU compiles these tiny programs about four times
 # faster without its backend optimisations.
@@ -112,11 +112,12 @@ def check_model(seed: int):
 
 
 @pytest.mark.parametrize("chunk", range(CHUNKS))
-def test_scanned_programs_equal_unrolled_ones(chunk):
+def test_scanned_programs_equal_unrolled_ones(chunk, pytestconfig):
+    models = pytestconfig.getoption("--scan-models") or MODELS
     failures, scanned = [], 0
-    for seed in range(chunk, MODELS, CHUNKS):
+    for seed in range(chunk, models, CHUNKS):
         found, did_scan = check_model(seed)
         failures += found
         scanned += did_scan
     assert not failures, "\n".join(failures)
-    assert scanned >= (MODELS // CHUNKS) // 5, f"only {scanned} models ran a scan"
+    assert scanned >= (models // CHUNKS) // 5, f"only {scanned} models ran a scan"

@@ -13,8 +13,8 @@ import pytest
 import kgraph as kg
 from tests.support import keras_differential as scripts
 
-SCRIPTS = 100
-CHUNKS = 10
+SCRIPTS = 60
+CHUNKS = 6
 TOLERANCE = 1e-5
 
 
