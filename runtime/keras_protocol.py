@@ -25,6 +25,7 @@ import compiler.weights
 from kgraph.interpreter import context
 from kgraph.interpreter.walk import node_paths
 from kgraph.metrics import metric as metric_base
+from kgraph.utils.data_utils import unpack_x_y_sample_weight
 from kgraph.models.model import Model
 from runtime.objective import Objective
 from runtime.precision import Precision
@@ -333,13 +334,4 @@ def default_predict_step(model, state, data):
     return model.stateless_call(trainable, non_trainable, x, training=False)[0]
 
 
-def unpack(data):
-    """Keras's ``unpack_x_y_sample_weight``: ``(x, y, sample_weight)`` of a batch."""
-    if isinstance(data, (tuple, list)):
-        if len(data) == 3:
-            return tuple(data)
-        if len(data) == 2:
-            return data[0], data[1], None
-        if len(data) == 1:
-            return data[0], None, None
-    return data, None, None
+unpack = unpack_x_y_sample_weight  # Keras's: (x, y, sample_weight) of a batch

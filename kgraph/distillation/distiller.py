@@ -10,6 +10,7 @@ from kgraph.distillation.distillation_loss import (
     symbolic_outputs)
 from kgraph.models import tracing
 from kgraph.models.model import Model
+from kgraph.utils.data_utils import unpack_x_y_sample_weight
 
 __all__ = ["Distiller"]
 
@@ -229,7 +230,7 @@ class Distiller(Model):
 
     def train_step(self, state, data):
         trainable, non_trainable, optimizer_variables, metrics_variables = state
-        x, y, sample_weight = _unpack(data)
+        x, y, sample_weight = unpack_x_y_sample_weight(data)
         optimizer = self.optimizer
 
         def loss_of(trainable):
@@ -249,7 +250,7 @@ class Distiller(Model):
 
     def test_step(self, state, data):
         trainable, non_trainable, metrics_variables = state
-        x, y, sample_weight = _unpack(data)
+        x, y, sample_weight = unpack_x_y_sample_weight(data)
         loss, (y_pred, non_trainable, metrics_variables) = self._loss_and_updates(
             trainable, non_trainable, metrics_variables, x, y, sample_weight, False)
         logs, metrics_variables = self._step_logs(metrics_variables, loss, x, y, y_pred,
@@ -284,14 +285,3 @@ class Distiller(Model):
                                          for d in config["distillation_losses"]]
         return cls(**config)
 
-
-def _unpack(data):
-    """``(x, y, sample_weight)`` of a batch (Keras's ``unpack_x_y_sample_weight``)."""
-    if isinstance(data, (tuple, list)):
-        if len(data) == 3:
-            return tuple(data)
-        if len(data) == 2:
-            return data[0], data[1], None
-        if len(data) == 1:
-            return data[0], None, None
-    return data, None, None
