@@ -23,7 +23,9 @@ def _mlp(lib, width, name, outputs=3, inputs=4):
 
 
 def _pairs(student_width=5):
-    """Keras's teacher and student, and kgraph's with Keras's weights."""
+    """Keras's teacher and student (drawn from a fixed seed, whatever ran before), and
+    kgraph's with Keras's weights."""
+    keras.utils.set_random_seed(7)
     made = {keras: (_mlp(keras, 6, "teacher"), _mlp(keras, student_width, "student")),
             kg: (_mlp(kg, 6, "teacher"), _mlp(kg, student_width, "student"))}
     for ours, theirs in zip(made[kg], made[keras]):
