@@ -81,7 +81,7 @@ def test_choices_are_drawn_afresh_in_a_compiled_program():
         np.testing.assert_array_equal(np.asarray(layer(_img, training=False)), _img)
 
 
-def test_every_operation_gets_chosen_and_masks_follow_the_geometry():
+def test_every_operation_gets_chosen_and_masks_keep_their_shape():
     layer = kg.layers.RandAugment(num_ops=1)
     seen = {int(layer._choices(jax.random.PRNGKey(i))[0]) for i in range(200)}
     assert seen == set(range(11))

@@ -33,6 +33,17 @@ def _image_size(image_shape):
     return height, width
 
 
+def _in_pixels(name, boxes1, boxes2, source, target, image_shape):
+    """Both sets of boxes in the absolute ``target`` format (relative formats need
+    ``image_shape``)."""
+    if "rel" in source and image_shape is None:
+        raise ValueError(f"{name}: relative bounding box formats (e.g. `rel_yxyx`) need the "
+                         f"`image_shape` argument. Received `image_shape`: {image_shape}")
+    height, width = _image_size(image_shape)
+    return (convert_format(boxes1, source, target, height, width),
+            convert_format(boxes2, source, target, height, width))
+
+
 def compute_iou(boxes1, boxes2, bounding_box_format, use_masking=False, mask_val=-1,
                 image_shape=None):
     """The intersection over union of every box of ``boxes1`` (``(M, 4)`` or ``(batch, M,
@@ -49,12 +60,8 @@ def compute_iou(boxes1, boxes2, bounding_box_format, use_masking=False, mask_val
     boxes1, boxes2 = jnp.asarray(boxes1), jnp.asarray(boxes2)
     _check_rank("boxes1", boxes1)
     _check_rank("boxes2", boxes2)
-    if "rel" in bounding_box_format and image_shape is None:
-        raise ValueError("compute_iou: relative bounding box formats (e.g. `rel_yxyx`) need "
-                         f"the `image_shape` argument. Received `image_shape`: {image_shape}")
-    height, width = _image_size(image_shape)
-    boxes1 = convert_format(boxes1, bounding_box_format, "yxyx", height, width)
-    boxes2 = convert_format(boxes2, bounding_box_format, "yxyx", height, width)
+    boxes1, boxes2 = _in_pixels("compute_iou", boxes1, boxes2, bounding_box_format, "yxyx",
+                                image_shape)
     y_min1, x_min1, y_max1, x_max1 = jnp.split(boxes1, 4, axis=-1)
     y_min2, x_min2, y_max2, x_max2 = (jnp.swapaxes(v, -1, -2)
                                       for v in jnp.split(boxes2, 4, axis=-1))
@@ -81,12 +88,8 @@ def compute_ciou(boxes1, boxes2, bounding_box_format, image_shape=None):
     >>> float(compute_ciou([0.0, 0, 10, 10], [0.0, 0, 10, 10], "xyxy").round(4))
     1.0
     """
-    if "rel" in bounding_box_format and image_shape is None:
-        raise ValueError("compute_ciou: relative bounding box formats (e.g. `rel_yxyx`) need "
-                         f"the `image_shape` argument. Received `image_shape`: {image_shape}")
-    height, width = _image_size(image_shape)
-    boxes1 = convert_format(boxes1, bounding_box_format, "xyxy", height, width)
-    boxes2 = convert_format(boxes2, bounding_box_format, "xyxy", height, width)
+    boxes1, boxes2 = _in_pixels("compute_ciou", boxes1, boxes2, bounding_box_format, "xyxy",
+                                image_shape)
     eps = config.epsilon()
     x_min1, y_min1, x_max1, y_max1 = jnp.split(boxes1, 4, axis=-1)
     x_min2, y_min2, x_max2, y_max2 = jnp.split(boxes2, 4, axis=-1)
