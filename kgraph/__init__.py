@@ -35,6 +35,7 @@ from kgraph.devices import device
 from kgraph.base.remat_scope import RematScope, remat
 from kgraph.interpreter.stateless_scope import StatelessScope
 from kgraph.base.name_scope import name_scope
+from kgraph.base.symbolic_scope import SymbolicScope
 
 __all__ = ["Functional", "Input", "InputLayer", "InputSpec", "KerasHistory", "KerasTensor",
            "Layer", "Model", "Node", "Variable", "activations", "config", "constraints",
@@ -45,7 +46,8 @@ __all__ += ["Sequential", "load_model", "model_from_json", "model_to_dot", "plot
 __version__ = "0.1.0"
 FloatDTypePolicy = DTypePolicy
 __all__ += ["DTypePolicy", "FloatDTypePolicy", "Initializer", "Operation", "Regularizer",
-            "device", "dtype_policies", "mixed_precision", "version", "StatelessScope", "Function", "RematScope", "remat", "name_scope"]
+            "device", "dtype_policies", "mixed_precision", "version", "StatelessScope",
+            "SymbolicScope", "Function", "RematScope", "remat", "name_scope"]
 
 
 def version() -> str:
@@ -56,7 +58,8 @@ def version() -> str:
 # light: ``kg.optimizers``, ``kg.losses``, ``kg.preprocessing``, ...
 _TRAINING_MODULES = ("applications", "callbacks", "compat", "distillation", "distribution",
                      "legacy", "losses",
-                     "metrics", "optimizers", "preprocessing", "quantizers", "visualization")
+                     "metrics", "optimizers", "preprocessing", "quantizers", "visualization",
+                     "wrappers")
 _TRAINING_NAMES = {"Loss": "losses", "Metric": "metrics", "Optimizer": "optimizers",
                    "Quantizer": "quantizers"}
 __all__ += ["backend", "tree", "utils", *_TRAINING_MODULES, *_TRAINING_NAMES]

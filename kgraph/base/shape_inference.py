@@ -15,6 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from kgraph.base.symbolic_scope import SymbolicScope
 from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.interpreter import context
 
@@ -74,7 +75,7 @@ def _evaluate(layer, leaves, treedef, positions):
         args, kwargs = jax.tree_util.tree_unflatten(treedef, filled)
         ctx = context.CallContext(values=dict(zip(var_ids, var_values)),
                                   key=jax.random.PRNGKey(0), collect_assignments=True)
-        with ctx:
+        with ctx, SymbolicScope():
             return layer(*args, **kwargs)
 
     try:

@@ -18,7 +18,7 @@ import numpy as np
 
 from kgraph.base.layer import Layer
 from kgraph.base.tensor_kinds import dense_only
-from kgraph.layers.lookup import _batches, encode_counts
+from kgraph.layers.lookup import _batches, encode_counts, fingerprint64 as _fingerprint64
 
 __all__ = ["CategoryEncoding", "Discretization", "Hashing"]
 
@@ -67,13 +67,35 @@ class CategoryEncoding(Layer):
                 "output_mode": self.output_mode, "sparse": self.sparse}
 
 
+def _summarize(values, epsilon):
+    """A sorted batch as ``[values; weights]``: about ``1/epsilon`` evenly spaced values,
+    each weighing the count it stands for (every value, weight 1, for small batches)."""
+    values = np.sort(np.asarray(values, np.float32).reshape(-1))
+    step = max(values.size * epsilon, 1)
+    kept = values[int(step - 1)::int(step)]
+    return np.stack([kept, np.full(kept.shape, step, kept.dtype)])
+
+
+def _compress(summary, epsilon):
+    """A summary cut to ``1/epsilon`` points by interpolating its cumulative weights."""
+    if summary.shape[1] * epsilon < 1:
+        return summary
+    percents = epsilon + np.arange(0.0, 1.0, epsilon)
+    cumulative = summary[1].cumsum()
+    fractions = cumulative / cumulative[-1]
+    points = np.interp(percents, fractions, summary[0])
+    cumulative = np.interp(percents, fractions, cumulative)
+    weights = cumulative - np.concatenate([[0.0], cumulative[:-1]])
+    return np.stack([points, weights]).astype(np.float32)
+
+
 class Discretization(Layer):
     """Bucket indices of values: bucket ``i`` holds ``boundaries[i-1] <= x < boundaries[i]``
     (``adapt`` finds ``num_bins`` quantile boundaries); or one-hot/multi-hot/count of them."""
 
     def __init__(self, bin_boundaries=None, num_bins=None, epsilon=0.01, output_mode="int",
-                 sparse=False, dtype=None, name=None):
-        super().__init__(name=name, dtype=dtype)
+                 sparse=False, dtype=None, name=None, **kwargs):
+        super().__init__(name=name, dtype=dtype, **kwargs)
         if output_mode not in ("int", "one_hot", "multi_hot", "count"):
             raise ValueError(f"Unknown output_mode {output_mode!r}.")
         if bin_boundaries is not None and num_bins is not None:
@@ -87,13 +109,19 @@ class Discretization(Layer):
                                                                       output_mode, False)
 
     def adapt(self, data, steps=None):
-        """Boundaries at the ``1/num_bins`` ... quantiles of ``data``."""
+        """Boundaries at the ``1/num_bins`` ... quantiles of ``data`` (an array or an
+        iterable of batches), estimated as Keras does: a weighted summary of each batch
+        within ``epsilon``, merged batch by batch, then cut into ``num_bins`` bins."""
         if self.num_bins is None:
             raise ValueError("Cannot adapt a Discretization layer that has been initialized "
                              "with `bin_boundaries`, use `num_bins` instead.")
-        values = np.concatenate([np.asarray(b, np.float64).reshape(-1) for b in _batches(data)])
-        quantiles = np.linspace(0, 1, self.num_bins + 1)[1:-1]
-        self.bin_boundaries = np.quantile(values, quantiles).tolist()
+        summary = np.zeros((2, 0), np.float32)
+        for step, batch in enumerate(_batches(data)):
+            if steps is not None and step >= steps:
+                break
+            merged = np.concatenate([_summarize(batch, self.epsilon), summary], axis=1)
+            summary = _compress(merged[:, np.argsort(merged[0])], self.epsilon)
+        self.bin_boundaries = _compress(summary, 1.0 / self.num_bins)[0, :-1].tolist()
 
     def call(self, inputs):
         if self.bin_boundaries is None:
@@ -109,20 +137,24 @@ class Discretization(Layer):
     def compute_output_dtype(self, input_dtype):
         return jnp.dtype("int32") if self.output_mode == "int" else jnp.dtype("float32")
 
+    @classmethod
+    def from_config(cls, config):
+        """An adapted layer's config holds both ``bin_boundaries`` and ``num_bins`` (as
+        Keras's): build from the boundaries, then keep ``num_bins``."""
+        config = dict(config)
+        num_bins = config.pop("num_bins", None) if config.get("bin_boundaries") is not None \
+            else None
+        layer = cls(**config)
+        if num_bins is not None:
+            layer.num_bins = num_bins
+        return layer
+
     def get_config(self):
-        return {**super().get_config(), "bin_boundaries": self.bin_boundaries,
+        config = super().get_config()
+        config.pop("trainable", None)  # not one of Keras's Discretization arguments
+        return {**config, "bin_boundaries": self.bin_boundaries,
                 "num_bins": self.num_bins, "epsilon": self.epsilon,
                 "output_mode": self.output_mode, "sparse": self.sparse}
-
-
-def _fingerprint64(text) -> int:
-    try:
-        import farmhash
-    except ImportError as error:
-        raise ImportError("The Hashing layer hashes with FarmHash, as Keras: install "
-                          "pyfarmhash (`pip install pyfarmhash`, or the extra "
-                          "`pip install kgraph[preprocessing]`).") from error
-    return farmhash.fingerprint64(text)
 
 
 def _buckets_host(values, num_bins, salt):
@@ -149,8 +181,12 @@ class Hashing(Layer):
     Strings are hashed on the host; integers also inside graphs and under ``jit`` (through
     ``jax.pure_callback``)."""
 
+    autocast = False  # the inputs are categories: never cast to the (int64) dtype
+
     def __init__(self, num_bins, mask_value=None, salt=None, output_mode="int", sparse=False,
                  **kwargs):
+        if output_mode == "int" and not kwargs.get("dtype"):
+            kwargs["dtype"] = "int64"  # Keras's dtype of integer buckets
         super().__init__(**kwargs)
         if num_bins is None or num_bins <= 0:
             raise ValueError(f"The `num_bins` for `Hashing` cannot be `None` or non-positive "

@@ -15,7 +15,6 @@ The vocabulary is part of the layer's config, so it persists with the model.
 from __future__ import annotations
 
 import collections
-import zlib
 
 import jax.numpy as jnp
 import numpy as np
@@ -23,7 +22,19 @@ import numpy as np
 from kgraph.base.layer import Layer
 from kgraph.graph.keras_tensor import KerasTensor
 
-__all__ = ["IntegerLookup", "StringLookup", "encode_counts"]
+__all__ = ["IntegerLookup", "StringLookup", "encode_counts", "fingerprint64"]
+
+
+def fingerprint64(text) -> int:
+    """FarmHash's Fingerprint64 of ``text`` (Keras's string hash: ``Hashing``, lookups'
+    out-of-vocabulary slots), through pyfarmhash."""
+    try:
+        import farmhash  # an optional dependency (the ``preprocessing`` extra)
+    except ImportError as error:
+        raise ImportError("Keras hashes strings with FarmHash: install pyfarmhash "
+                          "(`pip install pyfarmhash`, or the extra "
+                          "`pip install kgraph[preprocessing]`).") from error
+    return farmhash.fingerprint64(text)
 
 
 _MODES = ("int", "one_hot", "multi_hot", "count", "tf_idf")
@@ -156,11 +167,17 @@ class _Lookup(Layer):
 
     # ------------------------------------------------------------------------ call
     def _oov_index(self, values):
+        """Keras's OOV slots: integers ``value % num_oov_indices``, strings their FarmHash
+        Fingerprint64 modulo ``num_oov_indices`` (TensorFlow's ``to_hash_bucket_fast``)."""
         base = 0 if self.mask_token is None else 1
         if self.num_oov_indices <= 1:
             return np.full(np.shape(values), base, np.int64)
-        hashes = np.vectorize(lambda v: zlib.crc32(str(v).encode()), otypes=[np.int64])(values)
-        return base + hashes % self.num_oov_indices
+        if not self._string:
+            return base + np.mod(np.asarray(values, np.int64), self.num_oov_indices)
+        hashes = np.array([fingerprint64(v.decode(self.encoding) if isinstance(v, bytes) else
+                                       str(v)) for v in np.asarray(values).reshape(-1).tolist()],
+                          np.uint64).reshape(np.shape(values))
+        return base + (hashes % np.uint64(self.num_oov_indices)).astype(np.int64)
 
     def _token_table(self) -> dict:
         """``{token: index}``, made once per vocabulary."""
@@ -252,7 +269,9 @@ class StringLookup(_Lookup):
         return jnp.asarray(self._lookup_host(np.asarray(inputs)), jnp.int32)
 
     def get_config(self):
-        return {**super().get_config(), "encoding": self.encoding}
+        config = {**super().get_config(), "encoding": self.encoding}
+        config.pop("vocabulary_dtype")  # not among Keras's StringLookup arguments
+        return config
 
 
 class IntegerLookup(_Lookup):
@@ -277,6 +296,8 @@ class IntegerLookup(_Lookup):
         position = jnp.clip(jnp.searchsorted(keys, values), 0, keys.shape[0] - 1)
         found = (keys[position] == values) & (len(vocab) > 0)
         base = 0 if self.mask_token is None else 1
+        if self.num_oov_indices > 1:  # Keras's floormod slots
+            base = base + jnp.mod(values, self.num_oov_indices)
         indices = jnp.where(found, slots[position], base)
         if self.mask_token is not None:
             indices = jnp.where(values == self.mask_token, 0, indices)

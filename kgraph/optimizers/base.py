@@ -261,6 +261,11 @@ class Optimizer(optax.GradientTransformationExtraArgs):
         raise NotImplementedError(f"{type(self).__name__} does not say how its state maps "
                                   "to Keras's optimizer variables")
 
+    # The names Keras gives those slots (``<weight path>_<slot>``) and scalars, group by
+    # group as ``_keras_slots`` lays them out; None: no Keras state-tree layout.
+    def _keras_slot_names(self):
+        return None
+
     def get_config(self) -> dict:
         """Keras's config keys (a schedule's learning rate as its serialized config)."""
         config = dict(self._config)

@@ -82,6 +82,9 @@ class SGD(Optimizer):
             raise ValueError("`momentum` must be a float between [0, 1].")
         return _keras_sgd(learning_rate, momentum, nesterov)
 
+    def _keras_slot_names(self):
+        return ([["momentum"]] if self._config["momentum"] else []), []
+
     def _keras_slots(self, state, params):
         return ([[state[0]]] if state else []), []
 
@@ -101,6 +104,9 @@ class Adam(Optimizer):
     def _rule(learning_rate, beta_1, beta_2, epsilon, amsgrad):
         return optax.chain(_scale_by_keras_adam(beta_1, beta_2, epsilon, amsgrad),
                            optax.scale_by_learning_rate(learning_rate))
+
+    def _keras_slot_names(self):
+        return [["momentum", "velocity"]] + ([["velocity_hat"]] if self._config["amsgrad"] else []), []
 
     def _keras_slots(self, state, params):
         (_, m, v, v_max), _ = state  # momentum and velocity per weight, then velocity_hat
@@ -136,6 +142,11 @@ class RMSprop(Optimizer):
     # optax's state: (scale_by_rms | scale_by_stddev, scale_by_learning_rate[, trace]). Keras
     # keeps every weight's velocity, then every momentum, then every average gradient; its
     # momentum adds ``+lr * g / rms`` where optax's trace adds the update ``-lr * g / rms``.
+    def _keras_slot_names(self):
+        config = self._config
+        return ([["velocity"]] + ([["momentum"]] if config["momentum"] else [])
+                + ([["average_gradient"]] if config["centered"] else [])), []
+
     def _keras_slots(self, state, params):
         rms = state[0]
         groups = [[rms.nu]]
@@ -167,6 +178,9 @@ class Adagrad(Optimizer):
     def _rule(learning_rate, initial_accumulator_value, epsilon):
         return optax.adagrad(learning_rate, initial_accumulator_value, epsilon)
 
+    def _keras_slot_names(self):
+        return [["accumulator"]], []
+
     def _keras_slots(self, state, params):
         return [[state[0].sum_of_squares]], []  # Keras's accumulator
 
@@ -187,6 +201,9 @@ class Adadelta(Optimizer):
         return optax.adadelta(learning_rate, rho, epsilon)
 
     # optax's state: (a weight decay of 0, scale_by_adadelta, scale_by_learning_rate)
+    def _keras_slot_names(self):
+        return [["accumulated_grad", "accumulated_delta_var"]], []
+
     def _keras_slots(self, state, params):  # accumulated_grad, accumulated_delta_var
         return [[state[1].e_g, state[1].e_x]], []
 
@@ -226,6 +243,9 @@ class Adamax(Optimizer):
         return optax.chain(_scale_by_keras_adamax(beta_1, beta_2, epsilon),
                            optax.scale_by_learning_rate(learning_rate))
 
+    def _keras_slot_names(self):
+        return [["momentum", "norm"]], []
+
     def _keras_slots(self, state, params):  # momentum and norm per weight
         return _interleaved(state[0], 1, 2), []
 
@@ -247,6 +267,9 @@ class Lion(Optimizer):
             raise ValueError(f"Argument `beta_1` must be in the [0, 1] range. Otherwise, the "
                              f"optimizer degenerates to SignSGD. Received: beta_1={beta_1}.")
         return optax.lion(learning_rate, beta_1, beta_2, weight_decay=0.0)
+
+    def _keras_slot_names(self):
+        return [["momentum"]], []
 
     def _keras_slots(self, state, params):
         return [[state[0].mu]], []  # Keras's momentum
@@ -296,6 +319,9 @@ class Nadam(Optimizer):
     def _rule(learning_rate, beta_1, beta_2, epsilon):
         return optax.chain(_scale_by_keras_nadam(beta_1, beta_2, epsilon),
                            optax.scale_by_learning_rate(learning_rate))
+
+    def _keras_slot_names(self):
+        return [["momentum", "velocity"]], ["variable"]  # u_product: unscoped
 
     def _keras_slots(self, state, params):  # momentum and velocity per weight, u_product
         return _interleaved(state[0], 2, 3), [state[0][1]]

@@ -112,6 +112,9 @@ class Ftrl(Optimizer):
                              f"learning_rate_power={hyper['learning_rate_power']}.")
         return _keras_ftrl(learning_rate, weight_decay, **hyper)
 
+    def _keras_slot_names(self):
+        return [["accumulator", "linear"]], []
+
     def _keras_slots(self, state, params):  # accumulator and linear per weight
         return [list(state)], []
 
@@ -131,6 +134,9 @@ class Lamb(Optimizer):
     @staticmethod
     def _rule(learning_rate, weight_decay, beta_1, beta_2, epsilon):
         return _keras_lamb(learning_rate, weight_decay, beta_1, beta_2, epsilon)
+
+    def _keras_slot_names(self):
+        return [["momentum", "velocity"]], []
 
     def _keras_slots(self, state, params):  # momentum and velocity per weight
         return [[state[1], state[2]]], []

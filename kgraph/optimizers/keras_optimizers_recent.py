@@ -182,6 +182,9 @@ class ScheduleFreeAdamW(Optimizer):
         return _keras_schedule_free_adamw(learning_rate, weight_decay, beta_1, beta_2,
                                           epsilon, warmup_steps)
 
+    def _keras_slot_names(self):
+        return [["momentum", "velocity"]], []
+
     def _keras_slots(self, state, params):  # each weight's momentum (z), then velocity
         return [[state[1], state[2]]], []
 

@@ -29,7 +29,7 @@ import warnings
 import zipfile
 
 from kgraph.saving import (archive, compile_config, h5_weights, keras_dialect, keras_layout,
-                           legacy_h5, legacy_h5_save, validation)
+                           legacy_h5, legacy_h5_save, checkpoint_folders, validation)
 from kgraph.base import catalog
 from kgraph.base.memory import physical_memory
 from kgraph.optimizers import keras_variables
@@ -37,8 +37,8 @@ from kgraph.saving.errors import LoadError
 from kgraph.saving.layer_config import deserialize_layer, serialize_layer
 
 __all__ = [
-    "KERAS_FORMAT_VERSION", "load_model", "load_weights", "model_config", "save_model",
-    "save_weights"
+    "KERAS_FORMAT_VERSION", "load_model", "load_weights", "model_config",
+    "register_file_loader", "save_model", "save_weights"
 ]
 
 
@@ -191,6 +191,16 @@ def _parse_config(data: bytes, where: str) -> dict:
     return config
 
 
+_FILE_LOADERS: dict = {}
+
+
+def register_file_loader(class_name: str, loader) -> None:
+    """Let ``load_model`` hand a ``.keras`` file whose top-level ``class_name`` is
+    ``class_name`` (an object saved by Keras's ``saving_lib`` that is not a model, e.g.
+    ``FeatureSpace``) to ``loader(filepath)``."""
+    _FILE_LOADERS[class_name] = loader
+
+
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     """The model saved in ``filepath``: a ``.keras`` file from kgraph or Keras 3, or a
     legacy Keras ``.h5`` model file (``legacy_h5``).
@@ -202,13 +212,19 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     learning rate, moments) become its state: the next ``fit`` continues from them.
     """
     where = os.fspath(filepath)
+    if checkpoint_folders.is_orbax_checkpoint(where):  # an OrbaxCheckpoint folder: its latest step
+        return checkpoint_folders.load_model(where, custom_objects=custom_objects,
+                                       compile=compile, safe_mode=safe_mode)
     if where.endswith((".h5", ".hdf5")):
         return legacy_h5.load_model(where, custom_objects=custom_objects, safe_mode=safe_mode,
                                     compile=compile)
     with archive.KerasArchive(filepath) as zf:
         config = _parse_config(zf.read(archive.CONFIG, archive.MAX_CONFIG_BYTES), where)
+        loader = _FILE_LOADERS.get(config.get("class_name"))
         if archive.METADATA in zf.members:
             zf.read(archive.METADATA, archive.MAX_METADATA_BYTES)  # size-checked, not used
+        if loader is not None:
+            return loader(where)
         if any(name.startswith(archive.ASSETS) for name in zf.members):
             raise LoadError(f"{where}: the file holds assets (vocabularies and the like), "
                             "which kgraph does not read yet.")
@@ -246,6 +262,9 @@ def load_weights(model, filepath) -> None:
     if where.endswith(".keras"):
         with archive.KerasArchive(filepath) as zf:
             _load_archive_weights(model, zf, where)
+        return
+    if checkpoint_folders.is_orbax_checkpoint(where):
+        checkpoint_folders.load_weights(model, where)
         return
     if not where.endswith((".h5", ".hdf5")):
         raise ValueError(f"load_weights reads .weights.h5, .keras and legacy .h5 files, "

@@ -21,6 +21,7 @@ from kgraph.utils.dataset_loaders import (audio_dataset_from_directory,
                                           image_dataset_from_directory,
                                           text_dataset_from_directory)
 from kgraph.utils.dataset_utils import split_dataset
+from kgraph.utils.feature_space import FeatureSpace
 from kgraph.utils.file_utils import get_file
 from kgraph.utils.image_utils import (array_to_img, img_to_array, load_img, save_img,
                                       smart_resize)
@@ -33,7 +34,7 @@ from kgraph.utils import bounding_boxes  # noqa: F401 - keras.utils.bounding_box
 __all__ = ["array_to_img", "img_to_array", "load_img", "save_img", "smart_resize",
            "audio_dataset_from_directory", "image_dataset_from_directory", "split_dataset",
            "text_dataset_from_directory",
-           "Config", "CustomObjectScope", "Progbar", "PyDataset", "Sequence", "TimeseriesDataset", "clear_session", "custom_object_scope",
+           "Config", "CustomObjectScope", "FeatureSpace", "Progbar", "PyDataset", "Sequence", "TimeseriesDataset", "clear_session", "custom_object_scope",
            "deserialize_keras_object", "disable_interactive_logging",
            "enable_interactive_logging", "get_custom_objects", "get_file", "get_registered_name",
            "get_registered_object", "get_source_inputs", "is_interactive_logging_enabled",
