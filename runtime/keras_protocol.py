@@ -23,6 +23,7 @@ import jax.numpy as jnp
 import compiler
 import compiler.weights
 from kgraph.interpreter import context
+from kgraph.base.layer_surface import given_values
 from kgraph.interpreter.walk import node_paths
 from kgraph.metrics import metric as metric_base
 from kgraph.utils.data_utils import unpack_x_y_sample_weight
@@ -191,19 +192,7 @@ def _takes_training(method) -> bool:
         p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
 
 
-def _given_values(model, what, trainable_variables, non_trainable_variables) -> dict:
-    """``{id(variable): value}`` of the model's variables, from the lists given in
-    ``model.trainable_variables`` / ``non_trainable_variables`` order (counts checked)."""
-    trainable, non_trainable = model.trainable_variables, model.non_trainable_variables
-    if len(trainable_variables) != len(trainable) or len(non_trainable_variables) != len(
-            non_trainable):
-        raise ValueError(
-            f"{what} on model {model.name!r}: expected {len(trainable)} trainable and "
-            f"{len(non_trainable)} non-trainable variables, received "
-            f"{len(trainable_variables)} and {len(non_trainable_variables)}.")
-    return {id(v): getattr(x, "value", x)
-            for v, x in zip([*trainable, *non_trainable],
-                            [*trainable_variables, *non_trainable_variables])}
+_given_values = given_values  # kgraph's: one reading of Keras's variable lists
 
 
 class CompileMetrics(metric_base.Metric):

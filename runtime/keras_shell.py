@@ -16,6 +16,8 @@ from compiler.weights import weight_paths
 from kgraph import config as kg_config
 from runtime import (custom_steps, data as data_lib, data_checks, fit_loop, keras_protocol,
                      optimizers)
+from runtime.batch_steps import (evaluate_on_batch, get_metrics_result, predict_on_batch,
+                                 record_metrics, reset_metrics, train_on_batch)
 from kgraph.callbacks.callback_list import CallbackList
 from runtime.checkpoints.backup import BackupAndRestore  # noqa: F401 - kgraph.callbacks'
 from runtime.objective import Objective
@@ -25,7 +27,8 @@ from runtime.sharding.placement import MeshPlacement
 from runtime.sharding.rules import ShardingRules
 from runtime.training_setup import TrainingSetup
 
-__all__ = ["compile_model", "evaluate", "fit", "predict",
+__all__ = ["compile_model", "evaluate", "evaluate_on_batch", "fit", "get_metrics_result",
+           "predict", "predict_on_batch", "reset_metrics", "train_on_batch",
            "BackupAndRestore"]  # kgraph.callbacks reaches it here, through the seam
 
 
@@ -51,9 +54,6 @@ def compile_model(model, optimizer="adam", loss=None, metrics=None, loss_weights
         else:
             mesh, data_axis = distribution.mesh, distribution.batch_dim_name
             sharding = ShardingRules(distribution.layout_rules(), allow_unused=True)
-    if loss is None and not own_steps:
-        raise ValueError("model.compile needs a loss, e.g. loss='mse' (or a model whose own "
-                         "compute_loss or train_step computes it).")
     if int(steps_per_execution) < 1:
         raise ValueError(f"steps_per_execution must be a positive integer, received "
                          f"{steps_per_execution}.")
@@ -78,7 +78,7 @@ def compile_model(model, optimizer="adam", loss=None, metrics=None, loss_weights
         Precision(precision)
     if model.built:  # resolve names against the outputs now, so errors come at compile
         Objective(model, loss, metrics or (), loss_weights, weighted_metrics,
-                  require_loss=not own_steps)
+                  require_loss=False)  # none: the losses the layers add, as Keras
     TrainingSetup.of(model).compile(optimizer, loss, metrics or (), loss_weights,
                                     steps_per_execution, seed, weighted_metrics,
                                     placement=placement, remat=remat,
@@ -234,7 +234,9 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
     batch_size = _process_batch_size(model, batch_size)
     if validation_batch_size is not None:  # else it follows batch_size, as on one process
         validation_batch_size = _process_batch_size(model, validation_batch_size)
-    data = _make_data(x, y, sample_weight, batch_size, class_weight, steps_per_epoch)
+    compiled_loss = (TrainingSetup.of(model).config or {}).get("loss") is not None
+    data = _make_data(x, y, sample_weight, batch_size, class_weight, steps_per_epoch,
+                      targets=compiled_loss)  # without one, x alone (losses from add_loss)
     _check_inputs(model, data)
     if shuffle not in (True, False, "batch"):
         raise ValueError(f"shuffle must be True, False or 'batch', received {shuffle!r}.")
@@ -330,6 +332,7 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
             ts = loop.train_state
             loop.train_state = ts._replace(params=trainer.optimizer.ema_weights(ts.opt_state))
         callback_list.on_train_end(logs)
+        record_metrics(model, _last_metrics(logs))
         failing = False
     finally:
         loop.unbind()  # the variables hold the trained weights again
@@ -340,6 +343,14 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
         _run_exit(callback_list, failing)
     model.history = callback_list.history
     return model.history
+
+
+def _last_metrics(logs) -> dict:
+    """What the model's metrics hold after ``fit``, as Keras's: the last validation's
+    results if it ran in the last epoch (its ``evaluate`` reset them), else the last
+    epoch's."""
+    validation = {k[len("val_"):]: v for k, v in logs.items() if k.startswith("val_")}
+    return validation or {k: v for k, v in logs.items() if k != "learning_rate"}
 
 
 def _run_exit(callback_list, failing: bool) -> None:
@@ -359,13 +370,17 @@ def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weig
              steps=None, callbacks=None, return_dict=False):
     """Mean loss and metrics over ``(x, y)`` (padded batches; one compiled program)."""
     steps = _capped_steps(steps)
+    compiled_loss = (TrainingSetup.of(model).config or {}).get("loss") is not None
     data = _first_batches(_make_data(x, y, sample_weight, _process_batch_size(model, batch_size),
-                                     None, steps), steps)
+                                     None, steps, targets=compiled_loss), steps)
     _check_inputs(model, data)
     if isinstance(data, data_lib.ArrayData):
         _same_on_every_process("batches to evaluate", data.steps)
     if keras_protocol.uses_own_steps(model, "test_step", "metrics", "compute_loss"):
-        return custom_steps.evaluate(model, data, verbose, callbacks, return_dict)
+        logs = custom_steps.evaluate(model, data, verbose, callbacks, return_dict=True)
+        record_metrics(model, logs)
+        values = list(logs.values())
+        return logs if return_dict else values[0] if len(values) == 1 else values
     setup = TrainingSetup.of(model)
     trainer = setup.trainer_for(model, _first_batch(data))
     _check_labels(model, trainer, data)
@@ -376,6 +391,7 @@ def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weig
     state = trainer.init_from_model(setup.train_key, opt_state=(), read_only=True)
     logs = fit_loop.evaluate_data(trainer, state, data, callback_list)
     callback_list.on_test_end(logs)
+    record_metrics(model, logs)
     if return_dict:
         return logs
     values = list(logs.values())

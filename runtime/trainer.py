@@ -67,12 +67,23 @@ def _map_weight_trees(tree, wanted, convert):
                                   tree, is_leaf=is_target)
 
 
+def _dtype(leaf):
+    dtype = getattr(leaf, "dtype", None)
+    return jnp.result_type(leaf) if dtype is None else dtype
+
+
 def _same_layout(abstract, tree) -> bool:
     """Whether ``tree`` has the structure, shapes and dtypes of ``abstract``."""
     leaves, treedef = jax.tree_util.tree_flatten(tree)
     specs, spec_treedef = jax.tree_util.tree_flatten(abstract)
     return treedef == spec_treedef and all(
-        jnp.shape(a) == b.shape and jnp.result_type(a) == b.dtype for a, b in zip(leaves, specs))
+        jnp.shape(a) == b.shape and _dtype(a) == b.dtype for a, b in zip(leaves, specs))
+
+
+def _layout_key(tree):
+    """A hashable summary of ``tree``'s structure, shapes and dtypes."""
+    leaves, treedef = jax.tree_util.tree_flatten(tree)
+    return treedef, tuple((jnp.shape(leaf), _dtype(leaf)) for leaf in leaves)
 
 
 def unpack(batch):
@@ -206,7 +217,7 @@ class Trainer:
     def __init__(self, model, optimizer="adam", loss=None, metrics=(), *, loss_weights=None,
                  weighted_metrics=None, mesh=None, sharding=None, data_axis=None,
                  placement=None, remat=None, scan_blocks=True, precision=None,
-                 stack_blocks=None):
+                 stack_blocks=None, inference_only=False):
         self.model = model
         self.program = compiler.compile(model, scan_blocks=scan_blocks)
         self.optimizer = optimizers.get(optimizer)
@@ -228,8 +239,11 @@ class Trainer:
         for hook in (self.placement.hints, self.remat, self.precision):
             if hook is not None:
                 hook.check_paths(paths, model.name)
-        self.objective = (Objective(model, loss, metrics, loss_weights, weighted_metrics)
-                          if loss is not None else _InferenceOnly(model.name))
+        # Without a loss a Trainer trains on the losses the layers add (``add_loss``), as
+        # Keras's compile without a loss does; ``inference_only``: it only predicts.
+        self.objective = (_InferenceOnly(model.name) if inference_only else
+                          Objective(model, loss, metrics, loss_weights, weighted_metrics,
+                                    require_loss=False))
         self.metric_names = self.objective.log_names
         self.traces: collections.Counter = collections.Counter()  # traces (compiles) per kind
         self.train_step = jax.jit(self._train_step, donate_argnums=0)
@@ -273,7 +287,11 @@ class Trainer:
         state into which the entries the old one also holds (same path, shape and dtype:
         the moments of weights trained before, the step count) carry over, with a warning
         naming the entries that start fresh."""
-        fresh = jax.eval_shape(self.optimizer.init, params)
+        specs = self.__dict__.setdefault("_opt_state_specs", {})  # per weights' layout
+        key = _layout_key(params)
+        if key not in specs:
+            specs[key] = jax.eval_shape(self.optimizer.init, params)
+        fresh = specs[key]
         if _same_layout(fresh, opt_state):
             return opt_state
         old = dict(jax.tree_util.tree_flatten_with_path(opt_state)[0])

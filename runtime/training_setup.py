@@ -181,5 +181,6 @@ class TrainingSetup:
             self._predictor = Trainer(model, loss=None, placement=config.get("placement"),
                                       remat=config.get("remat"),
                                       scan_blocks=config.get("scan_blocks", True),
-                                      precision=config.get("precision"))
+                                      precision=config.get("precision"),
+                                      inference_only=True)
         return self._predictor

@@ -40,6 +40,7 @@ from kgraph.base.memory import check_allocatable
 from kgraph.base.input_spec import assert_input_compatibility
 from kgraph.base.keras_internals import KerasInternals
 from kgraph.base.layer_calls import LayerCalls
+from kgraph.base.layer_surface import LayerSurface
 from kgraph.base.variables import Variable, checked_weight_shape
 from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.graph.node import Node
@@ -64,7 +65,7 @@ def trainability_changes() -> int:
     return _trainability_changes
 
 
-class Layer(LayerCalls, KerasInternals):
+class Layer(LayerCalls, KerasInternals, LayerSurface):
     """Base class of all layers.
 
     Args:

@@ -31,6 +31,26 @@ def _shapes(tensors):
     return shapes[0] if len(shapes) == 1 else shapes
 
 
+def _adjust_rank(value, reference):
+    """``value`` with its last axis squeezed or added when its rank is one off its Input's,
+    as Keras does: one more with a last size of 1 is squeezed, one fewer is expanded when
+    the Input's last size is 1 (MNIST's ``(n, 28, 28)`` into ``Input((28, 28, 1))``).
+    Anything else is returned as given, for the input spec to refuse."""
+    shape = getattr(value, "shape", None)
+    if shape is None:
+        return value
+    rank, ref_shape = len(shape), tuple(reference.shape)
+    if rank == len(ref_shape) + 1 and shape[-1] == 1:
+        new_shape = tuple(shape[:-1])
+    elif rank == len(ref_shape) - 1 and ref_shape and ref_shape[-1] == 1:
+        new_shape = (*shape, 1)
+    else:
+        return value
+    if isinstance(value, KerasTensor):
+        return KerasTensor(new_shape, value.dtype)
+    return value[..., 0] if len(new_shape) < rank else value[..., None]
+
+
 class Functional(Model):
     """A graph of layers; ``inputs``/``outputs`` may be a tensor, a list, or a dict.
 
@@ -191,8 +211,31 @@ class Functional(Model):
             warnings.warn(f"Model {self.name!r} does not use input key(s) {unused}: its inputs "
                           f"are {sorted(names)}.", UserWarning, stacklevel=4)
 
+    def _standardize_inputs(self, inputs):
+        """``inputs`` with each array's rank adjusted to its ``Input``'s (``_adjust_rank``,
+        Keras's ``Functional._adjust_input_rank``). Every run of the model passes here
+        (``_arrays_for_call``: eager calls and the compiled program of fit / evaluate /
+        predict), so they all accept the same data."""
+        if not self.built or not getattr(self, "inputs", None):
+            return inputs
+        flat = self._flatten_inputs(inputs)
+        if len(flat) != len(self.inputs):
+            return inputs
+        adjusted = [_adjust_rank(x, ref) for x, ref in zip(flat, self.inputs)]
+        if all(a is b for a, b in zip(adjusted, flat)):
+            return inputs
+        return jax.tree_util.tree_unflatten(self._in_treedef, adjusted)
+
+    def _arrays_for_call(self, args, kwargs):
+        if args:
+            args = (self._standardize_inputs(args[0]), *args[1:])
+        elif "inputs" in kwargs:
+            kwargs = {**kwargs, "inputs": self._standardize_inputs(kwargs["inputs"])}
+        return super()._arrays_for_call(args, kwargs)
+
     def _check_inputs(self, inputs):
-        assert_input_compatibility(self.input_spec, self._flatten_inputs(inputs), self.name)
+        flat = self._flatten_inputs(self._standardize_inputs(inputs))
+        assert_input_compatibility(self.input_spec, flat, self.name)
 
     @property
     def plan(self) -> Plan:
@@ -224,7 +267,7 @@ class Functional(Model):
         return jax.tree_util.tree_unflatten(self._out_treedef, masks)
 
     def compute_output_spec(self, inputs, training=None, mask=None, **kwargs):
-        return self._run(inputs, execute.infer_node)
+        return self._run(self._standardize_inputs(inputs), execute.infer_node)
 
     def _symbolic_call(self, args, kwargs):
         inputs = args[0] if args else kwargs.get("inputs")

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import inspect
 
 import jax
 
@@ -16,11 +17,12 @@ from kgraph import engine, saving
 from kgraph.base import weight_tree
 from kgraph.base.layer import Layer, _shapes as _shapes_of
 from kgraph.display import plotting
-from kgraph.saving import safetensors_io
+from kgraph.saving import safetensors_io, state_tree
 from kgraph.display.summary import summary_text
 from kgraph.distribution import distribution_lib
 from kgraph.layers import quantized
 from kgraph.models import tracing
+from kgraph.models.model_batches import ModelBatches
 
 __all__ = ["Model"]
 
@@ -55,7 +57,7 @@ def _functional_subclass(cls, functional):
     return _FUNCTIONAL_SUBCLASSES[cls]
 
 
-class Model(Layer):
+class Model(ModelBatches, Layer):
     """A layer that can be trained: ``compile``, ``fit``, ``evaluate``, ``predict``.
 
     ``Model(inputs=..., outputs=...)`` returns a ``Functional`` (a graph of layers). The
@@ -171,6 +173,27 @@ class Model(Layer):
         self.built = True
 
     # Training shell (the runtime is reached through ``kgraph.engine``, on first use).
+    @classmethod
+    def from_config(cls, config, custom_objects=None, safe_mode=True):
+        """A functional config (``name``, ``layers``, ``input_layers``, ``output_layers``)
+        rebuilds a functional model of ``cls`` when ``cls`` takes ``(inputs, outputs,
+        name)`` or ``(*args, **kwargs)``, as Keras's ``Model.from_config``; any other
+        config goes to ``cls(**config)``.
+
+        >>> import kgraph as kg
+        >>> x = kg.Input((3,), name="x")
+        >>> m = kg.Model(x, kg.layers.Dense(2, name="d")(x), name="m")
+        >>> [layer.name for layer in kg.Model.from_config(m.get_config()).layers]
+        ['x', 'd']
+        """
+        functional_keys = ("name", "layers", "input_layers", "output_layers")
+        spec = inspect.getfullargspec(cls.__init__)
+        revivable = (cls is Model or spec.args[1:4] == ["inputs", "outputs", "name"]
+                     or (spec.varargs is not None and spec.varkw is not None))
+        if isinstance(config, dict) and all(k in config for k in functional_keys) and revivable:
+            return saving.functional_from_config(cls, config, custom_objects, safe_mode)
+        return super().from_config(config)
+
     def compile(self, optimizer="adam", loss=None, metrics=None, loss_weights=None,
                 weighted_metrics=None, steps_per_execution=1, seed=None, *, mesh=None,
                 sharding=None, data_axis=None, remat=None, scan_blocks=True, precision=None,
@@ -187,8 +210,9 @@ class Model(Layer):
         blocks unrolled instead of as one scan; ``precision="mixed_bfloat16"`` (or by
         path) computes in bfloat16 with float32 weights. See ``runtime.Trainer``.
         """
-        for name in ("run_eagerly", "jit_compile"):
-            kwargs.pop(name, None)  # Keras's switches: kgraph always compiles with jax.jit
+        # Keras's switches, kept as the model's attributes: kgraph always compiles with jax.jit
+        switches = {"run_eagerly": bool(kwargs.pop("run_eagerly", False) or False),
+                    "jit_compile": kwargs.pop("jit_compile", "auto")}
         # float16 gradients underflow unscaled: Keras's rule wraps the optimizer in a
         # LossScaleOptimizer (the runtime does, where the optimizers live)
         scale_loss = kwargs.pop("auto_scale_loss", True) and _float16_policy(self, precision)
@@ -201,6 +225,7 @@ class Model(Layer):
             data_axis=data_axis, remat=remat, scan_blocks=scan_blocks,
             precision=precision, distribution=distribution_lib.distribution(),
             scale_loss=scale_loss)
+        self.__dict__["_keras_compile_settings"] = switches
 
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
             validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
@@ -273,6 +298,17 @@ class Model(Layer):
             safetensors_io.load_safetensors_into(self, filepath)
             return
         saving.load_weights(self, filepath)
+
+    def get_state_tree(self, value_format="backend_tensor"):
+        """Keras's state tree: ``trainable_variables``, ``non_trainable_variables``,
+        ``optimizer_variables`` and ``metrics_variables``, nested by Keras's variable paths
+        (``kgraph.saving.state_tree``); ``value_format``: "backend_tensor" or
+        "numpy_array"."""
+        return state_tree.get_state_tree(self, value_format)
+
+    def set_state_tree(self, state_tree_):
+        """Assign the values of a ``get_state_tree`` tree (the optimizer's state too)."""
+        state_tree.set_state_tree(self, state_tree_)
 
     def quantize(self, mode=None, config=None, filters=None, **kwargs):
         """Quantize the model's ``Dense``, ``EinsumDense`` and ``Embedding`` layers (nested

@@ -17,7 +17,7 @@ import json
 import warnings
 
 from kgraph import dtype_policy
-from kgraph.base import call_args, catalog
+from kgraph.base import call_args, catalog, layer_surface
 from kgraph.base.layer import Layer
 from kgraph.saving import registry, scope, validation
 from kgraph.saving.validation import ConfigError
@@ -62,6 +62,9 @@ def _build_config(layer):
     shapes = shape_struct(call_args.first_argument(type(layer), node.call_args,
                                                    node.call_kwargs))
     return None if shapes is None else {"input_shape": shapes}
+
+
+layer_surface.infer_build_config_with(_build_config)
 
 
 @scope.sharing

@@ -425,8 +425,6 @@ CASES = [
     C("get_layer_unknown", lambda at: at("build", classifier(None).get_layer, "nope"),
       ValueError, "build", ("nope", "clf")),
     # ------------------------------------------------------------- compile
-    C("compile_no_loss", lambda at: at("compile", classifier(None).compile, optimizer="sgd"),
-      ValueError, "compile", ("loss",)),
     C("compile_unknown_loss", lambda at: at("compile", classifier(None).compile,
                                             optimizer="sgd", loss="mean_squared_errr"),
       ValueError, "compile", ("mean_squared_errr",)),
