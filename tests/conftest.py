@@ -34,6 +34,15 @@ def _fresh_names_and_seed():
     yield
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _release_compiled_programs():
+    """After each module, drop JAX's caches of traced and compiled functions: a worker that
+    keeps every program of the thousands of tests before slows down as it ages (late tests
+    ran up to 10x slower than alone); recompiling the few shared ones costs less."""
+    yield
+    jax.clear_caches()
+
+
 @pytest.fixture
 def key():
     return jax.random.PRNGKey(0)

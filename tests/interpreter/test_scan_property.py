@@ -21,7 +21,7 @@ import compiler
 from tests.support.helpers import tree_equal
 from tests.support.scan_models import random_model
 
-MODELS = 120
+MODELS = 90
 CHUNKS = 6
 TOLERANCE = 1e-5
 # Both sides are compiled alike, and XLA:CPU compiles these tiny programs about four times

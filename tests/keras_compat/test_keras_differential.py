@@ -13,7 +13,7 @@ import pytest
 import kgraph as kg
 from tests.support import keras_differential as scripts
 
-SCRIPTS = 60
+SCRIPTS = 36
 CHUNKS = 6
 TOLERANCE = 1e-5
 
