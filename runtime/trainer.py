@@ -485,6 +485,11 @@ class Trainer:
             run = self._run(params, ts.state, x, training=True, key=step_key,
                             sample_mask=valid)
             self.objective.check(y, run.outputs)
+            if not self.objective.has_loss and not run.loss_terms:  # else it trains on nothing
+                raise ValueError(
+                    f"Model {self.model.name!r} has no loss to compute: compile was given "
+                    "none and no layer adds one (add_loss, weight regularizers). Provide a "
+                    "`loss` argument in `compile()`.")
             total, per_output = self.objective.loss(y, run.outputs, sample_weight, valid,
                                                     run.masks)
             loss = total + run.loss
