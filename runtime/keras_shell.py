@@ -86,6 +86,12 @@ def compile_model(model, optimizer="adam", loss=None, metrics=None, loss_weights
     model.stop_training = False
 
 
+def _has_compiled_loss(model) -> bool:
+    """Whether ``compile`` was given a loss (else the layers' added losses are trained on,
+    and batches need no targets)."""
+    return (TrainingSetup.of(model).config or {}).get("loss") is not None
+
+
 def _first_batch(data):
     return data.arrays[0] if isinstance(data, data_lib.ArrayData) else None
 
@@ -234,9 +240,8 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
     batch_size = _process_batch_size(model, batch_size)
     if validation_batch_size is not None:  # else it follows batch_size, as on one process
         validation_batch_size = _process_batch_size(model, validation_batch_size)
-    compiled_loss = (TrainingSetup.of(model).config or {}).get("loss") is not None
     data = _make_data(x, y, sample_weight, batch_size, class_weight, steps_per_epoch,
-                      targets=compiled_loss)  # without one, x alone (losses from add_loss)
+                      targets=_has_compiled_loss(model))  # else x alone (add_loss)
     _check_inputs(model, data)
     if shuffle not in (True, False, "batch"):
         raise ValueError(f"shuffle must be True, False or 'batch', received {shuffle!r}.")
@@ -370,9 +375,8 @@ def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weig
              steps=None, callbacks=None, return_dict=False):
     """Mean loss and metrics over ``(x, y)`` (padded batches; one compiled program)."""
     steps = _capped_steps(steps)
-    compiled_loss = (TrainingSetup.of(model).config or {}).get("loss") is not None
     data = _first_batches(_make_data(x, y, sample_weight, _process_batch_size(model, batch_size),
-                                     None, steps, targets=compiled_loss), steps)
+                                     None, steps, targets=_has_compiled_loss(model)), steps)
     _check_inputs(model, data)
     if isinstance(data, data_lib.ArrayData):
         _same_on_every_process("batches to evaluate", data.steps)

@@ -183,17 +183,23 @@ class KerasFileEditor:
 
     # -- edits -------------------------------------------------------------------------
 
+    def _parent(self, parts, missing):
+        """The dict holding the last of the path ``parts``; ``missing(part)`` says what is
+        wrong when an object on the way is absent."""
+        node = self.weights_dict
+        for part in parts[:-1]:
+            if not isinstance(node.get(part), dict):
+                raise ValueError(f"{self.filepath}: {missing(part)}.")
+            node = node[part]
+        return node
+
     def _containers(self, object_name, what):
         """The dicts holding ``object_name`` (a path: exactly one; a name: every dict that
         has it as a key, which must be exactly one)."""
         if "/" in object_name:
             parts = object_name.split("/")
-            node = self.weights_dict
-            for part in parts[:-1]:
-                if not isinstance(node.get(part), dict):
-                    raise ValueError(f"{self.filepath}: path '{object_name}' not found in "
-                                     f"model (no object '{part}'; {what}).")
-                node = node[part]
+            node = self._parent(parts, lambda part: f"path '{object_name}' not found in model "
+                                                    f"(no object '{part}'; {what})")
             if parts[-1] not in node:
                 raise ValueError(f"{self.filepath}: path '{object_name}' not found in model "
                                  f"({what}); found there: {list(node)}.")
@@ -245,12 +251,8 @@ class KerasFileEditor:
         ``weights`` (``{"0": array, "1": array, ...}``)."""
         _check_weights(weights, self.filepath)
         parts = object_path.split("/")
-        node = self.weights_dict
-        for part in parts[:-1]:
-            if not isinstance(node.get(part), dict):
-                raise ValueError(f"{self.filepath}: path '{'/'.join(parts[:-1])}' not found "
-                                 f"in model (adding '{object_path}').")
-            node = node[part]
+        node = self._parent(parts, lambda _: f"path '{'/'.join(parts[:-1])}' not found in "
+                                             f"model (adding '{object_path}')")
         node[parts[-1]] = {str(k): np.asarray(v) for k, v in weights.items()}
 
     def delete_weight(self, object_name, weight_name):
