@@ -6,7 +6,9 @@ on the device, or, for small batches, one gather puts the epoch's rows in order 
 step slices its batch from them. The last partial batch is padded to the full batch size
 with a weight-0 row mask (``valid``), so one compiled step serves every batch and padded
 rows count for nothing. Iterables yield host batches, which are padded the same way (to the
-first batch's size) and put on the device one step ahead of their use.
+first batch's size) and put on the device one step ahead of their use. Where a loss cannot
+leave padding rows out (one value for the whole batch), the last batch runs unpadded, as
+Keras runs it (``pad_check``; one more compiled step).
 
 >>> import numpy as np
 >>> data = ArrayData(np.zeros((5, 2)), np.zeros(5), batch_size=2)
@@ -163,6 +165,22 @@ class ArrayData:
         self.sharding = None  # where resident arrays go (on a mesh: every device, replicated)
         self.shuffle = True  # fit's ``shuffle`` (see ``epoch_order``)
         self.steps_per_epoch = None  # fit's, when fewer than ``steps`` (see ``window``)
+        # ``(x, y) -> bool``: may a batch like this be padded (its losses mask the padding
+        # rows out)? None: always. Else a partial last batch comes unpadded (``exact_last``).
+        self.pad_check = None
+
+    @property
+    def exact_last(self) -> bool:
+        """Whether the last batch is partial and must run unpadded (``pad_check``)."""
+        if self.size % self.batch_size == 0 or self.pad_check is None:
+            return False
+        x, y, _ = jax.tree_util.tree_map(lambda a: a[:self.batch_size], self.arrays)
+        return not self.pad_check(x, y)
+
+    def last_batch(self, order=None):
+        """The last batch as a host batch ``((x, y, sample_weight, valid), rows)``, padded
+        unless ``exact_last``."""
+        return self._host_batch(*self.epoch_table(order), self.steps - 1)
 
     def window(self, epoch: int):
         """``(pass, first, count)``: epoch ``epoch`` of a ``fit`` (counted from its
@@ -239,9 +257,15 @@ class ArrayData:
         """Padded host batches ``(x, y, sample_weight, valid)`` for arrays too big to
         keep on the device."""
         index, valid = self.epoch_table(order)
-        for rows, mask in zip(index, valid):
-            x, y, w = jax.tree_util.tree_map(lambda a, r=rows: a[r], self.arrays)
-            yield (x, y, w, mask), int(mask.sum())
+        for n in range(self.steps):
+            yield self._host_batch(index, valid, n)
+
+    def _host_batch(self, index, valid, n):
+        rows, mask = index[n], valid[n]
+        if n == self.steps - 1 and self.exact_last:
+            rows, mask = rows[:self.size % self.batch_size], mask[:self.size % self.batch_size]
+        x, y, w = jax.tree_util.tree_map(lambda a: a[rows], self.arrays)
+        return (x, y, w, mask), int(mask.sum())
 
 
 def _signature(tree):
@@ -271,6 +295,7 @@ class IterableData:
         self.batch_size = None
         self._signature = None
         self.count = 0
+        self.pad_check = None  # as ``ArrayData.pad_check``
 
     def _items(self):
         if self.one_shot:
@@ -322,10 +347,13 @@ class IterableData:
                 break
             self.count += 1
             batch, rows = self._standardize(item, self.count)
-            valid = np.ones((self.batch_size,), np.float32)
-            if rows < self.batch_size:
+            if rows < self.batch_size and (self.pad_check is None
+                                           or self.pad_check(batch[0], batch[1])):
+                valid = np.ones((self.batch_size,), np.float32)
                 valid[rows:] = 0.0
                 batch = _pad(batch, self.batch_size - rows)
+            else:
+                valid = np.ones((rows,), np.float32)
             taken += 1
             yield (*batch, valid), rows
 

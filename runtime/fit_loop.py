@@ -308,10 +308,15 @@ def train_epoch(loop, callbacks, data, *, shuffle_rng, steps_per_execution: int,
         device_data, index, valid = data.device_epoch(order)
         start = jnp.asarray(loop.global_step - skip - first, jnp.int32)
         done = skip
-        while done < total and not loop.stop_training:
-            steps = k if total - done >= k else 1
+        # an unpadded last batch (``exact_last``) runs apart, from the host
+        indexed = total - 1 if first + total == data.steps and data.exact_last else total
+        while done < indexed and not loop.stop_training:
+            steps = k if indexed - done >= k else 1
             done = run(done, steps, lambda trainer, packed, s=steps: trainer.fit_indexed(
                 packed, device_data, index, valid, start, steps=s))
+        if done < total and not loop.stop_training:
+            block = _on_devices(trainer, data_lib.stack([data.last_batch(order)[0]]), True)
+            done = run(done, 1, lambda trainer, packed: trainer.fit_batches(packed, block))
         return done
     if isinstance(data, data_lib.ArrayData):
         order = data.epoch_order(shuffle_rng)
@@ -339,9 +344,17 @@ def _placer(trainer, stacked=False):
     return lambda batch: placement.put_batch(batch, stacked=stacked)
 
 
-def _place_resident(trainer, data) -> None:
+def _on_devices(trainer, batch, stacked=False):
+    place = _placer(trainer, stacked)
+    return jax.device_put(batch) if place is None else place(batch)
+
+
+def _place_resident(trainer, data, losses=True) -> None:
     """On a mesh, in-memory data lives on every device (each step gathers its rows); on
-    several processes, each holds only its own rows: they go as host batches."""
+    several processes, each holds only its own rows: they go as host batches. With
+    ``losses``, a partial batch is padded only if the trainer's losses leave padding rows
+    out (``Trainer.pads_rows``)."""
+    data.pad_check = trainer.pads_rows if losses else None
     placement = getattr(trainer, "placement", None)
     if getattr(placement, "mesh", None) is not None and isinstance(data, data_lib.ArrayData):
         data.sharding = placement.replicated
@@ -353,6 +366,9 @@ def _blocks(batches, k):
     """Group padded host batches into stacked blocks of ``k`` (a last block of 1s)."""
     pending = []
     for batch, real in batches:
+        if pending and len(batch[3]) != len(pending[0][3]):  # an unpadded last batch
+            yield from ((data_lib.stack([b]), 1) for b in pending)
+            pending = []
         pending.append(batch)
         if len(pending) == k:
             yield data_lib.stack(pending), k
@@ -377,14 +393,21 @@ def evaluate_data(trainer, train_state, data, callbacks=None) -> dict:
     if isinstance(data, data_lib.ArrayData) and data.device_resident:
         device_data, index, valid = data.device_epoch()
         per_batch = clock.interval == 0.0
-        for i in range(data.steps) if per_batch else [None]:
+        exact_last = data.exact_last  # then the last batch runs apart, unpadded
+        indexed = data.steps - 1 if exact_last else data.steps
+        spans = ([(i, 1) for i in range(data.steps)] if per_batch else
+                 [(0, indexed)] * (indexed > 0) + [(indexed, 1)] * exact_last)
+        for start, steps in spans:
             if per_batch:
-                callbacks.on_test_batch_begin(i)
-            start, steps = (0, data.steps) if i is None else (i, 1)
-            metrics = trainer.eval_indexed(train_state, metrics, device_data, index, valid,
-                                           jnp.asarray(start, jnp.int32),
-                                           jnp.asarray(start + steps, jnp.int32))
-            if clock.interval is not None:
+                callbacks.on_test_batch_begin(start)
+            if start >= indexed:
+                metrics = trainer.eval_batch(train_state, metrics,
+                                             _on_devices(trainer, data.last_batch()[0]))
+            else:
+                metrics = trainer.eval_indexed(train_state, metrics, device_data, index, valid,
+                                               jnp.asarray(start, jnp.int32),
+                                               jnp.asarray(start + steps, jnp.int32))
+            if clock.interval is not None and (per_batch or start + steps == data.steps):
                 _batch_end(callbacks.on_test_batch_end, start + steps - 1, trainer.results,
                            metrics)
         count = data.steps
@@ -407,7 +430,7 @@ def evaluate_data(trainer, train_state, data, callbacks=None) -> dict:
 def predict_data(trainer, train_state, data, callbacks=None):
     """Model outputs for every sample of ``data`` as NumPy arrays."""
     clock = _HookClock(callbacks, "predict")
-    _place_resident(trainer, data)
+    _place_resident(trainer, data, losses=False)
     if isinstance(data, data_lib.ArrayData) and data.device_resident and clock.interval != 0.0:
         (x_dev, _, _), index, valid = data.device_epoch()
         stacked = trainer.predict_indexed(train_state, x_dev, index, valid,

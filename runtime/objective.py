@@ -7,7 +7,8 @@ metric pytree so a whole epoch accumulates on the device.
 
 Padding: ``valid`` is a ``(batch,)`` 0/1 vector marking the real rows of a padded batch.
 It enters losses as a Keras mask (so a padded batch gives the unpadded batch's value) and
-metrics as a sample weight, combined with the output's own Keras mask if it has one.
+metrics as a sample weight, combined with the output's own Keras mask if it has one. A
+loss that cannot be masked (``Objective.masks_rows``) gets unpadded batches instead.
 
 >>> import jax.numpy as jnp, kgraph as kg
 >>> x = kg.Input(shape=(4,))
@@ -19,6 +20,8 @@ metrics as a sample weight, combined with the output's own Keras mask if it has 
 """
 
 from __future__ import annotations
+
+import inspect
 
 import jax
 import jax.numpy as jnp
@@ -258,6 +261,17 @@ class Objective:
                     prefix = f"Output {name!r}: " if len(self.names) > 1 else ""
                     raise ValueError(f"{prefix}{error}") from None
 
+    def masks_rows(self, y, y_pred) -> bool:
+        """Whether every loss gives a batch padded with weight-0 rows the value of its
+        real rows alone (shapes suffice: call it on ``jax.eval_shape``'s tracers). A loss
+        that overrides ``__call__`` without ``mask`` or returns one value for the whole
+        batch cannot: its batches must come unpadded."""
+        targets = _targets(y, self.names)
+        preds = _flat_outputs(y_pred, len(self.names), "the model outputs")
+        return all(_leaves_rows_out(loss_fn, t, p)
+                   for loss_fn, t, p in zip(self.losses, targets, preds)
+                   if loss_fn is not None and t is not None)
+
     # ------------------------------------------------------------------- loss
     def loss(self, y, y_pred, sample_weight=None, valid=None, masks=None):
         """``(total, per_output)``: the weighted total loss and each output's loss."""
@@ -348,7 +362,31 @@ def _batch_size(preds):
 
 
 def _apply_loss(loss_fn, y_true, y_pred, sample_weight, mask):
-    """A loss object's Keras reduction; plain callables get the same reduction."""
+    """A loss object's Keras reduction; plain callables get the same reduction. A ``Loss``
+    that overrides ``__call__`` without ``mask`` is called as Keras calls it,
+    ``loss(y_true, y_pred, sample_weight)``: it cannot leave rows out (``masks_rows``)."""
     if isinstance(loss_fn, losses_lib.Loss):
+        if not _takes_mask(loss_fn):
+            return loss_fn(y_true, y_pred, sample_weight)
         return loss_fn(y_true, y_pred, sample_weight=sample_weight, mask=mask)
     return losses_lib.reduce_weighted(loss_fn(y_true, y_pred), sample_weight, mask)
+
+
+def _takes_mask(loss_fn) -> bool:
+    """Whether the ``Loss`` ``loss_fn`` is called with ``mask=``: its ``__call__`` is
+    ``Loss``'s or names ``mask`` (or takes ``**kwargs``)."""
+    call = type(loss_fn).__call__
+    if call is losses_lib.Loss.__call__:
+        return True
+    parameters = inspect.signature(call).parameters.values()
+    return any(p.name == "mask" or p.kind is p.VAR_KEYWORD for p in parameters)
+
+
+def _leaves_rows_out(loss_fn, y_true, y_pred) -> bool:
+    """Whether ``loss_fn`` gives a padded batch its real rows' value when the padding rows
+    are masked: it takes the mask and its unreduced values keep the batch axis."""
+    if isinstance(loss_fn, losses_lib.Loss):
+        if type(loss_fn).__call__ is not losses_lib.Loss.__call__:
+            return _takes_mask(loss_fn)
+        return jnp.ndim(loss_fn.unreduced(y_true, y_pred)[0]) > 0
+    return jnp.ndim(loss_fn(y_true, y_pred)) > 0

@@ -451,6 +451,25 @@ class Trainer:
             hook.check_all_used(self.model.name)
         return run
 
+    def pads_rows(self, x, y) -> bool:
+        """Whether batches shaped like ``(x, y)`` may be padded with weight-0 rows: every
+        loss leaves them out (``Objective.masks_rows``). Found from shapes alone, once per
+        batch layout; where it is False, fit and evaluate run a partial batch unpadded."""
+        found = self.__dict__.setdefault("_pads_rows", {})
+        layout = _layout_key((x, y))
+        if layout not in found:
+            answers = []
+
+            def probe(params, state, x, y):
+                run = self.program.run(params, state, x, training=False,
+                                       key=jax.random.key(0))
+                answers.append(self.objective.masks_rows(y, run.outputs))
+
+            params, state = jax.eval_shape(self.program.init, jax.random.key(0))
+            jax.eval_shape(probe, params, state, x, y)
+            found[layout] = answers[0]
+        return found[layout]
+
     def memory_report(self, train_state, batch) -> dict:
         """What XLA's compiled ``train_step`` on ``batch`` needs, in bytes
         (``compiled.memory_analysis()``): ``temp`` (activations and scratch: what

@@ -77,11 +77,16 @@ class Loss:
 
     def __call__(self, y_true, y_pred, sample_weight=None, mask=None):
         """The reduced loss (a scalar); ``mask`` acts as Keras's ``y_pred._keras_mask``."""
+        values, own_mask = self.unreduced(y_true, y_pred)
+        return reduce_weighted(values, sample_weight, combine_masks(mask, own_mask, values))
+
+    def unreduced(self, y_true, y_pred):
+        """``(values, mask)``: what ``__call__`` reduces (inputs converted and checked,
+        float values) and the loss's own mask."""
         y_true, y_pred = _as_inputs(y_true, y_pred)
         self.check(y_true, y_pred)
         values, own_mask = self.call_with_mask(y_true, y_pred)
-        values = fns.as_float(values)
-        return reduce_weighted(values, sample_weight, combine_masks(mask, own_mask, values))
+        return fns.as_float(values), own_mask
 
     def check(self, y_true, y_pred) -> None:
         """Raise a ValueError if ``y_true``/``y_pred`` (shapes and dtypes) can't be used."""

@@ -84,7 +84,11 @@ def as_float_mask(mask, values):
 
 def combine_masks(mask_a, mask_b, values):
     """The logical AND of two masks (either may be None) as 0/1 floats shaped like values."""
-    masks = [as_float_mask(m, values) for m in (mask_a, mask_b) if m is not None]
+    if jnp.ndim(values) == 0:  # one value for the batch: the masks weigh it (reduce_weighted)
+        masks = [(jnp.asarray(m) != 0).astype(jnp.float32) for m in (mask_a, mask_b)
+                 if m is not None]
+    else:
+        masks = [as_float_mask(m, values) for m in (mask_a, mask_b) if m is not None]
     if not masks:
         return None
     return masks[0] if len(masks) == 1 else masks[0] * masks[1]
@@ -96,11 +100,13 @@ def reduce_weighted(values, sample_weight=None, mask=None):
 
     Equals ``keras.src.losses.loss.reduce_weighted_values`` with Keras's ``apply_mask``:
     ``sum(values * sample_weight * mask) / count(valid entries)`` (the number of entries
-    when there is no mask); a fully masked batch gives 0.
+    when there is no mask); a fully masked batch gives 0. A single value (a loss that
+    reduces the batch itself) is scaled by the weights' mean over the valid entries, as
+    Keras broadcasts the weights over it.
 
     Args:
       values: per-sample (or per-entry) values, e.g. shape ``(batch,)`` or
-        ``(batch, time)``.
+        ``(batch, time)``, or one value for the batch.
       sample_weight: None, a scalar, ``(batch,)`` or the values' shape.
       mask: None, ``(batch,)`` or the values' shape; nonzero entries are valid.
     """
@@ -109,6 +115,8 @@ def reduce_weighted(values, sample_weight=None, mask=None):
         values = values.astype(jnp.float32)
     if values.size == 0:
         return jnp.zeros((), values.dtype)
+    if values.ndim == 0:
+        return _reduce_one_value(values, sample_weight, mask)
     weight = None if sample_weight is None else broadcast_to_values(
         jnp.asarray(sample_weight, values.dtype), values)
     if mask is None:
@@ -117,3 +125,16 @@ def reduce_weighted(values, sample_weight=None, mask=None):
     float_mask = as_float_mask(mask, values)
     weight = float_mask if weight is None else weight * float_mask
     return divide_no_nan(jnp.sum(weighted(values, weight)), jnp.sum(float_mask))
+
+
+def _reduce_one_value(value, sample_weight, mask):
+    """Keras's reduction of one value for the whole batch: ``value`` times the mean of the
+    sample weights over the mask's valid entries (the value itself without weights)."""
+    if sample_weight is None:
+        return value
+    weight = jnp.asarray(sample_weight, value.dtype)
+    if mask is None:
+        return value * jnp.mean(weight)
+    valid = (jnp.asarray(mask) != 0).astype(value.dtype)
+    weight = weight.reshape(weight.shape + (1,) * max(valid.ndim - weight.ndim, 0))
+    return value * divide_no_nan(jnp.sum(weight * valid), jnp.sum(valid * jnp.ones_like(weight)))

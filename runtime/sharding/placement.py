@@ -163,7 +163,8 @@ class MeshPlacement:
             raise ValueError(
                 f"A batch of {rows} rows can't be split evenly over mesh axis "
                 f"{self.data_axis!r} ({self.data_parts} devices): use a batch size that "
-                f"is a multiple of {self.data_parts}.")
+                f"is a multiple of {self.data_parts} (with a loss that gives one value per "
+                "batch, the last batch is not padded: the number of samples too).")
         return NamedSharding(self.mesh, PartitionSpec(self.data_axis))
 
     def put_batch(self, tree, stacked: bool = False):
