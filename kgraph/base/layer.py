@@ -572,9 +572,19 @@ class Layer(LayerCalls, KerasInternals, LayerSurface):
             assert_input_compatibility(self.input_spec, inputs, self.name)
         self._build_for_call(args, kwargs, inputs)
         self._check_inputs(inputs)
-        outputs = self.compute_output_spec(*args, **kwargs)
+        # As Keras: call sees the inputs' masks while its output shape is found, and the
+        # outputs carry compute_mask's (symbolic) mask. The graph's runs compute the real
+        # masks (kgraph.interpreter.masking), so the node records only the given arguments.
+        mask_kwargs, previous_mask = masking.attached_mask_arguments(self, args, kwargs)
+        outputs = self.compute_output_spec(*args, **kwargs, **mask_kwargs)
         Node(self, args, kwargs, outputs)
+        if previous_mask is not None or type(self).compute_mask is not Layer.compute_mask:
+            masking.attach_mask(outputs, self._symbolic_mask(inputs, previous_mask))
         return outputs
+
+    def _symbolic_mask(self, inputs, previous_mask):
+        """The mask of a symbolic call's outputs: ``compute_mask`` on shapes."""
+        return shape_inference.infer_mask_spec(self, inputs, previous_mask)
 
     # ------------------------------------------------------------------- config
     def get_config(self) -> dict:

@@ -20,7 +20,7 @@ from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.interpreter import context
 
 __all__ = [
-    "broadcast_shapes", "format_shape", "format_shapes", "infer_output_spec",
+    "broadcast_shapes", "format_shape", "format_shapes", "infer_mask_spec", "infer_output_spec",
     "input_shape_argument", "is_shape", "specs_from_shapes"
 ]
 
@@ -62,7 +62,19 @@ def infer_output_spec(layer, args, kwargs, cache):
         out_treedef, [KerasTensor(shape, dtype) for shape, dtype in specs])
 
 
-def _evaluate(layer, leaves, treedef, positions):
+def infer_mask_spec(layer, inputs, previous_mask):
+    """KerasTensors (boolean, without history) describing ``layer.compute_mask(inputs,
+    previous_mask)`` for symbolic ``inputs`` (and mask), as Keras attaches them to a
+    symbolic call's outputs; None if it gives no mask."""
+    leaves, treedef = jax.tree_util.tree_flatten(((inputs, previous_mask), {}))
+    positions = [i for i, leaf in enumerate(leaves) if isinstance(leaf, KerasTensor)]
+    out_treedef, specs = _evaluate(layer, leaves, treedef, positions,
+                                   lambda args, _: layer.compute_mask(*args))
+    return jax.tree_util.tree_unflatten(out_treedef, [KerasTensor(shape, dtype)
+                                                      for shape, dtype in specs])
+
+
+def _evaluate(layer, leaves, treedef, positions, call=None):
     tensors = [leaves[i] for i in positions]
     variables = layer.weights
     var_specs = [jax.ShapeDtypeStruct(v.shape, v.dtype) for v in variables]
@@ -76,7 +88,7 @@ def _evaluate(layer, leaves, treedef, positions):
         ctx = context.CallContext(values=dict(zip(var_ids, var_values)),
                                   key=jax.random.PRNGKey(0), collect_assignments=True)
         with ctx, SymbolicScope():
-            return layer(*args, **kwargs)
+            return layer(*args, **kwargs) if call is None else call(args, kwargs)
 
     try:
         out = jax.eval_shape(run, var_specs, _symbolic_specs(tensors))

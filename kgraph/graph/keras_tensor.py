@@ -27,9 +27,10 @@ _ARRAY_ERROR = (
 
 
 class KerasTensor:
-    """Shape (None where unknown), dtype, name and ``_keras_history`` of a graph edge."""
+    """Shape (None where unknown), dtype, name, ``_keras_history`` and ``_keras_mask`` of a
+    graph edge."""
 
-    __slots__ = ("shape", "dtype", "name", "_keras_history", "__weakref__")
+    __slots__ = ("shape", "dtype", "name", "_keras_history", "_keras_mask", "__weakref__")
     __array_priority__ = 1000  # numpy defers to our reflected operators
     # No __jax_array__: without it jax arrays also defer to our reflected operators
     # (``jnp_array * tensor`` builds a node), and jax functions given a KerasTensor
@@ -40,6 +41,7 @@ class KerasTensor:
         self.dtype = jnp.dtype(dtype)
         self.name = name
         self._keras_history = None
+        self._keras_mask = None  # a symbolic call's output mask (boolean, without history)
 
     @property
     def ndim(self) -> int:

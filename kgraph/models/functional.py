@@ -266,6 +266,13 @@ class Functional(Model):
             return None
         return jax.tree_util.tree_unflatten(self._out_treedef, masks)
 
+    def _symbolic_mask(self, inputs, previous_mask):
+        """A nested model's symbolic output masks: those its graph's outputs carry."""
+        masks = [getattr(t, "_keras_mask", None) for t in self.outputs]
+        if all(m is None for m in masks):
+            return None
+        return jax.tree_util.tree_unflatten(self._out_treedef, masks)
+
     def compute_output_spec(self, inputs, training=None, mask=None, **kwargs):
         return self._run(self._standardize_inputs(inputs), execute.infer_node)
 
