@@ -12,7 +12,6 @@ from __future__ import annotations
 import jax
 import numpy as np
 
-from compiler.weights import split_values
 from kgraph.losses import losses as losses_lib
 from kgraph.utils.class_weights import check_class_weight
 from runtime.objective import _targets
@@ -81,20 +80,9 @@ def check_validation(trainer, val_data) -> None:
     def spec(a):
         return jax.ShapeDtypeStruct((rows, *np.shape(a)[1:]), np.asarray(a).dtype)
 
-    program = trainer.program
-    params, state = split_values(program._entries, lambda e: jax.ShapeDtypeStruct(
-        e.variable.shape, e.variable.dtype))
-
-    def run(params, state, x, y):
-        # a key as evaluation passes one: a model may be random in inference too
-        outputs = program.run(params, state, x, training=False,
-                              key=jax.random.PRNGKey(0)).outputs
-        trainer.objective.check(y, outputs)
-        return outputs
-
     try:
-        jax.eval_shape(run, params, state, jax.tree_util.tree_map(spec, x),
-                       jax.tree_util.tree_map(spec, y))
+        trainer.on_shapes(jax.tree_util.tree_map(spec, x), jax.tree_util.tree_map(spec, y),
+                          trainer.objective.check)
     except (ValueError, TypeError, KeyError) as error:
         raise type(error)(f"validation_data does not fit the model {trainer.model.name!r}: "
                           f"{error}") from None

@@ -265,7 +265,10 @@ class Objective:
         """Whether every loss gives a batch padded with weight-0 rows the value of its
         real rows alone (shapes suffice: call it on ``jax.eval_shape``'s tracers). A loss
         that overrides ``__call__`` without ``mask`` or returns one value for the whole
-        batch cannot: its batches must come unpadded."""
+        batch cannot, nor can a metric with its own ``update_state`` (it may ignore the
+        sample weights that leave padding out): their batches must come unpadded."""
+        if any(getattr(metric, "_by_update_state", False) for _, _, metric in self.metrics):
+            return False  # a metric's own update_state may not weigh its samples
         targets = _targets(y, self.names)
         preds = _flat_outputs(y_pred, len(self.names), "the model outputs")
         return all(_leaves_rows_out(loss_fn, t, p)
@@ -337,7 +340,9 @@ class Objective:
         masks = masks if masks is not None else [None] * len(self.names)
         new = {}
         for index, name, metric in self.metrics:
-            weight = _with_rows(sample_weight[index] if name in self.weighted else None, valid)
+            weight = sample_weight[index] if name in self.weighted else None
+            if not getattr(metric, "_by_update_state", False):  # (those never see padding:
+                weight = _with_rows(weight, valid)               # ``masks_rows``)
             new[name] = metric.update(states[name], y[index], y_pred[index],
                                       sample_weight=weight, mask=masks[index])
         return new

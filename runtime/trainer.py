@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import collections
+import operator
 import warnings
 from typing import Any, NamedTuple
 
@@ -23,6 +24,7 @@ from jax.extend import core as jex_core
 
 import compiler
 from compiler import stacking
+from compiler.weights import split_values
 from kgraph.interpreter.walk import node_paths
 from kgraph import optimizers
 from runtime import packing as packing_lib
@@ -451,6 +453,24 @@ class Trainer:
             hook.check_all_used(self.model.name)
         return run
 
+    def on_shapes(self, x, y, fn):
+        """``fn(y, outputs)`` on shapes alone: ``x`` (arrays or ``ShapeDtypeStruct``s) run
+        through the model in inference with nothing computed, so the model's input checks
+        and ``fn``'s run on the batch's shapes; returns what ``fn`` returns."""
+        found = []
+        params, state = jax.tree_util.tree_map(
+            lambda v: jax.ShapeDtypeStruct(v.shape, v.dtype),
+            split_values(self.program._entries, operator.attrgetter("variable")))
+
+        def probe(params, state, x, y):
+            # a key as evaluation passes one: a model may be random in inference too
+            run = self.program.run(params, state, x, training=False,
+                                   key=jax.random.PRNGKey(0))
+            found.append(fn(y, run.outputs))
+
+        jax.eval_shape(probe, params, state, x, y)
+        return found[0]
+
     def pads_rows(self, x, y) -> bool:
         """Whether batches shaped like ``(x, y)`` may be padded with weight-0 rows: every
         loss leaves them out (``Objective.masks_rows``). Found from shapes alone, once per
@@ -458,16 +478,7 @@ class Trainer:
         found = self.__dict__.setdefault("_pads_rows", {})
         layout = _layout_key((x, y))
         if layout not in found:
-            answers = []
-
-            def probe(params, state, x, y):
-                run = self.program.run(params, state, x, training=False,
-                                       key=jax.random.key(0))
-                answers.append(self.objective.masks_rows(y, run.outputs))
-
-            params, state = jax.eval_shape(self.program.init, jax.random.key(0))
-            jax.eval_shape(probe, params, state, x, y)
-            found[layout] = answers[0]
+            found[layout] = self.on_shapes(x, y, self.objective.masks_rows)
         return found[layout]
 
     def memory_report(self, train_state, batch) -> dict:

@@ -17,12 +17,14 @@ weighs samples (0 for padding rows, so a padded batch gives the unpadded result)
 from __future__ import annotations
 
 import functools
+import inspect
 
 import jax
 import jax.numpy as jnp
 
 from kgraph.base.naming import to_snake_case
 from kgraph.base.state_arrays import StateArray
+from kgraph.base.variables import Variable
 from kgraph.losses.weighting import broadcast_to_values, divide_no_nan, weighted
 
 __all__ = ["Mean", "MeanMetricWrapper", "Metric", "Sum", "mean_totals", "merge_weights"]
@@ -77,7 +79,7 @@ class Metric:
     ``merge`` adds states leaf by leaf, which suits every metric here (sums and counts).
     """
 
-    def __init__(self, name=None):
+    def __init__(self, name=None, dtype=None):
         self.name = name or to_snake_case(type(self).__name__)
 
     def init(self):
@@ -92,8 +94,21 @@ class Metric:
     # Keras's object API, on the stateless core: the object keeps a current state.
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        if "result" in cls.__dict__:
-            cls.result = _result_with_default_state(cls.__dict__["result"])
+        own_result = cls.__dict__.get("result")
+        if "update_state" in cls.__dict__ and not getattr(cls, "_by_update_state", False):
+            # Keras's stateful style: update_state (and result()) on the metric's
+            # variables, run purely on a state (see ``_update_by_update_state``)
+            cls._by_update_state = True
+            cls._pure = {name: _inherited(cls, name) for name in ("init", "update", "result")}
+            cls.init, cls.update = _init_by_update_state, _update_by_update_state
+            cls.result = _result_by_update_state
+        if own_result is None:
+            return
+        if getattr(cls, "_by_update_state", False):
+            cls._own_result = own_result
+            cls.result = _result_by_update_state
+        else:
+            cls.result = _result_with_default_state(own_result)
 
     def _current(self):
         state = self.__dict__.get("_keras_state")
@@ -106,17 +121,66 @@ class Metric:
         """Add a batch to the metric's own state (Keras's stateful update)."""
         if len(args) >= 2:
             self._size_from(args[1])
+        if getattr(self, "_by_update_state", False):  # a subclass's update_state called this
+            inner, values = self._current()
+            self._keras_state = (self._pure["update"](self, inner, *args, **kwargs), values)
+            return
         self._keras_state = self.update(self._current(), *args, **kwargs)
 
     def reset_state(self):
         """Forget every batch seen by ``update_state``."""
         self._keras_state = None
 
+    def add_variable(self, shape, initializer="zeros", dtype=None, aggregation="sum",
+                     name=None):
+        """A state variable, as Keras's ``Metric.add_variable``: ``update_state`` changes it
+        with ``assign`` / ``assign_add``, ``result()`` reads it. Its value lives in the
+        metric's state, so training updates it inside the compiled step.
+
+        >>> class Count(Metric):
+        ...     def __init__(self):
+        ...         super().__init__(name="count")
+        ...         self.seen = self.add_variable((), name="seen")
+        ...     def update_state(self, y_true, y_pred, sample_weight=None):
+        ...         self.seen.assign_add(float(len(y_true)))
+        ...     def result(self):
+        ...         return self.seen.value
+        >>> count = Count()
+        >>> count.update_state([1, 2], [1, 2]); count.update_state([3], [3])
+        >>> float(count.result())
+        3.0
+        """
+        variable = Variable(initializer if initializer is not None else "zeros",
+                            shape=shape, dtype=dtype or self.dtype, trainable=False,
+                            aggregation=aggregation, name=name or "variable")
+        variables = self.__dict__.setdefault("_metric_variables", [])
+        variable._metric_index = len(variables)
+        variables.append(variable)
+        variable.bind_view(self)  # reads and writes go to the metric's state
+        self.__dict__.pop("_keras_state", None)
+        return variable
+
+    def add_weight(self, shape=(), initializer=None, dtype=None, name=None):
+        """Keras's older name of ``add_variable``."""
+        return self.add_variable(shape, initializer, dtype, name=name)
+
+    def read_variable(self, variable):
+        return self._current()[1][variable._metric_index]
+
+    def write_variable(self, variable, value) -> None:
+        inner, values = self._current()
+        index = variable._metric_index
+        self._keras_state = (inner, (*values[:index], value, *values[index + 1:]))
+
     @property
     def variables(self) -> list:
-        """The current state's arrays, in a fixed order (``len`` slices Keras states)."""
-        return [StateArray(v, f"{self.name}/{i}")
-                for i, v in enumerate(jax.tree_util.tree_leaves(self._current()))]
+        """The current state's arrays, in a fixed order (``len`` slices Keras states); a
+        metric's own ``add_variable`` variables first."""
+        own = list(self.__dict__.get("_metric_variables", ()))
+        state = self._current()[0] if getattr(self, "_by_update_state", False) else \
+            self._current()
+        return own + [StateArray(v, f"{self.name}/{i}")
+                      for i, v in enumerate(jax.tree_util.tree_leaves(state), len(own))]
 
     def stateless_update_state(self, metric_variables, *args, **kwargs):
         """``update`` on a list of state arrays; returns the new list (jittable)."""
@@ -157,6 +221,54 @@ class Metric:
     def __repr__(self):
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items() if k != "fn")
         return f"{type(self).__name__}({args})"
+
+
+def _inherited(cls, name):
+    return next(base.__dict__[name] for base in cls.__mro__[1:] if name in base.__dict__)
+
+
+def _init_by_update_state(self):
+    """The state of a metric written in Keras's stateful style: ``(the state of the
+    metric it extends, or None; its variables' initial values)``."""
+    pure_init = self._pure["init"]
+    inner = None if pure_init is Metric.init else pure_init(self)
+    key = jax.random.PRNGKey(0)
+    return inner, tuple(v.initial_value(key) for v in self.__dict__.get("_metric_variables", ()))
+
+
+def _update_by_update_state(self, state, *args, mask=None, **kwargs):
+    """``update`` of a Keras-style metric: its own ``update_state`` run on ``state`` (its
+    variables read and assign the state), which is pure, so it runs inside ``jit``. A
+    ``mask`` reaches ``update_state`` only if it takes one (as Keras's compiled metrics)."""
+    if mask is not None and _takes(type(self).update_state, "mask"):
+        kwargs["mask"] = mask
+    saved = self.__dict__.get("_keras_state")
+    self._keras_state = state
+    try:
+        self.update_state(*args, **kwargs)
+        return self._keras_state
+    finally:
+        self._keras_state = saved
+
+
+def _result_by_update_state(self, state=None):
+    """``result`` of a Keras-style metric on ``state`` (None: its own): its ``result()``
+    reading the state through its variables, or the extended metric's ``result``."""
+    saved = self.__dict__.get("_keras_state")
+    if state is not None:
+        self._keras_state = state
+    try:
+        own = getattr(type(self), "_own_result", None)
+        if own is None or _takes(own, "state"):
+            return (own or self._pure["result"])(self, self._current()[0])
+        return own(self)
+    finally:
+        self._keras_state = saved
+
+
+def _takes(fn, name) -> bool:
+    parameters = inspect.signature(fn).parameters.values()
+    return any(p.name == name or p.kind is p.VAR_KEYWORD for p in parameters)
 
 
 def _result_with_default_state(result):
