@@ -40,6 +40,8 @@ class Run(NamedTuple):
     masks: list | None
     captured: dict | None
     loss_terms: tuple = ()  # the ``add_loss`` values and weight penalties, one scalar each
+    # how many ``add_loss`` values were one value for the whole batch (not per sample)
+    batch_wide_losses: int = 0
 
 
 class Program:
@@ -234,7 +236,8 @@ class Program:
                 raise ValueError(f"capture: no layer at path(s) {missing} in model "
                                  f"{self.model.name!r}; paths are layer names, nested ones as "
                                  f"'inner_model/layer'.")
-        return Run(outputs, new_state, loss, masks, captured, tuple(losses))
+        return Run(outputs, new_state, loss, masks, captured, tuple(losses),
+                   ctx.batch_wide_losses)
 
     def _call_model(self, inputs, hooks):
         """The call of a model whose call is its own Python code (a subclassed one), not

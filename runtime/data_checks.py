@@ -82,7 +82,7 @@ def check_validation(trainer, val_data) -> None:
 
     try:
         trainer.on_shapes(jax.tree_util.tree_map(spec, x), jax.tree_util.tree_map(spec, y),
-                          trainer.objective.check)
+                          lambda y, run: trainer.objective.check(y, run.outputs))
     except (ValueError, TypeError, KeyError) as error:
         raise type(error)(f"validation_data does not fit the model {trainer.model.name!r}: "
                           f"{error}") from None

@@ -453,10 +453,11 @@ class Trainer:
             hook.check_all_used(self.model.name)
         return run
 
-    def on_shapes(self, x, y, fn):
-        """``fn(y, outputs)`` on shapes alone: ``x`` (arrays or ``ShapeDtypeStruct``s) run
-        through the model in inference with nothing computed, so the model's input checks
-        and ``fn``'s run on the batch's shapes; returns what ``fn`` returns."""
+    def on_shapes(self, x, y, fn, training=False):
+        """``fn(y, run)`` on shapes alone: ``x`` (arrays or ``ShapeDtypeStruct``s) run
+        through the model (``program.run``; in inference unless ``training``) with nothing
+        computed, so the model's input checks and ``fn``'s run on the batch's shapes;
+        returns what ``fn`` returns."""
         found = []
         params, state = jax.tree_util.tree_map(
             lambda v: jax.ShapeDtypeStruct(v.shape, v.dtype),
@@ -464,21 +465,25 @@ class Trainer:
 
         def probe(params, state, x, y):
             # a key as evaluation passes one: a model may be random in inference too
-            run = self.program.run(params, state, x, training=False,
+            run = self.program.run(params, state, x, training=training,
                                    key=jax.random.PRNGKey(0))
-            found.append(fn(y, run.outputs))
+            found.append(fn(y, run))
 
         jax.eval_shape(probe, params, state, x, y)
         return found[0]
 
     def pads_rows(self, x, y) -> bool:
         """Whether batches shaped like ``(x, y)`` may be padded with weight-0 rows: every
-        loss leaves them out (``Objective.masks_rows``). Found from shapes alone, once per
+        loss leaves them out (``Objective.masks_rows``), and the layers add no loss that
+        is one value for the whole batch (``add_loss``). Found from shapes alone, once per
         batch layout; where it is False, fit and evaluate run a partial batch unpadded."""
         found = self.__dict__.setdefault("_pads_rows", {})
         layout = _layout_key((x, y))
         if layout not in found:
-            found[layout] = self.on_shapes(x, y, self.objective.masks_rows)
+            found[layout] = self.on_shapes(
+                x, y, lambda y, run: (not run.batch_wide_losses
+                                      and self.objective.masks_rows(y, run.outputs)),
+                training=True)
         return found[layout]
 
     def memory_report(self, train_state, batch) -> dict:

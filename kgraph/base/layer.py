@@ -478,8 +478,17 @@ class Layer(LayerCalls, KerasInternals, LayerSurface):
         The value is summed, as Keras does. Pure runs collect it (``program.apply(...,
         return_losses=True)``, the Trainer); after an eager call it is in ``layer.losses``.
         A per-sample value (leading batch axis) has its padding rows zeroed when the call
-        context has a ``sample_mask`` (see ``kgraph.interpreter.context``).
+        context has a ``sample_mask`` (see ``kgraph.interpreter.context``); one value for
+        the whole batch cannot leave padding rows out, so training runs such a model's
+        partial batches unpadded.
         """
+        self._record_loss(value, batch_wide=jnp.ndim(value) == 0)
+
+    def _record_loss(self, value, batch_wide):
+        if _has_keras_tensor(value):
+            # a subclassed model's call traced on symbolic inputs: its compiled program
+            # runs that call itself, where the loss is added
+            return
         ctx = context.current()
         if ctx is None:
             raise RuntimeError(f'Layer "{self.name}": add_loss can only be called inside call().')
@@ -487,6 +496,8 @@ class Layer(LayerCalls, KerasInternals, LayerSurface):
         rows = context.sample_mask_for(value)
         if rows is not None:
             value = jnp.where(context.row_mask(rows, value), value, jnp.zeros((), value.dtype))
+        if batch_wide:
+            ctx.note_batch_wide_loss()
         ctx.losses.append(value)
 
     def random_key(self):
@@ -558,7 +569,9 @@ class Layer(LayerCalls, KerasInternals, LayerSurface):
 
     def _add_activity_penalty(self, outputs) -> None:
         for output in jax.tree_util.tree_leaves(outputs):
-            self.add_loss(regularizers.activity_penalty(self.activity_regularizer, output))
+            # (exact on padded batches: activity_penalty leaves padding rows out)
+            self._record_loss(regularizers.activity_penalty(self.activity_regularizer, output),
+                              batch_wide=False)
 
     def _symbolic_call(self, args, kwargs):
         if self.__dict__.get("_input_shape_arg") is not None:

@@ -196,6 +196,8 @@ class CallContext:
         self.keys = Keys(key, required=values is not None)
         self.options = Options(training, sample_mask, hooks)
         self.losses: list = []  # from layer.add_loss during this run
+        # how many of them are one value for the whole batch (padding rows would enter)
+        self.batch_wide_losses = 0
         self.output_masks: dict = {}  # id(model) -> output masks of its last run
         self.path: list[str] = []
         self.parent: CallContext | None = None
@@ -211,6 +213,14 @@ class CallContext:
         scope.losses, scope.output_masks = [], {}
         scope.path, scope.parent = self.path, self
         return scope
+
+    def note_batch_wide_loss(self) -> None:
+        """Count an ``add_loss`` value that is one value for the whole batch (in the
+        outermost context: the run's)."""
+        scope = self
+        while scope.parent is not None:
+            scope = scope.parent
+        scope.batch_wide_losses += 1
 
     def next_key(self, owner: str):
         """A fresh key for the layer at the current path (each call gets a new one).

@@ -192,7 +192,8 @@ class ActivityRegularization(Layer):
         self._penalty = regularizers.L1L2(l1=l1, l2=l2)
 
     def call(self, inputs):
-        self.add_loss(regularizers.activity_penalty(self._penalty, inputs))
+        self._record_loss(regularizers.activity_penalty(self._penalty, inputs),
+                          batch_wide=False)  # (activity_penalty leaves padding rows out)
         return inputs
 
     def compute_output_shape(self, input_shape):

@@ -18,7 +18,7 @@ import jax.numpy as jnp
 
 from kgraph.base import naming
 from kgraph.graph.input_layer import Input
-from kgraph.interpreter import walk
+from kgraph.interpreter import context, walk
 
 __all__ = ["NOT_TRACEABLE", "trace_call"]
 
@@ -76,7 +76,8 @@ def _build_by_running(model, inputs) -> None:
     arrays = jax.tree_util.tree_map(zeros, inputs,
                                     is_leaf=lambda x: hasattr(x, "shape") or _is_spec(x))
     try:
-        model.call(arrays)
+        with context.CallContext(training=False):  # (what it adds, add_loss, is dropped)
+            model.call(arrays)
     except Exception as error:  # noqa: BLE001 - reported by compiler.compile
         model._trace_error += (f"\nRunning call() on zeros of the input shapes failed too, "
                                f"with {type(error).__name__}: {error}")

@@ -147,11 +147,13 @@ def _regularized(lib):
     return lib.Model(inputs, Penalty()(lib.layers.Dense(3, kernel_initializer="ones")(inputs)))
 
 
+@pytest.mark.parametrize("rows", [16, 18])  # 18: a partial last batch, run unpadded
 @pytest.mark.parametrize("with_targets", [False, True])
-def test_compile_without_a_loss_trains_on_the_added_losses_as_keras(with_targets):
+def test_compile_without_a_loss_trains_on_the_added_losses_as_keras(with_targets, rows):
     """``compile(optimizer=...)`` without a loss: ``fit`` (and ``evaluate``) minimise the
-    losses the layers add, with or without ``y`` (the VAE pattern)."""
-    features = np.random.default_rng(0).normal(size=(16, 3)).astype("float32")
+    losses the layers add, with or without ``y`` (the VAE pattern). The added loss is one
+    value for the whole batch, so a partial batch runs unpadded."""
+    features = np.random.default_rng(0).normal(size=(rows, 3)).astype("float32")
     targets = features if with_targets else None
     runs = []
     for lib in (keras, kg):
@@ -166,3 +168,49 @@ def test_compile_without_a_loss_trains_on_the_added_losses_as_keras(with_targets
     np.testing.assert_allclose(ours_eval, theirs_eval, rtol=1e-6)
     for ours, theirs in zip(ours_weights, theirs_weights, strict=True):
         np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-7)
+
+
+def _adds_its_own_loss(lib):
+    class Autoencoder(lib.Model):
+        """A subclassed model adding a loss in its own call (the VAE pattern)."""
+
+        def __init__(self):
+            super().__init__(name="autoencoder")
+            self.encode = lib.layers.Dense(2, name="encode")
+            self.decode = lib.layers.Dense(3, name="decode")
+
+        def call(self, x):
+            code = self.encode(x)
+            self.add_loss(0.1 * lib.ops.mean(lib.ops.square(code)))
+            return self.decode(code)
+
+    return Autoencoder()
+
+
+def test_subclassed_model_adding_a_loss_in_call_trains_as_keras():
+    """``self.add_loss`` in a subclassed model's ``call``: the model builds (its call is
+    traced on symbolic inputs, where the loss is left to the runs), an eager call lists
+    the loss in ``losses``, and ``fit`` / ``evaluate`` add it as Keras does."""
+    features = np.random.default_rng(1).normal(size=(20, 3)).astype("float32")
+    runs = []
+    for lib in (keras, kg):
+        keras.utils.set_random_seed(6)
+        model = _adds_its_own_loss(lib)
+        model(features[:4])  # builds it
+        if lib is kg:
+            model.set_weights(weights)
+        weights = [np.asarray(w) for w in model.get_weights()]
+        model(features[:4])
+        runs.append([float(np.asarray(loss)) for loss in model.losses])
+        model.compile(optimizer=lib.optimizers.SGD(0.1), loss="mse")
+        history = model.fit(features, features, batch_size=8, epochs=2, shuffle=False,
+                            verbose=0).history
+        runs[-1] += [history["loss"], model.evaluate(features, features, batch_size=8,
+                                                     verbose=0)]
+        runs[-1].append([np.asarray(w) for w in model.get_weights()])
+    theirs, ours = runs
+    assert len(ours) == len(theirs)
+    for a, b in zip(theirs[:-1], ours[:-1]):
+        np.testing.assert_allclose(b, a, rtol=1e-5)
+    for a, b in zip(theirs[-1], ours[-1], strict=True):
+        np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
