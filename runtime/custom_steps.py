@@ -134,7 +134,7 @@ def batches(data, shuffle_rng=None, targets=True, window=None):
         if window is not None:
             padded = itertools.islice(padded, window[0], window[0] + window[1])
     else:
-        padded = data.epoch()
+        padded = data.epoch(shuffle_rng)
     for (x, y, sample_weight, _), real in padded:
         x, y, sample_weight = jax.tree_util.tree_map(lambda a, r=real: a[:r],
                                                      (x, y, sample_weight))

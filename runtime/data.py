@@ -27,6 +27,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from kgraph.utils.class_weights import class_weights_to_sample_weights
+from kgraph.utils.py_dataset import PyDataset
 from runtime import data_checks
 
 __all__ = [
@@ -297,11 +298,20 @@ class IterableData:
         self.count = 0
         self.pad_check = None  # as ``ArrayData.pad_check``
 
-    def _items(self):
+    def _items(self, rng=None):
+        count = getattr(self.source, "num_batches", None)
+        if rng is not None and isinstance(self.source, PyDataset) and count is not None:
+            return self._shuffled(count, rng)
         if self.one_shot:
             self._iterator = self._iterator or iter(self.source)
             return self._iterator
         return iter(self.source)
+
+    def _shuffled(self, count, rng):
+        """A PyDataset's batches in a shuffled order (Keras's ``shuffle`` of one)."""
+        for index in rng.permutation(count):
+            yield self.source[int(index)]
+        self.source.on_epoch_end()
 
     def _standardize(self, item, number):
         if self.targets:
@@ -334,9 +344,11 @@ class IterableData:
                              "to the first batch's size, so make the first batch the largest.")
         return batch, rows
 
-    def epoch(self):
-        """Yield padded host batches ``((x, y, sample_weight, valid), n_real)``."""
-        items = self._items()
+    def epoch(self, shuffle_rng=None):
+        """Yield padded host batches ``((x, y, sample_weight, valid), n_real)``; with
+        ``shuffle_rng`` a ``PyDataset``'s batches come in a shuffled order, as Keras's
+        ``fit(shuffle=True)`` takes them (other iterables keep their own order)."""
+        items = self._items(shuffle_rng)
         taken = 0
         while self.steps is None or taken < self.steps:
             try:

@@ -322,7 +322,7 @@ def train_epoch(loop, callbacks, data, *, shuffle_rng, steps_per_execution: int,
         order = data.epoch_order(shuffle_rng)
         batches = data.host_batches(order)
     else:
-        batches = data.epoch()
+        batches = data.epoch(shuffle_rng)
     done = skip
     # A resumed epoch passes over the batches already trained on (an iterable must give
     # the same batches each epoch for the run to continue exactly).
