@@ -25,6 +25,7 @@ from jax.extend import core as jex_core
 import compiler
 from compiler import stacking
 from compiler.weights import split_values
+from kgraph.interpreter import fingerprint
 from kgraph.interpreter.walk import node_paths
 from kgraph import optimizers
 from runtime import packing as packing_lib
@@ -116,19 +117,6 @@ class _InferenceOnly:
                          "only predict; pass loss=... to train or evaluate.")
 
 
-def _convolves(jaxpr) -> bool:
-    """Whether ``jaxpr`` (or one nested in it) runs a convolution."""
-    for eqn in jaxpr.eqns:
-        if eqn.primitive.name == "conv_general_dilated":
-            return True
-        for value in eqn.params.values():
-            for inner in value if isinstance(value, (tuple, list)) else (value,):
-                inner = getattr(inner, "jaxpr", inner)
-                if isinstance(inner, jex_core.Jaxpr) and _convolves(inner):
-                    return True
-    return False
-
-
 def _scan(body, carry, xs, length=None):
     """``lax.scan`` over training steps. The step is traced once; its jaxpr is the loop's
     body. On CPU a step that convolves is unrolled: XLA:CPU runs convolution gradients
@@ -142,7 +130,7 @@ def _scan(body, carry, xs, length=None):
     def replay(carry, x):
         return jax.tree_util.tree_unflatten(out_tree, traced(*jax.tree_util.tree_leaves((carry, x))))
 
-    unroll = True if jax.default_backend() == "cpu" and _convolves(closed.jaxpr) else 1
+    unroll = True if jax.default_backend() == "cpu" and fingerprint.convolves(closed) else 1
     return jax.lax.scan(replay, carry, xs, length=length, unroll=unroll)
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import sys
 import warnings
 
 import jax
@@ -41,12 +42,17 @@ from kgraph.base.input_spec import assert_input_compatibility
 from kgraph.base.keras_internals import KerasInternals
 from kgraph.base.layer_calls import LayerCalls
 from kgraph.base.layer_surface import LayerSurface
+from kgraph.base.variable_value import VariableValue
 from kgraph.base.variables import Variable, checked_weight_shape
 from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.graph.node import Node
 from kgraph.interpreter import context, masking
 
 __all__ = ["Layer", "trainability_changes"]
+
+
+# packages whose layers read weights as arrays (``Layer.__getattr__``)
+_OWN_PACKAGES = ("kgraph.", "compiler.", "runtime.")
 
 
 def _has_keras_tensor(tree) -> bool:
@@ -153,18 +159,24 @@ class Layer(LayerCalls, KerasInternals, LayerSurface):
     def __getattr__(self, name):
         var_attrs = self.__dict__.get("_var_attrs")
         if var_attrs is not None and name in var_attrs:
-            variable = var_attrs[name]
-            value = variable.value
-            # The compute cast happens only inside a call; outside one a weight reads as
-            # its stored value (float32 under mixed_bfloat16).
-            if context.current() is not None and variable.autocast:
-                return self._autocast(value)
-            return value
+            # Code outside kgraph gets Keras's variable (a ``VariableValue``: assignable,
+            # and an array); kgraph's own layers, written on arrays, get the value.
+            if sys._getframe(1).f_globals.get("__name__", "").startswith(_OWN_PACKAGES):
+                return self._read_weight(var_attrs[name])
+            return VariableValue(var_attrs[name], self)
         if isinstance(getattr(type(self), name, None), property):
             # A property (e.g. ``output``) raised AttributeError and Python fell back to
             # here: run it again so its own message, not a generic one, reaches the user.
             return getattr(type(self), name).fget(self)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def _read_weight(self, variable):
+        """A weight's value where it is read: autocast inside a call; outside one, the
+        stored value (float32 under mixed_bfloat16)."""
+        value = variable.value
+        if context.current() is not None and variable.autocast:
+            return self._autocast(value)
+        return value
 
     def _attribute_values(self):
         """Values of the attributes that can hold sub-layers and weights."""

@@ -109,7 +109,8 @@ class Variable:
         return self._value
 
     def assign(self, value):
-        """Set a new value (recorded in the context during pure execution)."""
+        """Set a new value (recorded in the context during pure execution: for the rest
+        of the run, and, for a non-trainable weight, in the new state it returns)."""
         value = jnp.asarray(value, self.dtype)
         if tuple(value.shape) != self.shape:
             raise ValueError(
@@ -118,13 +119,9 @@ class Variable:
             )
         ctx = context.current()
         if ctx is not None and ctx.weights.collect:
-            values = ctx.weights.values
-            if self.trainable and values is not None and id(self) in values:
-                raise ValueError(
-                    f'Layer code assigned to trainable weight "{self.path}" during a pure '
-                    "apply. Only non-trainable weights (state) may be updated inside call; "
-                    "trainable weights change through the optimizer."
-                )
+            # Reads later in the run see it. A pure run returns the new state only: a
+            # trainable weight assigned in call keeps its value (the optimizer changes it),
+            # as on Keras's JAX backend (a kernel masked in place each call).
             ctx.weights.record(self, value)
         elif self._view is not None:
             self._view.write_variable(self, value)

@@ -235,8 +235,12 @@ def run_scanned(nodes, inputs, carry, runner, training):
                                              sample_mask, parent)
         return out, ([assigned.get(i) for i in range(len(variables))], loss)
 
+    # on CPU, blocks that convolve run unrolled (``fingerprint.convolves``): one program
+    # for them all still, in the stacked layout
+    unroll = (True if jax.default_backend() == "cpu"
+              and fingerprint.convolves(traces[0].identity) else 1)
     try:
-        out, (assigned, losses) = jax.lax.scan(body, x, (stacked, hashes))
+        out, (assigned, losses) = jax.lax.scan(body, x, (stacked, hashes), unroll=unroll)
     except _Unscannable as error:  # proven, yet failing: the block's own error
         raise error.__cause__ or error
     parent.weights.stacked_assigned[id(template)] = {

@@ -34,7 +34,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.extend import core as jex_core
 
-__all__ = ["identity"]
+__all__ = ["convolves", "identity"]
 
 
 def _digest(array) -> tuple:
@@ -110,6 +110,16 @@ def _fingerprint(closed_jaxpr, out_shapes) -> tuple[tuple, bool]:
     _walk_param(closed_jaxpr, found)
     return ((str(closed_jaxpr), jax.tree_util.tree_structure(out_shapes), tuple(found.items)),
             found.custom_jvp)
+
+
+def convolves(computation) -> bool:
+    """Whether ``computation`` (a closed jaxpr, or what an ``identity`` names) runs a
+    convolution, nested jaxprs included. XLA:CPU runs convolutions, and their gradients,
+    inside a while loop in a slow layout (10x and more), so loops over steps or blocks
+    that convolve are unrolled there."""
+    if isinstance(computation, tuple):  # an identity: its jaxprs' texts
+        return any(convolves(part) for part in computation if isinstance(part, (tuple, str)))
+    return "conv_general_dilated" in str(computation)
 
 
 def _tangent_spec(spec):

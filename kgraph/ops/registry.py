@@ -30,6 +30,7 @@ import jax.numpy as jnp
 
 from kgraph.base import shape_inference
 from kgraph.base.layer import Layer
+from kgraph.base.variable_value import values_of
 from kgraph.graph.keras_tensor import KerasTensor
 
 __all__ = [
@@ -152,7 +153,7 @@ def _make_public(name, impl, signature, tensor_names, static_names):
             raise TypeError(f"ops.{name}{signature}: {error}") from None
         bound.apply_defaults()
         values = bound.arguments
-        tensors = [values[n] for n in tensor_names]
+        tensors = values_of([values[n] for n in tensor_names])
         static = {n: values[n] for n in static_names}
         if static.get("dtype") is not None:
             static["dtype"] = jnp.dtype(static["dtype"]).name  # a string in configs

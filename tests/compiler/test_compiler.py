@@ -279,18 +279,24 @@ def test_training_dropout_without_key_names_the_layer(key, rng):
     program.apply(params, state, _data(rng, 2, 4), training=False)  # inference needs no key
 
 
-def test_trainable_weights_cannot_be_assigned_in_apply():
-    class Bad(kg.Layer):
+def test_a_trainable_weight_assigned_in_apply_is_seen_for_the_run_only():
+    """As on Keras's JAX backend: the rest of the call reads the assigned value, and the
+    run's new state leaves the trainable weight as it was (the optimizer changes it)."""
+    class Shifted(kg.Layer):
         def build(self, input_shape):
             self.w = self.add_weight((input_shape[-1],), "ones")
 
         def call(self, inputs):
-            self.w = self.w + 1.0  # only non-trainable weights may change inside call
+            self.w.assign(self.w + 1.0)
             return inputs * self.w
 
-    # caught as soon as the layer is called symbolically (shape inference runs it purely)
-    with pytest.raises(ValueError, match='assigned to trainable weight "bad/w" during a pure'):
-        Bad()(kg.Input(shape=(2,)))
+    x = kg.Input(shape=(2,))
+    program = compiler.compile(kg.Model(x, Shifted(name="shifted")(x)))
+    params, state = program.init(jax.random.PRNGKey(0))
+    outputs, new_state = program.apply(params, state, np.ones((1, 2), np.float32))
+    np.testing.assert_array_equal(outputs, [[2.0, 2.0]])
+    np.testing.assert_array_equal(params["shifted"]["w"], [1.0, 1.0])
+    assert "shifted" not in new_state or "w" not in new_state["shifted"]
 
 
 def test_layer_shared_between_outer_and_nested_model_has_one_copy_of_weights():

@@ -257,3 +257,36 @@ def test_blocks_whose_custom_derivative_rules_differ_stay_apart():
         return jax.grad(lambda p: jnp.sum(program.apply(p, state, data)[0]))(params)
 
     _close(grads(scanned), grads(unrolled), 1e-6)
+
+
+class _ConvBlock(kg.layers.Layer):
+    """A residual block of convolutions (pixelcnn's, ResNet's)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.conv = kg.layers.Conv2D(4, 3, padding="same", activation="relu")
+
+    def call(self, x):
+        return x + self.conv(x)
+
+
+@pytest.mark.parametrize("convolves", [False, True])
+def test_blocks_that_convolve_run_unrolled_on_cpu(convolves):
+    """XLA:CPU runs convolutions inside a loop in a slow layout (a residual conv model
+    of 5 blocks took 36 s a step scanned, 0.6 s unrolled): there a run of blocks that
+    convolve is one scan fully unrolled; other runs stay a loop. Same numbers either way."""
+    x = kg.Input((6, 6, 4))
+    h = x
+    for i in range(5):
+        h = _ConvBlock(name=f"conv_block_{i}")(h) if convolves else Block(4, name=f"b{i}")(h)
+    model = kg.Model(x, h)
+    program = compiler.compile(model)
+    assert len(program.block_runs) == 1
+    params, state = program.init(jax.random.PRNGKey(0))
+    images = np.random.default_rng(0).normal(size=(2, 6, 6, 4)).astype(np.float32)
+    loops = "stablehlo.while" in jax.jit(lambda p: program.apply(p, state, images)[0]).lower(
+        params).as_text()
+    assert loops is (not convolves or jax.default_backend() != "cpu")
+    unrolled = compiler.compile(model, scan_blocks=False)
+    np.testing.assert_allclose(program.apply(params, state, images)[0],
+                               unrolled.apply(params, state, images)[0], rtol=1e-5, atol=1e-6)

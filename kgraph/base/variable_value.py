@@ -1,0 +1,155 @@
+"""``VariableValue``: a layer's weight read through an attribute by code outside kgraph.
+
+Keras gives ``self.kernel`` as the ``Variable``: code assigns it (``self.total.assign_add``
+in ``call``, a kernel masked in place) and computes with it (``ops.matmul(x, self.kernel)``,
+``self.kernel * mask``). A ``VariableValue`` is both: the ``Variable``'s API (``assign``,
+``assign_add``, ``path``, ``trainable``...) and its value where it is read, autocast inside a
+call, usable as an array: operators, ``kgraph.ops``, ``jax.numpy`` (it is a pytree of its
+value, so ``jit`` and ``jnp`` functions see the array) and NumPy. Each read gives the
+current value, so after ``assign`` it reads the new one. ``jax.lax`` primitives take arrays
+only: pass them ``w.value``, as with Keras's variables.
+
+kgraph's own layers read their weights as arrays (see ``Layer.__getattr__``).
+
+>>> import numpy as np
+>>> import kgraph as kg
+>>> class Total(kg.layers.Layer):
+...     def build(self, input_shape):
+...         self.total = self.add_weight(shape=(input_shape[-1],), initializer="zeros",
+...                                      trainable=False)
+...     def call(self, x):
+...         self.total.assign_add(kg.ops.sum(x, axis=0))
+...         return x * self.total
+>>> layer = Total(name="total")
+>>> layer(np.ones((2, 3))).tolist()
+[[2.0, 2.0, 2.0], [2.0, 2.0, 2.0]]
+>>> layer.total.numpy().tolist(), layer.total.path
+([2.0, 2.0, 2.0], 'total/total')
+"""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+
+__all__ = ["VariableValue", "values_of"]
+
+
+class VariableValue:
+    """``variable`` as ``layer`` reads it (``layer._read_weight``); ``fixed``: a value
+    given instead (inside ``jit``, where the pytree is rebuilt from its traced value)."""
+
+    __slots__ = ("variable", "_layer", "_fixed")
+    __array_priority__ = 1000  # numpy defers to our reflected operators
+
+    def __init__(self, variable, layer, fixed=None):
+        self.variable, self._layer, self._fixed = variable, layer, fixed
+
+    @property
+    def value(self):
+        if self._fixed is not None:
+            return self._fixed
+        return self._layer._read_weight(self.variable)
+
+    # ------------------------------------------------------------ the variable
+    def assign(self, value):
+        self.variable.assign(values_of(value))
+        return self
+
+    def assign_add(self, delta):
+        self.variable.assign(self.value + values_of(delta))
+        return self
+
+    def assign_sub(self, delta):
+        self.variable.assign(self.value - values_of(delta))
+        return self
+
+    def numpy(self) -> np.ndarray:
+        return np.asarray(self.value)
+
+    def __getattr__(self, name):
+        try:
+            return getattr(self.variable, name)
+        except AttributeError:
+            return getattr(self.value, name)  # the array's own (``T``, ``sum``, ``tolist``)
+
+    def __repr__(self):
+        return repr(self.variable)
+
+    # ---------------------------------------------------------------- an array
+    @property
+    def shape(self):
+        return self.variable.shape
+
+    @property
+    def dtype(self):
+        return self.variable.dtype  # the variable's, as Keras's (its value may be autocast)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.variable.shape)
+
+    def __jax_array__(self):
+        return self.value
+
+    def __array__(self, dtype=None, copy=None):
+        value = np.asarray(self.value)
+        return value if dtype is None else value.astype(dtype)
+
+    def __len__(self):
+        return self.variable.shape[0]
+
+    def __iter__(self):
+        return iter(self.value)
+
+    def __bool__(self):
+        return bool(self.value)
+
+    def __float__(self):
+        return float(self.value)
+
+    def __int__(self):
+        return int(self.value)
+
+    def __getitem__(self, key):
+        return self.value[values_of(key)]
+
+    def __neg__(self):
+        return -self.value
+
+    def __pos__(self):
+        return self.value
+
+    def __abs__(self):
+        return abs(self.value)
+
+    def __invert__(self):
+        return ~self.value
+
+
+def _binary(name):
+    def forward(self, other):
+        return getattr(self.value, name)(values_of(other))
+
+    forward.__name__ = name
+    return forward
+
+
+for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and",
+              "or", "xor", "lshift", "rshift"):
+    setattr(VariableValue, f"__{_name}__", _binary(f"__{_name}__"))
+    setattr(VariableValue, f"__r{_name}__", _binary(f"__r{_name}__"))
+for _name in ("lt", "le", "gt", "ge"):
+    setattr(VariableValue, f"__{_name}__", _binary(f"__{_name}__"))
+
+
+def values_of(tree):
+    """``tree`` with each ``VariableValue`` replaced by its value (anything else kept)."""
+    return jax.tree_util.tree_map(
+        lambda leaf: leaf.value if isinstance(leaf, VariableValue) else leaf, tree,
+        is_leaf=lambda leaf: isinstance(leaf, VariableValue))
+
+
+jax.tree_util.register_pytree_node(
+    VariableValue, lambda v: ((v.value,), (v.variable, v._layer)),
+    lambda aux, children: VariableValue(aux[0], aux[1], fixed=children[0]))
