@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import sys
 import warnings
 
@@ -51,8 +52,9 @@ from kgraph.interpreter import context, masking
 __all__ = ["Layer", "trainability_changes"]
 
 
-# packages whose layers read weights as arrays (``Layer.__getattr__``)
-_OWN_PACKAGES = ("kgraph.", "compiler.", "runtime.")
+# the folders of the packages whose layers read weights as arrays (``Layer.__getattr__``)
+_OWN_PACKAGES = tuple(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), package) + os.sep for package in ("kgraph", "compiler", "runtime"))
 
 
 def _has_keras_tensor(tree) -> bool:
@@ -161,7 +163,7 @@ class Layer(LayerCalls, KerasInternals, LayerSurface):
         if var_attrs is not None and name in var_attrs:
             # Code outside kgraph gets Keras's variable (a ``VariableValue``: assignable,
             # and an array); kgraph's own layers, written on arrays, get the value.
-            if sys._getframe(1).f_globals.get("__name__", "").startswith(_OWN_PACKAGES):
+            if sys._getframe(1).f_code.co_filename.startswith(_OWN_PACKAGES):
                 return self._read_weight(var_attrs[name])
             return VariableValue(var_attrs[name], self)
         if isinstance(getattr(type(self), name, None), property):

@@ -57,7 +57,7 @@ def given_values(layer, what, trainable_variables, non_trainable_variables) -> d
 
 def _is_metric(value) -> bool:
     return all(hasattr(value, name) for name in ("update_state", "result", "reset_state")) \
-        and not hasattr(value, "add_weight")
+        and not hasattr(value, "add_loss")  # (not a layer)
 
 
 def _shape(value):
