@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import inspect
 
 import jax
 import jax.numpy as jnp
@@ -23,6 +22,7 @@ import jax.numpy as jnp
 import compiler
 import compiler.weights
 from kgraph.interpreter import context
+from kgraph.base import call_args
 from kgraph.base.layer_surface import given_values
 from kgraph.interpreter.walk import node_paths
 from kgraph.metrics import metric as metric_base
@@ -98,7 +98,7 @@ def stateless_call(model, trainable_variables, non_trainable_variables, *args,
         raise TypeError(f"stateless_call got unexpected arguments {sorted(kwargs)}.")
     program, hooks = _program(model)
     non_trainable = model.non_trainable_variables
-    values = _given_values(model, "stateless_call", trainable_variables,
+    values = given_values(model, "stateless_call", trainable_variables,
                            non_trainable_variables)
     params, state = compiler.weights.split_values(program._entries,
                                                   lambda e: values[id(e.variable)])
@@ -155,7 +155,7 @@ def stateless_compute_loss(model, trainable_variables, non_trainable_variables,
     ``(loss, (trainable_variables, non_trainable_variables, metrics_variables))``, the last
     two as ``compute_loss`` left them (a loss tracker it updates, a weight it assigns)."""
     non_trainable = model.non_trainable_variables
-    values = _given_values(model, "stateless_compute_loss", trainable_variables,
+    values = given_values(model, "stateless_compute_loss", trainable_variables,
                            non_trainable_variables)
     metrics = model.metrics
     treedefs = [jax.tree_util.tree_structure(metric._current()) for metric in metrics]
@@ -175,7 +175,7 @@ def stateless_compute_loss(model, trainable_variables, non_trainable_variables,
         with scope:
             loss = model.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight,
                                       **({"training": training}
-                                         if _takes_training(model.compute_loss) else {}))
+                                         if call_args.accepts(model.compute_loss, "training") else {}))
         new_metrics = [leaf for metric in metrics
                        for leaf in jax.tree_util.tree_leaves(metric._current())]
     finally:
@@ -186,13 +186,6 @@ def stateless_compute_loss(model, trainable_variables, non_trainable_variables,
     return loss, (list(trainable_variables), new_non_trainable, new_metrics)
 
 
-def _takes_training(method) -> bool:
-    parameters = inspect.signature(method).parameters
-    return "training" in parameters or any(
-        p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
-
-
-_given_values = given_values  # kgraph's: one reading of Keras's variable lists
 
 
 class CompileMetrics(metric_base.Metric):

@@ -21,11 +21,10 @@ loss that cannot be masked (``Objective.masks_rows``) gets unpadded batches inst
 
 from __future__ import annotations
 
-import inspect
-
 import jax
 import jax.numpy as jnp
 
+from kgraph.base import call_args
 from kgraph.losses import losses as losses_lib
 from kgraph.metrics import metrics as metrics_lib
 
@@ -379,12 +378,9 @@ def _apply_loss(loss_fn, y_true, y_pred, sample_weight, mask):
 
 def _takes_mask(loss_fn) -> bool:
     """Whether the ``Loss`` ``loss_fn`` is called with ``mask=``: its ``__call__`` is
-    ``Loss``'s or names ``mask`` (or takes ``**kwargs``)."""
+    ``Loss``'s or takes ``mask``."""
     call = type(loss_fn).__call__
-    if call is losses_lib.Loss.__call__:
-        return True
-    parameters = inspect.signature(call).parameters.values()
-    return any(p.name == "mask" or p.kind is p.VAR_KEYWORD for p in parameters)
+    return call is losses_lib.Loss.__call__ or call_args.accepts(call, "mask")
 
 
 def _leaves_rows_out(loss_fn, y_true, y_pred) -> bool:

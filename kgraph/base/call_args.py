@@ -34,7 +34,7 @@ import numpy as np
 from kgraph.graph.keras_tensor import KerasTensor
 
 __all__ = [
-    "build_shapes", "call_parameters", "check_numeric", "first_argument",
+    "accepts", "build_shapes", "call_parameters", "check_numeric", "first_argument",
     "first_parameter_name", "is_tensor", "shape_arguments", "shape_of", "tensor_arguments",
     "to_array"
 ]
@@ -45,6 +45,16 @@ def _signature(fn) -> inspect.Signature:
     """``fn``'s signature without its first (``self``) parameter."""
     signature = inspect.signature(fn)
     return signature.replace(parameters=list(signature.parameters.values())[1:])
+
+
+def accepts(fn, name) -> bool:
+    """Whether ``fn`` takes an argument ``name`` (a parameter so named, or ``**kwargs``).
+
+    >>> accepts(lambda y_true, y_pred, sample_weight=None: 0, "mask")
+    False
+    """
+    parameters = inspect.signature(fn).parameters.values()
+    return any(p.name == name or p.kind is p.VAR_KEYWORD for p in parameters)
 
 
 @functools.lru_cache(maxsize=None)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import pathlib
 import sys
 import warnings
 
@@ -53,8 +54,8 @@ __all__ = ["Layer", "trainability_changes"]
 
 
 # the folders of the packages whose layers read weights as arrays (``Layer.__getattr__``)
-_OWN_PACKAGES = tuple(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), package) + os.sep for package in ("kgraph", "compiler", "runtime"))
+_ROOT = pathlib.Path(__file__).absolute().parents[2]
+_OWN_PACKAGES = tuple(f"{_ROOT / package}{os.sep}" for package in ("kgraph", "compiler", "runtime"))
 
 
 def _has_keras_tensor(tree) -> bool:

@@ -129,12 +129,14 @@ def reduce_weighted(values, sample_weight=None, mask=None):
 
 def _reduce_one_value(value, sample_weight, mask):
     """Keras's reduction of one value for the whole batch: ``value`` times the mean of the
-    sample weights over the mask's valid entries (the value itself without weights)."""
+    sample weights over the mask's valid entries (the value itself without weights). The
+    lower-rank of weights and mask gets trailing axes (``(batch,)`` against ``(batch, t)``)."""
     if sample_weight is None:
         return value
     weight = jnp.asarray(sample_weight, value.dtype)
-    if mask is None:
-        return value * jnp.mean(weight)
-    valid = (jnp.asarray(mask) != 0).astype(value.dtype)
-    weight = weight.reshape(weight.shape + (1,) * max(valid.ndim - weight.ndim, 0))
-    return value * divide_no_nan(jnp.sum(weight * valid), jnp.sum(valid * jnp.ones_like(weight)))
+    valid = jnp.ones((), value.dtype) if mask is None else (
+        jnp.asarray(mask) != 0).astype(value.dtype)
+    rank = max(weight.ndim, valid.ndim)
+    weight, valid = (a.reshape(a.shape + (1,) * (rank - a.ndim)) for a in (weight, valid))
+    both = weight * valid
+    return value * divide_no_nan(jnp.sum(both), jnp.sum(jnp.broadcast_to(valid, both.shape)))

@@ -17,11 +17,11 @@ weighs samples (0 for padding rows, so a padded batch gives the unpadded result)
 from __future__ import annotations
 
 import functools
-import inspect
 
 import jax
 import jax.numpy as jnp
 
+from kgraph.base import call_args
 from kgraph.base.naming import to_snake_case
 from kgraph.base.state_arrays import StateArray
 from kgraph.base.variables import Variable
@@ -240,7 +240,7 @@ def _update_by_update_state(self, state, *args, mask=None, **kwargs):
     """``update`` of a Keras-style metric: its own ``update_state`` run on ``state`` (its
     variables read and assign the state), which is pure, so it runs inside ``jit``. A
     ``mask`` reaches ``update_state`` only if it takes one (as Keras's compiled metrics)."""
-    if mask is not None and _takes(type(self).update_state, "mask"):
+    if mask is not None and call_args.accepts(type(self).update_state, "mask"):
         kwargs["mask"] = mask
     saved = self.__dict__.get("_keras_state")
     self._keras_state = state
@@ -259,16 +259,11 @@ def _result_by_update_state(self, state=None):
         self._keras_state = state
     try:
         own = getattr(type(self), "_own_result", None)
-        if own is None or _takes(own, "state"):
+        if own is None or call_args.accepts(own, "state"):
             return (own or self._pure["result"])(self, self._current()[0])
         return own(self)
     finally:
         self._keras_state = saved
-
-
-def _takes(fn, name) -> bool:
-    parameters = inspect.signature(fn).parameters.values()
-    return any(p.name == name or p.kind is p.VAR_KEYWORD for p in parameters)
 
 
 def _result_with_default_state(result):
