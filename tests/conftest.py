@@ -4,6 +4,8 @@ comparison helpers of ``tests/support/helpers.py`` as fixtures."""
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 
 # The suite compiles thousands of small programs, so it compiles them without XLA:CPU's backend
 # optimisations (about a third faster than -O1, which kgraph's own one-off init functions use,
@@ -24,6 +26,24 @@ import pytest  # noqa: E402
 
 import kgraph as kg  # noqa: E402
 from tests.support.helpers import assert_topological, tree_allclose, tree_equal  # noqa: E402
+
+# One XLA compilation cache for the run, shared by its workers (made by the process that
+# starts them, which they inherit it from, and removed when it ends): a program compiled
+# again (after a module's caches are dropped, or in the other worker) is read back instead.
+# It holds only this run's programs, so no test depends on an earlier run.
+_CACHE_VARIABLE = "KGRAPH_TEST_COMPILE_CACHE"
+_OWN_CACHE = None
+if _CACHE_VARIABLE not in os.environ:
+    _OWN_CACHE = tempfile.mkdtemp(prefix="kgraph-test-xla-cache-")
+    os.environ[_CACHE_VARIABLE] = _OWN_CACHE
+jax.config.update("jax_compilation_cache_dir", os.environ[_CACHE_VARIABLE])
+jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
+jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+
+
+def pytest_unconfigure(config):
+    if _OWN_CACHE is not None:
+        shutil.rmtree(_OWN_CACHE, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

@@ -25,10 +25,11 @@ class InputSpec:
       ndim / min_ndim / max_ndim: exact, minimum and maximum rank.
       axes: ``{axis: size}`` for axes whose size is fixed (e.g. ``{-1: in_features}``).
       name: the input's name, for dict inputs.
+      optional: the input may be None (then nothing else is checked).
     """
 
     def __init__(self, dtype=None, shape=None, ndim=None, max_ndim=None, min_ndim=None,
-                 axes=None, allow_last_axis_squeeze=False, name=None):
+                 axes=None, allow_last_axis_squeeze=False, name=None, optional=False):
         self.dtype = jnp.dtype(dtype) if dtype is not None else None
         self.shape = tuple(shape) if shape is not None else None
         self.ndim = len(self.shape) if self.shape is not None else ndim
@@ -37,6 +38,7 @@ class InputSpec:
         self.axes = {int(k): v for k, v in (axes or {}).items()}
         self.allow_last_axis_squeeze = allow_last_axis_squeeze
         self.name = name
+        self.optional = bool(optional)
         max_axis = max(self.axes) if self.axes else None
         if self.ndim is not None and max_axis is not None and max_axis >= self.ndim:
             raise ValueError(f"Axis {max_axis} is greater than the rank {self.ndim} of InputSpec.")
@@ -50,7 +52,7 @@ class InputSpec:
     def get_config(self):
         return {"dtype": None if self.dtype is None else self.dtype.name, "shape": self.shape,
                 "ndim": self.ndim, "max_ndim": self.max_ndim, "min_ndim": self.min_ndim,
-                "axes": self.axes}
+                "axes": self.axes, "optional": self.optional}
 
 
 def assert_input_compatibility(input_spec, inputs, layer_name: str) -> None:
@@ -58,14 +60,15 @@ def assert_input_compatibility(input_spec, inputs, layer_name: str) -> None:
     if not input_spec:
         return
     specs = input_spec if isinstance(input_spec, (list, tuple)) else [input_spec]
-    flat = jax.tree_util.tree_leaves(inputs)
+    optional = any(spec is not None and spec.optional for spec in specs)
+    flat = jax.tree_util.tree_leaves(inputs, is_leaf=(lambda x: x is None) if optional else None)
     if len(specs) != len(flat):
         raise ValueError(
             f'Layer "{layer_name}" expects {len(specs)} input(s), but it received '
             f"{len(flat)} input tensors. Inputs received: {flat}"
         )
     for index, (spec, x) in enumerate(zip(specs, flat)):
-        if spec is None:
+        if spec is None or (x is None and spec.optional):
             continue
         # Symbolic (non-integer) sizes, met while shapes are inferred, count as unknown.
         shape = tuple(d if d is None or isinstance(d, int) else None

@@ -58,6 +58,15 @@ _ROOT = pathlib.Path(__file__).absolute().parents[2]
 _OWN_PACKAGES = tuple(f"{_ROOT / package}{os.sep}" for package in ("kgraph", "compiler", "runtime"))
 
 
+def _reader_file() -> str:
+    """The file of the code reading a weight attribute: the caller of ``Layer.__getattr__``,
+    past the ``__getattr__`` of mixins (``Quantizable``, ``LoRA``) that delegate to it."""
+    frame = sys._getframe(2)
+    while frame.f_code.co_name == "__getattr__" and frame.f_back is not None:
+        frame = frame.f_back
+    return frame.f_code.co_filename
+
+
 def _has_keras_tensor(tree) -> bool:
     return any(isinstance(leaf, KerasTensor) for leaf in jax.tree_util.tree_leaves(tree))
 
@@ -164,7 +173,7 @@ class Layer(LayerCalls, KerasInternals, LayerSurface):
         if var_attrs is not None and name in var_attrs:
             # Code outside kgraph gets Keras's variable (a ``VariableValue``: assignable,
             # and an array); kgraph's own layers, written on arrays, get the value.
-            if sys._getframe(1).f_code.co_filename.startswith(_OWN_PACKAGES):
+            if _reader_file().startswith(_OWN_PACKAGES):
                 return self._read_weight(var_attrs[name])
             return VariableValue(var_attrs[name], self)
         if isinstance(getattr(type(self), name, None), property):
@@ -173,13 +182,15 @@ class Layer(LayerCalls, KerasInternals, LayerSurface):
             return getattr(type(self), name).fget(self)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
+    def _autocasts(self, variable) -> bool:
+        """Whether reading ``variable`` here casts it (inside a call, autocast on)."""
+        return context.current() is not None and variable.autocast
+
     def _read_weight(self, variable):
         """A weight's value where it is read: autocast inside a call; outside one, the
         stored value (float32 under mixed_bfloat16)."""
         value = variable.value
-        if context.current() is not None and variable.autocast:
-            return self._autocast(value)
-        return value
+        return self._autocast(value) if self._autocasts(variable) else value
 
     def _attribute_values(self):
         """Values of the attributes that can hold sub-layers and weights."""

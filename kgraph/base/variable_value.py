@@ -83,7 +83,11 @@ class VariableValue:
 
     @property
     def dtype(self):
-        return self.variable.dtype  # the variable's, as Keras's (its value may be autocast)
+        """The dtype it reads as, as Keras's: inside a call under a mixed policy the compute
+        dtype (the value is autocast), elsewhere the variable's."""
+        if self._fixed is None and not self._layer._autocasts(self.variable):
+            return self.variable.dtype
+        return self.value.dtype
 
     @property
     def ndim(self) -> int:

@@ -40,9 +40,17 @@ class InputLayer(Layer):
     is_input_layer = True
     autocast = False
 
-    def __init__(self, shape=None, batch_size=None, dtype="float32", name=None,
-                 input_tensor=None, batch_shape=None):
+    def __init__(self, shape=None, batch_size=None, dtype="float32", sparse=None, ragged=None,
+                 batch_shape=None, input_tensor=None, optional=False, name=None):
         super().__init__(name=name, dtype=dtype)
+        for flag, value in (("sparse", sparse), ("ragged", ragged), ("optional", optional)):
+            if value:
+                raise ValueError(f"kgraph InputLayer does not support {flag}=True "
+                                 f"(InputLayer {self.name!r}): inputs are dense arrays, and "
+                                 "every input of a model is given.")
+        if input_tensor is not None and not isinstance(input_tensor, KerasTensor):
+            raise ValueError(f"InputLayer {self.name!r}: `input_tensor` must be a KerasTensor, "
+                             f"received {type(input_tensor).__name__}.")
         if input_tensor is None and batch_shape is not None:  # Keras: the full shape
             batch_shape = _check_dims(batch_shape, "batch_shape", self.name)
             input_tensor = KerasTensor(batch_shape, dtype=dtype, name=self.name)
@@ -76,10 +84,6 @@ class InputLayer(Layer):
     @classmethod
     def from_config(cls, config):
         config = dict(config)
-        for flag in ("sparse", "ragged", "optional"):
-            if config.pop(flag, False):
-                raise ValueError(f"kgraph InputLayer does not support {flag}=True "
-                                 f"(InputLayer {config.get('name')!r}).")
         dtype = config.pop("dtype", None) or "float32"
         if isinstance(dtype, dict):  # a serialized Keras DTypePolicy
             dtype = (dtype.get("config") or {}).get("name", "float32")
@@ -88,12 +92,15 @@ class InputLayer(Layer):
         return cls(dtype=dtype, **config)
 
 
-def Input(shape=None, batch_size=None, dtype="float32", name=None,  # noqa: N802 (Keras name)
-          batch_shape=None):
+def Input(shape=None, batch_size=None, dtype="float32", sparse=None,  # noqa: N802 (Keras)
+          ragged=None, batch_shape=None, name=None, tensor=None, optional=False):
     """A symbolic input tensor of shape ``(batch_size, *shape)``; batch_size None = any.
 
-    ``batch_shape`` gives the full shape instead (as Keras), e.g. ``(None, 784)``.
+    ``batch_shape`` gives the full shape instead (as Keras), e.g. ``(None, 784)``;
+    ``tensor`` wraps an existing ``KerasTensor``. Keras's ``sparse`` / ``ragged`` /
+    ``optional`` inputs are refused with an error (inputs are dense and always given).
     """
-    layer = InputLayer(shape=shape, batch_size=batch_size, dtype=dtype, name=name,
-                       batch_shape=batch_shape)
+    layer = InputLayer(shape=shape, batch_size=batch_size, dtype=dtype, sparse=sparse,
+                       ragged=ragged, batch_shape=batch_shape, input_tensor=tensor,
+                       optional=optional, name=name)
     return layer._inbound_nodes[0].outputs[0]

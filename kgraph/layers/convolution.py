@@ -17,7 +17,7 @@ from kgraph import activations
 from kgraph.base.input_spec import InputSpec
 from kgraph.base.layer import Layer
 from kgraph.ops import conv_utils as cu
-from kgraph.layers import accumulate
+from kgraph.layers import accumulate, lora
 from kgraph.layers import weight_args as wa
 
 __all__ = ["BaseConv", "Conv1D", "Conv2D", "Conv3D", "WindowedConv"]
@@ -94,21 +94,24 @@ class WindowedConv(Layer):
                 "dilation_rate": self.dilation_rate}
 
 
-class BaseConv(WindowedConv):
+class BaseConv(lora.LoRA, WindowedConv):
     """N-d convolution (cross-correlation): ``activation(conv(inputs, kernel) + bias)``.
 
     Weights: ``kernel`` ``(*kernel_size, in_channels // groups, filters)``, ``bias``
     ``(filters,)``. ``padding`` is ``"valid"``, ``"same"`` (TF/Keras placement: the extra
     pad goes at the end) or, for ``Conv1D`` only, ``"causal"`` (left padding by
-    ``dilation_rate * (kernel_size - 1)``).
+    ``dilation_rate * (kernel_size - 1)``). ``enable_lora(rank)`` (or ``lora_rank=``) trains
+    a low-rank update of the frozen kernel (see ``kgraph.layers.lora``).
     """
 
     def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None,
                  dilation_rate=1, groups=1, activation=None, use_bias=True,
                  kernel_initializer="glorot_uniform", bias_initializer="zeros",
                  kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
-                 kernel_constraint=None, bias_constraint=None, **kwargs):
+                 kernel_constraint=None, bias_constraint=None, lora_rank=None, lora_alpha=None,
+                 **kwargs):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self._init_lora(lora_rank, lora_alpha)
         filters = cu.positive_int("filters", filters)
         groups = cu.positive_int("groups", groups)
         if filters % groups:
@@ -138,6 +141,7 @@ class BaseConv(WindowedConv):
         self._add_bias(self.filters)
         self._set_input_spec(channels)
         self.built = True
+        self._build_lora()
 
     def call(self, inputs):
         x = cu.float_input(self, inputs)
@@ -150,7 +154,7 @@ class BaseConv(WindowedConv):
         return {**super().get_config(), "filters": self.filters, **self._window_config(),
                 "groups": self.groups, "activation": activations.serialize(self.activation),
                 "use_bias": self.use_bias,
-                **wa.weight_config(self, "kernel", "bias", activity=True)}
+                **wa.weight_config(self, "kernel", "bias", activity=True), **self._lora_config()}
 
 
 class Conv1D(BaseConv):

@@ -8,17 +8,19 @@ import jax.numpy as jnp
 from kgraph import activations
 from kgraph.base.input_spec import InputSpec
 from kgraph.base.layer import Layer
-from kgraph.layers import accumulate, quantized
+from kgraph.layers import accumulate, lora, quantized
 from kgraph.layers import weight_args as wa
 
 __all__ = ["Activation", "Dense", "Dropout"]
 
 
-class Dense(quantized.Quantizable, Layer):
+class Dense(lora.LoRA, quantized.Quantizable, Layer):
     """``activation(inputs @ kernel + bias)`` on the last axis.
 
     Weights: ``kernel`` (in, units), ``bias`` (units,). ``quantize("int8")`` (``"int4"``,
-    ``"float8"``) quantizes it as Keras does (see ``kgraph.layers.quantized``).
+    ``"float8"``) quantizes it as Keras does (see ``kgraph.layers.quantized``);
+    ``enable_lora(rank)`` (or ``lora_rank=``) trains a low-rank update of the frozen kernel
+    (see ``kgraph.layers.lora``).
 
     >>> import kgraph as kg
     >>> kg.layers.Dense(4, activation="relu")(kg.Input(shape=(3,))).shape
@@ -31,7 +33,8 @@ class Dense(quantized.Quantizable, Layer):
     def __init__(self, units, activation=None, use_bias=True,
                  kernel_initializer="glorot_uniform", bias_initializer="zeros",
                  kernel_regularizer=None, bias_regularizer=None, kernel_constraint=None,
-                 bias_constraint=None, quantization_config=None, **kwargs):
+                 bias_constraint=None, lora_rank=None, lora_alpha=None,
+                 quantization_config=None, **kwargs):
         super().__init__(**kwargs)
         if not isinstance(units, int) or units <= 0:
             raise ValueError(f"Dense units must be a positive integer, received units={units!r}.")
@@ -39,6 +42,7 @@ class Dense(quantized.Quantizable, Layer):
         self.units = units
         self.activation = activations.get(activation)
         self.use_bias = use_bias
+        self._init_lora(lora_rank, lora_alpha)
         wa.set_weight_args(self, "kernel", kernel_initializer, kernel_regularizer,
                            kernel_constraint)
         wa.set_weight_args(self, "bias", bias_initializer, bias_regularizer, bias_constraint)
@@ -58,6 +62,7 @@ class Dense(quantized.Quantizable, Layer):
                 self.bias = wa.add_weight(self, "bias", (self.units,))
         self.input_spec = InputSpec(min_ndim=2, axes={-1: in_features})
         self.built = True
+        self._build_lora()
 
     def call(self, inputs):
         if self.quantization_mode is not None:
@@ -77,7 +82,8 @@ class Dense(quantized.Quantizable, Layer):
         return {**super().get_config(), "units": self.units,
                 "activation": activations.serialize(self.activation), "use_bias": self.use_bias,
                 **wa.weight_config(self, "kernel", "bias", strict=False),
-                "quantization_config": self._quantization_config_entry()}
+                "quantization_config": self._quantization_config_entry(),
+                **self._lora_config()}
 
 
 class Activation(Layer):

@@ -8,14 +8,14 @@ import re
 from kgraph import activations, initializers
 from kgraph.base.input_spec import InputSpec
 from kgraph.base.layer import Layer
-from kgraph.layers import accumulate, quantized
+from kgraph.layers import accumulate, lora, quantized
 from kgraph.layers import weight_args as wa
 from kgraph.layers.embedding import resolve_initializer
 
 __all__ = ["EinsumDense", "analyze_einsum_string"]
 
 
-class EinsumDense(quantized.Quantizable, Layer):
+class EinsumDense(lora.LoRA, quantized.Quantizable, Layer):
     """``activation(einsum(equation, inputs, kernel) + bias)``.
 
     Args:
@@ -41,8 +41,12 @@ class EinsumDense(quantized.Quantizable, Layer):
     def __init__(self, equation, output_shape, activation=None, bias_axes=None,
                  kernel_initializer="glorot_uniform", bias_initializer="zeros",
                  kernel_regularizer=None, bias_regularizer=None, kernel_constraint=None,
-                 bias_constraint=None, quantization_config=None, **kwargs):
+                 bias_constraint=None, lora_rank=None, lora_alpha=None,
+                 gptq_unpacked_column_size=None, quantization_config=None, **kwargs):
         super().__init__(**kwargs)
+        if gptq_unpacked_column_size is not None:  # only a GPTQ-quantized layer's config has it
+            raise quantized.calibration_not_offered(self, "gptq")
+        self._init_lora(lora_rank, lora_alpha)
         self.quantization_config = quantized.config_argument(self.name, quantization_config)
         if not isinstance(equation, str):
             raise TypeError(f"EinsumDense `equation` must be a string, received {equation!r}.")
@@ -83,6 +87,7 @@ class EinsumDense(quantized.Quantizable, Layer):
                 self.bias = wa.add_weight(self, "bias", tuple(bias_shape),
                                           resolve_initializer(self.bias_initializer))
         self.built = True
+        self._build_lora()
 
     def _kernel_initializer(self, input_axes, output_axes):
         """Variance-scaling initializers get the einsum's input/output kernel axes for
@@ -115,7 +120,8 @@ class EinsumDense(quantized.Quantizable, Layer):
                 "equation": self.equation, "activation": activations.serialize(self.activation),
                 "bias_axes": self.bias_axes,
                 **wa.weight_config(self, "kernel", "bias", strict=False),
-                "quantization_config": self._quantization_config_entry()}
+                "quantization_config": self._quantization_config_entry(),
+                **self._lora_config()}
 
 
 def analyze_einsum_string(equation, bias_axes, input_shape, output_shape):

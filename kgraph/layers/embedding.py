@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from kgraph.base import shape_inference
 from kgraph.base.layer import Layer
 from kgraph.interpreter import checks
-from kgraph.layers import quantized
+from kgraph.layers import lora, quantized
 from kgraph.layers import weight_args as wa
 
 __all__ = ["Embedding", "ReversibleEmbedding", "resolve_initializer"]
@@ -31,7 +31,7 @@ def _positive_int(value, name):
                          f"(of type {type(value).__name__}).")
 
 
-class Embedding(quantized.Quantizable, Layer):
+class Embedding(lora.LoRA, quantized.Quantizable, Layer):
     """Look up rows of the ``embeddings`` matrix ``(input_dim, output_dim)``.
 
     Non-integer inputs are cast to int32 (as Keras). With ``mask_zero=True`` index 0 is
@@ -54,13 +54,16 @@ class Embedding(quantized.Quantizable, Layer):
 
     autocast = False  # integer inputs; the output is cast to the compute dtype explicitly
     _quantized_kind, _quantized_weight = "embedding", "embeddings"
+    _lora_weight = "embeddings"
 
     def __init__(self, input_dim, output_dim, embeddings_initializer="uniform",
                  embeddings_regularizer=None, embeddings_constraint=None, mask_zero=False,
-                 weights=None, quantization_config=None, **kwargs):
+                 weights=None, lora_rank=None, lora_alpha=None, quantization_config=None,
+                 **kwargs):
         _positive_int(input_dim, "input_dim")
         _positive_int(output_dim, "output_dim")
         super().__init__(**kwargs)
+        self._init_lora(lora_rank, lora_alpha)
         self.quantization_config = quantized.config_argument(self.name, quantization_config)
         self.input_dim = input_dim
         self.output_dim = output_dim
@@ -82,6 +85,7 @@ class Embedding(quantized.Quantizable, Layer):
         self.embeddings = wa.add_weight(self, "embeddings", (self.input_dim, self.output_dim),
                                         resolve_initializer(self.embeddings_initializer))
         self.built = True
+        self._build_lora()
 
     def call(self, inputs):
         if self.quantization_mode is not None:
@@ -107,7 +111,8 @@ class Embedding(quantized.Quantizable, Layer):
                 "output_dim": self.output_dim,
                 **wa.weight_config(self, "embeddings", activity=True, strict=False),
                 "mask_zero": self.mask_zero,
-                "quantization_config": self._quantization_config_entry()}
+                "quantization_config": self._quantization_config_entry(),
+                **self._lora_config()}
 
 
 class ReversibleEmbedding(Embedding):

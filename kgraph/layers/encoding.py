@@ -10,15 +10,14 @@
 
 from __future__ import annotations
 
-import hashlib
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from kgraph.base.layer import Layer
 from kgraph.base.tensor_kinds import dense_only
-from kgraph.layers.lookup import _batches, encode_counts, fingerprint64 as _fingerprint64
+from kgraph.layers.lookup import _batches, encode_counts
+from kgraph.layers.string_hashes import fingerprint64 as _fingerprint64, salt_key, siphash64
 
 __all__ = ["CategoryEncoding", "Discretization", "Hashing"]
 
@@ -158,17 +157,16 @@ class Discretization(Layer):
 
 
 def _buckets_host(values, num_bins, salt):
-    """FarmHash Fingerprint64 of each value's text (Keras's ``to_hash_bucket_fast``), or a
-    keyed BLAKE2 hash with a ``salt``, modulo ``num_bins``."""
+    """FarmHash Fingerprint64 of each value's text (Keras's ``to_hash_bucket_fast``), or
+    with a ``salt`` (``[k0, k1]``) SipHash-2-4 keyed by it (``to_hash_bucket_strong``),
+    modulo ``num_bins``."""
     values = np.asarray(values)
 
     def bucket(value):
         text = value.decode() if isinstance(value, bytes) else str(value)
         if salt is None:
             return _fingerprint64(text) % num_bins
-        digest = hashlib.blake2b(text.encode(), digest_size=8,
-                                 key=str(salt).encode()).digest()
-        return int.from_bytes(digest, "little") % num_bins
+        return siphash64(salt, text.encode()) % num_bins
 
     return np.vectorize(bucket, otypes=[np.int64])(values) if values.size else \
         values.astype(np.int64)
@@ -177,7 +175,7 @@ def _buckets_host(values, num_bins, salt):
 class Hashing(Layer):
     """Values to ``num_bins`` buckets: FarmHash Fingerprint64 of each value's text modulo
     the bins, Keras's numbers (``mask_value`` goes to bucket 0, the rest to 1..). A ``salt``
-    switches to a keyed BLAKE2 hash (Keras uses SipHash there, so salted buckets differ).
+    (one integer, or two) switches to SipHash-2-4 keyed by it, as Keras.
     Strings are hashed on the host; integers also inside graphs and under ``jit`` (through
     ``jax.pure_callback``)."""
 
@@ -194,7 +192,8 @@ class Hashing(Layer):
         if output_mode not in ("int", "one_hot", "multi_hot", "count"):
             raise ValueError(f"Unknown output_mode {output_mode!r}.")
         dense_only(f'Layer "{self.name}"', sparse)
-        self.num_bins, self.mask_value, self.salt = num_bins, mask_value, salt
+        self.num_bins, self.mask_value = num_bins, mask_value
+        self.salt = salt_key(salt, "Hashing")
         self.output_mode, self.sparse = output_mode, False
 
     def _buckets(self, values):

@@ -19,7 +19,7 @@ import numpy as np
 from kgraph.base.layer import Layer
 from kgraph.base.tensor_kinds import dense_only
 from kgraph.graph.keras_tensor import KerasTensor
-from kgraph.layers.encoding import _fingerprint64
+from kgraph.layers.string_hashes import fingerprint64
 
 __all__ = ["HashedCrossing", "cross_hashed"]
 
@@ -50,7 +50,7 @@ def _features(values):
     """A column's uint64 features: Fingerprint64 of strings (UTF-8), integers' bits."""
     values = np.asarray(values)
     if _is_text(values):
-        return np.fromiter((_fingerprint64(v) for v in values.reshape(-1).tolist()),
+        return np.fromiter((fingerprint64(v) for v in values.reshape(-1).tolist()),
                            np.uint64, values.size).reshape(values.shape)
     return values.astype(np.int64).view(np.uint64)
 

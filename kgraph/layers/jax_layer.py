@@ -64,9 +64,13 @@ class JaxLayer(Layer):
     (see the module docstring). ``seed`` seeds the keys of ``init_fn`` and of ``call_fn``'s
     ``rng``."""
 
-    def __init__(self, call_fn, init_fn=None, params=None, state=None, seed=None, **kwargs):
+    def __init__(self, call_fn, init_fn=None, params=None, state=None, seed=None,
+                 native_serialization_platforms=None, **kwargs):
         super().__init__(**kwargs)
         self.call_fn, self.init_fn, self.seed = call_fn, init_fn, seed
+        # Keras's platforms for exporting through jax2tf (TensorFlow SavedModels); kgraph
+        # exports with ``compiler.export`` and keeps the value for the config.
+        self.native_serialization_platforms = native_serialization_platforms
         self.call_fn_arguments = _arguments(call_fn, "call_fn", _CALL_ARGUMENTS)
         self.init_fn_arguments = (None if init_fn is None else
                                   _arguments(init_fn, "init_fn", _INIT_ARGUMENTS))
@@ -152,7 +156,8 @@ class JaxLayer(Layer):
         registered name, ``register_keras_serializable``, or ``custom_objects``)."""
         return {**super().get_config(), "call_fn": catalog.function_entry(self.call_fn),
                 "init_fn": (None if self.init_fn is None
-                            else catalog.function_entry(self.init_fn))}
+                            else catalog.function_entry(self.init_fn)),
+                "native_serialization_platforms": self.native_serialization_platforms}
 
     @classmethod
     def from_config(cls, config):

@@ -16,25 +16,15 @@ from __future__ import annotations
 
 import collections
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
 from kgraph.base.layer import Layer
 from kgraph.graph.keras_tensor import KerasTensor
+from kgraph.layers.string_hashes import fingerprint64, salt_key, siphash64
 
 __all__ = ["IntegerLookup", "StringLookup", "encode_counts", "fingerprint64"]
-
-
-def fingerprint64(text) -> int:
-    """FarmHash's Fingerprint64 of ``text`` (Keras's string hash: ``Hashing``, lookups'
-    out-of-vocabulary slots), through pyfarmhash."""
-    try:
-        import farmhash  # an optional dependency (the ``preprocessing`` extra)
-    except ImportError as error:
-        raise ImportError("Keras hashes strings with FarmHash: install pyfarmhash "
-                          "(`pip install pyfarmhash`, or the extra "
-                          "`pip install kgraph[preprocessing]`).") from error
-    return farmhash.fingerprint64(text)
 
 
 _MODES = ("int", "one_hot", "multi_hot", "count", "tf_idf")
@@ -74,7 +64,8 @@ class _Lookup(Layer):
 
     def __init__(self, max_tokens=None, num_oov_indices=1, mask_token=None, oov_token=None,
                  vocabulary=None, vocabulary_dtype=None, idf_weights=None, invert=False,
-                 output_mode="int", sparse=False, pad_to_max_tokens=False, **kwargs):
+                 output_mode="int", sparse=False, pad_to_max_tokens=False, oov_method="floormod",
+                 salt=None, **kwargs):
         super().__init__(**kwargs)
         owner = f'Layer "{self.name}" ({type(self).__name__})'
         if output_mode == "binary":
@@ -89,6 +80,13 @@ class _Lookup(Layer):
         if num_oov_indices < 0:
             raise ValueError(f"{owner}: `num_oov_indices` must be >= 0, received "
                              f"{num_oov_indices}.")
+        if oov_method not in ("floormod", "farmhash"):
+            raise ValueError(f"{owner}: `oov_method` must be 'floormod' or 'farmhash', "
+                             f"received {oov_method!r}.")
+        if salt is not None and not self._string and oov_method != "farmhash":
+            raise ValueError("`salt` can only be used when `oov_method='farmhash'`. "
+                             f"Received: oov_method={oov_method}")
+        self.oov_method, self.salt = oov_method, salt_key(salt, "IndexLookup")
         self.max_tokens, self.num_oov_indices = max_tokens, int(num_oov_indices)
         self.mask_token, self.oov_token = mask_token, oov_token
         self.invert, self.output_mode = bool(invert), output_mode
@@ -167,17 +165,26 @@ class _Lookup(Layer):
 
     # ------------------------------------------------------------------------ call
     def _oov_index(self, values):
-        """Keras's OOV slots: integers ``value % num_oov_indices``, strings their FarmHash
-        Fingerprint64 modulo ``num_oov_indices`` (TensorFlow's ``to_hash_bucket_fast``)."""
+        """Keras's OOV slots: integers ``value % num_oov_indices`` (``oov_method=
+        "floormod"``); strings, and integers' decimal text with ``"farmhash"``, their
+        FarmHash Fingerprint64 (with a ``salt``: SipHash-2-4 keyed by it) modulo
+        ``num_oov_indices`` (TensorFlow's ``to_hash_bucket_fast`` / ``_strong``)."""
         base = 0 if self.mask_token is None else 1
         if self.num_oov_indices <= 1:
             return np.full(np.shape(values), base, np.int64)
-        if not self._string:
+        if not self._string and self.oov_method != "farmhash":
             return base + np.mod(np.asarray(values, np.int64), self.num_oov_indices)
-        hashes = np.array([fingerprint64(v.decode(self.encoding) if isinstance(v, bytes) else
-                                       str(v)) for v in np.asarray(values).reshape(-1).tolist()],
+        hashes = np.array([self._hash(v) for v in np.asarray(values).reshape(-1).tolist()],
                           np.uint64).reshape(np.shape(values))
         return base + (hashes % np.uint64(self.num_oov_indices)).astype(np.int64)
+
+    def _hash(self, value) -> int:
+        if isinstance(value, bytes):
+            value = value.decode(self.encoding)
+        text = str(value)
+        if self.salt is None:
+            return fingerprint64(text)
+        return siphash64(self.salt, text.encode(getattr(self, "encoding", "utf-8")))
 
     def _token_table(self) -> dict:
         """``{token: index}``, made once per vocabulary."""
@@ -248,7 +255,8 @@ class _Lookup(Layer):
                 "output_mode": self.output_mode, "sparse": self.sparse,
                 "pad_to_max_tokens": self.pad_to_max_tokens,
                 "idf_weights": None if self.idf_weights is None else
-                self.idf_weights[len(self._special()):].tolist()}
+                self.idf_weights[len(self._special()):].tolist(),
+                "oov_method": self.oov_method, "salt": self.salt}
 
 
 class StringLookup(_Lookup):
@@ -258,12 +266,12 @@ class StringLookup(_Lookup):
 
     def __init__(self, max_tokens=None, num_oov_indices=1, mask_token=None, oov_token="[UNK]",
                  vocabulary=None, idf_weights=None, invert=False, output_mode="int",
-                 pad_to_max_tokens=False, sparse=False, encoding="utf-8", **kwargs):
+                 pad_to_max_tokens=False, sparse=False, encoding="utf-8", salt=None, **kwargs):
         kwargs.pop("vocabulary_dtype", None)
+        self.encoding = encoding
         super().__init__(max_tokens, num_oov_indices, mask_token, oov_token, vocabulary,
                          "string", idf_weights, invert, output_mode, sparse,
-                         pad_to_max_tokens, **kwargs)
-        self.encoding = encoding
+                         pad_to_max_tokens, salt=salt, **kwargs)
 
     def _indices(self, inputs):
         return jnp.asarray(self._lookup_host(np.asarray(inputs)), jnp.int32)
@@ -279,10 +287,11 @@ class IntegerLookup(_Lookup):
 
     def __init__(self, max_tokens=None, num_oov_indices=1, mask_token=None, oov_token=-1,
                  vocabulary=None, vocabulary_dtype="int64", idf_weights=None, invert=False,
-                 output_mode="int", sparse=False, pad_to_max_tokens=False, **kwargs):
+                 output_mode="int", sparse=False, pad_to_max_tokens=False,
+                 oov_method="floormod", salt=None, **kwargs):
         super().__init__(max_tokens, num_oov_indices, mask_token, oov_token, vocabulary,
                          vocabulary_dtype, idf_weights, invert, output_mode, sparse,
-                         pad_to_max_tokens, **kwargs)
+                         pad_to_max_tokens, oov_method=oov_method, salt=salt, **kwargs)
 
     def _indices(self, inputs):
         if isinstance(inputs, np.ndarray):
@@ -296,7 +305,10 @@ class IntegerLookup(_Lookup):
         position = jnp.clip(jnp.searchsorted(keys, values), 0, keys.shape[0] - 1)
         found = (keys[position] == values) & (len(vocab) > 0)
         base = 0 if self.mask_token is None else 1
-        if self.num_oov_indices > 1:  # Keras's floormod slots
+        if self.num_oov_indices > 1 and self.oov_method == "farmhash":  # hashed on the host
+            base = jax.pure_callback(lambda v: self._oov_index(v).astype(np.int32),
+                                     jax.ShapeDtypeStruct(values.shape, jnp.int32), values)
+        elif self.num_oov_indices > 1:  # Keras's floormod slots
             base = base + jnp.mod(values, self.num_oov_indices)
         indices = jnp.where(found, slots[position], base)
         if self.mask_token is not None:

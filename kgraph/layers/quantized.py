@@ -111,6 +111,11 @@ class Quantizable:
             raise _not_implemented(self)
         if mode in ("gptq", "awq"):
             raise calibration_not_offered(self, mode)
+        if getattr(self, "lora_enabled", False):
+            raise NotImplementedError(
+                f'Layer "{self.name}" has LoRA enabled; quantizing a LoRA layer is not '
+                "supported. Save the model (which merges the update into the kernel), load it "
+                "without LoRA, then quantize.")
         quantized_calls.quantize(self, mode, config)
 
     def __getattr__(self, name):

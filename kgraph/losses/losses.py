@@ -26,9 +26,11 @@ import inspect
 
 import jax.numpy as jnp
 
+from kgraph import config, dtype_policies
 from kgraph.base.naming import to_snake_case
 from kgraph.losses import checks as loss_checks, functions as fns
-from kgraph.losses.weighting import combine_masks, reduce_weighted, squeeze_or_expand_to_same_rank
+from kgraph.losses.weighting import (check_reduction, combine_masks, reduce_weighted,
+                                     squeeze_or_expand_to_same_rank)
 
 __all__ = [
     "BinaryCrossentropy", "BinaryFocalCrossentropy", "CTC", "CategoricalCrossentropy",
@@ -39,9 +41,6 @@ __all__ = [
     "MeanSquaredError", "MeanSquaredLogarithmicError", "Poisson",
     "SparseCategoricalCrossentropy", "SquaredHinge", "get", "reduce_weighted",
 ]
-
-_REDUCTIONS = ("sum_over_batch_size", "mean")  # identical in Keras
-
 
 snake_case = to_snake_case  # kept for code that imports it from here
 
@@ -60,12 +59,15 @@ class Loss:
     0.5
     """
 
-    def __init__(self, name=None, reduction="sum_over_batch_size"):
-        if reduction not in _REDUCTIONS:
-            raise ValueError(f"Loss reduction must be one of {_REDUCTIONS} (Keras's default, "
-                             f"which training uses); received reduction={reduction!r}.")
+    def __init__(self, name=None, reduction="sum_over_batch_size", dtype=None):
         self.name = name or to_snake_case(type(self).__name__)
-        self.reduction = reduction
+        self.reduction = check_reduction(reduction)
+        self._dtype = dtype_policies.get(dtype or config.floatx()).compute_dtype
+
+    @property
+    def dtype(self) -> str:
+        """The dtype of the loss's computations (Keras's: ``floatx()`` by default)."""
+        return self._dtype
 
     def call(self, y_true, y_pred):
         """The unreduced loss values."""
@@ -78,15 +80,16 @@ class Loss:
     def __call__(self, y_true, y_pred, sample_weight=None, mask=None):
         """The reduced loss (a scalar); ``mask`` acts as Keras's ``y_pred._keras_mask``."""
         values, own_mask = self.unreduced(y_true, y_pred)
-        return reduce_weighted(values, sample_weight, combine_masks(mask, own_mask, values))
+        return reduce_weighted(values, sample_weight, combine_masks(mask, own_mask, values),
+                               reduction=self.reduction)
 
     def unreduced(self, y_true, y_pred):
         """``(values, mask)``: what ``__call__`` reduces (inputs converted and checked,
         float values) and the loss's own mask."""
-        y_true, y_pred = _as_inputs(y_true, y_pred)
+        y_true, y_pred = _as_inputs(y_true, y_pred, self.dtype)
         self.check(y_true, y_pred)
         values, own_mask = self.call_with_mask(y_true, y_pred)
-        return fns.as_float(values), own_mask
+        return jnp.asarray(values, self.dtype), own_mask
 
     def check(self, y_true, y_pred) -> None:
         """Raise a ValueError if ``y_true``/``y_pred`` (shapes and dtypes) can't be used."""
@@ -105,12 +108,12 @@ class Loss:
         return f"{type(self).__name__}({args})"
 
 
-def _as_inputs(y_true, y_pred):
-    """Float32 predictions; targets as float32 unless they are integer labels."""
-    y_pred = jnp.asarray(y_pred, jnp.float32)
+def _as_inputs(y_true, y_pred, dtype):
+    """Predictions in the loss's dtype; targets too unless they are integer labels."""
+    y_pred = jnp.asarray(y_pred, dtype)
     y_true = jnp.asarray(y_true)
     if not jnp.issubdtype(y_true.dtype, jnp.integer):
-        y_true = y_true.astype(jnp.float32)
+        y_true = y_true.astype(dtype)
     return y_true, y_pred
 
 
@@ -128,8 +131,8 @@ class LossFunctionWrapper(Loss):
 
     check_fn = staticmethod(loss_checks.check_numeric)
 
-    def __init__(self, fn, reduction="sum_over_batch_size", name=None, **kwargs):
-        super().__init__(name=name or _function_name(fn), reduction=reduction)
+    def __init__(self, fn, reduction="sum_over_batch_size", name=None, dtype=None, **kwargs):
+        super().__init__(name=name or _function_name(fn), reduction=reduction, dtype=dtype)
         self.fn = fn
         self._fn_kwargs = kwargs
 
@@ -160,9 +163,9 @@ class _Elementwise(LossFunctionWrapper):
     default_name = None
     check_fn = staticmethod(loss_checks.check_elementwise)
 
-    def __init__(self, reduction="sum_over_batch_size", name=None, **kwargs):
+    def __init__(self, reduction="sum_over_batch_size", name=None, dtype=None, **kwargs):
         super().__init__(type(self).fn, reduction=reduction, name=name or self.default_name,
-                         **kwargs)
+                         dtype=dtype, **kwargs)
 
 
 class MeanSquaredError(_Elementwise):
@@ -232,8 +235,9 @@ class Huber(_Elementwise):
 
     fn, default_name = staticmethod(fns.huber), "huber_loss"
 
-    def __init__(self, delta=1.0, reduction="sum_over_batch_size", name="huber_loss"):
-        super().__init__(reduction=reduction, name=name, delta=delta)
+    def __init__(self, delta=1.0, reduction="sum_over_batch_size", name="huber_loss",
+                 dtype=None):
+        super().__init__(reduction=reduction, dtype=dtype, name=name, delta=delta)
         self.delta = delta
 
 
@@ -242,8 +246,9 @@ class CosineSimilarity(_Elementwise):
 
     fn, default_name = staticmethod(fns.cosine_similarity), "cosine_similarity"
 
-    def __init__(self, axis=-1, reduction="sum_over_batch_size", name="cosine_similarity"):
-        super().__init__(reduction=reduction, name=name, axis=axis)
+    def __init__(self, axis=-1, reduction="sum_over_batch_size", name="cosine_similarity",
+                 dtype=None):
+        super().__init__(reduction=reduction, dtype=dtype, name=name, axis=axis)
         self.axis = axis
 
 
@@ -262,8 +267,8 @@ class BinaryCrossentropy(_Elementwise):
     check_fn = staticmethod(loss_checks.check_same_shape)
 
     def __init__(self, from_logits=False, label_smoothing=0.0, axis=-1,
-                 reduction="sum_over_batch_size", name="binary_crossentropy"):
-        super().__init__(reduction=reduction, name=name, from_logits=from_logits,
+                 reduction="sum_over_batch_size", name="binary_crossentropy", dtype=None):
+        super().__init__(reduction=reduction, dtype=dtype, name=name, from_logits=from_logits,
                          label_smoothing=label_smoothing, axis=axis)
         self.from_logits, self.label_smoothing, self.axis = from_logits, label_smoothing, axis
 
@@ -277,8 +282,8 @@ class BinaryFocalCrossentropy(_Elementwise):
 
     def __init__(self, apply_class_balancing=False, alpha=0.25, gamma=2.0, from_logits=False,
                  label_smoothing=0.0, axis=-1, reduction="sum_over_batch_size",
-                 name="binary_focal_crossentropy"):
-        super().__init__(reduction=reduction, name=name,
+                 name="binary_focal_crossentropy", dtype=None):
+        super().__init__(reduction=reduction, dtype=dtype, name=name,
                          apply_class_balancing=apply_class_balancing, alpha=alpha,
                          gamma=gamma, from_logits=from_logits,
                          label_smoothing=label_smoothing, axis=axis)
@@ -299,8 +304,8 @@ class CategoricalCrossentropy(_Elementwise):
     check_fn = staticmethod(loss_checks.check_categorical)
 
     def __init__(self, from_logits=False, label_smoothing=0.0, axis=-1,
-                 reduction="sum_over_batch_size", name="categorical_crossentropy"):
-        super().__init__(reduction=reduction, name=name, from_logits=from_logits,
+                 reduction="sum_over_batch_size", name="categorical_crossentropy", dtype=None):
+        super().__init__(reduction=reduction, dtype=dtype, name=name, from_logits=from_logits,
                          label_smoothing=label_smoothing, axis=axis)
         self.from_logits, self.label_smoothing, self.axis = from_logits, label_smoothing, axis
 
@@ -315,8 +320,8 @@ class SparseCategoricalCrossentropy(_Elementwise):
     default_name = "sparse_categorical_crossentropy"
 
     def __init__(self, from_logits=False, ignore_class=None, reduction="sum_over_batch_size",
-                 axis=-1, name="sparse_categorical_crossentropy"):
-        super().__init__(reduction=reduction, name=name, from_logits=from_logits,
+                 axis=-1, name="sparse_categorical_crossentropy", dtype=None):
+        super().__init__(reduction=reduction, dtype=dtype, name=name, from_logits=from_logits,
                          ignore_class=ignore_class, axis=axis)
         self.from_logits, self.ignore_class, self.axis = from_logits, ignore_class, axis
 
@@ -337,8 +342,9 @@ class CategoricalFocalCrossentropy(_Elementwise):
     default_name = "categorical_focal_crossentropy"
 
     def __init__(self, alpha=0.25, gamma=2.0, from_logits=False, label_smoothing=0.0, axis=-1,
-                 reduction="sum_over_batch_size", name="categorical_focal_crossentropy"):
-        super().__init__(reduction=reduction, name=name, alpha=alpha, gamma=gamma,
+                 reduction="sum_over_batch_size", name="categorical_focal_crossentropy",
+                 dtype=None):
+        super().__init__(reduction=reduction, dtype=dtype, name=name, alpha=alpha, gamma=gamma,
                          from_logits=from_logits, label_smoothing=label_smoothing, axis=axis)
         self.alpha, self.gamma, self.from_logits = alpha, gamma, from_logits
         self.label_smoothing, self.axis = label_smoothing, axis
@@ -348,11 +354,11 @@ class CategoricalGeneralizedCrossEntropy(LossFunctionWrapper):
     """``(1 - p_true ** q) / q`` of integer labels, for ``0 < q < 1`` (noisy labels)."""
 
     def __init__(self, q=0.5, reduction="sum_over_batch_size",
-                 name="categorical_generalized_cross_entropy"):
+                 name="categorical_generalized_cross_entropy", dtype=None):
         if not 0 < q < 1:
             raise ValueError("q must be in the interval (0, 1)")
         super().__init__(fns.categorical_generalized_cross_entropy, reduction=reduction,
-                         name=name, q=q)
+                         dtype=dtype, name=name, q=q)
         self.q = q
 
     def get_config(self):
@@ -372,8 +378,8 @@ class _Overlap(LossFunctionWrapper):
 class Dice(_Overlap):
     """``1 - 2 |y_true * y_pred| / (|y_true| + |y_pred|)``."""
 
-    def __init__(self, reduction="sum_over_batch_size", name="dice", axis=None):
-        super().__init__(fns.dice, reduction=reduction, name=name, axis=axis)
+    def __init__(self, reduction="sum_over_batch_size", name="dice", axis=None, dtype=None):
+        super().__init__(fns.dice, reduction=reduction, dtype=dtype, name=name, axis=axis)
         self.axis = axis
 
 
@@ -381,9 +387,9 @@ class Tversky(_Overlap):
     """``1 - TP / (TP + alpha FP + beta FN)``; alpha = beta = 0.5 is Dice."""
 
     def __init__(self, alpha=0.5, beta=0.5, reduction="sum_over_batch_size", name="tversky",
-                 axis=None):
-        super().__init__(fns.tversky, reduction=reduction, name=name, alpha=alpha, beta=beta,
-                         axis=axis)
+                 axis=None, dtype=None):
+        super().__init__(fns.tversky, reduction=reduction, dtype=dtype, name=name, alpha=alpha,
+                         beta=beta, axis=axis)
         self.alpha, self.beta, self.axis = alpha, beta, axis
 
 
@@ -392,8 +398,8 @@ class Circle(LossFunctionWrapper):
     the samples with a positive loss, as Keras."""
 
     def __init__(self, gamma=80.0, margin=0.4, remove_diagonal=True,
-                 reduction="sum_over_batch_size", name="circle"):
-        super().__init__(fns.circle, reduction=reduction, name=name, gamma=gamma,
+                 reduction="sum_over_batch_size", name="circle", dtype=None):
+        super().__init__(fns.circle, reduction=reduction, dtype=dtype, name=name, gamma=gamma,
                          margin=margin, remove_diagonal=remove_diagonal)
         self.gamma, self.margin, self.remove_diagonal = gamma, margin, remove_diagonal
 
@@ -408,8 +414,8 @@ class CTC(LossFunctionWrapper):
     """Connectionist temporal classification: labels ``(batch, max_len)`` padded with 0
     (the blank), logits ``(batch, time, classes)``."""
 
-    def __init__(self, reduction="sum_over_batch_size", name="ctc"):
-        super().__init__(fns.ctc, reduction=reduction, name=name)
+    def __init__(self, reduction="sum_over_batch_size", name="ctc", dtype=None):
+        super().__init__(fns.ctc, reduction=reduction, dtype=dtype, name=name)
 
     def call(self, y_true, y_pred):
         return fns.ctc(y_true, y_pred)
@@ -444,7 +450,8 @@ def _from_keras(obj):
     cls = _BY_CLASS_NAME.get(type(obj).__name__)
     if cls is None or not type(obj).__module__.startswith("keras"):
         return None
-    config = {**obj.get_config(), **getattr(obj, "_fn_kwargs", {})}
+    config = {**obj.get_config(), **getattr(obj, "_fn_kwargs", {}),
+              "dtype": getattr(obj, "dtype", None)}
     accepted = inspect.signature(cls).parameters
     return cls.from_config({k: v for k, v in config.items() if k in accepted})
 

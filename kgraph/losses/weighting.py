@@ -14,12 +14,14 @@ zero-weight rows appended to a batch (padding) change nothing.
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 
 __all__ = [
-    "as_float_mask", "broadcast_to_values", "combine_masks", "divide_no_nan",
-    "reduce_weighted", "squeeze_or_expand_to_same_rank", "weighted"
+    "REDUCTIONS", "as_float_mask", "broadcast_to_values", "check_reduction", "combine_masks",
+    "divide_no_nan", "reduce_weighted", "squeeze_or_expand_to_same_rank", "weighted"
 ]
 
 
@@ -94,9 +96,21 @@ def combine_masks(mask_a, mask_b, values):
     return masks[0] if len(masks) == 1 else masks[0] * masks[1]
 
 
-@jax.jit
-def reduce_weighted(values, sample_weight=None, mask=None):
-    """Keras's ``sum_over_batch_size`` reduction of ``values`` with weights and a mask.
+REDUCTIONS = ("sum_over_batch_size", "mean", "sum", "mean_with_sample_weight", "none", None)
+
+
+def check_reduction(reduction):
+    """``reduction`` if Keras accepts it, else Keras's ValueError."""
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"Invalid value for argument `reduction`. Expected one of "
+                         f"{REDUCTIONS}. Received: reduction={reduction!r}")
+    return reduction
+
+
+@functools.partial(jax.jit, static_argnames="reduction")
+def reduce_weighted(values, sample_weight=None, mask=None, reduction="sum_over_batch_size"):
+    """Keras's reduction of ``values`` with weights and a mask (``sum_over_batch_size`` by
+    default; ``reduction`` is any of Keras's, see ``_reduce_other``).
 
     Equals ``keras.src.losses.loss.reduce_weighted_values`` with Keras's ``apply_mask``:
     ``sum(values * sample_weight * mask) / count(valid entries)`` (the number of entries
@@ -113,6 +127,8 @@ def reduce_weighted(values, sample_weight=None, mask=None):
     values = jnp.asarray(values)
     if not jnp.issubdtype(values.dtype, jnp.floating):
         values = values.astype(jnp.float32)
+    if reduction not in ("sum_over_batch_size", "mean"):
+        return _reduce_other(values, sample_weight, mask, reduction)
     if values.size == 0:
         return jnp.zeros((), values.dtype)
     if values.ndim == 0:
@@ -125,6 +141,31 @@ def reduce_weighted(values, sample_weight=None, mask=None):
     float_mask = as_float_mask(mask, values)
     weight = float_mask if weight is None else weight * float_mask
     return divide_no_nan(jnp.sum(weighted(values, weight)), jnp.sum(float_mask))
+
+
+def _reduce_other(values, sample_weight, mask, reduction):
+    """Keras's ``"sum"`` (the weighted values summed), ``"mean_with_sample_weight"``
+    (divided by the weights' sum) and ``None`` / ``"none"`` (the weighted values, not
+    reduced). A mask weighs its entries 0 or 1; the weights align with the values as
+    Keras aligns them (``squeeze_or_expand_to_same_rank``)."""
+    weight = None
+    if sample_weight is not None:
+        weight = jnp.asarray(sample_weight, values.dtype)
+        values, weight = squeeze_or_expand_to_same_rank(values, weight)
+    if mask is not None and values.ndim > 0:
+        float_mask = as_float_mask(mask, values)
+        weight = float_mask if weight is None else weight * float_mask
+    elif mask is not None:
+        weight = _reduce_one_value(jnp.ones((), values.dtype), weight, mask)
+    if weight is not None:
+        values = weighted(values, weight)
+    if reduction in (None, "none") or values.ndim == 0 or values.size == 0:
+        return values
+    total = jnp.sum(values)
+    if reduction == "sum":
+        return total
+    divisor = jnp.sum(weight) if weight is not None else jnp.asarray(values.size, values.dtype)
+    return divide_no_nan(total, divisor)
 
 
 def _reduce_one_value(value, sample_weight, mask):

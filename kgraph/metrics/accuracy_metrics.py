@@ -84,54 +84,66 @@ def top_k_categorical_accuracy(y_true, y_pred, k=5):
     return _top_k_hits(jnp.argmax(jnp.asarray(y_true), axis=-1), y_pred, k)
 
 
-def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5):
-    """1.0 where the integer label is among the ``k`` highest scores."""
-    return _top_k_hits(jnp.asarray(y_true), y_pred, k)
+def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5, from_sorted_ids=False):
+    """1.0 where the integer label is among the ``k`` highest scores; with
+    ``from_sorted_ids``, ``y_pred`` holds class ids from the highest score down
+    ``(batch, n)`` and the label must be among its first ``k``."""
+    if not from_sorted_ids:
+        return _top_k_hits(jnp.asarray(y_true), y_pred, k)
+    y_pred = jnp.asarray(y_pred)
+    labels = jnp.asarray(y_true).astype(y_pred.dtype)
+    original_shape = labels.shape
+    if y_pred.ndim > 2:
+        y_pred = y_pred.reshape(-1, y_pred.shape[-1])
+    hits = jnp.any(labels.reshape(-1)[:, None] == y_pred[:, :k], axis=1)
+    return hits.astype(jnp.float32).reshape(original_shape)
 
 
 class Accuracy(MeanMetricWrapper):
     """How often predictions equal labels exactly."""
 
-    def __init__(self, name="accuracy"):
-        super().__init__(accuracy, name=name)
+    def __init__(self, name="accuracy", dtype=None):
+        super().__init__(accuracy, name=name, dtype=dtype)
 
 
 class BinaryAccuracy(MeanMetricWrapper):
     """How often ``y_pred > threshold`` matches 0/1 labels (use ``threshold=0.0`` for logits)."""
 
-    def __init__(self, name="binary_accuracy", threshold=0.5):
-        super().__init__(binary_accuracy, name=name, threshold=threshold)
+    def __init__(self, name="binary_accuracy", dtype=None, threshold=0.5):
+        super().__init__(binary_accuracy, name=name, dtype=dtype, threshold=threshold)
         self.threshold = threshold
 
 
 class CategoricalAccuracy(MeanMetricWrapper):
     """How often the top class matches one-hot labels."""
 
-    def __init__(self, name="categorical_accuracy"):
-        super().__init__(categorical_accuracy, name=name)
+    def __init__(self, name="categorical_accuracy", dtype=None):
+        super().__init__(categorical_accuracy, name=name, dtype=dtype)
 
 
 class SparseCategoricalAccuracy(MeanMetricWrapper):
     """How often the top class matches integer labels."""
 
-    def __init__(self, name="sparse_categorical_accuracy"):
-        super().__init__(sparse_categorical_accuracy, name=name)
+    def __init__(self, name="sparse_categorical_accuracy", dtype=None):
+        super().__init__(sparse_categorical_accuracy, name=name, dtype=dtype)
 
 
 class TopKCategoricalAccuracy(MeanMetricWrapper):
     """How often the one-hot label is among the ``k`` highest scores."""
 
-    def __init__(self, k=5, name="top_k_categorical_accuracy"):
-        super().__init__(top_k_categorical_accuracy, name=name, k=k)
+    def __init__(self, k=5, name="top_k_categorical_accuracy", dtype=None):
+        super().__init__(top_k_categorical_accuracy, name=name, dtype=dtype, k=k)
         self.k = k
 
 
 class SparseTopKCategoricalAccuracy(MeanMetricWrapper):
     """How often the integer label is among the ``k`` highest scores."""
 
-    def __init__(self, k=5, name="sparse_top_k_categorical_accuracy"):
-        super().__init__(sparse_top_k_categorical_accuracy, name=name, k=k)
-        self.k = k
+    def __init__(self, k=5, name="sparse_top_k_categorical_accuracy", dtype=None,
+                 from_sorted_ids=False):
+        super().__init__(sparse_top_k_categorical_accuracy, name=name, dtype=dtype, k=k,
+                         from_sorted_ids=from_sorted_ids)
+        self.k, self.from_sorted_ids = k, from_sorted_ids
 
 
 def accuracy_kind(y_true_shape, y_pred_shape) -> str:
@@ -161,5 +173,5 @@ class AutoAccuracy(MeanMetricWrapper):
     categorical accuracy. The choice is static, so it costs nothing under ``jit``.
     """
 
-    def __init__(self, name="accuracy"):
-        super().__init__(shape_resolved_accuracy, name=name)
+    def __init__(self, name="accuracy", dtype=None):
+        super().__init__(shape_resolved_accuracy, name=name, dtype=dtype)

@@ -159,8 +159,8 @@ class _ThresholdMetric(Metric):
 
     _counts = ()
 
-    def __init__(self, thresholds=None, top_k=None, class_id=None, name=None):
-        super().__init__(name)
+    def __init__(self, thresholds=None, top_k=None, class_id=None, name=None, dtype=None):
+        super().__init__(name, dtype)
         self.init_thresholds, self.top_k, self.class_id = thresholds, top_k, class_id
         self.thresholds = _thresholds(thresholds, 0.5 if top_k is None else NEG_INF)
 
@@ -223,8 +223,8 @@ class AUC(Metric):
 
     def __init__(self, num_thresholds=200, curve="ROC", summation_method="interpolation",
                  name=None, thresholds=None, multi_label=False, num_labels=None,
-                 label_weights=None, from_logits=False):
-        super().__init__(name)
+                 label_weights=None, from_logits=False, dtype=None):
+        super().__init__(name, dtype)
         self.curve = str(curve).upper()
         self.summation_method = str(summation_method).lower()
         if self.curve not in ("ROC", "PR"):

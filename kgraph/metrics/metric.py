@@ -21,17 +21,31 @@ import functools
 import jax
 import jax.numpy as jnp
 
+from kgraph import config, dtype_policies
 from kgraph.base import call_args
 from kgraph.base.naming import to_snake_case
 from kgraph.base.state_arrays import StateArray
 from kgraph.base.variables import Variable
 from kgraph.losses.weighting import broadcast_to_values, divide_no_nan, weighted
 
-__all__ = ["Mean", "MeanMetricWrapper", "Metric", "Sum", "mean_totals", "merge_weights"]
+__all__ = ["Mean", "MeanMetricWrapper", "Metric", "Sum", "mean_totals", "merge_weights",
+           "state_dtype"]
 
 
 def _float32(x):
     return jnp.asarray(x).astype(jnp.float32)
+
+
+def state_dtype(name, dtype) -> str:
+    """A metric's ``dtype`` argument: Keras's default (``floatx()``) and float32 (or a
+    policy computing in it) are what kgraph's float32 states hold; another dtype is
+    refused, not ignored."""
+    resolved = dtype_policies.get(dtype or config.floatx()).compute_dtype
+    if resolved != "float32":
+        raise ValueError(f'Metric "{name}": dtype={dtype!r} is not supported; kgraph\'s '
+                         "metrics keep float32 states and results (dtype=None or "
+                         "'float32').")
+    return resolved
 
 
 def merge_weights(sample_weight, mask):
@@ -81,6 +95,12 @@ class Metric:
 
     def __init__(self, name=None, dtype=None):
         self.name = name or to_snake_case(type(self).__name__)
+        self._dtype = state_dtype(self.name, dtype)
+
+    @property
+    def dtype(self) -> str:
+        """The dtype of the metric's state and result: float32 (Keras's ``floatx()``)."""
+        return self._dtype
 
     def init(self):
         raise NotImplementedError(f"{type(self).__name__} must implement init().")
@@ -287,8 +307,8 @@ class Mean(Metric):
     2.0
     """
 
-    def __init__(self, name="mean"):
-        super().__init__(name)
+    def __init__(self, name="mean", dtype=None):
+        super().__init__(name, dtype)
 
     def init(self):
         return _zeros("total", "count")
@@ -309,8 +329,8 @@ class Sum(Metric):
     5.0
     """
 
-    def __init__(self, name="sum"):
-        super().__init__(name)
+    def __init__(self, name="sum", dtype=None):
+        super().__init__(name, dtype)
 
     def init(self):
         return _zeros("total")
@@ -337,9 +357,9 @@ class MeanMetricWrapper(Mean):
     ('abs_error', 2.0)
     """
 
-    def __init__(self, fn, name=None, **fn_kwargs):
+    def __init__(self, fn, name=None, dtype=None, **fn_kwargs):
         super().__init__(name=name or getattr(fn, "__name__", None) or to_snake_case(
-            type(fn).__name__))
+            type(fn).__name__), dtype=dtype)
         self.fn = fn
         self._fn_kwargs = fn_kwargs
 

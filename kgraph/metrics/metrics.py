@@ -63,36 +63,36 @@ __all__ = [
 class MeanSquaredError(MeanMetricWrapper):
     """Mean of ``mean(square(y_true - y_pred), axis=-1)``."""
 
-    def __init__(self, name="mean_squared_error"):
-        super().__init__(fns.mean_squared_error, name=name)
+    def __init__(self, name="mean_squared_error", dtype=None):
+        super().__init__(fns.mean_squared_error, name=name, dtype=dtype)
 
 
 class MeanAbsoluteError(MeanMetricWrapper):
     """Mean of ``mean(abs(y_true - y_pred), axis=-1)``."""
 
-    def __init__(self, name="mean_absolute_error"):
-        super().__init__(fns.mean_absolute_error, name=name)
+    def __init__(self, name="mean_absolute_error", dtype=None):
+        super().__init__(fns.mean_absolute_error, name=name, dtype=dtype)
 
 
 class MeanAbsolutePercentageError(MeanMetricWrapper):
     """Mean of ``100 * mean(abs((y_true - y_pred) / y_true), axis=-1)``."""
 
-    def __init__(self, name="mean_absolute_percentage_error"):
-        super().__init__(fns.mean_absolute_percentage_error, name=name)
+    def __init__(self, name="mean_absolute_percentage_error", dtype=None):
+        super().__init__(fns.mean_absolute_percentage_error, name=name, dtype=dtype)
 
 
 class MeanSquaredLogarithmicError(MeanMetricWrapper):
     """Mean of ``mean(square(log(y_pred + 1) - log(y_true + 1)), axis=-1)``."""
 
-    def __init__(self, name="mean_squared_logarithmic_error"):
-        super().__init__(fns.mean_squared_logarithmic_error, name=name)
+    def __init__(self, name="mean_squared_logarithmic_error", dtype=None):
+        super().__init__(fns.mean_squared_logarithmic_error, name=name, dtype=dtype)
 
 
 class LogCoshError(MeanMetricWrapper):
     """Mean of ``mean(log(cosh(y_pred - y_true)), axis=-1)``."""
 
-    def __init__(self, name="logcosh"):
-        super().__init__(fns.log_cosh, name=name)
+    def __init__(self, name="logcosh", dtype=None):
+        super().__init__(fns.log_cosh, name=name, dtype=dtype)
 
 
 def _cosine_similarity(y_true, y_pred, axis=-1):
@@ -103,8 +103,8 @@ def _cosine_similarity(y_true, y_pred, axis=-1):
 class CosineSimilarity(MeanMetricWrapper):
     """Mean cosine similarity (the metric is positive; the loss of that name is negative)."""
 
-    def __init__(self, name="cosine_similarity", axis=-1):
-        super().__init__(_cosine_similarity, name=name, axis=axis)
+    def __init__(self, name="cosine_similarity", dtype=None, axis=-1):
+        super().__init__(_cosine_similarity, name=name, dtype=dtype, axis=axis)
 
 
 class RootMeanSquaredError(Mean):
@@ -115,8 +115,8 @@ class RootMeanSquaredError(Mean):
     3.0
     """
 
-    def __init__(self, name="root_mean_squared_error"):
-        super().__init__(name)
+    def __init__(self, name="root_mean_squared_error", dtype=None):
+        super().__init__(name, dtype)
 
     def update(self, state, y_true, y_pred, sample_weight=None, mask=None):
         y_pred = jnp.asarray(y_pred, jnp.float32)

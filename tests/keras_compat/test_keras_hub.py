@@ -5,7 +5,8 @@ backbones at a tiny configuration (``tests/support/keras_hub_cases.py``) is buil
 KerasHub under Keras and under kgraph, in separate processes: kgraph loads the weights file
 Keras wrote, and must have Keras's parameter count and outputs, and compile to one pure
 program (``compiler.compile``) with the same outputs. A ``LlamaCausalLM`` takes one
-``fit`` step equal to Keras's, and a backbone's ``.keras`` file goes both ways.
+``fit`` step equal to Keras's, and one with LoRA enabled on its backbone; a backbone's
+``.keras`` file goes both ways.
 
 A deeper ``LlamaCausalLM`` (``tests/support/keras_hub_deep.py``, on 8 simulated devices)
 runs its decoder blocks as one scan inside the nested backbone, their weights stacked,
@@ -78,6 +79,35 @@ def test_causal_lm_fit_step_matches_keras(runs):
     for name in keras:
         np.testing.assert_allclose(kgraph[name], keras[name], rtol=0, atol=1e-6,
                                    err_msg=f"weight {name} after the step")
+
+
+def test_backbone_enable_lora_trains_and_saves_as_on_keras(runs):
+    """KerasHub's LoRA fine-tuning (``backbone.enable_lora``, ``save_lora_weights``): the
+    same weights trained, the same step, the same ``.lora.h5`` file."""
+    import h5py
+
+    keras = _load(runs, "lora.keras.npz")
+    kgraph = _load(runs, "lora.kgraph.npz")
+    trained = [str(name) for name in keras.pop("trained")]
+    assert [str(name) for name in kgraph.pop("trained")] == trained
+    assert trained and all("lora_kernel" in name for name in trained)
+    np.testing.assert_allclose(kgraph.pop("loss"), keras.pop("loss"), rtol=1e-5)
+    assert len(kgraph) == len(keras) > 10
+    for name in keras:
+        np.testing.assert_allclose(kgraph[name], keras[name], rtol=0, atol=1e-6,
+                                   err_msg=f"weight {name} after the LoRA step")
+
+    def contents(system):
+        found = {}
+        with h5py.File(os.path.join(runs, f"llama.{system}.lora.h5"), "r") as file:
+            file.visititems(lambda name, item: found.__setitem__(name, item[()])
+                            if isinstance(item, h5py.Dataset) else None)
+        return found
+
+    ours, theirs = contents("kgraph"), contents("keras")
+    assert sorted(ours) == sorted(theirs) and len(theirs) > 2
+    for name, value in theirs.items():
+        np.testing.assert_allclose(ours[name], value, rtol=0, atol=1e-6, err_msg=name)
 
 
 def test_backbone_keras_files_go_both_ways(runs):

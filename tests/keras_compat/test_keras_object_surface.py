@@ -38,8 +38,7 @@ _STATEFUL_RNN = "stateful=True RNNs are not offered (their state would live on t
 MISSING = {
     "model": {**_MODEL, **_LAYER},
     "sequential": {**_MODEL, **_LAYER},
-    "dense": {**_LAYER, "enable_lora": "LoRA is not offered", "lora_enabled": "LoRA",
-              "lora_rank": "LoRA", "lora_alpha": "LoRA",
+    "dense": {**_LAYER,
               "variable_serialization_spec": "Keras's quantized-weight file layout"},
     "lstm": {**_LAYER, "inner_loop": "Keras's backend RNN loop", "reset_state": _STATEFUL_RNN,
              "reset_states": _STATEFUL_RNN, "states": _STATEFUL_RNN,

@@ -9,7 +9,8 @@ The two systems run in separate processes, as each binds ``keras`` once. Each wr
 case, ``<case>.<system>.npz``: the parameter count and the outputs on the case's inputs
 (kgraph also those of ``compiler.compile``'s program, as ``compiled/<output>``), after
 loading the ``.weights.h5`` file Keras wrote. Both also take one ``fit`` step of a
-``LlamaCausalLM`` on that backbone (``fit.<system>.npz``: loss and weights) and write the
+``LlamaCausalLM`` on that backbone (``fit.<system>.npz``: loss and weights), and one with
+LoRA enabled on the backbone (``lora.<system>.npz``, ``llama.<system>.lora.h5``), and write the
 GPT-2 backbone as a ``.keras`` file, which the other reads.
 """
 
@@ -133,6 +134,22 @@ def _fit_step(keras, keras_hub, backbone, inputs):
     return history.history["loss"][0], [np.asarray(v) for v in lm.weights]
 
 
+def _lora_fit_step(keras, keras_hub, backbone, inputs, lora_path):
+    """KerasHub's ``backbone.enable_lora(2)`` (the attention's query and value kernels),
+    the factors ``a`` set to the same values on both systems, one ``fit`` step; the step's
+    loss, the names of the trained weights and every weight, and ``save_lora_weights``."""
+    backbone.enable_lora(2)
+    rng = np.random.default_rng(7)
+    for weight in backbone.weights:
+        if weight.path.endswith("lora_kernel_a"):
+            weight.assign(rng.normal(scale=0.2, size=tuple(weight.shape)).astype("float32"))
+    loss, weights = _fit_step(keras, keras_hub, backbone, inputs)
+    backbone.save_lora_weights(lora_path)
+    # (a weight's path in Keras starts with the scopes its layer was first called in;
+    # kgraph's is ``layer/weight``: the last two parts are compared)
+    return loss, weights, ["/".join(w.path.split("/")[-2:]) for w in backbone.trainable_weights]
+
+
 def _compiled_outputs(backbone, inputs) -> dict:
     import jax
 
@@ -180,6 +197,12 @@ def main(system, directory):
         if case == FIT_CASE:
             loss, weights = _fit_step(keras, keras_hub, backbone, inputs)
             np.savez(path(f"fit.{system}.npz"), loss=loss, *weights)
+            backbone, inputs = build(keras_hub, case)
+            backbone.load_weights(path(f"{case}.weights.h5"))
+            loss, weights, trained = _lora_fit_step(keras, keras_hub, backbone, inputs,
+                                                    path(f"{case}.{system}.lora.h5"))
+            np.savez(path(f"lora.{system}.npz"), loss=loss, trained=np.array(trained),
+                     *weights)
 
 
 if __name__ == "__main__":

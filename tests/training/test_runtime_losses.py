@@ -167,10 +167,11 @@ def test_keras_style_subclass_gets_float32_inputs():
     assert seen["dtypes"] == (jnp.float32, jnp.float32) and float(value) == 1.0
 
 
-def test_only_the_keras_default_reduction_is_accepted():
+def test_kerass_reductions_are_accepted_and_others_refused():
     assert losses.MeanSquaredError(reduction="mean").reduction == "mean"
-    with pytest.raises(ValueError, match="reduction='sum'"):
-        losses.MeanSquaredError(reduction="sum")
+    assert losses.MeanSquaredError(reduction="sum").reduction == "sum"
+    with pytest.raises(ValueError, match="reduction='max'"):
+        losses.MeanSquaredError(reduction="max")
 
 
 # -------------------------------------------------------------------- checks

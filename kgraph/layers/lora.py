@@ -1,0 +1,144 @@
+"""Low-rank adaptation (LoRA) of a layer's kernel, as Keras 3's ``enable_lora``.
+
+``layer.enable_lora(rank)`` (or ``lora_rank=`` at construction, applied when the layer
+builds) freezes the layer's ``kernel`` (``embeddings`` for ``Embedding``) and adds two
+trainable float32 weights, ``lora_kernel_a`` ``(*kernel.shape[:-1], rank)`` (He-uniform)
+and ``lora_kernel_b`` ``(rank, kernel.shape[-1])`` (zeros). The layer then computes with
+
+    kernel + (lora_alpha / rank) * lora_kernel_a @ lora_kernel_b
+
+which is also what ``layer.kernel`` reads, as Keras's property. Saving writes that merged
+kernel in the kernel's place (the file has the layer's usual weights, so a model without
+LoRA reads it); loading a file into a LoRA layer sets the frozen kernel and zeroes the two
+factors, as Keras does. ``Dense``, ``EinsumDense``, ``Embedding`` (and
+``ReversibleEmbedding``) and ``Conv1D`` / ``Conv2D`` / ``Conv3D`` take it.
+
+>>> import kgraph as kg, numpy as np
+>>> layer = kg.layers.Dense(3, name="lora_dense")
+>>> _ = layer(np.ones((2, 4), "float32"))
+>>> layer.enable_lora(2)
+>>> [(w.name, w.shape, w.trainable) for w in layer.weights]  # doctest: +NORMALIZE_WHITESPACE
+[('kernel', (4, 3), False), ('bias', (3,), True), ('lora_kernel_a', (4, 2), True),
+ ('lora_kernel_b', (2, 3), True)]
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+
+from kgraph import initializers
+
+__all__ = ["LoRA"]
+
+
+class LoRA:
+    """Keras's ``enable_lora`` for a layer whose adapted weight is the attribute
+    ``_lora_weight`` (``"kernel"`` or ``"embeddings"``). Mixed in before ``Layer`` (and
+    before ``Quantizable``)."""
+
+    _lora_weight = "kernel"
+    lora_rank = None
+    lora_alpha = None
+    lora_enabled = False
+
+    def _init_lora(self, lora_rank, lora_alpha):
+        """Store the constructor's ``lora_rank`` / ``lora_alpha`` (applied by ``build``)."""
+        if lora_rank is not None and (not isinstance(lora_rank, int) or
+                                      isinstance(lora_rank, bool) or lora_rank <= 0):
+            raise ValueError(f'Layer "{self.name}": lora_rank must be a positive integer or '
+                             f"None, received lora_rank={lora_rank!r}.")
+        self.lora_rank = lora_rank
+        self.lora_alpha = lora_alpha if lora_alpha is not None else lora_rank
+        self.lora_enabled = False
+
+    def _lora_factor_names(self):
+        prefix = f"lora_{type(self)._lora_weight}"
+        return f"{prefix}_a", f"{prefix}_b"
+
+    def _build_lora(self):
+        """End of ``build``: enable LoRA if the constructor asked for it."""
+        if self.lora_rank and not self.lora_enabled:
+            self.enable_lora(self.lora_rank, lora_alpha=self.lora_alpha)
+
+    def enable_lora(self, rank, lora_alpha=None, a_initializer="he_uniform",
+                    b_initializer="zeros"):
+        """Freeze the kernel and train a rank-``rank`` update of it instead (Keras's
+        ``enable_lora``: ``lora_alpha`` defaults to ``rank``)."""
+        weight = type(self)._lora_weight
+        if getattr(self, f"{weight}_constraint", None):
+            what = "embedding" if weight == "embeddings" else "kernel"
+            raise ValueError(f"Lora is incompatible with {what} constraints. In order to enable "
+                             f"lora on this layer, remove the `{weight}_constraint` argument.")
+        if not self.built:
+            raise ValueError("Cannot enable lora on a layer that isn't yet built.")
+        if self.lora_enabled:
+            raise ValueError("lora is already enabled. This can only be done once per layer.")
+        if getattr(self, "quantization_mode", None) is not None:
+            raise NotImplementedError(
+                f'Layer "{self.name}" is quantized ({self.quantization_mode}); LoRA on a '
+                "quantized layer is not supported. Enable LoRA on the float layer.")
+        if not isinstance(rank, int) or isinstance(rank, bool) or rank <= 0:
+            raise ValueError(f'Layer "{self.name}": the LoRA rank must be a positive integer, '
+                             f"received rank={rank!r}.")
+        stored = self.__dict__["_var_attrs"][weight]
+        shape = tuple(stored.shape)
+        regularizer = getattr(self, f"{weight}_regularizer", None)
+        name_a, name_b = self._lora_factor_names()
+        factor_a = self.add_weight((*shape[:-1], rank), initializers.get(a_initializer),
+                                   dtype="float32", regularizer=regularizer, name=name_a)
+        factor_b = self.add_weight((rank, shape[-1]), initializers.get(b_initializer),
+                                   dtype="float32", regularizer=regularizer, name=name_b)
+        setattr(self, name_a, factor_a)
+        setattr(self, name_b, factor_b)
+        setattr(self, f"_{weight}", stored)  # as Keras: the variable moves to ``_kernel``
+        delattr(self, weight)  # ``kernel`` now reads the merged value (``__getattr__``)
+        stored.trainable = False
+        self.lora_enabled = True
+        self.lora_rank = rank
+        self.lora_alpha = lora_alpha if lora_alpha is not None else rank
+
+    def _lora_delta(self):
+        """``(lora_alpha / rank) * a @ b`` (the factors read where the layer reads them)."""
+        var_attrs = self.__dict__["_var_attrs"]
+        factor_a, factor_b = (self._read_weight(var_attrs[n]) for n in self._lora_factor_names())
+        return (self.lora_alpha / self.lora_rank) * jnp.matmul(factor_a, factor_b)
+
+    def __getattr__(self, name):
+        if name == type(self)._lora_weight and self.__dict__.get("lora_enabled"):
+            stored = self._read_weight(self.__dict__["_var_attrs"][f"_{name}"])
+            return (stored + self._lora_delta()).astype(self.compute_dtype)
+        return super().__getattr__(name)
+
+    def _keras_ordered_variables(self):
+        """Keras's file order: the layer's own weights without the two factors (the
+        kernel, which ``enable_lora`` froze, keeps its place first)."""
+        ordered = super()._keras_ordered_variables()
+        if not self.lora_enabled:
+            return ordered
+        var_attrs = self.__dict__["_var_attrs"]
+        factors = {id(var_attrs[n]) for n in self._lora_factor_names()}
+        stored = var_attrs[f"_{type(self)._lora_weight}"]
+        return [stored] + [v for v in ordered if id(v) not in factors and v is not stored]
+
+    def save_own_variables(self, store):
+        """Keras's saving: the merged kernel in the kernel's place."""
+        super().save_own_variables(store)
+        if self.lora_enabled:
+            stored = self.__dict__["_var_attrs"][f"_{type(self)._lora_weight}"]
+            merged = stored.value + self._lora_delta()
+            store["0"] = np.asarray(merged.astype(stored.dtype))
+
+    def load_own_variables(self, store):
+        """Keras's loading: the file's kernel is the frozen one; the factors start at zero."""
+        super().load_own_variables(store)
+        if self.lora_enabled:
+            var_attrs = self.__dict__["_var_attrs"]
+            for name in self._lora_factor_names():
+                var_attrs[name].assign(np.zeros(var_attrs[name].shape, "float32"))
+
+    def _lora_config(self) -> dict:
+        """The config entries Keras writes when LoRA was asked for."""
+        if not self.lora_rank:
+            return {}
+        return {"lora_rank": self.lora_rank, "lora_alpha": self.lora_alpha}

@@ -1,0 +1,127 @@
+"""Keras 3's constructor arguments: every keyword a Keras layer, loss, metric, optimizer or
+callback takes is taken by kgraph's class of the same name (with Keras's default value),
+or refused with an error that names it, never a ``TypeError`` for an unknown argument."""
+
+from __future__ import annotations
+
+import inspect
+
+import keras
+import numpy as np
+import pytest
+
+import kgraph as kg
+
+MODULES = ["layers", "losses", "metrics", "optimizers", "callbacks"]
+# Values for the required arguments Keras's classes have (by argument name).
+REQUIRED = {"units": 2, "rate": 0.5, "filters": 2, "kernel_size": 3, "num_heads": 2,
+            "key_dim": 2, "equation": "ab,bc->ac", "output_shape": 2, "input_dim": 5,
+            "output_dim": 2, "activation": "relu", "target_shape": (2,), "dims": (1,), "n": 2,
+            "num_tokens": 4, "num_bins": 4, "max_tokens": None, "height": 2, "width": 2,
+            "factor": 0.1, "sequence_length": 4, "pool_size": 2, "scale": 1.0,
+            "num_query_heads": 2, "num_key_value_heads": 1, "head_dim": 2, "mean": 0.0,
+            "stddev": 0.1, "bins": 4, "value_range": (0, 1), "max_number_of_boxes": 3,
+            "bounding_box_format": "xyxy", "cropping": 1, "padding": 1, "size": 2,
+            "function": lambda x: x, "thresholds": 0.5, "recall": 0.5, "precision": 0.5,
+            "specificity": 0.5, "sensitivity": 0.5, "num_classes": 2,
+            "target_class_ids": [0], "value": 0.5, "filepath": "m.keras", "directory": ".",
+            "root": "http://localhost", "schedule": lambda epoch, lr: lr,
+            "on_epoch_end": None, "layer": None, "cell": None, "cells": None, "layers": None,
+            "inner_optimizer": None, "optimizer_map": None, "call_fn": None, "module": None,
+            "log_dir": "logs", "patience": 1}
+
+
+def _constructor_cases():
+    for module in MODULES:
+        theirs, ours = getattr(keras, module), getattr(kg, module)
+        for name in sorted(dir(theirs)):
+            cls = getattr(theirs, name)
+            if name.startswith("_") or not inspect.isclass(cls) or not hasattr(ours, name):
+                continue
+            try:
+                parameters = inspect.signature(cls.__init__).parameters
+            except (TypeError, ValueError):
+                continue
+            keywords = [p for p in parameters.values() if p.name != "self" and p.kind not in (
+                p.VAR_KEYWORD, p.VAR_POSITIONAL) and p.default is not p.empty]
+            if keywords:
+                yield pytest.param(module, name, parameters, keywords, id=f"{module}.{name}")
+
+
+def _required(module, parameters):
+    values = {}
+    for p in parameters.values():
+        if p.name == "self" or p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL) or (
+                p.default is not p.empty):
+            continue
+        values[p.name] = REQUIRED.get(p.name)
+    if module == "layers" and "layer" in values:
+        values["layer"] = kg.layers.Dense(2)
+    if module == "layers" and "cell" in values:
+        values["cell"] = kg.layers.SimpleRNNCell(2)
+    return values
+
+
+@pytest.mark.parametrize("module, name, parameters, keywords", list(_constructor_cases()))
+def test_every_keras_keyword_is_taken_or_refused_by_name(module, name, parameters, keywords):
+    cls = getattr(getattr(kg, module), name)
+    required = _required(module, parameters)
+    for p in keywords:
+        try:
+            cls(**{**required, p.name: p.default})
+        except TypeError as error:
+            assert p.name not in str(error), (
+                f"kgraph.{module}.{name} does not take Keras's argument {p.name}: {error}")
+        except Exception:  # noqa: BLE001 - other arguments' checks (the required values)
+            pass
+
+
+def test_input_takes_kerass_arguments_in_kerass_order():
+    theirs = list(inspect.signature(keras.Input).parameters)
+    ours = list(inspect.signature(kg.Input).parameters)
+    assert ours == theirs
+    source = kg.layers.InputLayer(batch_shape=(None, 3), name="source")
+    tensor = source._inbound_nodes[0].outputs[0]
+    assert kg.Input(tensor=tensor, name="again").shape == (None, 3)
+    for flag in ("sparse", "ragged", "optional"):
+        with pytest.raises(ValueError, match=f"does not support {flag}=True"):
+            kg.Input((3,), **{flag: True})
+    with pytest.raises(ValueError, match="must be a KerasTensor"):
+        kg.Input(tensor=np.ones((2, 3)))
+
+
+def test_input_spec_optional_lets_none_through_as_keras():
+    spec = kg.layers.InputSpec(ndim=2, optional=True)
+    assert spec.get_config()["optional"] is True
+    assert keras.layers.InputSpec(ndim=2, optional=True).get_config()["optional"] is True
+
+    class Pair(kg.layers.Layer):
+        def __init__(self):
+            super().__init__(name="pair")
+            self.input_spec = [kg.layers.InputSpec(ndim=2),
+                               kg.layers.InputSpec(ndim=2, optional=True)]
+
+        def call(self, inputs):
+            x, extra = inputs
+            return x if extra is None else x + extra
+
+    x = np.ones((2, 3), "float32")
+    np.testing.assert_array_equal(np.asarray(Pair()([x, None])), x)
+    np.testing.assert_array_equal(np.asarray(Pair()([x, x])), 2 * x)
+    with pytest.raises(ValueError, match="expected ndim=2"):
+        Pair()([x, np.ones(3, "float32")])
+
+
+def test_jax_layer_keeps_kerass_serialization_platforms_in_its_config():
+    def call_fn(inputs):
+        return inputs * 2
+
+    ours = kg.layers.JaxLayer(call_fn, native_serialization_platforms=["cpu"], name="j")
+    theirs = keras.layers.JaxLayer(call_fn, native_serialization_platforms=["cpu"], name="j")
+    assert (ours.get_config()["native_serialization_platforms"]
+            == theirs.get_config()["native_serialization_platforms"] == ["cpu"])
+
+
+def test_a_gptq_einsum_config_is_refused_by_name():
+    with pytest.raises(NotImplementedError, match="GPTQ quantization is not offered"):
+        kg.layers.EinsumDense("ab,bc->ac", 4, gptq_unpacked_column_size=4)
