@@ -225,8 +225,9 @@ class Program:
                         set_path(new_state, (*run.path, *path),
                                  _new_stacked(ctx, values, run, i, scanned))
         losses = [jnp.sum(loss) for loss in ctx.losses]
+        # as Keras: the penalties of the trained weights (a frozen one's is a constant)
         losses += [e.variable.regularizer(values.get(id(e.variable))) for e in self._entries
-                   if e.variable.regularizer is not None]
+                   if e.is_param and e.variable.regularizer is not None]
         loss = sum(losses, jnp.zeros((), jnp.float32))
         if masks is not None and all(m is None for m in masks):
             masks = None

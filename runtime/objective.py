@@ -190,6 +190,13 @@ class Objective:
         multi = len(self.names) > 1
         self.losses = [None if spec is None else losses_lib.get(spec)
                        for spec in _per_output(loss, self.names, "loss", True)]
+        for loss_fn in self.losses:
+            if getattr(loss_fn, "reduction", "") in (None, "none"):
+                raise ValueError(
+                    f'The loss "{loss_fn.name}" has reduction={loss_fn.reduction!r}: it gives '
+                    "one value per sample, and training and evaluation need one per batch. "
+                    'Use "sum_over_batch_size" (the default), "sum" or '
+                    '"mean_with_sample_weight".')
         self.has_loss = any(loss_fn is not None for loss_fn in self.losses)
         if not self.has_loss and require_loss:
             raise ValueError(f"No loss given for any output of the model {self.names}.")

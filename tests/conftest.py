@@ -38,7 +38,7 @@ if _CACHE_VARIABLE not in os.environ:
     os.environ[_CACHE_VARIABLE] = _OWN_CACHE
 jax.config.update("jax_compilation_cache_dir", os.environ[_CACHE_VARIABLE])
 jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
-jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)  # every entry
 
 
 def pytest_unconfigure(config):

@@ -2,7 +2,8 @@
 
 A layer author writes ``__init__``, ``build(input_shape)`` (create weights with
 ``add_weight``) and ``call(inputs, training=None)``; weights are read in ``call`` as
-attributes, e.g. ``self.w``, and are plain arrays there, so any ``jax.numpy`` code works.
+attributes, e.g. ``self.w``, as Keras's variables that are arrays too (``VariableValue``), so
+any ``jax.numpy`` code works.
 Assigning an array to a non-trainable weight attribute inside ``call`` (e.g.
 ``self.moving_mean = new``) updates it: in place when eager, into the new ``state`` when
 run by ``compiler``'s pure ``apply``. Random layers call ``self.random_key()``.
@@ -26,7 +27,6 @@ run by ``compiler``'s pure ``apply``. Random layers call ``self.random_key()``.
 from __future__ import annotations
 
 import contextlib
-import math
 import os
 import pathlib
 import sys
@@ -34,7 +34,6 @@ import warnings
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 from kgraph import constraints, dtype_policy, initializers, regularizers
 from kgraph.base import (call_args, catalog, initial_values, naming, remat_scope, seed_stream,
@@ -44,6 +43,7 @@ from kgraph.base.input_spec import assert_input_compatibility
 from kgraph.base.keras_internals import KerasInternals
 from kgraph.base.layer_calls import LayerCalls
 from kgraph.base.layer_surface import LayerSurface
+from kgraph.base.weight_protocol import WeightProtocol
 from kgraph.base.variable_value import VariableValue
 from kgraph.base.variables import Variable, checked_weight_shape
 from kgraph.graph.keras_tensor import KerasTensor
@@ -62,7 +62,8 @@ def _reader_file() -> str:
     """The file of the code reading a weight attribute: the caller of ``Layer.__getattr__``,
     past the ``__getattr__`` of mixins (``Quantizable``, ``LoRA``) that delegate to it."""
     frame = sys._getframe(2)
-    while frame.f_code.co_name == "__getattr__" and frame.f_back is not None:
+    while (frame.f_code.co_name == "__getattr__" and frame.f_back is not None
+           and frame.f_code.co_filename.startswith(_OWN_PACKAGES)):
         frame = frame.f_back
     return frame.f_code.co_filename
 
@@ -83,7 +84,7 @@ def trainability_changes() -> int:
     return _trainability_changes
 
 
-class Layer(LayerCalls, KerasInternals, LayerSurface):
+class Layer(LayerCalls, KerasInternals, LayerSurface, WeightProtocol):
     """Base class of all layers.
 
     Args:
@@ -393,44 +394,6 @@ class Layer(LayerCalls, KerasInternals, LayerSurface):
                                      "names.")
                 tree[layer.name] = sub
         return tree
-
-    def count_params(self) -> int:
-        if not self.built:
-            raise ValueError(f'You tried to call count_params on layer "{self.name}", but the '
-                             "layer isn't built. Call it on an input first (or build it).")
-        return int(sum(math.prod(v.shape) for v in self.weights))
-
-    def get_weights(self) -> list[np.ndarray]:
-        return [v.numpy() for v in self.weights]
-
-    def set_weights(self, values) -> None:
-        weights = self.weights
-        if len(values) != len(weights):
-            raise ValueError(f'Layer "{self.name}" has {len(weights)} weights, '
-                             f"received {len(values)} values.")
-        for v, value in zip(weights, values):
-            v.assign(value)
-
-    def _keras_ordered_variables(self) -> list[Variable]:
-        """Own weights in Keras's saving order: those made trainable first, then the rest."""
-        own = self._own_variables
-        return [v for v in own if v.trainable] + [v for v in own if not v.trainable]
-
-    def save_own_variables(self, store) -> None:
-        """Keras's saving protocol: put this layer's own weights (not its sub-layers') in
-        ``store`` as ``"0"``, ``"1"``, ... in Keras's order."""
-        for i, variable in enumerate(self._keras_ordered_variables()):
-            store[str(i)] = variable.numpy()
-
-    def load_own_variables(self, store) -> None:
-        """Keras's loading protocol: set this layer's own weights from ``store``
-        (``save_own_variables``'s keys); override to restore more (a layer's statistics)."""
-        variables = self._keras_ordered_variables()
-        if len(store) != len(variables):
-            raise ValueError(f'Layer "{self.name}" has {len(variables)} weights of its own, '
-                             f"the file holds {len(store)}.")
-        for i, variable in enumerate(variables):
-            variable.assign(store[str(i)])
 
     # ---------------------------------------------------------------- build/call
     def build(self, input_shape):

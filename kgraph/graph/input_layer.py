@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from kgraph import config
 from kgraph.base.layer import Layer
 from kgraph.base.memory import check_allocatable
 from kgraph.graph.keras_tensor import KerasTensor
@@ -34,24 +35,44 @@ def _check_dims(dims, argument, name):
     return tuple(None if d is None else int(d) for d in dims)
 
 
+def _check_wrapped(tensor, shape, batch_size, batch_shape, dtype):
+    """Keras's checks of ``input_tensor`` against the other arguments given with it."""
+    if not isinstance(tensor, KerasTensor):
+        raise ValueError(f"Argument `input_tensor` must be a KerasTensor. Received invalid "
+                         f"type: input_tensor={tensor!r} (of type {type(tensor).__name__})")
+    given = tuple(tensor.shape)
+    for argument, ok in (
+            ("batch_size", batch_size is None or given[:1] == (batch_size,)),
+            ("shape", shape is None or tuple(np.atleast_1d(shape).tolist()) == given[1:]),
+            ("batch_shape", batch_shape is None or tuple(batch_shape) == given),
+            ("dtype", dtype is None or np.dtype(dtype) == np.dtype(tensor.dtype))):
+        if not ok:
+            raise ValueError("When providing the `input_tensor` argument, you cannot provide "
+                             f"an incompatible `{argument}` argument.")
+
+
 class InputLayer(Layer):
     """The layer behind an ``Input`` tensor: one node, no inputs, no weights."""
 
     is_input_layer = True
     autocast = False
 
-    def __init__(self, shape=None, batch_size=None, dtype="float32", sparse=None, ragged=None,
+    def __init__(self, shape=None, batch_size=None, dtype=None, sparse=None, ragged=None,
                  batch_shape=None, input_tensor=None, optional=False, name=None):
-        super().__init__(name=name, dtype=dtype)
+        if input_tensor is not None:
+            _check_wrapped(input_tensor, shape, batch_size, batch_shape, dtype)
+            dtype = input_tensor.dtype
+        super().__init__(name=name, dtype=dtype or config.floatx())
         for flag, value in (("sparse", sparse), ("ragged", ragged), ("optional", optional)):
             if value:
                 raise ValueError(f"kgraph InputLayer does not support {flag}=True "
                                  f"(InputLayer {self.name!r}): inputs are dense arrays, and "
                                  "every input of a model is given.")
-        if input_tensor is not None and not isinstance(input_tensor, KerasTensor):
-            raise ValueError(f"InputLayer {self.name!r}: `input_tensor` must be a KerasTensor, "
-                             f"received {type(input_tensor).__name__}.")
+        dtype = self.dtype
         if input_tensor is None and batch_shape is not None:  # Keras: the full shape
+            if shape is not None or batch_size is not None:
+                raise ValueError("You cannot pass both `shape` (or `batch_size`) and "
+                                 "`batch_shape` at the same time.")
             batch_shape = _check_dims(batch_shape, "batch_shape", self.name)
             input_tensor = KerasTensor(batch_shape, dtype=dtype, name=self.name)
         if input_tensor is None:
@@ -92,7 +113,7 @@ class InputLayer(Layer):
         return cls(dtype=dtype, **config)
 
 
-def Input(shape=None, batch_size=None, dtype="float32", sparse=None,  # noqa: N802 (Keras)
+def Input(shape=None, batch_size=None, dtype=None, sparse=None,  # noqa: N802 (Keras's name)
           ragged=None, batch_shape=None, name=None, tensor=None, optional=False):
     """A symbolic input tensor of shape ``(batch_size, *shape)``; batch_size None = any.
 

@@ -25,7 +25,10 @@ class BaseConvTranspose(BaseConv):
     """N-d transposed convolution (the gradient of a convolution with respect to its input).
 
     Weights: ``kernel`` ``(*kernel_size, filters, in_channels)``, ``bias`` ``(filters,)``.
+    No LoRA, as Keras's.
     """
+
+    _offers_lora = False
 
     def __init__(self, filters, kernel_size, strides=1, padding="valid", output_padding=None,
                  data_format=None, dilation_rate=1, activation=None, use_bias=True,

@@ -29,6 +29,7 @@ class Dense(lora.LoRA, quantized.Quantizable, Layer):
 
     supports_masking = True  # as Keras: a sequence mask passes through
     _quantized_kind = "dense"
+    _lora_alpha_at_build = False  # as Keras's build: enable_lora(lora_rank), alpha = rank
 
     def __init__(self, units, activation=None, use_bias=True,
                  kernel_initializer="glorot_uniform", bias_initializer="zeros",

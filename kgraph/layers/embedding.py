@@ -55,6 +55,7 @@ class Embedding(lora.LoRA, quantized.Quantizable, Layer):
     autocast = False  # integer inputs; the output is cast to the compute dtype explicitly
     _quantized_kind, _quantized_weight = "embedding", "embeddings"
     _lora_weight = "embeddings"
+    _lora_alpha_at_build = False  # as Keras's build: enable_lora(lora_rank), alpha = rank
 
     def __init__(self, input_dim, output_dim, embeddings_initializer="uniform",
                  embeddings_regularizer=None, embeddings_constraint=None, mask_zero=False,

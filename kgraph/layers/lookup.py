@@ -307,7 +307,8 @@ class IntegerLookup(_Lookup):
         base = 0 if self.mask_token is None else 1
         if self.num_oov_indices > 1 and self.oov_method == "farmhash":  # hashed on the host
             base = jax.pure_callback(lambda v: self._oov_index(v).astype(np.int32),
-                                     jax.ShapeDtypeStruct(values.shape, jnp.int32), values)
+                                     jax.ShapeDtypeStruct(values.shape, jnp.int32), values,
+                                     vmap_method="expand_dims")
         elif self.num_oov_indices > 1:  # Keras's floormod slots
             base = base + jnp.mod(values, self.num_oov_indices)
         indices = jnp.where(found, slots[position], base)

@@ -24,6 +24,8 @@ factors, as Keras does. ``Dense``, ``EinsumDense``, ``Embedding`` (and
 
 from __future__ import annotations
 
+import numbers
+
 import jax.numpy as jnp
 import numpy as np
 
@@ -38,14 +40,21 @@ class LoRA:
     before ``Quantizable``)."""
 
     _lora_weight = "kernel"
-    lora_rank = None
+    _offers_lora = True  # False: a subclass Keras gives no LoRA (transposed convolutions)
+    _lora_alpha_at_build = True  # False: ``build`` enables LoRA with alpha = rank, as Keras's
+    lora_rank = None                # Dense and Embedding do (their lora_alpha is dropped)
     lora_alpha = None
     lora_enabled = False
 
     def _init_lora(self, lora_rank, lora_alpha):
         """Store the constructor's ``lora_rank`` / ``lora_alpha`` (applied by ``build``)."""
-        if lora_rank is not None and (not isinstance(lora_rank, int) or
-                                      isinstance(lora_rank, bool) or lora_rank <= 0):
+        if not type(self)._offers_lora:
+            given = {k: v for k, v in (("lora_rank", lora_rank), ("lora_alpha", lora_alpha))
+                     if v is not None}
+            if given:
+                raise ValueError(f"Unrecognized keyword arguments passed to "
+                                 f"{type(self).__name__}: {given}")
+        elif lora_rank is not None and not _positive_int(lora_rank):
             raise ValueError(f'Layer "{self.name}": lora_rank must be a positive integer or '
                              f"None, received lora_rank={lora_rank!r}.")
         self.lora_rank = lora_rank
@@ -59,12 +68,17 @@ class LoRA:
     def _build_lora(self):
         """End of ``build``: enable LoRA if the constructor asked for it."""
         if self.lora_rank and not self.lora_enabled:
-            self.enable_lora(self.lora_rank, lora_alpha=self.lora_alpha)
+            alpha = self.lora_alpha if type(self)._lora_alpha_at_build else None
+            self.enable_lora(self.lora_rank, lora_alpha=alpha)
 
     def enable_lora(self, rank, lora_alpha=None, a_initializer="he_uniform",
                     b_initializer="zeros"):
         """Freeze the kernel and train a rank-``rank`` update of it instead (Keras's
-        ``enable_lora``: ``lora_alpha`` defaults to ``rank``)."""
+        ``enable_lora``: ``lora_alpha`` defaults to ``rank``; ``a_initializer`` and
+        ``b_initializer`` make the two factors, He-uniform and zeros by default)."""
+        if not type(self)._offers_lora:
+            raise NotImplementedError(f"{type(self).__name__} does not offer LoRA (as Keras's); "
+                                      "Dense, EinsumDense, Embedding and Conv1D/2D/3D do.")
         weight = type(self)._lora_weight
         if getattr(self, f"{weight}_constraint", None):
             what = "embedding" if weight == "embeddings" else "kernel"
@@ -78,7 +92,7 @@ class LoRA:
             raise NotImplementedError(
                 f'Layer "{self.name}" is quantized ({self.quantization_mode}); LoRA on a '
                 "quantized layer is not supported. Enable LoRA on the float layer.")
-        if not isinstance(rank, int) or isinstance(rank, bool) or rank <= 0:
+        if not _positive_int(rank):
             raise ValueError(f'Layer "{self.name}": the LoRA rank must be a positive integer, '
                              f"received rank={rank!r}.")
         stored = self.__dict__["_var_attrs"][weight]
@@ -95,14 +109,21 @@ class LoRA:
         delattr(self, weight)  # ``kernel`` now reads the merged value (``__getattr__``)
         stored.trainable = False
         self.lora_enabled = True
-        self.lora_rank = rank
-        self.lora_alpha = lora_alpha if lora_alpha is not None else rank
+        self.lora_rank = int(rank)
+        self.lora_alpha = lora_alpha if lora_alpha is not None else int(rank)
 
     def _lora_delta(self):
         """``(lora_alpha / rank) * a @ b`` (the factors read where the layer reads them)."""
         var_attrs = self.__dict__["_var_attrs"]
         factor_a, factor_b = (self._read_weight(var_attrs[n]) for n in self._lora_factor_names())
         return (self.lora_alpha / self.lora_rank) * jnp.matmul(factor_a, factor_b)
+
+    def __setattr__(self, name, value):
+        if name == type(self)._lora_weight and self.__dict__.get("lora_enabled"):
+            raise AttributeError(f"property '{name}' of '{type(self).__name__}' object has no "
+                                 f"setter (LoRA is enabled: assign the frozen weight "
+                                 f"`_{name}` or the factors).")
+        super().__setattr__(name, value)
 
     def __getattr__(self, name):
         if name == type(self)._lora_weight and self.__dict__.get("lora_enabled"):
@@ -142,3 +163,7 @@ class LoRA:
         if not self.lora_rank:
             return {}
         return {"lora_rank": self.lora_rank, "lora_alpha": self.lora_alpha}
+
+
+def _positive_int(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool) and value > 0

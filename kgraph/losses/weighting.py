@@ -147,25 +147,34 @@ def _reduce_other(values, sample_weight, mask, reduction):
     """Keras's ``"sum"`` (the weighted values summed), ``"mean_with_sample_weight"``
     (divided by the weights' sum) and ``None`` / ``"none"`` (the weighted values, not
     reduced). A mask weighs its entries 0 or 1; the weights align with the values as
-    Keras aligns them (``squeeze_or_expand_to_same_rank``)."""
+    Keras aligns them (``squeeze_or_expand_to_same_rank``), and one value for the whole
+    batch is broadcast over them, as Keras's ``values * sample_weight``."""
     weight = None
     if sample_weight is not None:
         weight = jnp.asarray(sample_weight, values.dtype)
         values, weight = squeeze_or_expand_to_same_rank(values, weight)
-    if mask is not None and values.ndim > 0:
-        float_mask = as_float_mask(mask, values)
-        weight = float_mask if weight is None else weight * float_mask
-    elif mask is not None:
-        weight = _reduce_one_value(jnp.ones((), values.dtype), weight, mask)
+    if mask is not None:
+        float_mask = (jnp.asarray(mask) != 0).astype(values.dtype)
+        if values.ndim > 0:
+            float_mask = broadcast_to_values(float_mask, values, "mask")
+        weight = float_mask if weight is None else _trailing_product(weight, float_mask)
     if weight is not None:
         values = weighted(values, weight)
-    if reduction in (None, "none") or values.ndim == 0 or values.size == 0:
+    if reduction in (None, "none") or values.shape in ((), (0,)):
         return values
     total = jnp.sum(values)
     if reduction == "sum":
         return total
     divisor = jnp.sum(weight) if weight is not None else jnp.asarray(values.size, values.dtype)
     return divide_no_nan(total, divisor)
+
+
+def _trailing_product(a, b):
+    """``a * b``, the lower-rank one given trailing axes (``(batch,)`` against
+    ``(batch, t)``)."""
+    rank = max(a.ndim, b.ndim)
+    a, b = (x.reshape(x.shape + (1,) * (rank - x.ndim)) for x in (a, b))
+    return a * b
 
 
 def _reduce_one_value(value, sample_weight, mask):
@@ -177,7 +186,6 @@ def _reduce_one_value(value, sample_weight, mask):
     weight = jnp.asarray(sample_weight, value.dtype)
     valid = jnp.ones((), value.dtype) if mask is None else (
         jnp.asarray(mask) != 0).astype(value.dtype)
-    rank = max(weight.ndim, valid.ndim)
-    weight, valid = (a.reshape(a.shape + (1,) * (rank - a.ndim)) for a in (weight, valid))
-    both = weight * valid
-    return value * divide_no_nan(jnp.sum(both), jnp.sum(jnp.broadcast_to(valid, both.shape)))
+    both = _trailing_product(weight, valid)
+    return value * divide_no_nan(jnp.sum(both), jnp.sum(jnp.broadcast_to(
+        valid.reshape(valid.shape + (1,) * (both.ndim - valid.ndim)), both.shape)))

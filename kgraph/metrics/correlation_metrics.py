@@ -50,7 +50,7 @@ class PearsonCorrelation(MeanMetricWrapper):
     """The mean over samples of Pearson's correlation coefficient along ``axis``."""
 
     def __init__(self, name="pearson_correlation", dtype=None, axis=-1):
-        super().__init__(pearson_correlation, name=name, axis=axis)
+        super().__init__(pearson_correlation, name=name, dtype=dtype, axis=axis)
 
     def get_config(self):
         return {**super().get_config(), "dtype": "float32"}  # accumulates in float32
@@ -60,7 +60,7 @@ class ConcordanceCorrelation(MeanMetricWrapper):
     """The mean over samples of the concordance correlation coefficient along ``axis``."""
 
     def __init__(self, name="concordance_correlation", dtype=None, axis=-1):
-        super().__init__(concordance_correlation, name=name, axis=axis)
+        super().__init__(concordance_correlation, name=name, dtype=dtype, axis=axis)
 
     def get_config(self):
         return {**super().get_config(), "dtype": "float32"}  # accumulates in float32

@@ -21,7 +21,7 @@ import functools
 import jax
 import jax.numpy as jnp
 
-from kgraph import config, dtype_policies
+from kgraph import dtype_policies
 from kgraph.base import call_args
 from kgraph.base.naming import to_snake_case
 from kgraph.base.state_arrays import StateArray
@@ -37,10 +37,12 @@ def _float32(x):
 
 
 def state_dtype(name, dtype) -> str:
-    """A metric's ``dtype`` argument: Keras's default (``floatx()``) and float32 (or a
+    """A metric's ``dtype`` argument: None (whatever ``floatx()`` is) and float32 (or a
     policy computing in it) are what kgraph's float32 states hold; another dtype is
     refused, not ignored."""
-    resolved = dtype_policies.get(dtype or config.floatx()).compute_dtype
+    if dtype is None:
+        return "float32"
+    resolved = dtype_policies.get(dtype).compute_dtype
     if resolved != "float32":
         raise ValueError(f'Metric "{name}": dtype={dtype!r} is not supported; kgraph\'s '
                          "metrics keep float32 states and results (dtype=None or "
@@ -95,12 +97,7 @@ class Metric:
 
     def __init__(self, name=None, dtype=None):
         self.name = name or to_snake_case(type(self).__name__)
-        self._dtype = state_dtype(self.name, dtype)
-
-    @property
-    def dtype(self) -> str:
-        """The dtype of the metric's state and result: float32 (Keras's ``floatx()``)."""
-        return self._dtype
+        state_dtype(self.name, dtype)  # float32 (``dtype``), or an error
 
     def init(self):
         raise NotImplementedError(f"{type(self).__name__} must implement init().")
@@ -221,6 +218,7 @@ class Metric:
 
     @property
     def dtype(self) -> str:
+        """The dtype of the metric's state and result: float32."""
         return "float32"
 
     def merge(self, a, b):

@@ -32,7 +32,7 @@ class _Count(_ThresholdMetric):
     _count = None
 
     def __init__(self, thresholds=None, name=None, dtype=None):
-        super().__init__(thresholds=thresholds, name=name)
+        super().__init__(thresholds=thresholds, name=name, dtype=dtype)
         self._counts = (self._count,)
 
     def result(self, state):
@@ -72,7 +72,7 @@ class _AtConstraint(Metric):
     _argument = None
 
     def __init__(self, value, num_thresholds=200, class_id=None, name=None, dtype=None):
-        super().__init__(name)
+        super().__init__(name, dtype)
         if not 0 <= value <= 1:
             raise ValueError(f"Argument `{self._argument}` must be in the range [0, 1]. "
                              f"Received: {self._argument}={value}")
@@ -184,7 +184,7 @@ class FBetaScore(_PerClass):
 
     def __init__(self, average=None, beta=1.0, threshold=None, name="fbeta_score",
                  dtype=None):
-        super().__init__(name)
+        super().__init__(name, dtype)
         if average not in (None, "micro", "macro", "weighted"):
             raise ValueError("Invalid `average` argument value. Expected one of: {None, "
                              f"'micro', 'macro', 'weighted'}}. Received: average={average}")
@@ -246,7 +246,8 @@ class F1Score(FBetaScore):
     """The F1 score (``FBetaScore`` with ``beta=1``)."""
 
     def __init__(self, average=None, threshold=None, name="f1_score", dtype=None):
-        super().__init__(average=average, beta=1.0, threshold=threshold, name=name)
+        super().__init__(average=average, beta=1.0, threshold=threshold, name=name,
+                         dtype=dtype)
 
     def get_config(self):
         config = super().get_config()
@@ -260,7 +261,7 @@ class R2Score(_PerClass):
 
     def __init__(self, class_aggregation="uniform_average", num_regressors=0, name="r2_score",
                  dtype=None):
-        super().__init__(name)
+        super().__init__(name, dtype)
         if class_aggregation not in (None, "uniform_average", "variance_weighted_average"):
             raise ValueError("Invalid value for argument `class_aggregation`. Expected one of "
                              "{None, 'uniform_average', 'variance_weighted_average'}. "
@@ -324,7 +325,7 @@ class IoU(Metric):
 
     def __init__(self, num_classes, target_class_ids, name=None, dtype=None,
                  ignore_class=None, sparse_y_true=True, sparse_y_pred=True, axis=-1):
-        super().__init__(name)
+        super().__init__(name, dtype)
         if max(target_class_ids) >= num_classes:
             raise ValueError(f"Target class id {max(target_class_ids)} is out of range, which "
                              f"is [0, {num_classes}).")
@@ -430,7 +431,7 @@ class OneHotMeanIoU(MeanIoU):
 def _wrapper(fn, default_name, doc):
     class Wrapped(MeanMetricWrapper):
         def __init__(self, name=default_name, dtype=None, **kwargs):
-            super().__init__(fn, name=name, **kwargs)
+            super().__init__(fn, name=name, dtype=dtype, **kwargs)
 
     Wrapped.__doc__ = doc
     return Wrapped

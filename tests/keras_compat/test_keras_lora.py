@@ -95,7 +95,11 @@ def test_lora_files_hold_the_merged_kernel_both_ways(build, tmp_path):
     x, _ = _data(x_shape, y_shape, dtype)
     theirs.save(tmp_path / "k.keras")
     ours = kg.load_model(tmp_path / "k.keras")
-    assert _adapted(ours).lora_enabled and _adapted(ours).get_config()["lora_rank"] == 2
+    config = _adapted(ours).get_config()
+    assert _adapted(ours).lora_enabled
+    assert (config["lora_rank"], config["lora_alpha"]) == (
+        _adapted(theirs).get_config()["lora_rank"], _adapted(theirs).get_config()["lora_alpha"])
+    assert _adapted(ours).lora_alpha == _adapted(theirs).lora_alpha  # (Dense, Embedding: 2)
     assert _summary(ours) == _summary(keras.saving.load_model(tmp_path / "k.keras"))
     # the file's kernel is the merged one; the loaded factors are zero, as Keras loads them
     np.testing.assert_allclose(np.asarray(ours(x)), np.asarray(theirs(x)), rtol=1e-5, atol=1e-5)
@@ -108,6 +112,14 @@ def test_lora_files_hold_the_merged_kernel_both_ways(build, tmp_path):
     plain, _, _, _ = build(keras)  # a model without LoRA reads the merged weights
     plain.load_weights(tmp_path / "o.weights.h5")
     np.testing.assert_allclose(np.asarray(plain(x)), np.asarray(ours(x)), rtol=1e-5, atol=1e-5)
+    # a LoRA model loading the file: its kernel is the merged one, its factors zeroed
+    again, _, _, _ = build(kg, lora_rank=2, lora_alpha=4)
+    again(x)
+    factor = getattr(_adapted(again), b_name)
+    factor.assign(np.ones(factor.shape, "float32"))
+    again.load_weights(tmp_path / "o.weights.h5")
+    assert not np.asarray(getattr(_adapted(again), b_name)).any()
+    np.testing.assert_allclose(np.asarray(again(x)), np.asarray(ours(x)), rtol=1e-5, atol=1e-5)
 
 
 def test_reversible_embedding_reverses_through_the_merged_embeddings():
@@ -147,7 +159,7 @@ def test_a_compiled_model_retrains_after_enable_lora():
     assert not np.allclose(np.asarray(layer.kernel), kernel)
 
 
-def test_bad_uses_are_refused_as_keras_refuses_them():
+def test_bad_uses_are_refused():
     layer = kg.layers.Dense(3, name="d")
     with pytest.raises(ValueError, match="isn't yet built"):
         layer.enable_lora(2)
@@ -164,7 +176,63 @@ def test_bad_uses_are_refused_as_keras_refuses_them():
     quantized = kg.layers.Dense(3, name="q")
     quantized(np.ones((1, 4), "float32"))
     quantized.quantize("int8")
-    with pytest.raises(NotImplementedError, match="quantized"):
+    with pytest.raises(NotImplementedError, match="quantized"):  # (Keras has QLoRA; not here)
         quantized.enable_lora(2)
     with pytest.raises(ValueError, match="lora_rank must be a positive integer"):
         kg.layers.Conv2D(2, 3, lora_rank=0)
+    with pytest.raises(AttributeError, match="has no setter"):
+        layer.kernel = np.zeros((4, 3), "float32")  # Keras's property: no setter either
+
+
+def test_transposed_convolutions_offer_no_lora_as_keras():
+    for lib in (keras, kg):
+        with pytest.raises(ValueError, match="Unrecognized keyword arguments"):
+            lib.layers.Conv2DTranspose(2, 3, lora_rank=2)
+    layer = kg.layers.Conv1DTranspose(2, 3, name="t")
+    layer(np.ones((1, 5, 2), "float32"))
+    with pytest.raises(NotImplementedError, match="does not offer LoRA"):
+        layer.enable_lora(2)
+
+
+def test_lora_under_mixed_precision_computes_as_keras():
+    x = _rng.normal(size=(4, 6)).astype("float32")
+    ours = kg.layers.Dense(5, dtype="mixed_bfloat16", name="m")
+    theirs = keras.layers.Dense(5, dtype="mixed_bfloat16", name="m")
+    for layer in (ours, theirs):
+        layer(x)
+        layer.enable_lora(2)
+    theirs.set_weights([_rng.normal(size=w.shape).astype("float32") for w in theirs.weights])
+    ours.set_weights(theirs.get_weights())
+    assert [w.dtype for w in ours.weights] == [np.dtype(w.dtype) for w in theirs.weights]
+    got, want = ours(x), theirs(x)
+    assert np.dtype(got.dtype) == np.dtype(want.dtype) == np.dtype("bfloat16")
+    np.testing.assert_allclose(np.asarray(got, "float32"), np.asarray(want, "float32"),
+                               rtol=2e-2, atol=2e-2)
+
+
+def test_a_frozen_weights_penalty_is_left_out_of_the_loss_as_keras():
+    """Keras adds the regularizers of trained weights only: LoRA's frozen kernel (and a
+    frozen layer's weights) add nothing."""
+    rng = np.random.default_rng(8)
+    x = rng.normal(size=(16, 6)).astype("float32")
+    y = rng.normal(size=(16, 3)).astype("float32")
+
+    def build(lib):
+        inputs = lib.Input((6,))
+        hidden = lib.layers.Dense(5, kernel_regularizer="l2", name="adapted")(inputs)
+        frozen = lib.layers.Dense(4, kernel_regularizer="l1", name="frozen", trainable=False)
+        return lib.Model(inputs, lib.layers.Dense(3, name="head")(frozen(hidden)))
+
+    theirs, ours = build(keras), build(kg)
+    ours.set_weights(theirs.get_weights())
+    for model in (theirs, ours):
+        model.get_layer("adapted").enable_lora(2)
+    ours.set_weights(theirs.get_weights())
+    results = []
+    for model, lib in ((ours, kg), (theirs, keras)):
+        model.compile(lib.optimizers.SGD(0.05), "mse")
+        results.append((model.fit(x, y, batch_size=8, epochs=2, shuffle=False,
+                                  verbose=0).history["loss"],
+                        model.evaluate(x, y, verbose=0)))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-5)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-5)

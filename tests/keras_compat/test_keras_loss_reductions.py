@@ -5,6 +5,8 @@ partial last batch."""
 
 from __future__ import annotations
 
+import inspect
+
 import keras
 import numpy as np
 import pytest
@@ -82,6 +84,34 @@ def test_fit_and_evaluate_with_a_reduction_equal_kerass_over_a_partial_batch(red
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-7)
 
 
+@pytest.mark.parametrize("reduction", ["sum", "mean_with_sample_weight", None,
+                                       "sum_over_batch_size"], ids=str)
+def test_one_value_for_the_batch_is_weighed_and_masked_as_kerass(reduction):
+    """A loss that reduces the batch itself: Keras broadcasts its value over the weights
+    and the mask, then reduces."""
+    from keras.src.backend import set_keras_mask
+    from keras.src.losses.losses import LossFunctionWrapper
+
+    y_true, y_pred, weight, _ = _data(6, (4, 3))
+    mask = np.array([1, 1, 0, 1], bool)
+    ours = kg.losses.LossFunctionWrapper(lambda a, b: kg.ops.mean((a - b) ** 2),
+                                         reduction=reduction)
+    theirs = LossFunctionWrapper(lambda a, b: keras.ops.mean((a - b) ** 2), reduction=reduction)
+    masked = keras.ops.convert_to_tensor(y_pred)
+    set_keras_mask(masked, keras.ops.convert_to_tensor(mask))
+    for sample_weight in (None, weight):
+        np.testing.assert_allclose(
+            np.asarray(ours(y_true, y_pred, sample_weight=sample_weight, mask=mask)),
+            np.asarray(theirs(y_true, masked, sample_weight=sample_weight)), rtol=1e-5)
+
+
+def test_a_loss_without_reduction_is_refused_by_compile():
+    x = kg.Input((3,))
+    model = kg.Model(x, kg.layers.Dense(1, name="d")(x))
+    with pytest.raises(ValueError, match="reduction=None: it gives one value per sample"):
+        model.compile("sgd", kg.losses.MeanSquaredError(reduction=None))
+
+
 def test_unknown_reductions_are_refused_as_keras():
     for lib in (kg, keras):
         with pytest.raises(ValueError, match="Invalid value for argument `reduction`"):
@@ -101,12 +131,44 @@ def test_a_loss_dtype_is_its_computation_dtype_as_keras():
                                    rtol=1e-2 if "bfloat16" in str(dtype) else 1e-6)
 
 
-def test_metric_dtypes_are_float32_or_refused():
-    for cls in ("Mean", "MeanSquaredError", "AUC", "Precision", "SparseCategoricalAccuracy"):
-        assert getattr(kg.metrics, cls)(dtype="float32").dtype == "float32"
-        assert getattr(kg.metrics, cls)().dtype == getattr(keras.metrics, cls)().dtype
-        with pytest.raises(ValueError, match="dtype='float16' is not supported"):
-            getattr(kg.metrics, cls)(dtype="float16")
+_METRIC_ARGUMENTS = {"num_classes": 2, "target_class_ids": [0], "recall": 0.5,
+                     "precision": 0.5, "specificity": 0.5, "sensitivity": 0.5,
+                     "fn": lambda y_true, y_pred: y_pred, "loss": "mse"}
+
+
+def _metric_classes():
+    for name in sorted(dir(kg.metrics)):
+        cls = getattr(kg.metrics, name)
+        if inspect.isclass(cls) and issubclass(cls, kg.metrics.Metric) and (
+                "dtype" in inspect.signature(cls).parameters):
+            yield name
+
+
+@pytest.mark.parametrize("name", list(_metric_classes()))
+def test_every_metric_takes_float32_and_refuses_other_dtypes(name):
+    cls = getattr(kg.metrics, name)
+    required = {p.name: _METRIC_ARGUMENTS[p.name]
+                for p in inspect.signature(cls).parameters.values()
+                if p.default is p.empty and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)}
+    assert cls(**required, dtype="float32").dtype == "float32"
+    assert cls(**required).dtype == "float32"
+    if hasattr(keras.metrics, name) and "IoU" not in name:  # (Keras's IoUs say int32:
+        # their confusion matrix's dtype; their results are float32, as kgraph's)
+        assert cls(**required).dtype == getattr(keras.metrics, name)(**required).dtype
+    with pytest.raises(ValueError, match="dtype='float16' is not supported"):
+        cls(**required, dtype="float16")
+
+
+def test_metrics_and_compile_work_whatever_floatx_is():
+    previous = kg.config.floatx()
+    try:
+        kg.config.set_floatx("float16")
+        assert kg.metrics.Mean().dtype == "float32"
+        x = kg.Input((3,))
+        model = kg.Model(x, kg.layers.Dense(1, dtype="float32", name="d")(x))
+        model.compile("sgd", "mse", metrics=["mae"])
+    finally:
+        kg.config.set_floatx(previous)
 
 
 def test_sparse_top_k_from_sorted_ids_equals_kerass():
