@@ -74,11 +74,16 @@ def test_backbone_matches_keras_on_keras_weights(runs, case):
 def test_causal_lm_fit_step_matches_keras(runs):
     keras = _load(runs, "fit.keras.npz")
     kgraph = _load(runs, "fit.kgraph.npz")
+    _assert_same_step(kgraph, keras, "the step")
+
+
+def _assert_same_step(kgraph, keras, what):
+    """The same loss and the same weights after ``what``."""
     np.testing.assert_allclose(kgraph.pop("loss"), keras.pop("loss"), rtol=1e-5)
     assert len(kgraph) == len(keras) > 10
     for name in keras:
         np.testing.assert_allclose(kgraph[name], keras[name], rtol=0, atol=1e-6,
-                                   err_msg=f"weight {name} after the step")
+                                   err_msg=f"weight {name} after {what}")
 
 
 def test_backbone_enable_lora_trains_and_saves_as_on_keras(runs):
@@ -91,11 +96,7 @@ def test_backbone_enable_lora_trains_and_saves_as_on_keras(runs):
     trained = [str(name) for name in keras.pop("trained")]
     assert [str(name) for name in kgraph.pop("trained")] == trained
     assert trained and all("lora_kernel" in name for name in trained)
-    np.testing.assert_allclose(kgraph.pop("loss"), keras.pop("loss"), rtol=1e-5)
-    assert len(kgraph) == len(keras) > 10
-    for name in keras:
-        np.testing.assert_allclose(kgraph[name], keras[name], rtol=0, atol=1e-6,
-                                   err_msg=f"weight {name} after the LoRA step")
+    _assert_same_step(kgraph, keras, "the LoRA step")
 
     def contents(system):
         found = {}

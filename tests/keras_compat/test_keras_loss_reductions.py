@@ -40,20 +40,26 @@ def test_each_reduction_gives_kerass_value(name, reduction):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
 
 
-@pytest.mark.parametrize("reduction", ["sum", "mean_with_sample_weight", None])
-def test_a_mask_weighs_entries_as_kerass_keras_mask(reduction):
-    """kgraph's ``mask=`` plays Keras's ``y_pred._keras_mask``."""
+def _assert_masked_equal(ours, theirs, y_true, y_pred, weight, mask):
+    """``ours(..., mask=mask)`` equals Keras's loss on ``y_pred`` carrying ``mask`` as its
+    ``_keras_mask``, without and with ``weight``."""
     from keras.src.backend import set_keras_mask
 
-    y_true, y_pred, weight, mask = _data(2, (6, 4))
-    ours = kg.losses.MeanSquaredError(reduction=reduction)
-    theirs = keras.losses.MeanSquaredError(reduction=reduction)
     masked = keras.ops.convert_to_tensor(y_pred)
     set_keras_mask(masked, keras.ops.convert_to_tensor(mask))
     for sample_weight in (None, weight):
         np.testing.assert_allclose(
             np.asarray(ours(y_true, y_pred, sample_weight=sample_weight, mask=mask)),
             np.asarray(theirs(y_true, masked, sample_weight=sample_weight)), rtol=1e-5)
+
+
+@pytest.mark.parametrize("reduction", ["sum", "mean_with_sample_weight", None])
+def test_a_mask_weighs_entries_as_kerass_keras_mask(reduction):
+    """kgraph's ``mask=`` plays Keras's ``y_pred._keras_mask``."""
+    y_true, y_pred, weight, mask = _data(2, (6, 4))
+    ours = kg.losses.MeanSquaredError(reduction=reduction)
+    theirs = keras.losses.MeanSquaredError(reduction=reduction)
+    _assert_masked_equal(ours, theirs, y_true, y_pred, weight, mask)
 
 
 @pytest.mark.parametrize("reduction", ["sum", "mean_with_sample_weight"])
@@ -89,7 +95,6 @@ def test_fit_and_evaluate_with_a_reduction_equal_kerass_over_a_partial_batch(red
 def test_one_value_for_the_batch_is_weighed_and_masked_as_kerass(reduction):
     """A loss that reduces the batch itself: Keras broadcasts its value over the weights
     and the mask, then reduces."""
-    from keras.src.backend import set_keras_mask
     from keras.src.losses.losses import LossFunctionWrapper
 
     y_true, y_pred, weight, _ = _data(6, (4, 3))
@@ -97,12 +102,7 @@ def test_one_value_for_the_batch_is_weighed_and_masked_as_kerass(reduction):
     ours = kg.losses.LossFunctionWrapper(lambda a, b: kg.ops.mean((a - b) ** 2),
                                          reduction=reduction)
     theirs = LossFunctionWrapper(lambda a, b: keras.ops.mean((a - b) ** 2), reduction=reduction)
-    masked = keras.ops.convert_to_tensor(y_pred)
-    set_keras_mask(masked, keras.ops.convert_to_tensor(mask))
-    for sample_weight in (None, weight):
-        np.testing.assert_allclose(
-            np.asarray(ours(y_true, y_pred, sample_weight=sample_weight, mask=mask)),
-            np.asarray(theirs(y_true, masked, sample_weight=sample_weight)), rtol=1e-5)
+    _assert_masked_equal(ours, theirs, y_true, y_pred, weight, mask)
 
 
 def test_a_loss_without_reduction_is_refused_by_compile():
