@@ -43,7 +43,7 @@ from kgraph.base.input_spec import assert_input_compatibility
 from kgraph.base.keras_internals import KerasInternals
 from kgraph.base.layer_calls import LayerCalls
 from kgraph.base.layer_surface import LayerSurface
-from kgraph.base.weight_protocol import WeightProtocol
+from kgraph.base.weight_protocol import WeightProtocol, made_trainable_first
 from kgraph.base.variable_value import VariableValue
 from kgraph.base.variables import Variable, checked_weight_shape
 from kgraph.graph.keras_tensor import KerasTensor
@@ -367,8 +367,9 @@ class Layer(LayerCalls, KerasInternals, LayerSurface, WeightProtocol):
     def _listed_variables(self) -> list[Variable]:
         """The weights ``weights`` lists for this layer before its sub-layers': its own,
         and for a layer that uses a sub-layer's weight as its own (Keras's
-        ``SpectralNormalization`` and its kernel), that one too, where Keras lists it."""
-        return self._own_variables
+        ``SpectralNormalization`` and its kernel), that one too, where Keras lists it.
+        Keras's order: those made trainable first, then the rest, each in making order."""
+        return made_trainable_first(self._own_variables)
 
     @property
     def trainable_weights(self) -> list[Variable]:

@@ -73,6 +73,12 @@ class VariableValue:
         except AttributeError:
             return getattr(self.value, name)  # the array's own (``T``, ``sum``, ``tolist``)
 
+    def __setattr__(self, name, value):
+        if name in VariableValue.__slots__:
+            object.__setattr__(self, name, value)
+        else:  # the variable's own (``w.trainable = False``, as Keras's)
+            setattr(self.variable, name, value)
+
     def __repr__(self):
         return repr(self.variable)
 

@@ -65,6 +65,9 @@ class Variable:
         self.dtype = jnp.dtype(dtype or "float32")
         self.initializer = initializers.get(initializer)
         self.trainable = bool(trainable)
+        # Keras lists a layer's weights made trainable first, then the rest, by how they
+        # were made (freezing one later does not move it): ``Layer._listed_variables``
+        self._made_trainable = self.trainable
         self.aggregation, self.synchronization = aggregation, synchronization
         self.name = name or "variable"
         self.owner = owner  # the layer that created it

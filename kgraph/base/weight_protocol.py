@@ -18,7 +18,13 @@ import math
 
 import numpy as np
 
-__all__ = ["WeightProtocol"]
+__all__ = ["WeightProtocol", "made_trainable_first"]
+
+
+def made_trainable_first(variables) -> list:
+    """``variables`` as Keras lists a layer's own: those made trainable, then the others."""
+    return ([v for v in variables if getattr(v, "_made_trainable", v.trainable)]
+            + [v for v in variables if not getattr(v, "_made_trainable", v.trainable)])
 
 
 class WeightProtocol:
@@ -42,9 +48,9 @@ class WeightProtocol:
             v.assign(value)
 
     def _keras_ordered_variables(self) -> list:
-        """Own weights in Keras's saving order: those made trainable first, then the rest."""
-        own = self._own_variables
-        return [v for v in own if v.trainable] + [v for v in own if not v.trainable]
+        """Own weights in Keras's saving order: those made trainable first, then the rest
+        (by how they were made: a weight frozen later keeps its place)."""
+        return made_trainable_first(self._own_variables)
 
     def save_own_variables(self, store) -> None:
         """Keras's saving protocol: put this layer's own weights (not its sub-layers') in

@@ -30,6 +30,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from kgraph import initializers
+from kgraph.layers import quantized_calls
 
 __all__ = ["LoRA"]
 
@@ -88,14 +89,16 @@ class LoRA:
             raise ValueError("Cannot enable lora on a layer that isn't yet built.")
         if self.lora_enabled:
             raise ValueError("lora is already enabled. This can only be done once per layer.")
-        if getattr(self, "quantization_mode", None) is not None:
+        mode = getattr(self, "quantization_mode", None)
+        if mode not in (None, "int8"):
             raise NotImplementedError(
-                f'Layer "{self.name}" is quantized ({self.quantization_mode}); LoRA on a '
-                "quantized layer is not supported. Enable LoRA on the float layer.")
+                f'Layer "{self.name}" is quantized ({mode}); LoRA on a quantized layer is '
+                "offered for int8 (QLoRA), not for this mode.")
         if not _positive_int(rank):
             raise ValueError(f'Layer "{self.name}": the LoRA rank must be a positive integer, '
                              f"received rank={rank!r}.")
-        stored = self.__dict__["_var_attrs"][weight]
+        var_attrs = self.__dict__["_var_attrs"]
+        stored = var_attrs[weight] if mode is None else var_attrs[f"_{weight}"]
         shape = tuple(stored.shape)
         regularizer = getattr(self, f"{weight}_regularizer", None)
         name_a, name_b = self._lora_factor_names()
@@ -105,8 +108,9 @@ class LoRA:
                                    dtype="float32", regularizer=regularizer, name=name_b)
         setattr(self, name_a, factor_a)
         setattr(self, name_b, factor_b)
-        setattr(self, f"_{weight}", stored)  # as Keras: the variable moves to ``_kernel``
-        delattr(self, weight)  # ``kernel`` now reads the merged value (``__getattr__``)
+        if mode is None:  # (a quantized layer keeps its values in ``_kernel`` already)
+            setattr(self, f"_{weight}", stored)  # as Keras: the variable moves to ``_kernel``
+            delattr(self, weight)  # ``kernel`` now reads the merged value (``__getattr__``)
         stored.trainable = False
         self.lora_enabled = True
         self.lora_rank = int(rank)
@@ -127,28 +131,40 @@ class LoRA:
 
     def __getattr__(self, name):
         if name == type(self)._lora_weight and self.__dict__.get("lora_enabled"):
-            stored = self._read_weight(self.__dict__["_var_attrs"][f"_{name}"])
+            if getattr(self, "quantization_mode", None) is None:
+                stored = self._read_weight(self.__dict__["_var_attrs"][f"_{name}"])
+            else:  # Keras's property: the int8 values plus the update
+                stored = super().__getattr__(name)
             return (stored + self._lora_delta()).astype(self.compute_dtype)
         return super().__getattr__(name)
 
     def _keras_ordered_variables(self):
-        """Keras's file order: the layer's own weights without the two factors (the
-        kernel, which ``enable_lora`` froze, keeps its place first)."""
+        """Keras's file order: the layer's own weights without the two factors."""
         ordered = super()._keras_ordered_variables()
         if not self.lora_enabled:
             return ordered
         var_attrs = self.__dict__["_var_attrs"]
         factors = {id(var_attrs[n]) for n in self._lora_factor_names()}
-        stored = var_attrs[f"_{type(self)._lora_weight}"]
-        return [stored] + [v for v in ordered if id(v) not in factors and v is not stored]
+        return [v for v in ordered if id(v) not in factors]
 
     def save_own_variables(self, store):
-        """Keras's saving: the merged kernel in the kernel's place."""
+        """Keras's saving: the merged kernel in the kernel's place (an int8 layer's
+        requantized, with its new scale)."""
         super().save_own_variables(store)
-        if self.lora_enabled:
-            stored = self.__dict__["_var_attrs"][f"_{type(self)._lora_weight}"]
+        if not self.lora_enabled:
+            return
+        weight = type(self)._lora_weight
+        var_attrs = self.__dict__["_var_attrs"]
+        stored = var_attrs[f"_{weight}"]
+        position = {id(v): str(i) for i, v in enumerate(self._keras_ordered_variables())}
+        if getattr(self, "quantization_mode", None) is None:
             merged = stored.value + self._lora_delta()
-            store["0"] = np.asarray(merged.astype(stored.dtype))
+            store[position[id(stored)]] = np.asarray(merged.astype(stored.dtype))
+            return
+        values, scale = quantized_calls.requantized_int8(
+            self, quantized_calls.float_int8_kernel(self) + self._lora_delta())
+        store[position[id(stored)]] = np.asarray(values)
+        store[position[id(var_attrs[f"{weight}_scale"])]] = np.asarray(scale)
 
     def load_own_variables(self, store):
         """Keras's loading: the file's kernel is the frozen one; the factors start at zero."""

@@ -30,7 +30,8 @@ from kgraph.quantizers.quantizers import (AbsMaxQuantizer, abs_max_quantize,
                                           abs_max_quantize_grouped_with_zero_point,
                                           dequantize_with_sz_map)
 
-__all__ = ["build", "calibration_not_offered", "call", "file_order", "kernel_view", "quantize"]
+__all__ = ["build", "calibration_not_offered", "call", "file_order", "float_int8_kernel",
+           "kernel_view", "quantize", "requantized_int8"]
 
 # Keras's ``variable_serialization_spec``: a quantized layer's weights in file order
 _KERNEL_SPEC = {"int8": ["kernel", "bias", "kernel_scale"],
@@ -400,17 +401,58 @@ def _embedding_output(layer, inputs):
 
 
 def call(layer, inputs):
-    """The forward pass of the quantized ``layer`` (bias and activation included)."""
+    """The forward pass of the quantized ``layer`` (bias and activation included), with
+    its LoRA update (int8, as Keras's QLoRA) added before the bias."""
     mode = layer.quantization_mode
     _check_mode(layer, mode)
     if _kind(layer) == "embedding":
-        return _embedding_output(layer, inputs)
+        outputs = _embedding_output(layer, inputs)
+        if getattr(layer, "lora_enabled", False):
+            outputs = (outputs + _lora_update(layer, inputs)).astype(layer.compute_dtype)
+        return outputs
     if mode == "float8":
         return quantized_float8.call(layer, inputs)
     x = _int8_output(layer, inputs) if mode == "int8" else _int4_output(layer, inputs)
+    if getattr(layer, "lora_enabled", False):
+        x = x + _lora_update(layer, inputs)
     if _has_bias(layer):
         x = jnp.add(x, layer.bias)
     return layer.activation(x)
+
+
+def _lora_update(layer, inputs):
+    """``alpha / rank`` times the inputs through the two LoRA factors (Keras's order: the
+    first factor contracted as the kernel is, then the second)."""
+    factor_a, factor_b = (layer._read_weight(layer.__dict__["_var_attrs"][name])
+                          for name in layer._lora_factor_names())
+    kind = _kind(layer)
+    if kind == "embedding":
+        low = jnp.take(factor_a, inputs.astype(jnp.int32), axis=0)
+    elif kind == "einsum":
+        low = jnp.einsum(layer.equation, inputs, factor_a)
+    else:
+        low = jnp.matmul(inputs, factor_a)
+    return (layer.lora_alpha / layer.lora_rank) * jnp.matmul(low, factor_b)
+
+
+def float_int8_kernel(layer):
+    """The float kernel (embeddings) an int8 layer's values and scale stand for."""
+    kind = _kind(layer)
+    weight = type(layer)._quantized_weight
+    values = getattr(layer, f"_{weight}").astype(jnp.float32)
+    scale = getattr(layer, f"{weight}_scale")
+    if kind == "embedding":
+        return values / jnp.expand_dims(scale, -1)
+    if kind == "einsum":
+        scale = qe.adjust_scale_for_dequant(_info(layer), scale)
+    return values / scale
+
+
+def requantized_int8(layer, float_kernel):
+    """``(values, scale)`` of ``float_kernel`` quantized as the int8 layer's own were."""
+    values, scale, _ = _quantized_values(layer, "int8", layer.quantization_config,
+                                         float_kernel)
+    return values, scale
 
 
 def _has_bias(layer) -> bool:

@@ -175,8 +175,8 @@ def test_bad_uses_are_refused():
         constrained.enable_lora(2)
     quantized = kg.layers.Dense(3, name="q")
     quantized(np.ones((1, 4), "float32"))
-    quantized.quantize("int8")
-    with pytest.raises(NotImplementedError, match="quantized"):  # (Keras has QLoRA; not here)
+    quantized.quantize("int4")
+    with pytest.raises(NotImplementedError, match="offered for int8"):  # (Keras: int4 too)
         quantized.enable_lora(2)
     with pytest.raises(ValueError, match="lora_rank must be a positive integer"):
         kg.layers.Conv2D(2, 3, lora_rank=0)
@@ -236,3 +236,46 @@ def test_a_frozen_weights_penalty_is_left_out_of_the_loss_as_keras():
                         model.evaluate(x, y, verbose=0)))
     np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-5)
     np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-5)
+
+
+@pytest.mark.parametrize("build", [_dense, _einsum, _embedding], ids=lambda b: b.__name__[1:])
+def test_qlora_on_int8_layers_trains_and_saves_as_keras(build, tmp_path):
+    """Keras's QLoRA: quantize to int8, then enable LoRA; the update is added to the
+    quantized call, and files hold the merged kernel requantized."""
+    theirs, x_shape, y_shape, dtype = build(keras)
+    ours, _, _, _ = build(kg)
+    ours.set_weights(theirs.get_weights())
+    for model in (ours, theirs):
+        _adapted(model).quantize("int8")
+        _adapted(model).enable_lora(2)
+    assert _summary(ours) == _summary(theirs)
+    ours.set_weights(theirs.get_weights())
+    x, y = _data(x_shape, y_shape, dtype)
+    for model, lib in ((ours, kg), (theirs, keras)):
+        model.compile(lib.optimizers.SGD(0.1), "mse")
+        model.fit(x, y, batch_size=8, epochs=2, shuffle=False, verbose=0)
+    for a, b, w in zip(ours.get_weights(), theirs.get_weights(), theirs.weights):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5, err_msg=w.path)
+    np.testing.assert_allclose(ours.predict(x, verbose=0), theirs.predict(x, verbose=0),
+                               rtol=1e-4, atol=1e-4)
+    ours.save_weights(tmp_path / "o.weights.h5")
+    theirs.save_weights(tmp_path / "k.weights.h5")
+    import h5py
+
+    def datasets(path):
+        found = {}
+        with h5py.File(path, "r") as file:
+            file.visititems(lambda name, item: found.__setitem__(name, item[()])
+                            if isinstance(item, h5py.Dataset) else None)
+        return found
+
+    ours_file, theirs_file = datasets(tmp_path / "o.weights.h5"), datasets(
+        tmp_path / "k.weights.h5")
+    assert sorted(ours_file) == sorted(theirs_file)
+    for name, value in theirs_file.items():  # the merged kernel, requantized, and its scale
+        np.testing.assert_allclose(ours_file[name], value, rtol=1e-4, atol=1.01, err_msg=name)
+    back, _, _, _ = build(keras)
+    _adapted(back).quantize("int8")
+    _adapted(back).enable_lora(2)
+    back.load_weights(tmp_path / "o.weights.h5")
+    np.testing.assert_allclose(np.asarray(back(x)), np.asarray(ours(x)), rtol=0.05, atol=0.05)

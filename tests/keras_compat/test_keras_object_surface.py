@@ -301,3 +301,27 @@ def test_layer_stateless_call_matches_keras():
                                     np.asarray(dense.kernel)])
         assert not np.allclose(results[lib][-1], kernel)  # the layer's own weight untouched
     _assert_close(results[kg][:4], results[keras][:4])
+
+
+def test_a_layers_weights_are_listed_as_kerass_made_trainable_first():
+    """Keras lists the weights made trainable first, then the others, each in making order
+    (freezing one later does not move it): ``get_weights`` / ``set_weights`` and files
+    follow that order."""
+    for lib in (kg, keras):
+        class Counter(lib.layers.Layer):
+            def build(self, input_shape):
+                self.count = self.add_weight((), "zeros", trainable=False, name="count")
+                self.w = self.add_weight((input_shape[-1], 2), "ones", name="w")
+                self.b = self.add_weight((2,), "zeros", name="b")
+
+            def call(self, x):
+                return x @ self.w + self.b
+
+        layer = Counter(name="counter")
+        layer(np.ones((1, 3), "float32"))
+        layer.w.trainable = False
+        names = [w.name for w in layer.weights]
+        assert names == ["w", "b", "count"], lib
+        store = {}
+        layer.save_own_variables(store)
+        assert [store[str(i)].shape for i in range(3)] == [(3, 2), (2,), ()]
