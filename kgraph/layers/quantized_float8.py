@@ -51,12 +51,16 @@ def build(layer):
     length = getattr(layer.dtype_policy, "amax_history_length",
                      QuantizedFloat8DTypePolicy.default_amax_history_length)
     for prefix in _PREFIXES:
-        setattr(layer, f"{prefix}_scale", layer.add_weight(
-            (), "ones", dtype="float32", trainable=False, autocast=False,
-            name=f"{prefix}_scale"))
-        setattr(layer, f"{prefix}_amax_history", layer.add_weight(
-            (length,), "zeros", dtype="float32", trainable=False, autocast=False,
-            name=f"{prefix}_amax_history"))
+        scale = layer.add_weight((), "ones", dtype="float32", trainable=False, autocast=False,
+                                 name=f"{prefix}_scale")
+        history = layer.add_weight((length,), "zeros", dtype="float32", trainable=False,
+                                   autocast=False, name=f"{prefix}_amax_history")
+        for variable in (scale, history):
+            # Keras makes them trainable (its gradient overwrites them), so it lists them
+            # with the trainable weights; here they are state, listed where Keras lists them
+            variable._made_trainable = True
+        setattr(layer, f"{prefix}_scale", scale)
+        setattr(layer, f"{prefix}_amax_history", history)
 
 
 def _qdq_straight_through(x, scale, compute):
