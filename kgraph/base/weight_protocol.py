@@ -23,8 +23,8 @@ __all__ = ["WeightProtocol", "made_trainable_first"]
 
 def made_trainable_first(variables) -> list:
     """``variables`` as Keras lists a layer's own: those made trainable, then the others."""
-    return ([v for v in variables if getattr(v, "_made_trainable", v.trainable)]
-            + [v for v in variables if not getattr(v, "_made_trainable", v.trainable)])
+    return ([v for v in variables if v._made_trainable]
+            + [v for v in variables if not v._made_trainable])
 
 
 class WeightProtocol:

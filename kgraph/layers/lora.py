@@ -66,6 +66,11 @@ class LoRA:
         prefix = f"lora_{type(self)._lora_weight}"
         return f"{prefix}_a", f"{prefix}_b"
 
+    def _lora_factors(self) -> list:
+        """The two factors' variables (``a``, ``b``)."""
+        var_attrs = self.__dict__["_var_attrs"]
+        return [var_attrs[name] for name in self._lora_factor_names()]
+
     def _build_lora(self):
         """End of ``build``: enable LoRA if the constructor asked for it."""
         if self.lora_rank and not self.lora_enabled:
@@ -118,8 +123,7 @@ class LoRA:
 
     def _lora_delta(self):
         """``(lora_alpha / rank) * a @ b`` (the factors read where the layer reads them)."""
-        var_attrs = self.__dict__["_var_attrs"]
-        factor_a, factor_b = (self._read_weight(var_attrs[n]) for n in self._lora_factor_names())
+        factor_a, factor_b = map(self._read_weight, self._lora_factors())
         return (self.lora_alpha / self.lora_rank) * jnp.matmul(factor_a, factor_b)
 
     def __setattr__(self, name, value):
@@ -143,8 +147,7 @@ class LoRA:
         ordered = super()._keras_ordered_variables()
         if not self.lora_enabled:
             return ordered
-        var_attrs = self.__dict__["_var_attrs"]
-        factors = {id(var_attrs[n]) for n in self._lora_factor_names()}
+        factors = {id(v) for v in self._lora_factors()}
         return [v for v in ordered if id(v) not in factors]
 
     def save_own_variables(self, store):
@@ -170,9 +173,8 @@ class LoRA:
         """Keras's loading: the file's kernel is the frozen one; the factors start at zero."""
         super().load_own_variables(store)
         if self.lora_enabled:
-            var_attrs = self.__dict__["_var_attrs"]
-            for name in self._lora_factor_names():
-                var_attrs[name].assign(np.zeros(var_attrs[name].shape, "float32"))
+            for factor in self._lora_factors():
+                factor.assign(np.zeros(factor.shape, "float32"))
 
     def _lora_config(self) -> dict:
         """The config entries Keras writes when LoRA was asked for."""

@@ -308,8 +308,7 @@ def _int8_output(layer, inputs):
     @jax.custom_gradient
     def run(inputs, kernel, kernel_scale):
         def grad(upstream):
-            scale = qe.adjust_scale_for_dequant(info, kernel_scale) if einsum else kernel_scale
-            float_kernel = jnp.divide(kernel.astype(compute), scale)
+            float_kernel = _dequantized_int8(layer, kernel, kernel_scale, compute)
             return _input_gradient(layer, upstream, float_kernel), None, None
 
         output_scale = kernel_scale
@@ -423,8 +422,7 @@ def call(layer, inputs):
 def _lora_update(layer, inputs):
     """``alpha / rank`` times the inputs through the two LoRA factors (Keras's order: the
     first factor contracted as the kernel is, then the second)."""
-    factor_a, factor_b = (layer._read_weight(layer.__dict__["_var_attrs"][name])
-                          for name in layer._lora_factor_names())
+    factor_a, factor_b = map(layer._read_weight, layer._lora_factors())
     kind = _kind(layer)
     if kind == "embedding":
         low = jnp.take(factor_a, inputs.astype(jnp.int32), axis=0)
@@ -437,15 +435,19 @@ def _lora_update(layer, inputs):
 
 def float_int8_kernel(layer):
     """The float kernel (embeddings) an int8 layer's values and scale stand for."""
-    kind = _kind(layer)
     weight = type(layer)._quantized_weight
-    values = getattr(layer, f"_{weight}").astype(jnp.float32)
-    scale = getattr(layer, f"{weight}_scale")
+    return _dequantized_int8(layer, getattr(layer, f"_{weight}"),
+                             getattr(layer, f"{weight}_scale"), jnp.float32)
+
+
+def _dequantized_int8(layer, values, scale, dtype):
+    """int8 ``values`` over their ``scale`` (per output channel; per row of embeddings)."""
+    kind = _kind(layer)
     if kind == "embedding":
-        return values / jnp.expand_dims(scale, -1)
+        return values.astype(dtype) / jnp.expand_dims(scale, -1)
     if kind == "einsum":
         scale = qe.adjust_scale_for_dequant(_info(layer), scale)
-    return values / scale
+    return values.astype(dtype) / scale
 
 
 def requantized_int8(layer, float_kernel):

@@ -21,7 +21,8 @@ import jax.numpy as jnp
 
 __all__ = [
     "REDUCTIONS", "as_float_mask", "broadcast_to_values", "check_reduction", "combine_masks",
-    "divide_no_nan", "reduce_weighted", "squeeze_or_expand_to_same_rank", "weighted"
+    "divide_no_nan", "reduce_weighted", "squeeze_or_expand_to_same_rank", "trailing_product",
+    "weighted"
 ]
 
 
@@ -157,7 +158,7 @@ def _reduce_other(values, sample_weight, mask, reduction):
         float_mask = (jnp.asarray(mask) != 0).astype(values.dtype)
         if values.ndim > 0:
             float_mask = broadcast_to_values(float_mask, values, "mask")
-        weight = float_mask if weight is None else _trailing_product(weight, float_mask)
+        weight = float_mask if weight is None else trailing_product(weight, float_mask)
     if weight is not None:
         values = weighted(values, weight)
     if reduction in (None, "none") or values.shape in ((), (0,)):
@@ -169,7 +170,7 @@ def _reduce_other(values, sample_weight, mask, reduction):
     return divide_no_nan(total, divisor)
 
 
-def _trailing_product(a, b):
+def trailing_product(a, b):
     """``a * b``, the lower-rank one given trailing axes (``(batch,)`` against
     ``(batch, t)``)."""
     rank = max(a.ndim, b.ndim)
@@ -186,6 +187,5 @@ def _reduce_one_value(value, sample_weight, mask):
     weight = jnp.asarray(sample_weight, value.dtype)
     valid = jnp.ones((), value.dtype) if mask is None else (
         jnp.asarray(mask) != 0).astype(value.dtype)
-    both = _trailing_product(weight, valid)
-    return value * divide_no_nan(jnp.sum(both), jnp.sum(jnp.broadcast_to(
-        valid.reshape(valid.shape + (1,) * (both.ndim - valid.ndim)), both.shape)))
+    counted = trailing_product(jnp.ones_like(weight), valid)
+    return value * divide_no_nan(jnp.sum(trailing_product(weight, valid)), jnp.sum(counted))

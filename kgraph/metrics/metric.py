@@ -26,7 +26,8 @@ from kgraph.base import call_args
 from kgraph.base.naming import to_snake_case
 from kgraph.base.state_arrays import StateArray
 from kgraph.base.variables import Variable
-from kgraph.losses.weighting import broadcast_to_values, divide_no_nan, weighted
+from kgraph.losses.weighting import (broadcast_to_values, divide_no_nan, trailing_product,
+                                     weighted)
 
 __all__ = ["Mean", "MeanMetricWrapper", "Metric", "Sum", "mean_totals", "merge_weights",
            "state_dtype"]
@@ -61,9 +62,7 @@ def merge_weights(sample_weight, mask):
     if sample_weight is None or mask is None:
         return mask if sample_weight is None else _float32(sample_weight)
     sample_weight = _float32(sample_weight)
-    rank = max(sample_weight.ndim, mask.ndim)
-    expand = lambda w: w.reshape(w.shape + (1,) * (rank - w.ndim))  # noqa: E731
-    return expand(sample_weight) * expand(mask)
+    return trailing_product(sample_weight, mask)
 
 
 @functools.partial(jax.jit, static_argnames="reduce")
