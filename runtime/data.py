@@ -20,6 +20,7 @@ Keras runs it (``pad_check``; one more compiled step).
 from __future__ import annotations
 
 import collections
+import itertools
 import math
 
 import jax
@@ -274,6 +275,17 @@ def _signature(tree):
     return treedef, [(np.shape(a)[1:], np.asarray(a).dtype) for a in leaves]
 
 
+_EMPTY = object()
+
+
+def _inputs_of(item):
+    """The inputs of a batch as Keras unpacks one: a tuple (or list) of one to three items
+    is ``(x,)``, ``(x, y)`` or ``(x, y, sample_weight)``; anything else is ``x``."""
+    if isinstance(item, (tuple, list)) and 1 <= len(item) <= 3:
+        return item[0]
+    return item
+
+
 class IterableData:
     """Batches from a Python iterable or generator.
 
@@ -307,6 +319,17 @@ class IterableData:
             return self._iterator
         return iter(self.source)
 
+    def first_inputs(self):
+        """The first batch's inputs, read ahead (a one-shot iterator yields that batch
+        still), or None for an empty iterable."""
+        if self.one_shot:
+            iterator = self._iterator or iter(self.source)
+            first = next(iterator, _EMPTY)
+            self._iterator = itertools.chain([] if first is _EMPTY else [first], iterator)
+        else:
+            first = next(iter(self.source), _EMPTY)
+        return None if first is _EMPTY else as_numpy(_inputs_of(first))
+
     def _shuffled(self, count, rng):
         """A PyDataset's batches in a shuffled order (Keras's ``shuffle`` of one)."""
         for index in rng.permutation(count):
@@ -321,9 +344,8 @@ class IterableData:
                                  f"{f' of length {len(item)}' if isinstance(item, (tuple, list)) else ''}"
                                  "; expected (x, y) or (x, y, sample_weight).")
             x, y, w = item[0], item[1], item[2] if len(item) == 3 else None
-        else:
-            x, y, w = (item[0], None, None) if isinstance(item, tuple) and len(item) == 1 \
-                else (item, None, None)
+        else:  # inputs only: Keras's unpacking, ``x``, ``(x,)``, ``(x, y)``, ``(x, y, w)``
+            x, y, w = _inputs_of(item), None, None
         x, y = as_numpy(x), as_numpy(y)
         w = None if w is None else np.asarray(w, np.float32)
         if self.class_weight is not None:

@@ -92,8 +92,14 @@ def _has_compiled_loss(model) -> bool:
     return (TrainingSetup.of(model).config or {}).get("loss") is not None
 
 
-def _first_batch(data):
-    return data.arrays[0] if isinstance(data, data_lib.ArrayData) else None
+def _first_batch(model, data):
+    """The inputs a model not built yet builds on: the arrays, or an iterable's first batch
+    (read ahead: the iterable still yields it); None for a built model."""
+    if model.built:
+        return None
+    if isinstance(data, data_lib.ArrayData):
+        return data.arrays[0]
+    return data.first_inputs() if isinstance(data, data_lib.IterableData) else None
 
 
 def _is_iterable_source(x) -> bool:
@@ -262,7 +268,7 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
                                 initial_epoch=initial_epoch, steps_per_epoch=steps_per_epoch,
                                 validation_freq=validation_freq)
     setup = TrainingSetup.of(model)
-    trainer = setup.trainer_for(model, _first_batch(data))
+    trainer = setup.trainer_for(model, _first_batch(model, data))
     if not model.built:
         raise ValueError(f"Model {model.name!r} is not built; build it (call it on an input) "
                          "before fitting it on an iterable.")
@@ -386,7 +392,7 @@ def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weig
         values = list(logs.values())
         return logs if return_dict else values[0] if len(values) == 1 else values
     setup = TrainingSetup.of(model)
-    trainer = setup.trainer_for(model, _first_batch(data))
+    trainer = setup.trainer_for(model, _first_batch(model, data))
     _check_labels(model, trainer, data)
     callback_list = CallbackList(callbacks, model=model, add_history=False,
                                  add_progbar=verbose != 0, verbose=verbose, epochs=1,
@@ -413,7 +419,7 @@ def predict(model, x, batch_size=None, verbose="auto", steps=None, callbacks=Non
         _same_on_every_process("batches to predict", data.steps)
     if keras_protocol.uses_own_steps(model, "predict_step"):
         return custom_steps.predict(model, data, verbose, callbacks)
-    predictor = TrainingSetup.of(model).predictor_for(model, _first_batch(data))
+    predictor = TrainingSetup.of(model).predictor_for(model, _first_batch(model, data))
     callback_list = CallbackList(callbacks, model=model, add_history=False,
                                  add_progbar=verbose != 0, verbose=verbose, epochs=1,
                                  steps=data.steps)

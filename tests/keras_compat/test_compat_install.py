@@ -48,3 +48,31 @@ def test_a_model_written_for_keras_builds_on_kgraph():
 def test_uninstall_without_install_does_nothing():
     compat.uninstall()
     assert sys.modules["keras"] is real_keras
+
+
+def test_a_keras_imported_before_keeps_working_while_installed(tmp_path):
+    """Keras's own code imports ``keras.src`` modules lazily, inside its functions: those
+    find Keras's modules, while every other import finds kgraph."""
+    import numpy as np
+
+    x, y = np.ones((4, 3), "float32"), np.ones((4, 2), "float32")
+    with compat.install():
+        import keras
+        from keras.src.saving import serialization_lib
+
+        assert keras is kg and serialization_lib.serialize_keras_object is \
+            kg.saving.serialize_keras_object
+        dense = real_keras.layers.Dense(2)  # its constructor imports keras.src lazily
+        assert dense(x).shape == (4, 2)
+        assert real_keras.saving.serialize_keras_object(dense)["module"] == "keras.layers"
+        model = real_keras.Sequential([real_keras.Input((3,)), real_keras.layers.Dense(2)])
+        model.compile("sgd", "mse")
+        model.fit(x, y, verbose=0)
+        model.save(tmp_path / "m.keras")
+        loaded = real_keras.saving.load_model(tmp_path / "m.keras")
+        assert type(loaded) is real_keras.Sequential
+        np.testing.assert_allclose(loaded.predict(x, verbose=0), model.predict(x, verbose=0))
+        assert importlib.import_module("keras.layers").Dense is kg.layers.Dense
+    # what Keras imported meanwhile is Keras's, after as during
+    assert importlib.import_module("keras.src.saving.serialization_lib").__file__.startswith(
+        str(importlib.util.find_spec("keras").submodule_search_locations[0]))

@@ -1,0 +1,45 @@
+"""The one list of Keras's test cases that cannot apply to kgraph, each with its reason.
+
+A case is listed only for one of three reasons: it tests another backend (TensorFlow,
+PyTorch, NumPy, OpenVINO), it needs TensorFlow itself (a layer run inside a ``tf.data``
+pipeline's graph, TensorFlow tensors), or it tests a Keras internal that has no meaning in
+kgraph (a private helper of Keras's implementation). Patterns are ``fnmatch`` patterns over
+the case's id, ``keras/src/<folder>/<file>_test.py::<Class>::<test>``. A case that fails
+because kgraph differs from Keras does not belong here: it is a defect to fix, or a known
+difference listed in the README.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+
+__all__ = ["KINDS", "LEDGER", "Entry", "entry_for"]
+
+OTHER_BACKEND = "another backend"
+TENSORFLOW = "TensorFlow itself"
+INTERNAL = "a Keras internal"
+KINDS = (OTHER_BACKEND, TENSORFLOW, INTERNAL)
+
+
+@dataclasses.dataclass(frozen=True)
+class Entry:
+    pattern: str
+    kind: str
+    reason: str
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"ledger entry {self.pattern!r}: kind must be one of {KINDS}")
+
+
+LEDGER: list[Entry] = [
+]
+
+
+def entry_for(nodeid: str) -> Entry | None:
+    """The ledger entry that lists case ``nodeid``, if any."""
+    for entry in LEDGER:
+        if fnmatch.fnmatchcase(nodeid, entry.pattern):
+            return entry
+    return None

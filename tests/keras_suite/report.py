@@ -1,0 +1,112 @@
+"""The report of Keras's own tests run against kgraph: per Keras folder, the cases that
+pass, fail, are skipped by Keras's own conditions, and are in the ledger.
+
+    python -m tests.keras_suite.report            # the suite's default shards
+    python -m tests.keras_suite.report --all      # every folder of suite.FOLDERS
+    python -m tests.keras_suite.report --mode keras   # the same files under Keras itself
+    python -m tests.keras_suite.report --save out/ --shard layers-3   # keep each shard's JSON
+
+A case is counted once: a file that cannot be imported counts each of the cases Keras
+collects from it (``--collect-only`` under Keras) as failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import pathlib
+import subprocess
+import sys
+
+from tests.keras_suite import suite
+
+__all__ = ["summarize", "table"]
+
+
+def keras_cases(files) -> dict[str, list[str]]:
+    """The case ids Keras itself collects from ``files``, by file."""
+    command = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-c",
+               str(suite.REPOSITORY / "tests" / "keras_suite" / "pytest.ini"),
+               "--rootdir", str(suite.KERAS_FOLDER.parent), "-p", "tests.keras_suite.plugin",
+               *files]
+    env = {**suite.base_environment(), "KGRAPH_KERAS_SUITE": "keras"}
+    done = subprocess.run(command, cwd=suite.KERAS_FOLDER.parent, env=env,
+                          capture_output=True, text=True)
+    cases = collections.defaultdict(list)
+    for line in done.stdout.splitlines():
+        if "::" in line:
+            cases[line.split("::")[0]].append(line.strip())
+    return cases
+
+
+def summarize(runs: list[dict], universe: dict[str, list[str]] | None = None) -> dict:
+    """Outcome of every case: ``{case: (outcome, message)}``, outcome one of ``passed``,
+    ``failed``, ``skipped``, ``ledger``; a file's import error fails each of its cases."""
+    outcomes = {}
+    for run in runs:
+        for case, kind in run["ledger"].items():
+            outcomes[case] = ("ledger", kind)
+        for case, (outcome, message, _) in run["results"].items():
+            if "::" not in case:  # the file could not be imported
+                for each in (universe or {}).get(case, [case]):
+                    outcomes.setdefault(each, ("failed", message))
+                continue
+            outcomes[case] = ("failed" if outcome == "error" else outcome, message)
+    return outcomes
+
+
+def _folder(case: str) -> str:
+    return case.split("/")[2]
+
+
+def table(outcomes: dict) -> str:
+    """A Markdown table by folder: passed / failed / skipped / ledger, and the pass rate of
+    the cases run (not skipped, not in the ledger)."""
+    counts = collections.defaultdict(collections.Counter)
+    for case, (outcome, _) in outcomes.items():
+        counts[_folder(case)][outcome] += 1
+        counts["total"][outcome] += 1
+    lines = ["| Keras folder | cases | passed | failed | skipped by Keras | in the ledger | "
+             "pass rate |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for folder in [*sorted(f for f in counts if f != "total"), "total"]:
+        c = counts[folder]
+        ran = c["passed"] + c["failed"]
+        rate = f"{100 * c['passed'] / ran:.1f}%" if ran else "-"
+        name = f"**{folder}**" if folder == "total" else f"`{folder}/`"
+        lines.append(f"| {name} | {sum(c.values())} | {c['passed']} | {c['failed']} | "
+                     f"{c['skipped']} | {c['ledger']} | {rate} |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--all", action="store_true", help="every folder, not the default set")
+    parser.add_argument("--mode", choices=("kgraph", "keras"), default="kgraph")
+    parser.add_argument("--shard", action="append", help="only these shards (by name)")
+    parser.add_argument("--save", type=pathlib.Path, help="a folder for each shard's JSON")
+    parser.add_argument("--failures", action="store_true", help="list each failing case")
+    args = parser.parse_args(argv)
+    chosen = [s for s in suite.shards(everything=args.all)
+              if not args.shard or s.name in args.shard]
+    runs = []
+    for shard in chosen:
+        run = suite.run_shard(shard, args.mode)
+        print(f"{shard.name}: {len(run['results'])} results in {run['seconds']} s",
+              file=sys.stderr, flush=True)
+        if args.save:
+            args.save.mkdir(parents=True, exist_ok=True)
+            (args.save / f"{shard.name}.json").write_text(json.dumps(run, indent=0))
+        runs.append(run)
+    universe = keras_cases([f for s in chosen for f in s.files])
+    outcomes = summarize(runs, universe)
+    print(table(outcomes))
+    if args.failures:
+        for case, (outcome, message) in sorted(outcomes.items()):
+            if outcome == "failed":
+                print(f"{case}\n    {message}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

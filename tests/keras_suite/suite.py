@@ -1,0 +1,81 @@
+"""Which of Keras's test files run, in which shards, and running a shard in a process of its
+own (``run_shard``): under kgraph (``mode="kgraph"``) or under Keras itself (``"keras"``,
+the oracle: what passes on Keras on this machine).
+
+The folders are those of Keras's behaviour that kgraph offers (``FOLDERS``). The suite's
+default run is a named subset of them (``QUICK``, within the CI's time); ``KGRAPH_KERAS_SUITE_ALL=1``
+(or ``report.py --all``) runs all of them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+from tests.keras_suite.plugin import KERAS_FOLDER
+
+__all__ = ["DEFAULT", "FOLDERS", "Shard", "base_environment", "run_shard", "shards", "test_files"]
+
+REPOSITORY = pathlib.Path(__file__).resolve().parents[2]
+FOLDERS = ("activations", "callbacks", "constraints", "initializers", "layers", "losses",
+           "metrics", "models", "ops", "optimizers", "regularizers", "saving", "trainers")
+DEFAULT = FOLDERS  # the folders the suite runs by default
+
+
+def test_files(folder: str) -> list[str]:
+    """Keras's test files of ``folder``, as paths relative to the ``keras`` package's parent."""
+    root = KERAS_FOLDER / "src" / folder
+    return sorted(str(p.relative_to(KERAS_FOLDER.parent)) for p in root.rglob("*_test.py"))
+
+
+@dataclasses.dataclass(frozen=True)
+class Shard:
+    """A named group of Keras's test files, run in one process."""
+
+    name: str
+    files: tuple[str, ...]
+
+
+def shards(everything: bool | None = None, per_shard: int = 12) -> list[Shard]:
+    """The folders' files in shards of at most ``per_shard`` files: every folder with
+    ``everything`` (default: ``KGRAPH_KERAS_SUITE_ALL=1``), else those of ``DEFAULT``."""
+    if everything is None:
+        everything = os.environ.get("KGRAPH_KERAS_SUITE_ALL") == "1"
+    result = []
+    for folder in FOLDERS if everything else DEFAULT:
+        files = test_files(folder)
+        for start in range(0, len(files), per_shard):
+            part = files[start:start + per_shard]
+            suffix = f"-{start // per_shard + 1}" if len(files) > per_shard else ""
+            result.append(Shard(f"{folder}{suffix}", tuple(part)))
+    return result
+
+
+def base_environment() -> dict:
+    """The environment of a run of Keras's files: this repository importable, JAX's Keras."""
+    return {**os.environ, "KERAS_BACKEND": "jax", "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONPATH": os.pathsep.join([str(REPOSITORY), os.environ.get("PYTHONPATH", "")])}
+
+
+def run_shard(shard: Shard, mode: str = "kgraph", timeout: float = 3600) -> dict:
+    """Run ``shard``'s files in a new process; ``{"results": {case: (outcome, message,
+    seconds)}, "ledger": {case: kind}, "seconds": ...}``."""
+    with tempfile.TemporaryDirectory(prefix="keras-suite-") as folder:
+        out = pathlib.Path(folder) / "results.json"
+        env = {**base_environment(), "KGRAPH_KERAS_SUITE": mode,
+               "KGRAPH_KERAS_SUITE_RESULTS": str(out)}
+        command = [sys.executable, "-m", "pytest", "-q", "-c",
+                   str(REPOSITORY / "tests" / "keras_suite" / "pytest.ini"),
+                   "--rootdir", str(KERAS_FOLDER.parent), "-p", "tests.keras_suite.plugin",
+                   "--basetemp", str(pathlib.Path(folder) / "tmp"), *shard.files]
+        done = subprocess.run(command, cwd=KERAS_FOLDER.parent, env=env, capture_output=True,
+                              text=True, timeout=timeout)
+        if not out.exists():
+            raise RuntimeError(f"Keras's tests of shard {shard.name} did not finish (exit "
+                               f"{done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+        return json.loads(out.read_text())
