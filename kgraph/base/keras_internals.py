@@ -45,6 +45,12 @@ class KerasInternals:
         form raises NotImplementedError, as Keras's (after Keras's argument checks)."""
         _UNSUPPORTED_QUANTIZE[0](self, mode, config)
 
+    def _build_at_init(self) -> None:
+        """Keras's: a layer with nothing to build calls this at the end of ``__init__`` and
+        is built when made; a subclass that defines ``build`` still builds on its input."""
+        if getattr(type(self).build, "_is_default", False):  # the base's ``build``
+            self.built = True
+
     def _flatten_layers(self, include_self=True, recursive=True) -> list:
         """This layer (``include_self``) and its sub-layers, each once, in the order of
         Keras's ``Layer._flatten_layers`` (a sub-layer's own sub-layers come next, last

@@ -401,6 +401,8 @@ class Layer(LayerCalls, KerasInternals, LayerSurface, WeightProtocol):
         """Create weights for inputs of ``input_shape``. Called once, lazily."""
         self.built = True
 
+    build._is_default = True  # Keras's mark of the base's own (``utils.is_default``)
+
     def _maybe_build(self, inputs):
         if not self.built:
             self.build(_shapes(inputs))

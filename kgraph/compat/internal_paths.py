@@ -82,6 +82,23 @@ def names_internal_module(fullname: str) -> bool:
     return all(part.isidentifier() and part == part.lower() for part in parts)
 
 
+# Keras's internal modules whose names kgraph keeps elsewhere: a path under ``keras.src``
+# -> the same path's place under ``kgraph`` (its submodules follow).
+RELOCATED = {
+    "backend.config": "config",
+    "backend.common.remat": "base.remat_scope",
+    "layers.preprocessing.image_preprocessing.bounding_boxes": "utils.bounding_boxes",
+    "trainers.data_adapters.py_dataset_adapter": "utils",
+}
+
+
+def _candidates(path: str) -> list[str]:
+    """The kgraph modules that may hold the names of ``keras.src.<path>``."""
+    found = [f"kgraph.{new}{path[len(old):]}" for old, new in RELOCATED.items()
+             if path == old or path.startswith(old + ".")]
+    return found + [f"kgraph.src.{path}", f"kgraph.{path}"]
+
+
 def internal_path_sources(fullname: str) -> list[str]:
     """The kgraph modules whose names a ``keras.src.<path>`` module offers, nearest first
     (``keras.src`` itself: ``kgraph.src``, then ``kgraph``); none if it names no module."""
@@ -92,6 +109,6 @@ def internal_path_sources(fullname: str) -> list[str]:
         return []
     sources = []
     for end in range(len(parts), 0, -1):
-        path = ".".join(parts[:end])
-        sources += [name for name in (f"kgraph.src.{path}", f"kgraph.{path}") if module_exists(name)]
+        sources += [name for name in _candidates(".".join(parts[:end]))
+                    if name not in sources and module_exists(name)]
     return sources
