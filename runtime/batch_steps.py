@@ -144,7 +144,7 @@ def train_on_batch(model, x, y=None, sample_weight=None, class_weight=None,
         ts = trainer.unpacked(trainer.fit_batches(ts, jax.device_put(data_lib.stack([batch]))))
         trainer.write_back(ts)  # the model's variables: the one truth between steps
         setup.opt_state = ts.opt_state
-        setup.rest(trainer.optimizer)
+        setup.rest(trainer.optimizer, model)
         setup.train_key = jax.random.fold_in(ts.key, ts.step)  # the next step's new masks
         logs = fit_loop._epoch_logs(trainer, ts.metrics)
     record_metrics(model, logs)

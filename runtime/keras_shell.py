@@ -349,7 +349,7 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
         loop.unbind()  # the variables hold the trained weights again
         ts, trainer = loop.train_state, loop.trainer
         setup.opt_state, setup.running = ts.opt_state, None
-        setup.rest(trainer.optimizer)  # optimizer.learning_rate now reads/sets what fit resumes
+        setup.rest(trainer.optimizer, model)  # its variables: what the next fit resumes
         setup.train_key = jax.random.fold_in(ts.key, ts.step)  # next fit draws new masks
         _run_exit(callback_list, failing)
     model.history = callback_list.history

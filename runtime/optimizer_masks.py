@@ -11,7 +11,7 @@ import jax
 
 from compiler.stacking import block_names
 
-__all__ = ["mask_by_path"]
+__all__ = ["decay_arguments", "mask_by_path"]
 
 
 def mask_by_path(predicate):
@@ -69,3 +69,16 @@ def mask_by_path(predicate):
         return jax.tree_util.tree_map_with_path(answer, params)
 
     return mask
+
+
+def decay_arguments(optimizer, entries, params) -> dict:
+    """The extra arguments of ``optimizer.update`` for ``params`` (a train state's, in the
+    named or stacked layout; ``entries``: the weights' entries, each a ``path`` and a
+    ``variable``): ``decay_mask`` when ``exclude_from_weight_decay`` keeps some weights out
+    of the decay (found from the weights' paths when the step is compiled), else none."""
+    decay_mask = getattr(optimizer, "decay_mask", None)
+    decays = None if decay_mask is None else decay_mask([e.variable for e in entries])
+    if decays is None:
+        return {}
+    by_path = dict(zip((tuple(e.path) for e in entries), decays))
+    return {"decay_mask": mask_by_path(by_path.__getitem__)(params)}

@@ -31,6 +31,7 @@ from kgraph import optimizers
 from runtime import packing as packing_lib
 from runtime.data import take_rows
 from runtime.objective import Objective
+from runtime.optimizer_masks import decay_arguments
 from runtime.precision import Precision
 from runtime.remat import Remat
 from runtime.sharding.placement import MeshPlacement, OneDevice
@@ -520,7 +521,8 @@ class Trainer:
 
         (_, (run, per_output, loss)), grads = jax.value_and_grad(objective, has_aux=True)(
             ts.params)
-        updates, opt_state = self.optimizer.update(grads, ts.opt_state, ts.params)
+        extra = decay_arguments(self.optimizer, self.program._entries, ts.params)
+        updates, opt_state = self.optimizer.update(grads, ts.opt_state, ts.params, **extra)
         params = self.program.constrain(optax.apply_updates(ts.params, updates))
         logs, metrics = None, ts.metrics
         if accumulate:

@@ -21,7 +21,8 @@ True
 
 from __future__ import annotations
 
-import types
+import weakref
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -33,17 +34,30 @@ from runtime.trainer import Trainer
 __all__ = ["TrainingSetup"]
 
 
+class _RestingState(NamedTuple):
+    opt_state: object
+
+
 class _Resting:
     """What a compiled model's optimizer is bound to between fits: ``learning_rate`` and
-    ``train_state.opt_state`` read (and ``learning_rate = ...`` changes) the optimizer state
-    the next ``fit`` continues, as a running fit's loop does during training."""
+    ``train_state.opt_state`` read (and set) the optimizer state the next ``fit``
+    continues, as a running fit's loop does during training; ``model``: the model."""
 
-    def __init__(self, setup):
+    def __init__(self, setup, model):
         self._setup = setup
+        self._model = weakref.ref(model) if model is not None else lambda: None
+
+    @property
+    def model(self):
+        return self._model()
 
     @property
     def train_state(self):
-        return types.SimpleNamespace(opt_state=self._setup.opt_state)
+        return _RestingState(self._setup.opt_state)
+
+    @train_state.setter
+    def train_state(self, value) -> None:
+        self._setup.opt_state = value.opt_state
 
     @property
     def learning_rate(self) -> float:
@@ -123,11 +137,11 @@ class TrainingSetup:
         self.opt_state = None
         self.fits = 0
 
-    def rest(self, optimizer) -> None:
-        """Bind ``optimizer`` (a Keras optimizer class) to this setup's optimizer state:
-        after a ``fit``, or a file's state loaded."""
+    def rest(self, optimizer, model) -> None:
+        """Bind ``optimizer`` (a Keras optimizer class) to this setup's optimizer state, the
+        one of compiled ``model``: after a ``fit``, or a file's state loaded."""
         if hasattr(optimizer, "_bind") and self.opt_state is not None:
-            optimizer._bind(_Resting(self))
+            optimizer._bind(_Resting(self, model))
 
     def _follow_graph(self, model) -> None:
         """Forget what was made for an earlier graph of ``model``."""

@@ -32,15 +32,16 @@ from __future__ import annotations
 import jax
 import numpy as np
 
+from kgraph.base.array_operators import ArrayOperators, plain_values
+
 __all__ = ["VariableValue", "values_of"]
 
 
-class VariableValue:
+class VariableValue(ArrayOperators):
     """``variable`` as ``layer`` reads it (``layer._read_weight``); ``fixed``: a value
     given instead (inside ``jit``, where the pytree is rebuilt from its traced value)."""
 
     __slots__ = ("variable", "_layer", "_fixed")
-    __array_priority__ = 1000  # numpy defers to our reflected operators
 
     def __init__(self, variable, layer, fixed=None):
         self.variable, self._layer, self._fixed = variable, layer, fixed
@@ -99,65 +100,11 @@ class VariableValue:
     def ndim(self) -> int:
         return len(self.variable.shape)
 
-    def __jax_array__(self):
-        return self.value
-
-    def __array__(self, dtype=None, copy=None):
-        value = np.asarray(self.value)
-        return value if dtype is None else value.astype(dtype)
-
     def __len__(self):
         return self.variable.shape[0]
 
-    def __iter__(self):
-        return iter(self.value)
 
-    def __bool__(self):
-        return bool(self.value)
-
-    def __float__(self):
-        return float(self.value)
-
-    def __int__(self):
-        return int(self.value)
-
-    def __getitem__(self, key):
-        return self.value[values_of(key)]
-
-    def __neg__(self):
-        return -self.value
-
-    def __pos__(self):
-        return self.value
-
-    def __abs__(self):
-        return abs(self.value)
-
-    def __invert__(self):
-        return ~self.value
-
-
-def _binary(name):
-    def forward(self, other):
-        return getattr(self.value, name)(values_of(other))
-
-    forward.__name__ = name
-    return forward
-
-
-for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and",
-              "or", "xor", "lshift", "rshift"):
-    setattr(VariableValue, f"__{_name}__", _binary(f"__{_name}__"))
-    setattr(VariableValue, f"__r{_name}__", _binary(f"__r{_name}__"))
-for _name in ("lt", "le", "gt", "ge"):
-    setattr(VariableValue, f"__{_name}__", _binary(f"__{_name}__"))
-
-
-def values_of(tree):
-    """``tree`` with each ``VariableValue`` replaced by its value (anything else kept)."""
-    return jax.tree_util.tree_map(
-        lambda leaf: leaf.value if isinstance(leaf, VariableValue) else leaf, tree,
-        is_leaf=lambda leaf: isinstance(leaf, VariableValue))
+values_of = plain_values  # ``tree`` with each ``VariableValue`` replaced by its value
 
 
 jax.tree_util.register_pytree_node(

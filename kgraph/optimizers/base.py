@@ -6,22 +6,37 @@ it between steps without recompiling; a schedule is evaluated at each step). The
 Keras's: clip the gradients (``clipnorm`` per weight, ``global_clipnorm``, ``clipvalue``),
 decay the weights (``weight_decay``: ``w -= lr * weight_decay * w``), then the update rule.
 
-It also answers Keras's questions: ``learning_rate`` (read and set: during ``fit`` it is the
-running value), ``iterations``, ``get_config`` / ``from_config``, and Keras's stateful API
-(``build``, ``variables``, ``apply_gradients``, ``apply``) and stateless one
-(``stateless_apply``) over lists of weights.
+Keras's ``loss_scale_factor`` multiplies the loss before its gradient (the train step asks
+``loss_scale``) and divides the gradients before anything else; ``exclude_from_weight_decay``
+keeps weights out of the decay. Under ``gradient_accumulation_steps`` the chain but
+``use_ema``'s average runs inside ``optax.MultiSteps``; the average runs at every batch.
+
+It also answers Keras's questions: ``learning_rate`` and ``iterations`` (Keras's variables,
+views of the state training continues from: ``state_variables``), ``variables``,
+``get_config`` / ``from_config``, and Keras's stateful API (``build``, ``apply_gradients``,
+``apply``) and stateless one (``stateless_apply``) over lists of weights.
+
+>>> import kgraph as kg
+>>> optimizer = kg.optimizers.SGD(0.1)
+>>> _ = optimizer.learning_rate.assign(0.05)
+>>> float(optimizer.learning_rate), int(optimizer.iterations), optimizer.iterations.path
+(0.05000000074505806, 0, 'sgd/iteration')
 """
 
 from __future__ import annotations
-
-from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 import optax
 
 from kgraph.optimizers import schedules as schedules_lib
+from kgraph.optimizers import weight_decay as weight_decay_lib
+from kgraph.optimizers.keras_variables import with_iterations
+from kgraph.optimizers.state_variables import OptimizerVariable, model_variables
+from kgraph.optimizers.transforms import (EmaState, clip_by_norm, decayed, decoupled_decay,
+                                          moving_average)
 from kgraph.serializable import from_keras_object_config, keras_object_config
+from kgraph.base.naming import to_snake_case
 from kgraph.base.state_arrays import StateArray
 
 __all__ = ["EmaState", "Optimizer", "decayed", "from_keras_config", "keras_classes",
@@ -31,64 +46,6 @@ __all__ = ["EmaState", "Optimizer", "decayed", "from_keras_config", "keras_class
 _COMMON = ("weight_decay", "clipnorm", "clipvalue", "global_clipnorm", "use_ema",
            "ema_momentum", "ema_overwrite_frequency", "loss_scale_factor",
            "gradient_accumulation_steps")
-
-
-def _clip_by_norm(clipnorm):
-    """Keras's ``clipnorm``: each gradient scaled to an L2 norm of at most ``clipnorm``."""
-    def clip(g):
-        norm = jnp.sqrt(jnp.sum(jnp.square(g)))
-        return g * clipnorm / jnp.maximum(norm, clipnorm)
-
-    return optax.stateless(lambda updates, params=None: jax.tree_util.tree_map(clip, updates))
-
-
-def _decay(learning_rate, weight_decay):
-    """Keras's decoupled weight decay: ``- lr * weight_decay * w`` added to the update."""
-    def apply(updates, params):
-        if params is None:
-            raise ValueError("weight_decay needs the params: call update(grads, state, params).")
-        return jax.tree_util.tree_map(lambda u, p: u - learning_rate * weight_decay * p,
-                                      updates, params)
-
-    return optax.stateless(apply)
-
-
-def decayed(params, learning_rate, weight_decay):
-    """The weights after Keras's decoupled decay ``w - w * weight_decay * lr``, for rules
-    that read the weights (``Optimizer._decays_itself``)."""
-    if not weight_decay:
-        return params
-    return jax.tree_util.tree_map(lambda p: p - p * weight_decay * learning_rate, params)
-
-
-class EmaState(NamedTuple):
-    """The moving average of the weights kept by an optimizer with ``use_ema=True``."""
-
-    ema_count: jnp.ndarray
-    ema: object
-
-
-def _ema(momentum, overwrite_frequency):
-    """Keras's ``use_ema``: after each update, ``ema = m * ema + (1 - m) * weights`` (the
-    first update copies the weights); every ``overwrite_frequency`` updates the weights are
-    replaced by the average. ``Optimizer.finalize_variable_values`` reads it at the end."""
-    def init(params):
-        return EmaState(jnp.zeros((), jnp.int32), jax.tree_util.tree_map(jnp.copy, params))
-
-    def update(updates, state, params=None):
-        if params is None:
-            raise ValueError("use_ema needs the params: call update(grads, state, params).")
-        new = optax.apply_updates(params, updates)
-        m = jnp.where(state.ema_count == 0, 0.0, momentum)
-        ema = jax.tree_util.tree_map(lambda a, w: (m * a + (1 - m) * w).astype(w.dtype),
-                                     state.ema, new)
-        if overwrite_frequency:
-            swap = (state.ema_count + 1) % overwrite_frequency == 0
-            updates = jax.tree_util.tree_map(lambda u, a, p: jnp.where(swap, a - p, u),
-                                             updates, ema, params)
-        return updates, EmaState(state.ema_count + 1, ema)
-
-    return optax.GradientTransformation(init, update)
 
 
 def _values(variables):
@@ -136,25 +93,46 @@ class Optimizer(optax.GradientTransformationExtraArgs):
         rate = config["learning_rate"]
         make(0.0 if callable(rate) else rate)  # the rule checks its arguments now, as Keras
         transformation = optax.inject_hyperparams(make)(learning_rate=rate)
+        made = []  # the optimizer, once made
 
         def init(params):
-            """A fresh state, at the learning rate set last (``optimizer.learning_rate =``
-            before any training reaches the first fit, as in Keras)."""
+            """A fresh state, at the learning rate and step count set last
+            (``optimizer.learning_rate.assign`` before any training reaches the first fit,
+            as in Keras)."""
             state = transformation.init(params)
             current = config["learning_rate"]
-            if callable(current):
-                return state
-            return optax.tree_utils.tree_set(
-                state, learning_rate=jnp.asarray(current, jnp.asarray(
-                    optax.tree_utils.tree_get(state, "learning_rate")).dtype))
+            if not callable(current):
+                state = optax.tree_utils.tree_set(
+                    state, learning_rate=jnp.asarray(current, jnp.asarray(
+                        optax.tree_utils.tree_get(state, "learning_rate")).dtype))
+            if made and made[0]._initial_iterations:
+                state = with_iterations(made[0], state, made[0]._initial_iterations)
+            return state
 
-        self = super().__new__(cls, init, transformation.update)
+        factor = config["loss_scale_factor"]
+
+        def update(grads, state, params=None, **extra_args):
+            """The update of ``grads`` (of the loss times ``loss_scale_factor``, whose
+            gradients are divided by it first, as Keras's ``apply``)."""
+            if factor is not None:
+                grads = jax.tree_util.tree_map(lambda g: g / factor, grads)
+            return transformation.update(grads, state, params, **extra_args)
+
+        self = super().__new__(cls, init, update)
+        made.append(self)
         self._config = config
         self._loop = None
         self._state = None
         self._treedef = None
         self._slots = []
         self._paths = None
+        self._built_variables = None
+        self._iteration_variable = OptimizerVariable(
+            "iteration", (), jnp.int32, self._read_iterations, self._write_iterations,
+            self._keras_scope)
+        self._rate_variable = OptimizerVariable(
+            "learning_rate", (), jnp.float32, self._read_rate, self._write_rate,
+            self._keras_scope)
         return self
 
     def __init__(self, *args, **kwargs):  # everything happened in __new__
@@ -168,8 +146,12 @@ class Optimizer(optax.GradientTransformationExtraArgs):
     def elementwise(self) -> bool:
         """Whether an update treats every element of every weight on its own, so that
         stacking weights (``compiler.stacking``) leaves it unchanged: not with ``clipnorm``
-        (a norm per weight) or a rule with per-weight statistics (``Adafactor``)."""
-        return self._elementwise_rule and not self._config["clipnorm"]
+        (a norm per weight) or a rule with per-weight statistics (``Adafactor``), nor when
+        ``exclude_from_weight_decay`` names weights one by one (repeated blocks of a
+        stack would decay differently)."""
+        exclusion = self._decay_exclusion
+        return (self._elementwise_rule and not self._config["clipnorm"]
+                and not (exclusion is not None and exclusion.by_variable))
 
     def __getnewargs__(self):
         return ()
@@ -205,9 +187,6 @@ class Optimizer(optax.GradientTransformationExtraArgs):
         if config["use_ema"] and not 0 <= config["ema_momentum"] <= 1:
             raise ValueError("`ema_momentum` must be in the range [0, 1]. Received: "
                              f"ema_momentum={config['ema_momentum']}")
-        if config["loss_scale_factor"] is not None:
-            raise ValueError(f"{cls.__name__}: loss_scale_factor is not supported (kgraph's "
-                             "mixed precision keeps float32 weights and losses).")
         steps = config["gradient_accumulation_steps"]
         if steps is not None and (not isinstance(steps, int) or steps < 2):
             raise ValueError("`gradient_accumulation_steps` must be an integer >= 2. "
@@ -227,20 +206,25 @@ class Optimizer(optax.GradientTransformationExtraArgs):
         def make(learning_rate):
             parts = []
             if config["clipnorm"]:
-                parts.append(_clip_by_norm(config["clipnorm"]))
+                parts.append(clip_by_norm(config["clipnorm"]))
             elif config["global_clipnorm"]:
                 parts.append(optax.clip_by_global_norm(config["global_clipnorm"]))
             elif config["clipvalue"]:
                 parts.append(optax.clip(config["clipvalue"]))
             parts.append(cls._rule(learning_rate, **hyper))
             if config["weight_decay"] and not cls._decays_itself:
-                parts.append(_decay(learning_rate, config["weight_decay"]))
-            if config["use_ema"]:
-                parts.append(_ema(config["ema_momentum"], config["ema_overwrite_frequency"]))
-            chain = optax.chain(*parts)
-            if config["gradient_accumulation_steps"]:
-                chain = optax.MultiSteps(chain, config["gradient_accumulation_steps"])
-            return chain
+                parts.append(decoupled_decay(learning_rate, config["weight_decay"]))
+            every = config["gradient_accumulation_steps"]
+            average = [moving_average(config["ema_momentum"],
+                                      config["ema_overwrite_frequency"], every or 1)
+                       ] if config["use_ema"] else []
+            if not every:
+                return optax.chain(*parts, *average)
+            # Keras averages at every batch, also those that only accumulate
+            accumulated = optax.MultiSteps(optax.chain(*parts), every)
+            if not average:
+                return accumulated
+            return optax.chain(accumulated.gradient_transformation(), *average)
 
         return make
 
@@ -267,10 +251,13 @@ class Optimizer(optax.GradientTransformationExtraArgs):
         return None
 
     def get_config(self) -> dict:
-        """Keras's config keys (a schedule's learning rate as its serialized config)."""
+        """Keras's config keys (a schedule's learning rate as its serialized config; a
+        learning rate as it is now, as Keras's reads its variable)."""
         config = dict(self._config)
         if isinstance(config["learning_rate"], schedules_lib.LearningRateSchedule):
             config["learning_rate"] = schedules_lib.serialize(config["learning_rate"])
+        elif not callable(config["learning_rate"]):
+            config["learning_rate"] = float(self._read_rate())
         ordered = {"name": config.pop("name"), "learning_rate": config.pop("learning_rate")}
         ordered.update({k: config.pop(k) for k in _COMMON})
         return {**ordered, **config}
@@ -283,48 +270,124 @@ class Optimizer(optax.GradientTransformationExtraArgs):
     def name(self) -> str:
         return self._config["name"]
 
+    @property
+    def _keras_scope(self) -> str:
+        """The name scope of Keras's variables of this optimizer: its name, or left at the
+        class's default, the class name in snake case (``SGD`` -> ``sgd``)."""
+        if self.name == type(self)._default_name:
+            return to_snake_case(type(self).__name__)
+        return self.name
+
     def __repr__(self):
         return f"<{type(self).__name__} learning_rate={self._config['learning_rate']!r}>"
 
-    # --------------------------------------------------------------- learning rate
+    # ------------------------------------------------ the state training continues from
     def _bind(self, loop) -> None:
-        """Let ``learning_rate`` read and set the value in ``loop``'s train state."""
+        """Read and write the optimizer state in ``loop``'s train state (a running fit's
+        loop, or a compiled model's state between fits; None: its own). The learning rate
+        and step count of the state left are kept for the next fresh one."""
+        rate = self._config["learning_rate"]  # (a MultiOptimizer has none of its own)
+        if (self._loop is not None and loop is not self._loop and rate is not None
+                and not callable(rate) and self._opt_state() is not None):
+            self._config["learning_rate"] = float(self._read_rate())
         self._loop = loop
+
+    def _opt_state(self):
+        """The optimizer state training continues from (None before any)."""
+        if self._loop is not None:
+            return self._loop.train_state.opt_state
+        return self._state
+
+    def _set_opt_state(self, state) -> None:
+        if self._loop is not None:
+            self._loop.train_state = self._loop.train_state._replace(opt_state=state)
+        else:
+            self._state = state
+
+    _initial_iterations = 0  # the step count a fresh state starts at (``iterations.assign``)
+    _iteration_variable = _rate_variable = None  # (made by ``__new__``)
+
+    def _raw_iterations(self):
+        """Keras's ``_iterations``: the batches trained on (every batch, also those that only
+        accumulate gradients)."""
+        state = self._opt_state()
+        return jnp.asarray(self._initial_iterations if state is None else state.count,
+                           jnp.int32)
+
+    def _read_iterations(self):
+        return self._raw_iterations()
+
+    def _write_iterations(self, value) -> None:
+        state = self._opt_state()
+        if state is None:
+            self._initial_iterations = int(value)
+        else:
+            self._set_opt_state(with_iterations(self, state, int(value)))
+
+    def _read_rate(self):
+        rate = self._config["learning_rate"]
+        if callable(rate):  # Keras's schedule is evaluated at its ``_iterations``
+            return jnp.asarray(rate(self._raw_iterations()), jnp.float32)
+        state = self._opt_state()
+        if state is None:
+            return jnp.asarray(rate, jnp.float32)
+        return optax.tree_utils.tree_get(state, "learning_rate")
+
+    def _write_rate(self, value) -> None:
+        if callable(self._config["learning_rate"]):
+            raise TypeError("This optimizer was created with a LearningRateSchedule as its "
+                            "learning_rate, so its learning rate is not settable (as in "
+                            "Keras); give the optimizer a float learning_rate to change it.")
+        state = self._opt_state()
+        if state is None:
+            self._config["learning_rate"] = float(value)
+            return
+        old = optax.tree_utils.tree_get(state, "learning_rate")
+        self._set_opt_state(optax.tree_utils.tree_set(
+            state, learning_rate=jnp.asarray(value, jnp.asarray(old).dtype)))
 
     @property
     def learning_rate(self):
-        """The current learning rate: during (and after) ``fit``, the running one; a
-        schedule's value at the current step."""
-        rate = self._config["learning_rate"]
-        if callable(rate):
-            return rate(self.iterations)
-        if self._loop is not None:
-            return self._loop.learning_rate
-        if self._state is not None:
-            return optax.tree_utils.tree_get(self._state, "learning_rate")
-        return rate
+        """Keras's ``learning_rate``: a variable (``.numpy()``, ``.assign(rate)``) holding
+        the rate the next step uses; with a schedule, the schedule's value at the current
+        step (an array, as Keras's)."""
+        if callable(self._config["learning_rate"]):
+            return self._read_rate()
+        return self._rate_variable
 
     @learning_rate.setter
     def learning_rate(self, value):
-        if callable(self._config["learning_rate"]):
-            raise TypeError("This optimizer's learning rate is a schedule; it cannot be set.")
-        if self._loop is not None:
-            self._loop.learning_rate = value
-        elif self._state is not None:
-            self._state = optax.tree_utils.tree_set(
-                self._state, learning_rate=jnp.asarray(value, jnp.float32))
-        else:
-            self._config["learning_rate"] = float(value)
+        self._write_rate(value)
 
     @property
     def iterations(self):
-        """How many updates this optimizer has applied (its state's step count)."""
-        state = self._loop.train_state.opt_state if self._loop is not None else self._state
-        if state is None:
-            return 0
-        # inject_hyperparams's count: one per batch; with gradient accumulation an update
-        # applies every k of them (Keras's iterations count the updates)
-        return state.count // (self._config["gradient_accumulation_steps"] or 1)
+        """Keras's ``iterations``: a variable counting the updates applied (``.numpy()``,
+        ``.assign(n)``). Under ``gradient_accumulation_steps=k`` an array, the batches
+        trained on divided by ``k``, as Keras's."""
+        every = self._config["gradient_accumulation_steps"]
+        if every:
+            return self._raw_iterations() // every
+        return self._iteration_variable
+
+    # ---------------------------------------------------------------- weight decay
+    _decay_exclusion = None
+
+    def exclude_from_weight_decay(self, var_list=None, var_names=None) -> None:
+        """Keep ``weight_decay`` off the weights in ``var_list`` and those whose name
+        contains one of ``var_names`` (e.g. ``["bias"]``). Call it before training: the
+        training step reads it when it is compiled, as Keras's.
+
+        >>> import kgraph as kg
+        >>> optimizer = kg.optimizers.AdamW(weight_decay=0.1)
+        >>> optimizer.exclude_from_weight_decay(var_names=["bias", "gamma"])
+        """
+        self._decay_exclusion = weight_decay_lib.DecayExclusion(var_list, var_names)
+
+    def decay_mask(self, variables):
+        """The ``decay_mask`` the update takes for weights laid out as ``variables`` (a
+        tree or list of weights): True where the weight decays; None when
+        ``exclude_from_weight_decay`` excludes nothing (every weight decays)."""
+        return weight_decay_lib.decay_mask(self._decay_exclusion, variables)
 
     # --------------------------------------------------- Keras's stateful/stateless API
     #: The rule tells weights apart by their paths (``Muon``): Keras's list API then passes
@@ -337,6 +400,7 @@ class Optimizer(optax.GradientTransformationExtraArgs):
         paths = [getattr(v, "path", None) for v in variables]
         self._paths = (paths if self._reads_paths and all(isinstance(p, str) for p in paths)
                        and len(set(paths)) == len(paths) else None)
+        self._built_variables = variables
         self._state = self.init(self._as_tree(_values(variables)))
         leaves, self._treedef = jax.tree_util.tree_flatten(self._state)
         self._slots = [StateArray(v, f"{self.name}/slot_{i}") for i, v in enumerate(leaves)]
@@ -354,25 +418,39 @@ class Optimizer(optax.GradientTransformationExtraArgs):
 
     @property
     def variables(self) -> list:
-        """The optimizer state as a list of arrays holders, in a fixed order."""
-        if self._treedef is None:
+        """Keras's optimizer variables: ``iterations`` and the learning rate (unless it is
+        a schedule), and once a compiled model has trained, the rest of its state in
+        Keras's order and names (``state_variables``), each a view of the state training
+        continues from. Built with ``build``: the state's arrays, in the order
+        ``stateless_apply`` takes them."""
+        if self._treedef is not None:
+            for slot, leaf in zip(self._slots, jax.tree_util.tree_leaves(self._state)):
+                slot.value = leaf
+            return list(self._slots)
+        if self._iteration_variable is None:  # a class keeping its own state's layout
             return []
-        for slot, leaf in zip(self._slots, jax.tree_util.tree_leaves(self._state)):
-            slot.value = leaf
-        return list(self._slots)
+        header = [self._iteration_variable]
+        if not callable(self._config["learning_rate"]):
+            header.append(self._rate_variable)
+        model = getattr(self._loop, "model", None)
+        if model is not None and self._opt_state() is not None:
+            return model_variables(self, model, header)
+        return header
 
     def loss_scale(self, opt_state):
         """The factor a train step multiplies the loss by before its gradient (None: the
-        loss as it is; ``LossScaleOptimizer`` keeps one in its state)."""
-        return None
+        loss as it is): ``loss_scale_factor`` (``LossScaleOptimizer`` keeps one in its
+        state). The update divides the gradients by it again."""
+        return self._config.get("loss_scale_factor")
 
     def scale_loss(self, loss):
         """``loss`` as the gradient is taken of it (Keras's ``scale_loss``)."""
-        return loss
+        factor = self._config.get("loss_scale_factor")
+        return loss if factor is None else loss * factor
 
     def stateless_scale_loss(self, optimizer_variables, loss):
         """``scale_loss`` with the state given as Keras's ``optimizer_variables``."""
-        return loss
+        return self.scale_loss(loss)
 
     def stateless_apply(self, optimizer_variables, grads, trainable_variables):
         """``(new_trainable_variables, new_optimizer_variables)`` as lists, without touching
@@ -382,7 +460,9 @@ class Optimizer(optax.GradientTransformationExtraArgs):
                              "optimizer.build(model.trainable_variables) first.")
         state = jax.tree_util.tree_unflatten(self._treedef, _values(optimizer_variables))
         params = self._as_tree(_values(trainable_variables))
-        updates, state = self.update(self._as_tree(grads), state, params)
+        mask = self.decay_mask(self._as_tree(self._built_variables))
+        updates, state = self.update(self._as_tree(grads), state, params,
+                                     **({} if mask is None else {"decay_mask": mask}))
         return (self._as_list(optax.apply_updates(params, updates)),
                 jax.tree_util.tree_leaves(state))
 

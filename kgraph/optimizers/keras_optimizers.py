@@ -12,7 +12,8 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from kgraph.optimizers.base import Optimizer, decayed
+from kgraph.optimizers.base import Optimizer
+from kgraph.optimizers.transforms import decayed
 
 __all__ = ["Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "Lion", "Nadam",
            "Optimizer", "RMSprop", "SGD"]
@@ -347,7 +348,7 @@ def _keras_adafactor(learning_rate, weight_decay, beta_2_decay, epsilon_1, epsil
 
         return jnp.zeros((), jnp.int32), jax.tree_util.tree_map(slots, params)
 
-    def update(grads, state, params=None):
+    def update(grads, state, params=None, *, decay_mask=None, **extra_args):
         if params is None:
             raise ValueError("Adafactor needs the params: call update(grads, state, params).")
         count, slots = state
@@ -375,14 +376,22 @@ def _keras_adafactor(learning_rate, weight_decay, beta_2_decay, epsilon_1, epsil
 
         flat_g, treedef = jax.tree_util.tree_flatten(grads)
         flat_p = treedef.flatten_up_to(params)
-        flat_d = treedef.flatten_up_to(decayed(params, learning_rate, weight_decay))
+        flat_d = treedef.flatten_up_to(decayed(params, learning_rate, weight_decay,
+                                               decay_mask))
         flat_s = treedef.flatten_up_to(slots)
         results = [one(g, d, s) for g, d, s in zip(flat_g, flat_d, flat_s)]
         results = [(d + u - p, s) for (u, s), d, p in zip(results, flat_d, flat_p)]
         updates = treedef.unflatten([u for u, _ in results])
         return updates, (count + 1, treedef.unflatten([s for _, s in results]))
 
-    return optax.GradientTransformation(init, update)
+    return optax.GradientTransformationExtraArgs(init, update)
+
+
+def _factor_path(weight, ref, scope) -> str:
+    """Keras's path of Adafactor's ``r`` and ``c`` of ``weight``: named after the weight
+    alone, under the optimizer's scope for a factored weight, unscoped for the
+    placeholders of a vector."""
+    return f"{scope}/{weight.name}" if len(weight.shape) >= 2 else weight.name
 
 
 class Adafactor(Optimizer):
@@ -398,6 +407,9 @@ class Adafactor(Optimizer):
     @staticmethod
     def _rule(learning_rate, **hyper):
         return _keras_adafactor(learning_rate, **hyper)
+
+    def _keras_slot_names(self):
+        return [[_factor_path, _factor_path, "velocity"]], []
 
     # Keras keeps r, c and v for every weight: a factored weight's v is the full second
     # moment its r and c make (recomputed at every step; here it is not kept), and a

@@ -16,7 +16,8 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from kgraph.optimizers.base import Optimizer, decayed as _decayed
+from kgraph.optimizers.base import Optimizer
+from kgraph.optimizers.transforms import decayed as _decayed
 
 __all__ = ["Ftrl", "Lamb"]
 
@@ -33,11 +34,11 @@ def _keras_ftrl(learning_rate, weight_decay, learning_rate_power, initial_accumu
                                        params),
                 jax.tree_util.tree_map(jnp.zeros_like, params))
 
-    def update(grads, state, params=None):
+    def update(grads, state, params=None, *, decay_mask=None, **extra_args):
         if params is None:
             raise ValueError("Ftrl needs the params: call update(grads, state, params).")
         accumulators, linears = state
-        decayed = _decayed(params, learning_rate, weight_decay)
+        decayed = _decayed(params, learning_rate, weight_decay, decay_mask)
         l2 = l2_regularization_strength + beta / (2.0 * learning_rate)
 
         def one(g, w, accumulator, linear, original):
@@ -56,7 +57,7 @@ def _keras_ftrl(learning_rate, weight_decay, learning_rate_power, initial_accumu
             for i in range(3))
         return updates, (new_accumulators, new_linears)
 
-    return optax.GradientTransformation(init, update)
+    return optax.GradientTransformationExtraArgs(init, update)
 
 
 def _keras_lamb(learning_rate, weight_decay, beta_1, beta_2, epsilon):
@@ -66,14 +67,14 @@ def _keras_lamb(learning_rate, weight_decay, beta_1, beta_2, epsilon):
         zeros = lambda: jax.tree_util.tree_map(jnp.zeros_like, params)  # noqa: E731
         return jnp.zeros((), jnp.int32), zeros(), zeros()
 
-    def update(grads, state, params=None):
+    def update(grads, state, params=None, *, decay_mask=None, **extra_args):
         if params is None:
             raise ValueError("Lamb needs the params: call update(grads, state, params).")
         count, m, v = state
         t = (count + 1).astype(jnp.float32)
         m = jax.tree_util.tree_map(lambda m, g: m + (g - m) * (1 - beta_1), m, grads)
         v = jax.tree_util.tree_map(lambda v, g: v + (g * g - v) * (1 - beta_2), v, grads)
-        decayed = _decayed(params, learning_rate, weight_decay)
+        decayed = _decayed(params, learning_rate, weight_decay, decay_mask)
 
         def one(m, v, w, original):
             direction = (m / (1.0 - beta_1 ** t)) / (jnp.sqrt(v / (1.0 - beta_2 ** t)) + epsilon)
@@ -84,7 +85,7 @@ def _keras_lamb(learning_rate, weight_decay, beta_1, beta_2, epsilon):
 
         return (jax.tree_util.tree_map(one, m, v, decayed, params), (count + 1, m, v))
 
-    return optax.GradientTransformation(init, update)
+    return optax.GradientTransformationExtraArgs(init, update)
 
 
 class Ftrl(Optimizer):

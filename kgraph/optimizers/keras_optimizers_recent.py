@@ -22,7 +22,8 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from kgraph.optimizers.base import Optimizer, decayed
+from kgraph.optimizers.base import Optimizer
+from kgraph.optimizers.transforms import decayed, decoupled_decay
 from kgraph.optimizers.keras_optimizers import _scale_by_keras_adam
 
 __all__ = ["Muon", "ScheduleFreeAdamW", "path_string"]
@@ -72,14 +73,6 @@ def _scale_by_keras_muon(momentum, nesterov, steps, a, b, c, rms_rate):
     return optax.GradientTransformation(init, update)
 
 
-def _decay_by(learning_rate, weight_decay):
-    """Keras's decoupled decay ``- lr * weight_decay * w`` (none for a None decay)."""
-    if weight_decay is None:
-        return optax.identity()
-    return optax.stateless(lambda updates, params: jax.tree_util.tree_map(
-        lambda u, p: u - learning_rate * weight_decay * p, updates, params))
-
-
 class Muon(Optimizer):
     """Muon for the matrices, AdamW for the rest (weights that are not 2-D, embeddings
     when ``exclude_embeddings``, and paths matching a pattern of ``exclude_layers``)."""
@@ -119,12 +112,13 @@ class Muon(Optimizer):
             _scale_by_keras_muon(momentum, nesterov, ns_steps, muon_a, muon_b, muon_c,
                                  rms_rate),
             optax.scale_by_learning_rate(learning_rate),
-            _decay_by(learning_rate, weight_decay))
+            decoupled_decay(learning_rate, weight_decay))
         adamw = optax.chain(
             _scale_by_keras_adam(adam_beta_1, adam_beta_2, epsilon, False),
             optax.scale_by_learning_rate(learning_rate * adam_lr_ratio),
-            _decay_by(learning_rate, adam_weight_decay))
-        return optax.multi_transform({"muon": muon, "adamw": adamw}, labels)
+            decoupled_decay(learning_rate, adam_weight_decay))
+        return optax.multi_transform({"muon": muon, "adamw": adamw}, labels,
+                                     mask_compatible_extra_args=True)  # decay_mask
 
     def get_config(self) -> dict:
         config = super().get_config()
@@ -140,7 +134,7 @@ def _keras_schedule_free_adamw(learning_rate, weight_decay, beta_1, beta_2, epsi
         return (jnp.zeros((), jnp.int32), jax.tree_util.tree_map(jnp.copy, params),
                 jax.tree_util.tree_map(jnp.zeros_like, params))
 
-    def update(grads, state, params=None):
+    def update(grads, state, params=None, *, decay_mask=None, **extra_args):
         if params is None:
             raise ValueError("ScheduleFreeAdamW needs the params: call "
                              "update(grads, state, params).")
@@ -151,7 +145,7 @@ def _keras_schedule_free_adamw(learning_rate, weight_decay, beta_1, beta_2, epsi
             rate = rate * jnp.minimum(t / warmup_steps, 1.0)
         v = jax.tree_util.tree_map(lambda v, g: v + (g * g - v) * (1 - beta_2), v, grads)
         correction = 1 - jnp.power(beta_2, t)
-        y_old = decayed(params, learning_rate, weight_decay)
+        y_old = decayed(params, learning_rate, weight_decay, decay_mask)
 
         def step(g, v, z_old, y, original):
             z_new = z_old - rate * g / (jnp.sqrt(v / correction) + epsilon)
@@ -165,7 +159,7 @@ def _keras_schedule_free_adamw(learning_rate, weight_decay, beta_1, beta_2, epsi
             treedef, [pair[i] for pair in treedef.flatten_up_to(out)]) for i in range(2))
         return updates, (count + 1, z, v)
 
-    return optax.GradientTransformation(init, update)
+    return optax.GradientTransformationExtraArgs(init, update)
 
 
 class ScheduleFreeAdamW(Optimizer):

@@ -11,7 +11,9 @@ model saved by kgraph resumes in Keras with its moments, and one saved by Keras 
 Under ``gradient_accumulation_steps=k`` (``optax.MultiSteps`` here) ``iterations`` counts
 every batch, and each weight's ``gradient_accumulator`` (after the moving averages,
 before the rule's slots) holds the sum of the gradients since the last update, where
-optax keeps their mean.
+optax keeps their mean. ``model_values`` / ``model_restore`` read and set a compiled
+model's variables where training continues from (a running fit's train state, or the
+state between fits): ``optimizer.variables`` are views through them (``state_variables``).
 
 >>> import jax, numpy as np, optax, kgraph as kg
 >>> from kgraph.optimizers import Adam
@@ -30,6 +32,7 @@ True
 from __future__ import annotations
 
 import warnings
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -39,32 +42,58 @@ from kgraph.base.weight_tree import get_path, set_path, variables, weight_entrie
 
 __all__ = [
     "UnsupportedOptimizer", "expected", "from_keras", "model_expected", "model_restore",
-    "model_variables", "no_layout_reason", "to_keras"
+    "model_values", "model_variables", "no_layout_reason", "to_keras", "with_iterations"
 ]
 
 
 class UnsupportedOptimizer(NotImplementedError):
-    """The optimizer's state has no Keras layout (a custom class, or gradient accumulation)."""
+    """The optimizer's state has no Keras layout (a custom class, or one that keeps its
+    sub-optimizers' states)."""
 
 
-def _chain(optimizer, opt_state):
-    """``(chain_state, rule_index, accumulation)``: the optax chain's states inside
-    ``inject_hyperparams`` (and inside ``MultiSteps``, whose state is ``accumulation``,
-    else None) and where the update rule's state sits in it (after a clipping one)."""
+class _Parts(NamedTuple):
+    """Where Keras's variables sit in an optimizer state (inside ``inject_hyperparams``):
+    the optax chain of clipping, update rule and decay (``chain``, a tuple of states; the
+    rule's at ``rule``), ``optax.MultiSteps``'s state around it under
+    ``gradient_accumulation_steps`` (else None) and ``use_ema``'s ``EmaState`` (else None;
+    the chain's last under no accumulation, beside ``MultiSteps`` under it)."""
+
+    chain: tuple
+    rule: int
+    accumulation: object
+    average: object
+
+
+def _check(optimizer):
     config = getattr(optimizer, "_config", None)
     if config is None:
         raise UnsupportedOptimizer(f"{type(optimizer).__name__} is not a Keras optimizer class")
     if not getattr(optimizer, "_keras_layout", True):
         raise UnsupportedOptimizer(f"{type(optimizer).__name__} keeps its sub-optimizers' "
                                    "states, which have no Keras layout here")
-    clipped = any(config[k] for k in ("clipnorm", "global_clipnorm", "clipvalue"))
+    return config
+
+
+def _parts(optimizer, opt_state) -> _Parts:
+    config = _check(optimizer)
+    rule = int(any(config[k] for k in ("clipnorm", "global_clipnorm", "clipvalue")))
+    inner = opt_state.inner_state
     if not config["gradient_accumulation_steps"]:
-        return opt_state.inner_state, int(clipped), None
-    if config["use_ema"]:  # Keras averages at every batch, the optax chain at every update
-        raise UnsupportedOptimizer("use_ema with gradient_accumulation_steps has no Keras "
-                                   "layout here")
-    accumulation = opt_state.inner_state
-    return accumulation.inner_opt_state, int(clipped), accumulation
+        return _Parts(inner, rule, None, inner[-1] if config["use_ema"] else None)
+    accumulation, average = (inner if config["use_ema"] else (inner, None))
+    return _Parts(accumulation.inner_opt_state, rule, accumulation, average)
+
+
+def _assembled(opt_state, parts: _Parts, config):
+    """``opt_state`` holding ``parts`` (``_parts``'s inverse)."""
+    chain = tuple(parts.chain)
+    if parts.accumulation is None:
+        if parts.average is not None:
+            chain = chain[:-1] + (parts.average,)
+        return opt_state._replace(inner_state=chain)
+    accumulation = parts.accumulation._replace(inner_opt_state=chain)
+    inner = (accumulation, parts.average) if config["use_ema"] else accumulation
+    return opt_state._replace(inner_state=inner)
 
 
 def _has_rate_variable(optimizer) -> bool:
@@ -72,20 +101,52 @@ def _has_rate_variable(optimizer) -> bool:
     return rate is not None and not callable(rate)  # MultiOptimizer (its parts have)
 
 
+def with_iterations(optimizer, opt_state, iterations: int):
+    """``opt_state`` at Keras's ``iterations`` (batches trained on): every step counter of
+    the state follows (the schedule's and the moving average's count batches, as Keras's
+    ``_iterations``; the rule's count updates, ``iterations // gradient_accumulation_steps``),
+    and ``MultiSteps``'s place in its accumulation with it."""
+    config = _check(optimizer)
+    iterations = int(iterations)
+    every = config["gradient_accumulation_steps"] or 1
+    updates = iterations // every
+    parts = _parts(optimizer, opt_state)
+    counters = jax.tree_util.tree_map(  # a buffer each: train steps donate them
+        lambda x: jnp.array(updates, jnp.int32)
+        if jnp.ndim(x) == 0 and jnp.result_type(x) == jnp.int32 else x, parts.chain)
+    accumulation, average = parts.accumulation, parts.average
+    if accumulation is not None:  # its mean of the gradients seen keeps their sum
+        seen, now = accumulation.mini_step, iterations % every
+        sums = jax.tree_util.tree_map(
+            lambda a: jnp.where(seen == now, a, a * seen.astype(a.dtype) / max(now, 1)),
+            accumulation.acc_grads)
+        accumulation = accumulation._replace(
+            mini_step=jnp.array(now, jnp.int32), gradient_step=jnp.array(updates, jnp.int32),
+            acc_grads=sums)
+    if average is not None:
+        average = average._replace(ema_count=jnp.array(
+            iterations if accumulation is not None else updates, jnp.int32))
+    state = _assembled(opt_state, _Parts(counters, parts.rule, accumulation, average), config)
+    schedules = {name: s._replace(count=jnp.array(iterations, jnp.int32))
+                 for name, s in state.hyperparams_states.items()}
+    return state._replace(count=jnp.array(iterations, jnp.int32), hyperparams_states=schedules)
+
+
 def to_keras(optimizer, opt_state, params, order) -> list:
     """Keras's ``optimizer.variables`` for ``opt_state`` (``params``: the trainable weights
-    in the named layout; ``order``: their paths in Keras's order)."""
-    chain, rule, accumulation = _chain(optimizer, opt_state)
+    in the named layout, or their shapes; ``order``: their paths in Keras's order)."""
+    parts = _parts(optimizer, opt_state)
     values = [jnp.asarray(opt_state.count, jnp.int32)]
     if _has_rate_variable(optimizer):
         values.append(jnp.asarray(opt_state.hyperparams["learning_rate"], jnp.float32))
-    if optimizer._config["use_ema"]:
-        values += [get_path(chain[-1].ema, path, "moving average") for path in order]
+    if parts.average is not None:
+        values += [get_path(parts.average.ema, path, "moving average") for path in order]
+    accumulation = parts.accumulation
     if accumulation is not None:  # optax's running mean, as Keras's sum
         seen = accumulation.mini_step.astype(jnp.float32)
         values += [get_path(accumulation.acc_grads, path, "accumulator") * seen.astype(
             get_path(accumulation.acc_grads, path, "accumulator").dtype) for path in order]
-    groups, scalars = optimizer._keras_slots(chain[rule], params)
+    groups, scalars = optimizer._keras_slots(parts.chain[parts.rule], params)
     for group in groups:
         values += [get_path(slot, path, "slot") for path in order for slot in group]
     return values + list(scalars)
@@ -100,21 +161,15 @@ def expected(optimizer, params, order) -> list:
 def from_keras(optimizer, values, params, order):
     """The optimizer state whose Keras variables are ``values`` (``to_keras``'s inverse).
 
-    Every step counter of the state (the schedule's, the rule's bias correction, the moving
-    average's) is Keras's ``iterations``: they all count the updates applied."""
-    template = optimizer.init(params)
+    Every step counter of the state follows Keras's ``iterations`` (``with_iterations``)."""
+    config = _check(optimizer)
     values = list(values)
-    iterations = np.asarray(values.pop(0), np.int32)
-    every = optimizer._config["gradient_accumulation_steps"] or 1
-    updates = iterations // every  # what the rule's own counters count
-    template = jax.tree_util.tree_map(  # a buffer each: train steps donate them
-        lambda x: jnp.array(updates) if x.ndim == 0 and x.dtype == jnp.int32 else x,
-        template)._replace(count=jnp.array(iterations))
+    iterations = int(np.asarray(values.pop(0)))
+    template = optimizer.init(params)
     hyperparams = dict(template.hyperparams)
     if _has_rate_variable(optimizer):
         hyperparams["learning_rate"] = jnp.asarray(values.pop(0), jnp.float32)
-    chain, rule, accumulation = _chain(optimizer, template)
-    chain = list(chain)
+    parts = _parts(optimizer, template)
 
     def refill(tree):
         tree = jax.tree_util.tree_map(lambda x: x, tree)  # a copy to fill in
@@ -122,15 +177,18 @@ def from_keras(optimizer, values, params, order):
             set_path(tree, path, jnp.asarray(values.pop(0)))
         return tree
 
-    if optimizer._config["use_ema"]:
-        chain[-1] = chain[-1]._replace(ema=refill(chain[-1].ema))
-    if accumulation is not None:
-        seen = iterations % every
+    average = parts.average
+    if average is not None:
+        average = average._replace(ema=refill(average.ema))
+    accumulation = parts.accumulation
+    if accumulation is not None:  # Keras's sums, as optax's mean over the batches seen
+        seen = iterations % config["gradient_accumulation_steps"]
         sums = refill(accumulation.acc_grads)
         accumulation = accumulation._replace(
-            mini_step=jnp.array(seen, jnp.int32), gradient_step=jnp.array(updates, jnp.int32),
-            acc_grads=jax.tree_util.tree_map(lambda a: a / max(int(seen), 1), sums))
-    groups, scalars = optimizer._keras_slots(chain[rule], params)
+            mini_step=jnp.array(seen, jnp.int32),
+            acc_grads=jax.tree_util.tree_map(lambda a: a / max(seen, 1), sums))
+    chain = list(parts.chain)
+    groups, scalars = optimizer._keras_slots(chain[parts.rule], params)
     filled = [[{} for _ in group] for group in groups]
     for group, out in zip(groups, filled):
         for path in order:
@@ -138,11 +196,10 @@ def from_keras(optimizer, values, params, order):
                 value = values.pop(0)
                 set_path(tree, path, jnp.asarray(value, get_path(slot, path, "slot").dtype))
     scalars = [jnp.asarray(values.pop(0), s.dtype) for s in scalars]
-    chain[rule] = optimizer._from_keras_slots(chain[rule], filled, scalars, params)
-    inner = tuple(chain)
-    if accumulation is not None:
-        inner = accumulation._replace(inner_opt_state=inner)
-    return template._replace(hyperparams=hyperparams, inner_state=inner)
+    chain[parts.rule] = optimizer._from_keras_slots(chain[parts.rule], filled, scalars, params)
+    state = _assembled(template, _Parts(tuple(chain), parts.rule, accumulation, average),
+                       config)._replace(hyperparams=hyperparams)
+    return with_iterations(optimizer, state, iterations)
 
 
 # ------------------------------------------------------------------ a compiled model's
@@ -191,6 +248,40 @@ def _not_saved(reason):
                   "this file starts with a fresh optimizer state.", stacklevel=5)
 
 
+def _running_state(setup):
+    """The optimizer state the next step continues from: during fit (a checkpoint callback
+    saving, a callback reading optimizer.variables) the running loop's, the newest."""
+    return setup.running.train_state.opt_state if setup.running else setup.opt_state
+
+
+def _state_values(model, setup, optimizer, opt_state) -> list:
+    """Keras's variables of ``opt_state`` (the trainer's layout), or UnsupportedOptimizer
+    saying why they cannot be given."""
+    if setup.trainer is not None:
+        opt_state = setup.trainer.opt_state_named(opt_state)
+    if not _local(opt_state):
+        raise UnsupportedOptimizer("it is split over several processes; save it with a "
+                                   "CheckpointManager")
+    params = _param_shapes(model)
+    made_for = jax.tree_util.tree_structure(jax.eval_shape(optimizer.init, params))
+    if jax.tree_util.tree_structure(opt_state) != made_for:
+        raise UnsupportedOptimizer("it was made for other trainable weights: a layer was "
+                                   "frozen or unfrozen after training")
+    return to_keras(optimizer, opt_state, params, _keras_order(model))
+
+
+def model_values(model):
+    """Keras's optimizer variables of compiled ``model`` as arrays (None before any
+    training); UnsupportedOptimizer when its state has no Keras layout."""
+    setup, optimizer = _compiled_optimizer(model)
+    if optimizer is None:
+        raise UnsupportedOptimizer("the model is not compiled with a Keras optimizer class")
+    opt_state = _running_state(setup)
+    if opt_state is None:
+        return None
+    return _state_values(model, setup, optimizer, opt_state)
+
+
 def model_variables(model):
     """``(name, values)``: Keras's optimizer variables of compiled ``model`` (None when it
     is not compiled, or compiled with an optax transformation, which Keras cannot
@@ -198,24 +289,12 @@ def model_variables(model):
     setup, optimizer = _compiled_optimizer(model)
     if optimizer is None:
         return None
-    # during fit (a checkpoint callback saving) the running loop's state is the newest
-    opt_state = setup.running.train_state.opt_state if setup.running else setup.opt_state
+    opt_state = _running_state(setup)
     if opt_state is None:
         return optimizer.name, _header(optimizer, 0)
-    if setup.trainer is not None:
-        opt_state = setup.trainer.opt_state_named(opt_state)
     count = int(np.asarray(opt_state.count)) if _local(opt_state.count) else 0
-    if not _local(opt_state):
-        _not_saved("it is split over several processes; save it with a CheckpointManager")
-        return optimizer.name, _header(optimizer, count)
-    params = _param_shapes(model)
-    made_for = jax.tree_util.tree_structure(jax.eval_shape(optimizer.init, params))
-    if jax.tree_util.tree_structure(opt_state) != made_for:
-        _not_saved("it was made for other trainable weights: a layer was frozen or unfrozen "
-                   "after training")
-        return optimizer.name, _header(optimizer, count)
     try:
-        values = to_keras(optimizer, opt_state, _named_params(model), _keras_order(model))
+        values = _state_values(model, setup, optimizer, opt_state)
     except NotImplementedError as err:
         _not_saved(err)
         return optimizer.name, _header(optimizer, count)
@@ -255,6 +334,11 @@ def model_restore(model, values) -> None:
     ``optimizer.iterations`` / ``learning_rate`` read it."""
     setup, optimizer = _compiled_optimizer(model)
     opt_state = from_keras(optimizer, values, _named_params(model), _keras_order(model))
+    loop = setup.running
+    if loop is not None:  # during fit: what the next step trains from
+        loop.train_state = loop.train_state._replace(
+            opt_state=loop.trainer.opt_state_in_layout(opt_state))
+        return
     setup.opt_state = opt_state if setup.trainer is None else \
         setup.trainer.opt_state_in_layout(opt_state)
-    setup.rest(optimizer)
+    setup.rest(optimizer, model)

@@ -163,6 +163,11 @@ class LossScaleOptimizer(Optimizer):
     def ema_weights(self, opt_state):
         return self.inner_optimizer.ema_weights(opt_state.inner)
 
+    def decay_mask(self, variables):
+        """The inner optimizer's (``exclude_from_weight_decay`` on it)."""
+        inner = getattr(self.inner_optimizer, "decay_mask", None)
+        return None if inner is None else inner(variables)
+
     def get_config(self) -> dict:
         return {"name": self.name, "inner_optimizer": to_keras_config(self.inner_optimizer),
                 "initial_scale": self.initial_scale,

@@ -163,7 +163,8 @@ class MultiOptimizer(Optimizer):
 
         def transform(tree):
             chosen_labels = labels(tree)
-            return optax.multi_transform(dict(enumerate(inner)), chosen_labels)
+            return optax.multi_transform(dict(enumerate(inner)), chosen_labels,
+                                         mask_compatible_extra_args=True)  # decay_mask
 
         def init(params):
             return MultiOptimizerState(jnp.zeros((), jnp.int32), transform(params).init(params))

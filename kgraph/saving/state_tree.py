@@ -130,12 +130,21 @@ def _keyed(variables, paths, group) -> dict:
 def _optimizer_scope(optimizer) -> str:
     """Keras's name for the optimizer: its own, or (left at the default) Keras's default,
     the class name in snake case."""
+    scope = getattr(optimizer, "_keras_scope", None)
+    if scope is not None:
+        return scope
     try:
         default = type(optimizer)().name
     except (TypeError, ValueError):
         default = None
     return to_snake_case(type(optimizer).__name__) if optimizer.name == default else \
         optimizer.name
+
+
+def _slot_path(slot, weight, ref, scope) -> str:
+    """A slot's path: ``<scope>/<weight ref>_<slot>``, or what a class's own naming
+    function ``slot(weight, ref, scope)`` says (Adafactor's)."""
+    return slot(weight, ref, scope) if callable(slot) else f"{scope}/{ref}_{slot}"
 
 
 def optimizer_variable_names(model, count: int) -> list:
@@ -154,18 +163,19 @@ def optimizer_variable_names(model, count: int) -> list:
     if names is None or not hasattr(optimizer, "_config"):
         raise ValueError(f"get_state_tree: the optimizer {optimizer!r} of model "
                          f"{model.name!r} has no Keras state-tree layout here (Keras's "
-                         "optimizer classes but Adafactor, Muon, LossScaleOptimizer and "
+                         "optimizer classes but Muon, LossScaleOptimizer and "
                          "MultiOptimizer have one).")
     slots, scalars = names
     config = optimizer._config
     paths = keras_variable_paths(model)
-    refs = [paths[id(v)].replace("/", "_") for v in model.trainable_weights]
-    body = [f"{r}_average" for r in refs] if config["use_ema"] else []
-    if config["gradient_accumulation_steps"]:
-        body += [f"{r}_gradient_accumulator" for r in refs]
-    for group in slots:
-        body += [f"{r}_{slot}" for r in refs for slot in group]
+    weights = list(model.trainable_weights)
+    refs = [paths[id(v)].replace("/", "_") for v in weights]
     scope = _optimizer_scope(optimizer)
+    body = [f"{scope}/{r}_average" for r in refs] if config["use_ema"] else []
+    if config["gradient_accumulation_steps"]:
+        body += [f"{scope}/{r}_gradient_accumulator" for r in refs]
+    for group in slots:
+        body += [_slot_path(slot, w, r, scope) for w, r in zip(weights, refs) for slot in group]
     if count <= 2 and (body or scalars):  # never trained: Keras has built only these
         return [f"{scope}/{name}" for name in ["iteration", "learning_rate"][:count]]
     header = ["iteration", "learning_rate"][:max(count - len(body) - len(scalars), 0)]
@@ -173,7 +183,7 @@ def optimizer_variable_names(model, count: int) -> list:
             scalars):
         raise ValueError(f"get_state_tree: {count} optimizer variables for {kind} on model "
                          f"{model.name!r} do not match Keras's layout ({len(body)} slots).")
-    return [f"{scope}/{name}" for name in header + body] + scalars
+    return [f"{scope}/{name}" for name in header] + body + scalars
 
 
 def _optimizer_flat(model) -> dict:
@@ -184,7 +194,18 @@ def _optimizer_flat(model) -> dict:
         raise ValueError(f"get_state_tree: the optimizer of model {model.name!r} "
                          f"({type(model.optimizer).__name__}) has no Keras variables.")
     values = found[1]
-    return dict(zip(optimizer_variable_names(model, len(values)), values))
+    names = optimizer_variable_names(model, len(values))
+    _unique(names, model)
+    return dict(zip(names, values))
+
+
+def _unique(names, model) -> None:
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ValueError(f"get_state_tree: the optimizer variables of model {model.name!r} "
+                         f"name {twice[:3]} more than once ({type(model.optimizer).__name__}'s "
+                         "variables are named after the weights alone): a state tree "
+                         "cannot hold them.")
 
 
 def _metrics_flat(model) -> dict:
@@ -246,6 +267,7 @@ def _restore_optimizer(model, flat):
     if expected is None or len(flat) <= 2:  # no layout here, or never trained: nothing to set
         return
     names = optimizer_variable_names(model, len(expected))
+    _unique(names, model)
     scopes = {p.rsplit("/", 1)[0] for p in flat if p.endswith("/iteration")}
     own = names[0].rsplit("/", 1)[0]
     if own not in scopes and len(scopes) == 1:

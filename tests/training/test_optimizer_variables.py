@@ -228,19 +228,39 @@ def test_gradient_accumulation_state_goes_both_ways_with_keras(tmp_path):
 
 def test_optimizer_state_without_a_keras_layout_is_not_lost_silently(tmp_path):
     model = _model(kg)
-    model.compile(kg.optimizers.Adam(0.01, gradient_accumulation_steps=2, use_ema=True), "mse")
+    model.compile(kg.optimizers.Muon(0.01), "mse")
     model.fit(X, Y, epochs=1, **FIT)
-    with pytest.warns(UserWarning, match="optimizer's state is not saved .*use_ema"):
+    with pytest.warns(UserWarning, match="optimizer's state is not saved .*Muon"):
         model.save(tmp_path / "m.keras")
     assert int(kg.load_model(tmp_path / "m.keras").optimizer.iterations) == 0
     theirs = _model(keras)
-    theirs.compile(keras.optimizers.Adam(0.01, gradient_accumulation_steps=2, use_ema=True),
-                   "mse")
+    theirs.compile(keras.optimizers.Muon(0.01), "mse")
     theirs.fit(X, Y, epochs=1, **FIT)
     theirs.save(tmp_path / "k.keras")
     with pytest.warns(UserWarning, match=r"holds the optimizer's state \(\d+ variables\), "
-                                         "which this model's optimizer cannot take .*use_ema"):
+                                         "which this model's optimizer cannot take .*Muon"):
         kg.load_model(tmp_path / "k.keras")
+
+
+def test_moving_average_with_gradient_accumulation_goes_both_ways_with_keras(tmp_path):
+    """Keras averages at every batch, also those that only accumulate: its averages,
+    accumulators and moments load here, and kgraph's load in Keras."""
+    kwargs = dict(learning_rate=0.01, gradient_accumulation_steps=3, use_ema=True)
+    theirs = _model(keras)
+    theirs.compile(keras.optimizers.Adam(**kwargs), "mse")
+    theirs.fit(X, Y, epochs=2, **FIT)  # 8 batches: two updates, two batches accumulated
+    theirs.save(tmp_path / "k.keras")
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        ours = kg.load_model(tmp_path / "k.keras")
+    assert _optimizer_warnings(record) == []
+    _, values = keras_variables.model_variables(ours)
+    for ours_value, variable in zip(values, theirs.optimizer.variables, strict=True):
+        np.testing.assert_array_equal(ours_value, np.asarray(variable.value))
+    ours.save(tmp_path / "o.keras")
+    back = keras.saving.load_model(tmp_path / "o.keras")
+    for a, b in zip(back.optimizer.variables, theirs.optimizer.variables, strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
 
 
 def test_an_optimizer_group_numbered_oddly_is_refused(tmp_path):
