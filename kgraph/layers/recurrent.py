@@ -41,9 +41,10 @@ __all__ = ["GRU", "LSTM", "RNN", "SimpleRNN"]
 
 
 def _scan(step, states, sequences, mask, *, go_backwards, zero_output_for_mask,
-          return_sequences):
+          return_sequences, output_state=0):
     """Run ``step(x_t, states) -> (output, states)`` over axis 1 of ``sequences`` (Keras's
-    masking rules); returns ``(outputs or last output, final states)``."""
+    masking rules: a masked step keeps the states and outputs ``states[output_state]``, the
+    previous output); returns ``(outputs or last output, final states)``."""
     xs = jnp.swapaxes(sequences, 0, 1)  # time major
     if mask is not None:
         mask = jnp.swapaxes(mask, 0, 1)
@@ -58,7 +59,7 @@ def _scan(step, states, sequences, mask, *, go_backwards, zero_output_for_mask,
             def keep(a):
                 return m_t.reshape(m_t.shape + (1,) * (a.ndim - 1))
 
-            previous = jnp.zeros_like(output) if zero_output_for_mask else carry[0]
+            previous = jnp.zeros_like(output) if zero_output_for_mask else carry[output_state]
             output = jnp.where(keep(output), output, previous)
             new_states = [jnp.where(keep(n), n, s) for n, s in zip(new_states, carry)]
         return [n.astype(s.dtype) for n, s in zip(new_states, carry)], output
@@ -198,6 +199,13 @@ class RNN(Layer):
         return output_mask
 
     # ------------------------------------------------------------------ call
+    def _output_state(self) -> int:
+        """Which of the flat states is the cell's previous output (what a masked step
+        outputs): the first, or with stacked cells the last cell's first, as Keras."""
+        if isinstance(self.cell, StackedRNNCells):
+            return self.cell.output_state_index
+        return 0
+
     def get_initial_state(self, batch_size):
         return [jnp.zeros((batch_size, d), self.compute_dtype) for d in self.state_size]
 
@@ -230,7 +238,8 @@ class RNN(Layer):
                     new_states = [new_states]
                 return output, list(new_states)
 
-            output, final = _scan(step, states, sequences, mask, **options)
+            output, final = _scan(step, states, sequences, mask,
+                                  output_state=self._output_state(), **options)
         dtype = self.compute_dtype
         output = output.astype(dtype)
         if self.return_state:
