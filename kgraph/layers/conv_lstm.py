@@ -6,6 +6,8 @@ Inputs are ``(batch, time, *spatial, channels)`` (``channels_last``) or
 ``filters`` channels. Weights (on the ``conv_lstm_cell`` sub-layer): ``kernel``
 ``(*kernel_size, in, 4 * filters)``, ``recurrent_kernel`` ``(*kernel_size, filters,
 4 * filters)``, ``bias`` ``(4 * filters,)``, gates in Keras's order ``i, f, c, o``.
+``stateful=True`` keeps the final states between calls, as ``LSTM``'s
+(``kgraph.layers.rnn_state``).
 
 >>> import jax.numpy as jnp
 >>> layer = ConvLSTM2D(4, 3, padding="same", return_sequences=True)

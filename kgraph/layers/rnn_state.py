@@ -14,8 +14,7 @@ padded batch that are padding keep theirs).
 
 >>> import numpy as np
 >>> import kgraph as kg
->>> layer = kg.layers.SimpleRNN(2, stateful=True, kernel_initializer="ones",
-...                             recurrent_initializer="zeros")
+>>> layer = kg.layers.SimpleRNN(2, stateful=True, kernel_initializer="ones")
 >>> chunk = np.ones((1, 3, 1), "float32")
 >>> first, second = layer(chunk), layer(chunk)   # the second starts where the first ended
 >>> bool((first != second).any()), [tuple(s.shape) for s in layer.states]
