@@ -28,7 +28,8 @@ import jax.numpy as jnp
 from runtime import packing as packing_lib
 from runtime.data import take_rows
 
-__all__ = ["InferenceSteps", "assigned_state", "inference_key", "rows_at", "unpack"]
+__all__ = ["InferenceSteps", "assigned_state", "inference_key", "rows_at", "unpack",
+           "unpacked"]
 
 
 def unpack(batch):
@@ -65,7 +66,8 @@ def assigned_state(state, new_state):
     return new_state if any(a is not b for a, b in zip(old, new)) else None
 
 
-def _unpacked(ts):
+def unpacked(ts):
+    """The TrainState of a (maybe packed) train state, inside a trace."""
     return ts.packing.unpack(ts) if isinstance(ts, packing_lib.Packed) else ts
 
 
@@ -99,11 +101,11 @@ class InferenceSteps:
     # ------------------------------------------------------------ public steps
     def _eval_step(self, ts, batch, metrics=None):
         metrics = self.objective.init_metrics() if metrics is None else metrics
-        metrics, _ = self._evaluate(_unpacked(ts), metrics, *unpack(batch), None)
+        metrics, _ = self._evaluate(unpacked(ts), metrics, *unpack(batch), None)
         return metrics, self.objective.results(metrics)
 
     def _predict_step(self, ts, x):
-        return self._predict(_unpacked(ts), x)[0]
+        return self._predict(unpacked(ts), x)[0]
 
     # ----------------------------------------------- padded forms (evaluate, predict)
     def _eval_batch(self, ts, metrics, batch):
@@ -113,7 +115,7 @@ class InferenceSteps:
         """Evaluate batches ``start .. stop - 1`` of the epoch table (see ``rows_at``; a
         loop with a dynamic trip count: one compiled program for any number of batches):
         ``(metrics, new state or None)``."""
-        assigns = []
+        assigns = []  # found when the loop's body is traced
 
         def body(position, carry):
             metrics, state = carry
@@ -140,19 +142,32 @@ class InferenceSteps:
             return x, mask
 
         steps = valid.shape[0]
-        stacked = jax.tree_util.tree_map(  # (shapes only: not counted as a trace)
-            lambda s: jnp.zeros((steps, *s.shape), s.dtype),
-            jax.eval_shape(lambda: self._inference_run(ts, batch_at(0)[0]).outputs))
-        assigns = []
+        carries, outputs = self._probe(ts, batch_at(0)[0])
+        stacked = jax.tree_util.tree_map(lambda s: jnp.zeros((steps, *s.shape), s.dtype),
+                                         outputs)
 
         def body(position, carry):
-            stacked, state = carry
+            stacked, state = carry if carries else (carry, ts.state)
             outputs, new = self._predict(ts._replace(state=state), *batch_at(position))
-            assigns.append(new is not None)
             stacked = jax.tree_util.tree_map(
                 lambda buffer, out: jax.lax.dynamic_update_index_in_dim(
                     buffer, out, position, 0), stacked, outputs)
-            return stacked, state if new is None else new
+            return (stacked, state if new is None else new) if carries else stacked
 
-        stacked, state = jax.lax.fori_loop(0, stop, body, (stacked, ts.state))
-        return stacked, state if any(assigns) else None
+        if not carries:
+            return jax.lax.fori_loop(0, stop, body, stacked), None
+        return jax.lax.fori_loop(0, stop, body, (stacked, ts.state))
+
+    def _probe(self, ts, x):
+        """``(assigns, outputs)`` of an inference run on a batch like ``x``, found on
+        shapes (not counted as a trace): whether it assigns state (which a loop over
+        batches then carries), and its outputs' shapes."""
+        assigns = []
+
+        def run():
+            run = self._inference_run(ts, x)
+            assigns.append(assigned_state(ts.state, run.state) is not None)
+            return run.outputs
+
+        outputs = jax.eval_shape(run)
+        return assigns[0], outputs

@@ -29,7 +29,7 @@ from kgraph.interpreter import fingerprint
 from kgraph.interpreter.walk import node_paths
 from kgraph import optimizers
 from runtime import packing as packing_lib
-from runtime.inference_steps import InferenceSteps, rows_at, unpack
+from runtime.inference_steps import InferenceSteps, rows_at, unpack, unpacked as _unpacked
 from runtime.objective import Objective
 from runtime.precision import Precision
 from runtime.remat import Remat
@@ -125,11 +125,6 @@ def _scan(body, carry, xs, length=None):
     return jax.lax.scan(replay, carry, xs, length=length, unroll=unroll)
 
 
-def _unpacked(ts):
-    """The TrainState of a (maybe packed) train state, inside a trace."""
-    return ts.packing.unpack(ts) if isinstance(ts, packing_lib.Packed) else ts
-
-
 def _like(original, ts):
     """``ts`` packed the way ``original`` was (or not)."""
     return original.packing.pack(ts) if isinstance(original, packing_lib.Packed) else ts
@@ -142,7 +137,9 @@ class Trainer(InferenceSteps):
     (don't reuse a train state after passing it in). ``train_steps(ts, batches)`` runs
     ``k`` steps in one call with ``jax.lax.scan`` over batches stacked on a leading axis.
     ``eval_step(ts, batch, metrics=None) -> (metrics, logs)`` accumulates evaluation
-    metrics (logs: their running values); ``predict_step(ts, x)`` returns the outputs.
+    metrics (logs: their running values); ``predict_step(ts, x)`` returns the outputs;
+    ``predict_batch(ts, x, valid)`` also the state the model assigned (a stateful RNN's),
+    or None.
     ``train_step``'s logs are the batch's loss and metrics, as 0-d device arrays;
     ``train_steps`` returns them stacked, one row per step. (``fit`` keeps running epoch
     means in ``ts.metrics`` instead.) Every step also takes a packed train state
