@@ -165,7 +165,8 @@ def evaluate_on_batch(model, x, y=None, sample_weight=None, return_dict=False):
     else:
         trainer = setup.trainer_for(model, data.arrays[0])
         state = trainer.init_from_model(setup.train_key, opt_state=(), read_only=True)
-        logs = fit_loop.evaluate_data(trainer, state, data)
+        logs, assigned = fit_loop.evaluate_data(trainer, state, data)
+        trainer.keep_state(assigned)
     record_metrics(model, logs)
     return _flat(model, logs, return_dict)
 
@@ -181,4 +182,6 @@ def predict_on_batch(model, x):
     predictor = TrainingSetup.of(model).predictor_for(model, data.arrays[0])
     ts = predictor.init_from_model(jax.random.PRNGKey(0), opt_state=(), read_only=True)
     (batch, _), = data.host_batches()
-    return jax.tree_util.tree_map(np.asarray, predictor.predict_step(ts, batch[0]))
+    outputs, assigned = predictor.predict_batch(ts, batch[0], batch[3])
+    predictor.keep_state(assigned)
+    return jax.tree_util.tree_map(np.asarray, outputs)

@@ -377,8 +377,10 @@ def _blocks(batches, k):
         yield data_lib.stack([batch]), 1
 
 
-def evaluate_data(trainer, train_state, data, callbacks=None) -> dict:
-    """Mean loss and metrics over ``data`` (padded batches; one compiled program).
+def evaluate_data(trainer, train_state, data, callbacks=None):
+    """``(logs, state)``: mean loss and metrics over ``data`` (padded batches; one compiled
+    program), and the state the model assigned while evaluating, carried from batch to
+    batch (a stateful RNN's states), or None if it assigned none.
 
     In-memory data runs as one device call (a scan over its batches) unless a callback
     needs every batch; the progress bar then just sees the last one.
@@ -389,7 +391,7 @@ def evaluate_data(trainer, train_state, data, callbacks=None) -> dict:
     train_state = train_state._replace(opt_state=(), metrics=None)
     _place_resident(trainer, data)
     clock = _HookClock(callbacks, "test")
-    count = 0
+    count, assigned = 0, None
     if isinstance(data, data_lib.ArrayData) and data.device_resident:
         device_data, index, valid = data.device_epoch()
         per_batch = clock.interval == 0.0
@@ -401,12 +403,14 @@ def evaluate_data(trainer, train_state, data, callbacks=None) -> dict:
             if per_batch:
                 callbacks.on_test_batch_begin(start)
             if start >= indexed:
-                metrics = trainer.eval_batch(train_state, metrics,
-                                             _on_devices(trainer, data.last_batch()[0]))
+                metrics, new = trainer.eval_batch(train_state, metrics,
+                                                  _on_devices(trainer, data.last_batch()[0]))
             else:
-                metrics = trainer.eval_indexed(train_state, metrics, device_data, index, valid,
-                                               jnp.asarray(start, jnp.int32),
-                                               jnp.asarray(start + steps, jnp.int32))
+                metrics, new = trainer.eval_indexed(
+                    train_state, metrics, device_data, index, valid,
+                    jnp.asarray(start, jnp.int32), jnp.asarray(start + steps, jnp.int32))
+            if new is not None:
+                train_state, assigned = train_state._replace(state=new), new
             if clock.interval is not None and (per_batch or start + steps == data.steps):
                 _batch_end(callbacks.on_test_batch_end, start + steps - 1, trainer.results,
                            metrics)
@@ -418,40 +422,45 @@ def evaluate_data(trainer, train_state, data, callbacks=None) -> dict:
             due = clock.due(False)
             if due:
                 callbacks.on_test_batch_begin(i)
-            metrics = trainer.eval_batch(train_state, metrics, batch)
+            metrics, new = trainer.eval_batch(train_state, metrics, batch)
+            if new is not None:
+                train_state, assigned = train_state._replace(state=new), new
             if due:
                 _batch_end(callbacks.on_test_batch_end, i, trainer.results, metrics)
             count = i + 1
     if count == 0:
         raise ValueError("No data to evaluate: the data produced no batches.")
-    return _epoch_logs(trainer, metrics)
+    return _epoch_logs(trainer, metrics), assigned
 
 
 def predict_data(trainer, train_state, data, callbacks=None):
-    """Model outputs for every sample of ``data`` as NumPy arrays."""
+    """``(outputs, state)``: model outputs for every sample of ``data`` as NumPy arrays,
+    and the state the model assigned while predicting, carried from batch to batch (a
+    stateful RNN's states), or None if it assigned none."""
     clock = _HookClock(callbacks, "predict")
     _place_resident(trainer, data, losses=False)
     if isinstance(data, data_lib.ArrayData) and data.device_resident and clock.interval != 0.0:
         (x_dev, _, _), index, valid = data.device_epoch()
-        stacked = trainer.predict_indexed(train_state, x_dev, index, valid,
-                                           np.int32(data.steps))
+        stacked, assigned = trainer.predict_indexed(train_state, x_dev, index, valid,
+                                                    np.int32(data.steps))
         if clock.interval is not None:
             callbacks.on_predict_batch_end(data.steps - 1, {"outputs": stacked})
         return jax.tree_util.tree_map(
-            lambda a: np.asarray(a).reshape((-1, *a.shape[2:]))[:data.size], stacked)
+            lambda a: np.asarray(a).reshape((-1, *a.shape[2:]))[:data.size], stacked), assigned
     batches = data.host_batches() if isinstance(data, data_lib.ArrayData) else data.epoch()
-    pieces = []
-    for i, ((x, _y, _w, _valid), real) in enumerate(data_lib.prefetch_to_device(
+    pieces, assigned = [], None
+    for i, ((x, _y, _w, valid), real) in enumerate(data_lib.prefetch_to_device(
             batches, place=_placer(trainer))):
         due = clock.due(False)
         if due:
             callbacks.on_predict_batch_begin(i)
-        out = trainer.predict_step(train_state, x)
+        out, new = trainer.predict_batch(train_state, x, valid)
+        if new is not None:
+            train_state, assigned = train_state._replace(state=new), new
         out = trainer.placement.local_rows(out)
         pieces.append(jax.tree_util.tree_map(lambda a, r=real: np.asarray(a[:r]), out))
         if due:
             callbacks.on_predict_batch_end(i, {"outputs": out})
     if not pieces:
         raise ValueError("No data to predict: the data produced no batches.")
-    return jax.tree_util.tree_map(lambda *parts: np.concatenate(parts), *pieces)
-
+    return jax.tree_util.tree_map(lambda *parts: np.concatenate(parts), *pieces), assigned

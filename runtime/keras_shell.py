@@ -332,8 +332,10 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
             fit_loop._check_finite(loop, metrics, epoch_start, callback_list)
             if val_data is not None and (epoch + 1) % validation_freq == 0:
                 callback_list.on_test_begin()
-                val_logs = fit_loop.evaluate_data(trainer, loop.train_state, val_data,
-                                                  callback_list)
+                val_logs, assigned = fit_loop.evaluate_data(trainer, loop.train_state,
+                                                            val_data, callback_list)
+                if assigned is not None:  # as Keras: training goes on from that state
+                    loop.train_state = loop.train_state._replace(state=assigned)
                 callback_list.on_test_end(val_logs)
                 logs.update({f"val_{k}": v for k, v in val_logs.items()})
             callback_list.on_epoch_end(epoch, logs)
@@ -399,7 +401,8 @@ def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weig
                                  steps=data.steps)
     callback_list.on_test_begin()
     state = trainer.init_from_model(setup.train_key, opt_state=(), read_only=True)
-    logs = fit_loop.evaluate_data(trainer, state, data, callback_list)
+    logs, assigned = fit_loop.evaluate_data(trainer, state, data, callback_list)
+    trainer.keep_state(assigned)
     callback_list.on_test_end(logs)
     record_metrics(model, logs)
     if return_dict:
@@ -425,7 +428,8 @@ def predict(model, x, batch_size=None, verbose="auto", steps=None, callbacks=Non
                                  steps=data.steps)
     callback_list.on_predict_begin()
     ts = predictor.init_from_model(jax.random.PRNGKey(0), opt_state=(), read_only=True)
-    outputs = fit_loop.predict_data(predictor, ts, data, callback_list)
+    outputs, assigned = fit_loop.predict_data(predictor, ts, data, callback_list)
+    predictor.keep_state(assigned)
     callback_list.on_predict_end()
     return outputs
 

@@ -29,7 +29,7 @@ from kgraph.interpreter import fingerprint
 from kgraph.interpreter.walk import node_paths
 from kgraph import optimizers
 from runtime import packing as packing_lib
-from runtime.data import take_rows
+from runtime.inference_steps import InferenceSteps, rows_at, unpack, unpacked as _unpacked
 from runtime.objective import Objective
 from runtime.optimizer_masks import decay_arguments
 from runtime.precision import Precision
@@ -90,15 +90,6 @@ def _layout_key(tree):
     return treedef, tuple((jnp.shape(leaf), _dtype(leaf)) for leaf in leaves)
 
 
-def unpack(batch):
-    """``(x, y, sample_weight)`` from a batch ``(x, y)`` or ``(x, y, sample_weight)``."""
-    if not isinstance(batch, (tuple, list)) or len(batch) not in (2, 3):
-        size = len(batch) if isinstance(batch, (tuple, list)) else "-"
-        raise ValueError("A training batch must be (x, y) or (x, y, sample_weight), "
-                         f"received {type(batch).__name__} of length {size}.")
-    return batch[0], batch[1], batch[2] if len(batch) == 3 else None
-
-
 class _InferenceOnly:
     """The objective of a Trainer made without a loss: it can only predict."""
 
@@ -135,42 +126,21 @@ def _scan(body, carry, xs, length=None):
     return jax.lax.scan(replay, carry, xs, length=length, unroll=unroll)
 
 
-def _inference_key(ts):
-    """The key of layers that draw even in inference (a sampling layer, keras.random in a
-    call): fixed per train state, so evaluation and prediction are reproducible."""
-    return jax.random.fold_in(ts.key, -1 % 2**31)
-
-
-def _unpacked(ts):
-    """The TrainState of a (maybe packed) train state, inside a trace."""
-    return ts.packing.unpack(ts) if isinstance(ts, packing_lib.Packed) else ts
-
-
 def _like(original, ts):
     """``ts`` packed the way ``original`` was (or not)."""
     return original.packing.pack(ts) if isinstance(original, packing_lib.Packed) else ts
 
 
-def _rows_at(data, index, valid, position):
-    """Batch ``position`` of an epoch table and its 0/1 row mask ``valid[position]``: rows
-    ``index[position]`` of ``data``, or with ``index=None`` its ``position``-th block of
-    contiguous rows (data already in the epoch's order)."""
-    mask = jax.lax.dynamic_index_in_dim(valid, position, keepdims=False)
-    if index is None:
-        size = mask.shape[0]
-        return jax.tree_util.tree_map(
-            lambda a: jax.lax.dynamic_slice_in_dim(a, position * size, size), data), mask
-    return take_rows(data, jax.lax.dynamic_index_in_dim(index, position, keepdims=False)), mask
-
-
-class Trainer:
+class Trainer(InferenceSteps):
     """Pure training of ``model`` with an optax optimizer, losses and metrics.
 
     ``train_step(ts, batch) -> (ts, logs)`` is jitted and donates the train state's buffers
     (don't reuse a train state after passing it in). ``train_steps(ts, batches)`` runs
     ``k`` steps in one call with ``jax.lax.scan`` over batches stacked on a leading axis.
     ``eval_step(ts, batch, metrics=None) -> (metrics, logs)`` accumulates evaluation
-    metrics (logs: their running values); ``predict_step(ts, x)`` returns the outputs.
+    metrics (logs: their running values); ``predict_step(ts, x)`` returns the outputs;
+    ``predict_batch(ts, x, valid)`` also the state the model assigned (a stateful RNN's),
+    or None.
     ``train_step``'s logs are the batch's loss and metrics, as 0-d device arrays;
     ``train_steps`` returns them stacked, one row per step. (``fit`` keeps running epoch
     means in ``ts.metrics`` instead.) Every step also takes a packed train state
@@ -249,6 +219,7 @@ class Trainer:
                                    static_argnames=("steps",))
         self.eval_batch = jax.jit(self._eval_batch, donate_argnums=1)
         self.eval_indexed = jax.jit(self._eval_indexed, donate_argnums=1)
+        self.predict_batch = jax.jit(self._predict_batch)
         self.predict_indexed = jax.jit(self._predict_indexed)
 
     # ----------------------------------------------------------------- states
@@ -387,6 +358,16 @@ class Trainer:
         of repeated blocks kept stacked (``compiler.stacking``) go back to each block.
         """
         self.assign_named(*self.named_weights(train_state, copy=copy))
+
+    def keep_state(self, state) -> None:
+        """Put ``state`` (this Trainer's layout; None: nothing) into the model's
+        non-trainable variables, as an inference run that assigned it leaves them."""
+        if state is None:
+            return
+        state = self.program.unstack({}, self.placement.whole(state, copy=False))[1]
+        for entry in self.program._entries:
+            if not entry.is_param:
+                entry.variable.assign(compiler.weights.get_path(state, entry.path, "state"))
 
     def assign_named(self, params, state) -> None:
         """Named-layout ``(params, state)`` (this Trainer's) into the model's variables."""
@@ -539,27 +520,6 @@ class Trainer:
         new = self.placement.constrain_state(new)
         return new, logs
 
-    def _evaluate(self, ts: TrainState, metrics, x, y, sample_weight, valid):
-        self.traces["eval"] += 1
-        x, y, sample_weight, valid = self.placement.constrain_batch((x, y, sample_weight, valid))
-        run = self._run(ts.params, ts.state, x, training=False, sample_mask=valid,
-                        key=_inference_key(ts))
-        self.objective.check(y, run.outputs)
-        total, per_output = self.objective.loss(y, run.outputs, sample_weight, valid,
-                                                run.masks)
-        return self.objective.update_metrics(metrics, y, run.outputs, total + run.loss,
-                                             per_output, sample_weight=sample_weight,
-                                             valid=valid, masks=run.masks)
-
-    def _predict(self, ts: TrainState, x):
-        self.traces["predict"] += 1
-        return self._outputs(ts, x)
-
-    def _outputs(self, ts: TrainState, x):
-        x = self.placement.constrain_batch(x)
-        return self._run(ts.params, ts.state, x, training=False,
-                         key=_inference_key(ts)).outputs
-
     # ------------------------------------------------------------ public steps
     def _train_step(self, ts, batch):
         new, logs = self._step(_unpacked(ts), *unpack(batch), None, accumulate=False)
@@ -572,15 +532,7 @@ class Trainer:
         new, logs = _scan(body, _unpacked(ts), batches)
         return _like(ts, new), logs
 
-    def _eval_step(self, ts, batch, metrics=None):
-        metrics = self.objective.init_metrics() if metrics is None else metrics
-        metrics = self._evaluate(_unpacked(ts), metrics, *unpack(batch), None)
-        return metrics, self.objective.results(metrics)
-
-    def _predict_step(self, ts, x):
-        return self._predict(_unpacked(ts), x)
-
-    # ----------------------------------------------- padded forms (fit, evaluate)
+    # ----------------------------------------------- padded forms (fit)
     def _fit_batches(self, ts, batches):
         """Steps over host batches ``(x, y, sample_weight, valid)`` stacked on axis 0."""
         def body(ts, batch):
@@ -597,42 +549,10 @@ class Trainer:
         weight 0).
         """
         def body(ts, _):
-            (x, y, sample_weight), mask = _rows_at(data, index, valid, ts.step - start)
+            (x, y, sample_weight), mask = rows_at(data, index, valid, ts.step - start)
             return self._step(ts, x, y, sample_weight, mask)
 
         ts = _unpacked(packed)
         if steps == 1:
             return _like(packed, body(ts, None)[0])
         return _like(packed, _scan(body, ts, None, length=steps)[0])
-
-    def _eval_batch(self, ts, metrics, batch):
-        return self._evaluate(ts, metrics, *batch)
-
-    def _eval_indexed(self, ts, metrics, data, index, valid, start, stop):
-        """Evaluate batches ``start .. stop - 1`` of the epoch table (see ``_rows_at``; a
-        loop with a dynamic trip count: one compiled program for any number of batches)."""
-        def body(position, metrics):
-            (x, y, sample_weight), mask = _rows_at(data, index, valid, position)
-            return self._evaluate(ts, metrics, x, y, sample_weight, mask)
-
-        return jax.lax.fori_loop(start, stop, body, metrics)
-
-    def _predict_indexed(self, ts, x_data, index, valid, stop):
-        """Outputs of batches ``0 .. stop - 1`` of the epoch table, stacked ``(rows of the
-        table, batch, ...)``: a loop with a dynamic trip count, so the table's padding
-        steps (``bucket``) share the compiled program but cost no forward pass (their rows
-        stay zero)."""
-        def batch_at(position):
-            return _rows_at((x_data,), index, valid, position)[0][0]
-
-        steps = valid.shape[0]
-        stacked = jax.tree_util.tree_map(  # (shapes only: not counted as a trace)
-            lambda s: jnp.zeros((steps, *s.shape), s.dtype),
-            jax.eval_shape(lambda: self._outputs(ts, batch_at(0))))
-
-        def body(position, stacked):
-            return jax.tree_util.tree_map(
-                lambda buffer, out: jax.lax.dynamic_update_index_in_dim(
-                    buffer, out, position, 0), stacked, self._predict(ts, batch_at(position)))
-
-        return jax.lax.fori_loop(0, stop, body, stacked)

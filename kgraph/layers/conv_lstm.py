@@ -6,6 +6,8 @@ Inputs are ``(batch, time, *spatial, channels)`` (``channels_last``) or
 ``filters`` channels. Weights (on the ``conv_lstm_cell`` sub-layer): ``kernel``
 ``(*kernel_size, in, 4 * filters)``, ``recurrent_kernel`` ``(*kernel_size, filters,
 4 * filters)``, ``bias`` ``(4 * filters,)``, gates in Keras's order ``i, f, c, o``.
+``stateful=True`` keeps the final states between calls, as ``LSTM``'s
+(``kgraph.layers.rnn_state``).
 
 >>> import jax.numpy as jnp
 >>> layer = ConvLSTM2D(4, 3, padding="same", return_sequences=True)
@@ -25,6 +27,7 @@ from kgraph.layers import arg_checks, weight_args as wa
 from kgraph.ops import conv_utils as cu
 from kgraph.layers.recurrent import _cell_property, _scan
 from kgraph.layers.rnn_cells import _cell_initializer, init_arguments, parameter_names
+from kgraph.layers.rnn_state import StatefulRecurrence
 
 __all__ = ["ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D"]
 
@@ -149,7 +152,7 @@ class _ConvLSTMCell(Layer):
         return self.step(inputs, list(states), masks)
 
 
-class _ConvLSTM(Layer):
+class _ConvLSTM(StatefulRecurrence, Layer):
     """The recurrent layer: runs ``_ConvLSTMCell`` over the time axis."""
 
     rank = None
@@ -172,17 +175,13 @@ class _ConvLSTM(Layer):
                     "go_backwards", "stateful", "unroll", "zero_output_for_mask"):
             arguments.pop(key, None)
         super().__init__(**arguments)
-        if stateful:
-            raise ValueError(f'Layer "{self.name}" ({type(self).__name__}): stateful=True is not '
-                             "supported: compiled programs are pure. Pass initial_state=... "
-                             "and use return_state=True.")
         self.cell = _ConvLSTMCell(self.rank, filters, kernel_size, **cell_kwargs,
                                   dtype=arguments.get("dtype"), salt=self.name,
                                   name="conv_lstm_cell")
         self.return_sequences = bool(return_sequences)
         self.return_state = bool(return_state)
         self.go_backwards = bool(go_backwards)
-        self.stateful = False
+        self._init_stateful(stateful)  # see kgraph.layers.rnn_state
         self.unroll = bool(unroll)  # accepted as Keras; the loop is always a lax.scan
         self.zero_output_for_mask = bool(zero_output_for_mask)
         self.input_spec = InputSpec(ndim=self.rank + 3)
@@ -208,7 +207,15 @@ class _ConvLSTM(Layer):
                              f"shape: input_shape={tuple(input_shape)}")
         if not self.cell.built:
             self.cell.build(frame)
+        self._frame_shape = tuple(input_shape[2:])
+        self._build_states(input_shape)
         self.built = True
+
+    def _state_shapes(self, batch_size) -> list:
+        return [self.cell.state_shape((batch_size, *self._frame_shape))] * 2
+
+    def _nested(self, flat):
+        return flat
 
     def compute_output_shape(self, sequences_shape, initial_state_shape=None):
         input_shape = tuple(sequences_shape)
@@ -220,7 +227,11 @@ class _ConvLSTM(Layer):
         inputs = sequences
         frame_shape = (inputs.shape[0], *inputs.shape[2:])
         state_shape = self.cell.state_shape(frame_shape)
-        if initial_state is None:
+        if self.stateful:
+            self._check_state_batch(inputs)
+        if self.stateful and initial_state is None:
+            states = self._stored_states()
+        elif initial_state is None:
             states = [jnp.zeros(state_shape, self.compute_dtype)] * 2
         else:
             states = [jnp.asarray(s, self.compute_dtype) for s in initial_state]
@@ -231,6 +242,7 @@ class _ConvLSTM(Layer):
                               inputs, mask, go_backwards=self.go_backwards,
                               zero_output_for_mask=self.zero_output_for_mask,
                               return_sequences=self.return_sequences)
+        self._keep_states(inputs, states, final)
         if self.return_state:
             return (output, *final)
         return output
@@ -248,7 +260,7 @@ class _ConvLSTM(Layer):
                   "dropout": cell.dropout, "recurrent_dropout": cell.recurrent_dropout,
                   "seed": cell.seed, "return_sequences": self.return_sequences,
                   "return_state": self.return_state, "go_backwards": self.go_backwards,
-                  "stateful": False, "unroll": self.unroll,
+                  "stateful": self.stateful, "unroll": self.unroll,
                   "zero_output_for_mask": self.zero_output_for_mask}
         return config
 

@@ -12,6 +12,7 @@ by the number of real (unpadded) elements in each window, as Keras.
 from __future__ import annotations
 
 import math
+import warnings
 
 import jax
 import jax.numpy as jnp
@@ -190,9 +191,26 @@ class BaseGlobalPooling(Layer):
                 "keepdims": self.keepdims}
 
 
+def _warn_mask_dropped(layer, mask) -> None:
+    """Keras's warning when a layer that does not support masking receives a mask: the
+    layer computes on every position and its output carries no mask."""
+    if mask is not None:
+        warnings.warn(f"Layer '{layer.name}' (of type {type(layer).__name__}) was passed an "
+                      "input with a mask attached to it. However, this layer does not support "
+                      "masking and will therefore destroy the mask information. Downstream "
+                      "layers will not see the mask.", UserWarning, stacklevel=2)
+
+
 class _GlobalMax(BaseGlobalPooling):
+    """Max over every position, as Keras: an input mask is not applied (masked steps
+    count), and the output has no mask (Keras's warning says so)."""
+
     def call(self, inputs):
         return jnp.max(inputs, axis=self._axes(), keepdims=self.keepdims)
+
+    def compute_mask(self, inputs, mask=None):
+        _warn_mask_dropped(self, mask)
+        return None
 
 
 class _GlobalAverage(BaseGlobalPooling):
@@ -207,6 +225,11 @@ class _GlobalAverage(BaseGlobalPooling):
             return self.compute_dtype
         return input_dtype
 
+    def compute_mask(self, inputs, mask=None):
+        # 2D / 3D: no masking (Keras's warning); 1D overrides this and uses the mask
+        _warn_mask_dropped(self, mask)
+        return None
+
 
 def _step_mask(layer, mask):
     """A (batch, steps) mask as a bool array broadcastable against the inputs."""
@@ -217,25 +240,17 @@ def _step_mask(layer, mask):
 class GlobalMaxPooling1D(_GlobalMax):
     """Max over the steps of ``(batch, steps, features)``.
 
-    With a ``mask`` ``(batch, steps)`` (given, or carried from an ``Embedding(mask_zero)`` /
-    ``Masking`` layer), masked steps are ignored; a sequence with no unmasked step gives 0.
-    The output has no mask.
+    As Keras 3, a mask (from ``Embedding(mask_zero=True)`` / ``Masking``) is not applied:
+    the max is over every step, padding included, with Keras's warning that the mask is
+    dropped. ``GlobalAveragePooling1D`` does use the mask.
+
+    >>> import numpy as np
+    >>> x = np.array([[[1.0], [3.0], [100.0]]], np.float32)
+    >>> GlobalMaxPooling1D()(x).tolist()
+    [[100.0]]
     """
 
     rank = 1
-
-    def call(self, inputs, mask=None):
-        if mask is None:
-            return super().call(inputs)
-        mask = _step_mask(self, mask)
-        axis = self._axes()
-        if jnp.issubdtype(inputs.dtype, jnp.floating):
-            lowest = jnp.asarray(-jnp.inf, inputs.dtype)
-        else:
-            lowest = jnp.asarray(jnp.iinfo(inputs.dtype).min, inputs.dtype)
-        best = jnp.max(jnp.where(mask, inputs, lowest), axis=axis, keepdims=self.keepdims)
-        any_step = jnp.any(mask, axis=axis, keepdims=self.keepdims)
-        return jnp.where(any_step, best, jnp.zeros((), inputs.dtype))
 
 
 class GlobalMaxPooling2D(_GlobalMax):
@@ -253,8 +268,8 @@ class GlobalMaxPooling3D(_GlobalMax):
 class GlobalAveragePooling1D(_GlobalAverage):
     """Mean over the steps of ``(batch, steps, features)``.
 
-    With a ``mask`` ``(batch, steps)``, the mean of the unmasked steps (as Keras); a
-    sequence with no unmasked step gives 0 (Keras: NaN). The output has no mask.
+    With a ``mask`` ``(batch, steps)``, the mean of the unmasked steps; a sequence with no
+    unmasked step gives NaN (0 / 0), as Keras. The output has no mask.
 
     >>> import numpy as np
     >>> x = np.array([[[1.0], [3.0], [100.0]]], np.float32)
@@ -274,7 +289,10 @@ class GlobalAveragePooling1D(_GlobalAverage):
         total = jnp.sum(jnp.where(mask, x, jnp.zeros((), x.dtype)).astype(acc), axis=axis,
                         keepdims=self.keepdims)
         count = jnp.sum(mask.astype(acc), axis=axis, keepdims=self.keepdims)
-        return (total / jnp.maximum(count, 1)).astype(x.dtype)
+        return (total / count).astype(x.dtype)
+
+    def compute_mask(self, inputs, mask=None):
+        return None
 
 
 class GlobalAveragePooling2D(_GlobalAverage):

@@ -9,8 +9,9 @@ Masks (Keras semantics): with a (batch, time) mask, a masked step keeps the prev
 and outputs the previous output (zeros with ``zero_output_for_mask=True``);
 ``compute_mask`` returns the mask when ``return_sequences`` else None.
 
-``stateful=True`` is refused (compiled programs are pure: pass ``initial_state=`` and use
-``return_state=True`` to carry states across calls); ``unroll`` is accepted and ignored.
+``stateful=True`` keeps the final states between calls as Keras's (non-trainable state
+variables, also in compiled programs' ``state``; see ``kgraph.layers.rnn_state``);
+``unroll`` is accepted and ignored.
 
 >>> import kgraph as kg
 >>> x = kg.Input(shape=(5, 3))
@@ -33,6 +34,7 @@ from kgraph.base.layer import Layer
 from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.interpreter import context
 from kgraph.layers.rnn_stacked import StackedRNNCells
+from kgraph.layers.rnn_state import StatefulRecurrence
 from kgraph.layers.wrappers import deserialize_layer, serialize_layer
 from kgraph.layers.rnn_cells import (GRUCell, LSTMCell, SimpleRNNCell, _Cell, init_arguments,
                                      parameter_names)
@@ -41,9 +43,10 @@ __all__ = ["GRU", "LSTM", "RNN", "SimpleRNN"]
 
 
 def _scan(step, states, sequences, mask, *, go_backwards, zero_output_for_mask,
-          return_sequences):
+          return_sequences, output_state=0):
     """Run ``step(x_t, states) -> (output, states)`` over axis 1 of ``sequences`` (Keras's
-    masking rules); returns ``(outputs or last output, final states)``."""
+    masking rules: a masked step keeps the states and outputs ``states[output_state]``, the
+    previous output); returns ``(outputs or last output, final states)``."""
     xs = jnp.swapaxes(sequences, 0, 1)  # time major
     if mask is not None:
         mask = jnp.swapaxes(mask, 0, 1)
@@ -58,7 +61,7 @@ def _scan(step, states, sequences, mask, *, go_backwards, zero_output_for_mask,
             def keep(a):
                 return m_t.reshape(m_t.shape + (1,) * (a.ndim - 1))
 
-            previous = jnp.zeros_like(output) if zero_output_for_mask else carry[0]
+            previous = jnp.zeros_like(output) if zero_output_for_mask else carry[output_state]
             output = jnp.where(keep(output), output, previous)
             new_states = [jnp.where(keep(n), n, s) for n, s in zip(new_states, carry)]
         return [n.astype(s.dtype) for n, s in zip(new_states, carry)], output
@@ -80,7 +83,7 @@ def _scan_builtin(weights, rec_masks, states, projected, mask, *, config, go_bac
                  zero_output_for_mask=zero_output_for_mask, return_sequences=return_sequences)
 
 
-class RNN(Layer):
+class RNN(StatefulRecurrence, Layer):
 
     """Run ``cell`` over the time axis (axis 1) of ``(batch, time, ...)`` sequences.
 
@@ -92,7 +95,8 @@ class RNN(Layer):
       return_state: also return the final states: ``(output, *states)``.
       go_backwards: process the sequence in reverse (outputs are in processing order,
         as in Keras).
-      stateful: must be False (see the module docstring).
+      stateful: keep the final states as the next call's initial states (a fixed batch
+        size; ``reset_state()`` zeroes them; see ``kgraph.layers.rnn_state``).
       unroll: accepted for compatibility; the loop is always a ``lax.scan``.
       zero_output_for_mask: masked steps output zeros instead of the previous output.
 
@@ -112,16 +116,11 @@ class RNN(Layer):
             raise ValueError("The RNN cell should have a `state_size` attribute (single integer "
                              f"or list of integers, one per RNN state). Received: cell={cell}")
         super().__init__(**kwargs)
-        if stateful:
-            raise ValueError(
-                f'Layer "{self.name}" ({type(self).__name__}): stateful=True is not supported: '
-                "compiled programs are pure. Carry the states yourself: pass "
-                "initial_state=... and use return_state=True.")
         self.cell = cell
         self.return_sequences = bool(return_sequences)
         self.return_state = bool(return_state)
         self.go_backwards = bool(go_backwards)
-        self.stateful = False
+        self._init_stateful(stateful)
         self.unroll = bool(unroll)
         self.zero_output_for_mask = bool(zero_output_for_mask)
         self.input_spec = InputSpec(min_ndim=3)
@@ -131,6 +130,11 @@ class RNN(Layer):
     def state_size(self) -> list:
         size = self.cell.state_size
         return list(size) if isinstance(size, (list, tuple)) else [size]
+
+    @property
+    def single_state(self) -> bool:
+        """Whether the cell has one state (an int ``state_size``), as Keras's attribute."""
+        return isinstance(self.cell.state_size, int)
 
     def _output_size(self):
         size = getattr(self.cell, "output_size", None)
@@ -155,6 +159,7 @@ class RNN(Layer):
             # The cell's weights fix the feature size: later calls are checked against it.
             self.input_spec = InputSpec(ndim=spec.ndim, min_ndim=spec.min_ndim,
                                         axes={-1: sequences_shape[-1]})
+        self._build_states(tuple(sequences_shape))
         self.built = True
 
     def compute_output_shape(self, sequences_shape, initial_state_shape=None):
@@ -198,8 +203,18 @@ class RNN(Layer):
         return output_mask
 
     # ------------------------------------------------------------------ call
+    def _output_state(self) -> int:
+        """Which of the flat states is the cell's previous output (what a masked step
+        outputs): the first, or with stacked cells the last cell's first, as Keras."""
+        if isinstance(self.cell, StackedRNNCells):
+            return self.cell.output_state_index
+        return 0
+
     def get_initial_state(self, batch_size):
         return [jnp.zeros((batch_size, d), self.compute_dtype) for d in self.state_size]
+
+    def _state_shapes(self, batch_size) -> list:
+        return [(batch_size, d) for d in self.state_size]
 
     def _initial_states(self, batch, initial_state):
         if initial_state is None:
@@ -212,7 +227,12 @@ class RNN(Layer):
         return [jnp.asarray(s).astype(self.compute_dtype) for s in states]
 
     def call(self, sequences, initial_state=None, mask=None, training=False):
-        states = self._initial_states(sequences.shape[0], initial_state)
+        if self.stateful:
+            self._check_state_batch(sequences)
+        if self.stateful and initial_state is None:
+            states = self._stored_states()
+        else:
+            states = self._initial_states(sequences.shape[0], initial_state)
         if mask is not None:
             mask = jnp.asarray(mask).astype(bool)
         options = dict(go_backwards=self.go_backwards,
@@ -230,7 +250,9 @@ class RNN(Layer):
                     new_states = [new_states]
                 return output, list(new_states)
 
-            output, final = _scan(step, states, sequences, mask, **options)
+            output, final = _scan(step, states, sequences, mask,
+                                  output_state=self._output_state(), **options)
+        self._keep_states(sequences, states, final)
         dtype = self.compute_dtype
         output = output.astype(dtype)
         if self.return_state:

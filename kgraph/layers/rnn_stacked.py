@@ -50,6 +50,12 @@ class StackedRNNCells(Layer):
     def output_size(self):
         return _output_size(self.cells[-1])
 
+    @property
+    def output_state_index(self) -> int:
+        """The position in the flat states of the last cell's first state: its previous
+        output, which a masked step outputs again."""
+        return len(self.state_size) - len(_sizes(self.cells[-1]))
+
     def nest_states(self, flat) -> list:
         """A flat list of states grouped per cell: a list for a cell with several states,
         the state itself for a cell with one (Keras's structure)."""

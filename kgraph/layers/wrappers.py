@@ -146,6 +146,25 @@ class Bidirectional(Layer):
             self._initial_weights = None
         self.built = True
 
+    def reset_state(self):
+        """Zero both directions' kept states (a wrapped ``stateful`` layer's)."""
+        if not self.stateful:
+            raise AttributeError(f'Layer "{self.name}" (Bidirectional) must be stateful: its '
+                                 f"layer was made with stateful=False.")
+        self.forward_layer.reset_state()
+        self.backward_layer.reset_state()
+
+    def reset_states(self):
+        """Keras's other name for ``reset_state``."""
+        self.reset_state()
+
+    @property
+    def states(self):
+        """Both directions' state variables (forward's, then backward's), or None."""
+        forward = getattr(self.forward_layer, "states", None)
+        backward = getattr(self.backward_layer, "states", None)
+        return tuple(forward + backward) if forward and backward else None
+
     def _merge(self, y, y_rev):
         if self.merge_mode == "concat":
             return jnp.concatenate([y, y_rev], axis=-1)

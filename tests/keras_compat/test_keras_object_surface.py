@@ -34,15 +34,12 @@ _LAYER = {
     "rematerialized_call": "rematerialisation is compile(remat=...)'s (runtime.remat)",
     "symbolic_call": "symbolic calls go through Layer.__call__ (a Node per call)",
 }
-_STATEFUL_RNN = "stateful=True RNNs are not offered (their state would live on the layer)"
 MISSING = {
     "model": {**_MODEL, **_LAYER},
     "sequential": {**_MODEL, **_LAYER},
     "dense": {**_LAYER,
               "variable_serialization_spec": "Keras's quantized-weight file layout"},
-    "lstm": {**_LAYER, "inner_loop": "Keras's backend RNN loop", "reset_state": _STATEFUL_RNN,
-             "reset_states": _STATEFUL_RNN, "states": _STATEFUL_RNN,
-             "single_state": _STATEFUL_RNN},
+    "lstm": {**_LAYER, "inner_loop": "Keras's backend RNN loop"},
     "mha": dict(_LAYER),
 }
 

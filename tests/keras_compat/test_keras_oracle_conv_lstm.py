@@ -68,8 +68,6 @@ def test_conv_lstm_trains_with_dropout_in_fit_and_is_keyed():
     assert np.isfinite(history.history["loss"]).all()
 
 
-def test_conv_lstm_rejects_unknown_spatial_size_and_stateful():
+def test_conv_lstm_rejects_unknown_spatial_size():
     with pytest.raises(ValueError, match="static input shapes"):
         kg.layers.ConvLSTM2D(2, 3)(kg.Input(shape=(3, None, 5, 1)))
-    with pytest.raises(ValueError, match="stateful=True is not supported"):
-        kg.layers.ConvLSTM2D(2, 3, stateful=True)

@@ -343,8 +343,6 @@ def test_time_distributed_matches_per_step_and_folds_masks():
 
 # --------------------------------------------------------------------- errors
 def test_argument_errors():
-    with pytest.raises(ValueError, match="stateful"):
-        layers.LSTM(3, stateful=True)
     with pytest.raises(ValueError, match="units"):
         layers.GRU(0)
     with pytest.raises(ValueError, match="use_cudnn"):
