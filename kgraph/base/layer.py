@@ -100,6 +100,9 @@ class Layer(LayerCalls, KerasInternals, LayerSurface, WeightProtocol):
             catalog.add_builtin(cls)
 
     _remat_mode = None  # the RematScope the layer was made in, if any
+    #: As Keras's layers that call ``_build_at_init``: built when made (nothing to build),
+    #: unless a subclass defines ``build``.
+    _builds_at_init = False
     #: Cast floating inputs and weights to ``compute_dtype`` in ``__call__`` / ``call``.
     autocast = True
     #: Pass an input mask through unchanged (see ``compute_mask``).
@@ -130,6 +133,8 @@ class Layer(LayerCalls, KerasInternals, LayerSurface, WeightProtocol):
         remat_mode = remat_scope.get_current_remat_mode()
         if remat_mode is not None:  # made in a RematScope
             self._remat_mode = remat_mode
+        if self._builds_at_init:
+            self._build_at_init()
 
     # ----------------------------------------------------------------- attributes
     def __setattr__(self, name, value):

@@ -17,6 +17,7 @@ __all__ = ["ELU", "LeakyReLU", "PReLU", "ReLU", "Softmax"]
 
 class _Elementwise(Layer):
     supports_masking = True
+    _builds_at_init = True
 
     def compute_output_shape(self, input_shape):
         return input_shape
@@ -162,9 +163,9 @@ class Softmax(_Elementwise):
         super().__init__(**kwargs)
         self.axis = list(axis) if isinstance(axis, (list, tuple)) else axis
 
-    def build(self, input_shape):
-        arg_checks.axes_in_range(self, self.axis, input_shape)
-        self.built = True
+    def _check_inputs(self, inputs):
+        super()._check_inputs(inputs)
+        arg_checks.axes_in_range(self, self.axis, inputs.shape)
 
     def call(self, inputs, mask=None):
         x = inputs.astype(jnp.promote_types(inputs.dtype, jnp.float32))

@@ -91,6 +91,7 @@ class Activation(Layer):
     """Apply an activation function (a Keras name or a callable)."""
 
     supports_masking = True  # as Keras: a sequence mask passes through
+    _builds_at_init = True
 
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
@@ -114,6 +115,7 @@ class Dropout(Layer):
     """
 
     supports_masking = True  # as Keras: a sequence mask passes through
+    _builds_at_init = True
 
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)

@@ -168,6 +168,7 @@ class Identity(Layer):
     """Return the inputs unchanged (masks pass through)."""
 
     supports_masking = True
+    _builds_at_init = True
 
     def call(self, inputs):
         return inputs
@@ -184,6 +185,7 @@ class Masking(Layer):
     """
 
     supports_masking = True
+    _builds_at_init = True
 
     def __init__(self, mask_value=0.0, **kwargs):
         super().__init__(**kwargs)

@@ -264,7 +264,7 @@ class Dot(_Merge):
     (None, 5, 10)
     """
 
-    supports_masking = False
+    supports_masking = True  # as Keras: a mask is taken, and the output has none
     min_inputs = max_inputs = 2
 
     def __init__(self, axes, normalize=False, **kwargs):

@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 
 from kgraph import initializers
-from kgraph.base.input_spec import InputSpec
+from kgraph.base.input_spec import InputSpec, assert_input_compatibility
 from kgraph.base.layer import Layer
 from kgraph.config import epsilon
 from kgraph.interpreter import context
@@ -452,6 +452,7 @@ class UnitNormalization(Layer):
     """
 
     supports_masking = True
+    _builds_at_init = True
 
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
@@ -461,11 +462,12 @@ class UnitNormalization(Layer):
             raise TypeError("Invalid value for `axis` argument: expected an int or a "
                             f"list/tuple of ints. Received: axis={axis}") from None
 
-    def build(self, input_shape):
-        _resolve_axes(self.axis, input_shape, self.name, need_known=False)
+    def _check_inputs(self, inputs):
         given = self.axis if isinstance(self.axis, list) else [self.axis]
-        self.input_spec = InputSpec(min_ndim=max(a + 1 if a >= 0 else -a for a in given))
-        self.built = True
+        assert_input_compatibility(InputSpec(min_ndim=max(a + 1 if a >= 0 else -a
+                                                          for a in given)), inputs, self.name)
+        _resolve_axes(self.axis, inputs.shape, self.name, need_known=False)
+        super()._check_inputs(inputs)
 
     def call(self, inputs):
         axes = tuple(a % inputs.ndim for a in (self.axis if isinstance(self.axis, list)

@@ -40,6 +40,7 @@ class BasePooling(Layer):
 
     rank = None
     pool_mode = None
+    _builds_at_init = True
 
     def __init__(self, pool_size, strides=None, padding="valid", data_format=None, **kwargs):
         super().__init__(**kwargs)
@@ -88,10 +89,10 @@ class BasePooling(Layer):
         return cu.spatial_output_shape(self.name, input_shape, self.data_format,
                                        channels, lengths)
 
-    def build(self, input_shape):
-        cu.check_rank(self, input_shape, self.rank + 2)
-        self.compute_output_shape(input_shape)
-        self.built = True
+    def _check_inputs(self, inputs):
+        cu.check_rank(self, inputs.shape, self.rank + 2)
+        super()._check_inputs(inputs)
+        self.compute_output_shape(inputs.shape)  # a window larger than the input: an error
 
     def compute_output_dtype(self, input_dtype):
         if self.pool_mode == "average" and not jnp.issubdtype(input_dtype, jnp.floating):
@@ -170,6 +171,7 @@ class BaseGlobalPooling(Layer):
     """Max or mean over all spatial axes; ``keepdims`` keeps them with size 1."""
 
     rank = None
+    _builds_at_init = True
 
     def __init__(self, data_format=None, keepdims=False, **kwargs):
         super().__init__(**kwargs)
@@ -278,6 +280,7 @@ class GlobalAveragePooling1D(_GlobalAverage):
     """
 
     rank = 1
+    supports_masking = True
 
     def call(self, inputs, mask=None):
         if mask is None:

@@ -88,6 +88,7 @@ class _NoiseLayer(Layer):
     """A weightless layer that is random in training (key from ``random_key`` + ``seed``)."""
 
     supports_masking = True
+    _builds_at_init = True
 
     def _key(self):
         key = self.random_key()
@@ -182,6 +183,7 @@ class ActivityRegularization(Layer):
     call context's ``sample_mask`` count for nothing)."""
 
     supports_masking = True
+    _builds_at_init = True
 
     def __init__(self, l1=0.0, l2=0.0, **kwargs):
         super().__init__(**kwargs)

@@ -67,6 +67,7 @@ class Reshape(Layer):
             raise ValueError(f'Layer "{self.name}" (Reshape): target_shape may contain at most '
                              f"one -1 (an unknown size), received target_shape="
                              f"{self.target_shape}.")
+        self.built = True  # as Keras's
 
     def call(self, inputs):
         return inputs.reshape((inputs.shape[0], *self.target_shape))
@@ -89,9 +90,9 @@ class Reshape(Layer):
         return (f'Layer "{self.name}" (Reshape) cannot reshape input of shape {input_shape} to '
                 f"target_shape {self.target_shape}: the total size must be unchanged.")
 
-    def build(self, input_shape):
-        self.compute_output_shape(input_shape)
-        self.built = True
+    def _check_inputs(self, inputs):
+        super()._check_inputs(inputs)
+        self.compute_output_shape(inputs.shape)  # a size that cannot match: an error now
 
     def get_config(self):
         return {**super().get_config(), "target_shape": self.target_shape}

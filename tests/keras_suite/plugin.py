@@ -104,6 +104,19 @@ def pytest_runtest_logreport(report):
             outcome = ("passed", "")
         if report.nodeid not in results or results[report.nodeid][0] == "passed":
             results[report.nodeid] = (*outcome, round(report.duration, 3))
+            _journal({"case": report.nodeid, "result": results[report.nodeid]})
+
+
+def _journal(entry) -> None:
+    """Each finished case, as it finishes: what a run that dies (out of memory) leaves."""
+    path = os.environ.get("KGRAPH_KERAS_SUITE_RESULTS")
+    if path:
+        with open(path + ".journal", "a") as journal:
+            journal.write(json.dumps(entry) + "\n")
+
+
+def pytest_runtest_logstart(nodeid, location):
+    _journal({"started": nodeid})
 
 
 def pytest_collectreport(report):

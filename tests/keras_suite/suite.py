@@ -15,6 +15,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import resource
 import tempfile
 
 from tests.keras_suite.plugin import KERAS_FOLDER
@@ -25,6 +26,7 @@ REPOSITORY = pathlib.Path(__file__).resolve().parents[2]
 FOLDERS = ("activations", "callbacks", "constraints", "initializers", "layers", "losses",
            "metrics", "models", "ops", "optimizers", "regularizers", "saving", "trainers")
 DEFAULT = FOLDERS  # the folders the suite runs by default
+MEMORY_LIMIT = 8 << 30
 
 
 def test_files(folder: str) -> list[str]:
@@ -74,8 +76,31 @@ def run_shard(shard: Shard, mode: str = "kgraph", timeout: float = 3600) -> dict
                    "--rootdir", str(KERAS_FOLDER.parent), "-p", "tests.keras_suite.plugin",
                    "--basetemp", str(pathlib.Path(folder) / "tmp"), *shard.files]
         done = subprocess.run(command, cwd=KERAS_FOLDER.parent, env=env, capture_output=True,
-                              text=True, timeout=timeout)
-        if not out.exists():
-            raise RuntimeError(f"Keras's tests of shard {shard.name} did not finish (exit "
-                               f"{done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
-        return json.loads(out.read_text())
+                              text=True, timeout=timeout, preexec_fn=_limit_memory)
+        if out.exists():
+            return json.loads(out.read_text())
+        return _from_journal(out, f"the process died (exit {done.returncode}): "
+                                  f"{(done.stderr or done.stdout).strip()[-300:]}")
+
+
+def _limit_memory() -> None:
+    """At most ``MEMORY_LIMIT`` bytes of data for a run of Keras's files: a case that asks
+    for more fails with an allocation error instead of the machine running out."""
+    resource.setrlimit(resource.RLIMIT_DATA, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
+def _from_journal(out: pathlib.Path, why: str) -> dict:
+    """The results of a run that died: the cases it finished, and the one it was running
+    failed with ``why``."""
+    results, running = {}, None
+    journal = pathlib.Path(str(out) + ".journal")
+    for line in journal.read_text().splitlines() if journal.exists() else ():
+        entry = json.loads(line)
+        if "started" in entry:
+            running = entry["started"]
+        else:
+            results[entry["case"]] = entry["result"]
+            running = None
+    if running is not None:
+        results[running] = ["error", why, 0.0]
+    return {"mode": "died", "results": results, "ledger": {}, "seconds": None}
