@@ -69,7 +69,7 @@ class Model(ModelBatches, Layer):
             from kgraph.models.functional import Functional  # a Model subclass: imported on use
 
             return Functional.__new__(Functional)
-        return super().__new__(cls)
+        return super().__new__(cls, *args, **kwargs)  # a custom model's auto config
 
     def __init__(self, *args, **kwargs):
         if _is_functional_init(args, kwargs):
