@@ -290,14 +290,16 @@ class Model(ModelBatches, Layer):
 
     def load_weights(self, filepath, skip_mismatch=False):
         """Load weights written by ``save_weights`` (``.weights.h5``, ``.safetensors``) or
-        in a ``.keras`` file; the file must hold exactly this model's weights."""
-        if skip_mismatch:
-            raise ValueError("skip_mismatch=True is not supported: a file must match the "
-                             "model exactly, so that no weight is silently left untouched.")
+        in a ``.keras`` file; the file must hold exactly this model's weights, unless
+        ``skip_mismatch=True`` (``.weights.h5``, ``.keras``): then, as Keras, the layers
+        the file matches are loaded and a warning lists the others, which keep theirs."""
         if str(filepath).endswith(".safetensors"):
+            if skip_mismatch:
+                raise ValueError("skip_mismatch=True is supported for .weights.h5 and .keras "
+                                 "files; a .safetensors file must match the model exactly.")
             safetensors_io.load_safetensors_into(self, filepath)
             return
-        saving.load_weights(self, filepath)
+        saving.load_weights(self, filepath, skip_mismatch=skip_mismatch)
 
     def get_state_tree(self, value_format="backend_tensor"):
         """Keras's state tree: ``trainable_variables``, ``non_trainable_variables``,
