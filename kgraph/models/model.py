@@ -17,7 +17,7 @@ from kgraph import engine, saving
 from kgraph.base import weight_tree
 from kgraph.base.layer import Layer, _shapes as _shapes_of
 from kgraph.display import plotting
-from kgraph.saving import safetensors_io, state_tree
+from kgraph.saving import pickling, safetensors_io, state_tree
 from kgraph.display.summary import summary_text
 from kgraph.distribution import distribution_lib
 from kgraph.layers import quantized
@@ -320,6 +320,12 @@ class Model(ModelBatches, Layer):
         layers; other layers are left as they are (with Keras's warning). See
         ``kgraph.layers.quantized``; compile the model again to run it."""
         quantized.quantize_model(self, mode, config, filters, **kwargs)
+
+    def __reduce__(self):
+        """Pickle (and ``copy.deepcopy``) the model as Keras does: as its ``.keras`` file's
+        bytes, loaded back compiled, with its weights and optimizer state (see
+        ``kgraph.saving.pickling``)."""
+        return pickling.reduce_model(self)
 
     def to_json(self, **kwargs) -> str:
         """The model's config as JSON (``kg.model_from_json`` rebuilds it, fresh weights)."""
