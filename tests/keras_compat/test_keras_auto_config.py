@@ -65,7 +65,7 @@ def _plain_dtype(config):
 
 def test_configs_of_layers_and_models_without_get_config_equal_kerass():
     for make in (lambda scale, shifted, bare: scale(factor=10.0, mode="x", name="s"),
-                 lambda scale, shifted, bare: scale(10, sizes=[3, 4], dtype="float16"),
+                 lambda scale, shifted, bare: scale(10, sizes=[3, 4], dtype="float16", name="t"),
                  lambda scale, shifted, bare: shifted(name="m"),
                  lambda scale, shifted, bare: bare(3.0)):
         configs = []

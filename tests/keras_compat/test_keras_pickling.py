@@ -40,6 +40,15 @@ class KgraphNet(kg.Model):  # not registered: kgraph's pickle carries the class
         return self.out(self.body(x))
 
 
+@keras.saving.register_keras_serializable("kgraph_pickling_test")
+def keras_abs_error(y_true, y_pred):
+    return keras.ops.mean(keras.ops.abs(y_true - y_pred), axis=-1)
+
+
+def kgraph_abs_error(y_true, y_pred):  # not registered: kgraph's pickle carries it
+    return kg.ops.mean(kg.ops.abs(y_true - y_pred), axis=-1)
+
+
 def _functional(lib):
     x = lib.Input((3,))
     return lib.Model(x, lib.layers.Dense(2)(lib.layers.Dense(4, activation="relu")(x)))
@@ -117,3 +126,18 @@ def test_deepcopy_after_predict_keeps_the_compile_state_as_keras(make):
     _assert_weights_equal(_weights(our_copy), _weights(their_copy), rtol=1e-5)
     _assert_weights_equal(_weights(ours), _weights(theirs))  # the originals are untouched
     assert not np.array_equal(_weights(our_copy)[0], _weights(ours)[0])
+
+
+def test_a_model_compiled_with_a_custom_loss_function_pickles_as_kerass():
+    theirs, ours = _pair(_functional)
+    theirs.compile(optimizer="sgd", loss=keras_abs_error)
+    ours.compile(optimizer="sgd", loss=kgraph_abs_error)
+    for model in (theirs, ours):
+        model.fit(X, Y, batch_size=4, epochs=1, shuffle=False, verbose=0)
+    their_copy = pickle.loads(pickle.dumps(theirs))
+    our_copy = pickle.loads(pickle.dumps(ours))
+    np.testing.assert_allclose(our_copy.evaluate(X, Y, verbose=0),
+                               their_copy.evaluate(X, Y, verbose=0), rtol=1e-5)
+    for model in (their_copy, our_copy):
+        model.fit(X, Y, batch_size=4, epochs=1, shuffle=False, verbose=0)
+    _assert_weights_equal(_weights(our_copy), _weights(their_copy), rtol=1e-5)
