@@ -1,9 +1,10 @@
-"""A custom layer's config made from its constructor's arguments, as Keras 3's "auto config".
+"""A layer's ``get_config`` / ``from_config`` (``LayerConfig``, a base of ``Layer``), with
+Keras 3's "auto config": a config made from the constructor's arguments.
 
-A layer (or model) class that does not override ``get_config`` gets
-one from the arguments it was constructed with, when they are all plain values (str, int,
-float, bool, None, and lists, tuples and dicts of them): ``Layer.__new__`` records them
-(``record``) and ``Layer.get_config`` adds them (``config_of``). A class constructed with
+A layer (or model) class that does not override ``get_config`` gets one from the
+arguments it was constructed with, when they are all plain values (str, int, float, bool,
+None, and lists, tuples and dicts of them): ``LayerConfig.__new__`` records them
+(``record``) and ``LayerConfig.get_config`` adds them (``config_of``). A class constructed with
 other values (an array, a layer), or with ``*args`` or positional-only arguments, has no
 such config: its ``get_config`` raises Keras's NotImplementedError, which asks for a
 ``get_config``, rather than returning a config that would rebuild another layer.
@@ -23,7 +24,9 @@ from __future__ import annotations
 import inspect
 import textwrap
 
-__all__ = ["AutoConfig", "applies", "config_of", "record"]
+from kgraph import regularizers
+
+__all__ = ["AutoConfig", "LayerConfig", "applies", "config_of", "record"]
 
 _PLAIN = (str, int, float, bool, type(None))
 _SIGNATURES: dict = {}
@@ -52,10 +55,10 @@ class AutoConfig:
         self.values, self.positional = values, positional
 
 
-def applies(cls, base_get_config) -> bool:
+def applies(cls) -> bool:
     """Whether ``cls`` takes its config from its arguments: its ``get_config`` is the base
-    layer's (``base_get_config``), as Keras's ``python_utils.is_default``."""
-    return getattr(cls, "get_config", None) is base_get_config
+    layer's, as Keras's ``python_utils.is_default``."""
+    return getattr(cls, "get_config", None) is LayerConfig.get_config
 
 
 def _signature(cls):
@@ -122,3 +125,26 @@ def config_of(layer, base_config: dict) -> dict:
         config.pop("name")
     base = {key: value for key, value in base_config.items() if key != "name"}
     return {**config, **base}
+
+
+class LayerConfig:
+    """``get_config`` (name, trainable, dtype, activity regularizer, and the auto config of
+    a class that does not override it) and ``from_config`` (``cls(**config)``)."""
+
+    def __new__(cls, *args, **kwargs):
+        instance = super().__new__(cls)
+        if applies(cls):  # a class without its own get_config: record its arguments
+            instance.__dict__["_auto_config"] = record(cls, args, kwargs)
+        return instance
+
+    def get_config(self) -> dict:
+        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype_policy.name}
+        if self.activity_regularizer is not None:
+            config["activity_regularizer"] = regularizers.serialize(self.activity_regularizer)
+        if applies(type(self)):
+            return config_of(self, config)
+        return config
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)

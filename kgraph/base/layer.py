@@ -36,9 +36,10 @@ import jax
 import jax.numpy as jnp
 
 from kgraph import constraints, dtype_policy, initializers, regularizers
-from kgraph.base import (auto_config, call_args, catalog, initial_values, naming, remat_scope,
-                         seed_stream, shape_inference, tracking)
+from kgraph.base import (call_args, catalog, initial_values, naming, remat_scope, seed_stream,
+                         shape_inference, tracking)
 from kgraph.base.memory import check_allocatable
+from kgraph.base.auto_config import LayerConfig
 from kgraph.base.input_spec import assert_input_compatibility
 from kgraph.base.keras_internals import KerasInternals
 from kgraph.base.layer_calls import LayerCalls
@@ -84,7 +85,7 @@ def trainability_changes() -> int:
     return _trainability_changes
 
 
-class Layer(LayerCalls, KerasInternals, LayerSurface, WeightProtocol):
+class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtocol):
     """Base class of all layers.
 
     Args:
@@ -98,12 +99,6 @@ class Layer(LayerCalls, KerasInternals, LayerSurface, WeightProtocol):
         super().__init_subclass__(**kwargs)
         if catalog.is_builtin_definition(cls):  # kgraph's own classes register themselves
             catalog.add_builtin(cls)
-
-    def __new__(cls, *args, **kwargs):
-        instance = super().__new__(cls)
-        if auto_config.applies(cls, Layer.get_config):  # a custom class without get_config
-            instance.__dict__["_auto_config"] = auto_config.record(cls, args, kwargs)
-        return instance
 
     _remat_mode = None  # the RematScope the layer was made in, if any
     #: Cast floating inputs and weights to ``compute_dtype`` in ``__call__`` / ``call``.
@@ -594,19 +589,6 @@ class Layer(LayerCalls, KerasInternals, LayerSurface, WeightProtocol):
     def _symbolic_mask(self, inputs, previous_mask):
         """The mask of a symbolic call's outputs: ``compute_mask`` on shapes."""
         return shape_inference.infer_mask_spec(self, inputs, previous_mask)
-
-    # ------------------------------------------------------------------- config
-    def get_config(self) -> dict:
-        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype_policy.name}
-        if self.activity_regularizer is not None:
-            config["activity_regularizer"] = regularizers.serialize(self.activity_regularizer)
-        if auto_config.applies(type(self), Layer.get_config):  # Keras's auto config
-            return auto_config.config_of(self, config)
-        return config
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)
 
     def __repr__(self):
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
