@@ -1,8 +1,8 @@
 """A layer's ``get_config`` / ``from_config`` (``LayerConfig``, a base of ``Layer``), with
 Keras 3's "auto config": a config made from the constructor's arguments.
 
-A layer (or model) class that does not override ``get_config`` gets one from the
-arguments it was constructed with, when they are all plain values (str, int, float, bool,
+A layer (or model) class written outside kgraph that does not override ``get_config``
+gets one from the arguments it was constructed with, when they are all plain values (str, int, float, bool,
 None, and lists, tuples and dicts of them): ``LayerConfig.__new__`` records them
 (``record``) and ``LayerConfig.get_config`` adds them (``config_of``). A class constructed with
 other values (an array, a layer), or with ``*args`` or positional-only arguments, has no
@@ -22,14 +22,16 @@ such config: its ``get_config`` raises Keras's NotImplementedError, which asks f
 from __future__ import annotations
 
 import inspect
+import os
 import textwrap
+import weakref
 
 from kgraph import regularizers
 
 __all__ = ["AutoConfig", "LayerConfig", "applies", "config_of", "record"]
 
 _PLAIN = (str, int, float, bool, type(None))
-_SIGNATURES: dict = {}
+_SIGNATURES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 _EXAMPLE = """
     class CustomLayer(keras.layers.Layer):
@@ -55,10 +57,21 @@ class AutoConfig:
         self.values, self.positional = values, positional
 
 
+_KGRAPH = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_APPLIES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def applies(cls) -> bool:
     """Whether ``cls`` takes its config from its arguments: its ``get_config`` is the base
-    layer's, as Keras's ``python_utils.is_default``."""
-    return getattr(cls, "get_config", None) is LayerConfig.get_config
+    layer's (as Keras's ``python_utils.is_default``) and its constructor is not kgraph's
+    own (kgraph's layers stand for Keras's, which all have their own ``get_config``)."""
+    found = _APPLIES.get(cls)
+    if found is None:
+        init = getattr(getattr(cls, "__init__", None), "__code__", None)
+        own = init is not None and os.path.abspath(init.co_filename).startswith(_KGRAPH)
+        found = _APPLIES[cls] = (getattr(cls, "get_config", None) is LayerConfig.get_config
+                                 and not own)
+    return found
 
 
 def _signature(cls):
