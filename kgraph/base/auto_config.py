@@ -2,12 +2,12 @@
 Keras 3's "auto config": a config made from the constructor's arguments.
 
 A layer (or model) class written outside kgraph that does not override ``get_config``
-gets one from the arguments it was constructed with, when they are all plain values (str, int, float, bool,
-None, and lists, tuples and dicts of them): ``LayerConfig.__new__`` records them
-(``record``) and ``LayerConfig.get_config`` adds them (``config_of``). A class constructed with
-other values (an array, a layer), or with ``*args`` or positional-only arguments, has no
-such config: its ``get_config`` raises Keras's NotImplementedError, which asks for a
-``get_config``, rather than returning a config that would rebuild another layer.
+gets one from the arguments it was constructed with, when they are all plain values (str,
+int, float, bool, None, and lists, tuples and dicts of them): ``LayerConfig.__new__``
+records them (``record``) and ``LayerConfig.get_config`` adds them (``config_of``). A class
+constructed with other values (an array, a layer), or with ``*args`` or positional-only
+arguments, has no such config: its ``get_config`` raises Keras's NotImplementedError, which
+asks for a ``get_config``, rather than returning a config that would rebuild another layer.
 
 >>> import kgraph as kg
 >>> class Scale(kg.layers.Layer):
