@@ -39,6 +39,7 @@ from kgraph import constraints, dtype_policy, initializers, regularizers
 from kgraph.base import (call_args, catalog, initial_values, naming, remat_scope, seed_stream,
                          shape_inference, tracking)
 from kgraph.base.memory import check_allocatable
+from kgraph.base.auto_config import LayerConfig
 from kgraph.base.input_spec import assert_input_compatibility
 from kgraph.base.keras_internals import KerasInternals
 from kgraph.base.layer_calls import LayerCalls
@@ -84,7 +85,7 @@ def trainability_changes() -> int:
     return _trainability_changes
 
 
-class Layer(LayerCalls, KerasInternals, LayerSurface, WeightProtocol):
+class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtocol):
     """Base class of all layers.
 
     Args:
@@ -595,17 +596,6 @@ class Layer(LayerCalls, KerasInternals, LayerSurface, WeightProtocol):
     def _symbolic_mask(self, inputs, previous_mask):
         """The mask of a symbolic call's outputs: ``compute_mask`` on shapes."""
         return shape_inference.infer_mask_spec(self, inputs, previous_mask)
-
-    # ------------------------------------------------------------------- config
-    def get_config(self) -> dict:
-        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype_policy.name}
-        if self.activity_regularizer is not None:
-            config["activity_regularizer"] = regularizers.serialize(self.activity_regularizer)
-        return config
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)
 
     def __repr__(self):
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"

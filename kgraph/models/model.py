@@ -17,7 +17,7 @@ from kgraph import engine, saving
 from kgraph.base import weight_tree
 from kgraph.base.layer import Layer, _shapes as _shapes_of
 from kgraph.display import plotting
-from kgraph.saving import safetensors_io, state_tree
+from kgraph.saving import pickling, safetensors_io, state_tree
 from kgraph.display.summary import summary_text
 from kgraph.distribution import distribution_lib
 from kgraph.layers import quantized
@@ -69,7 +69,7 @@ class Model(ModelBatches, Layer):
             from kgraph.models.functional import Functional  # a Model subclass: imported on use
 
             return Functional.__new__(Functional)
-        return super().__new__(cls)
+        return super().__new__(cls, *args, **kwargs)  # a custom model's auto config
 
     def __init__(self, *args, **kwargs):
         if _is_functional_init(args, kwargs):
@@ -290,14 +290,16 @@ class Model(ModelBatches, Layer):
 
     def load_weights(self, filepath, skip_mismatch=False):
         """Load weights written by ``save_weights`` (``.weights.h5``, ``.safetensors``) or
-        in a ``.keras`` file; the file must hold exactly this model's weights."""
-        if skip_mismatch:
-            raise ValueError("skip_mismatch=True is not supported: a file must match the "
-                             "model exactly, so that no weight is silently left untouched.")
+        in a ``.keras`` file; the file must hold exactly this model's weights, unless
+        ``skip_mismatch=True`` (``.weights.h5``, ``.keras``): then, as Keras, the layers
+        the file matches are loaded and a warning lists the others, which keep theirs."""
         if str(filepath).endswith(".safetensors"):
+            if skip_mismatch:
+                raise ValueError("skip_mismatch=True is supported for .weights.h5 and .keras "
+                                 "files; a .safetensors file must match the model exactly.")
             safetensors_io.load_safetensors_into(self, filepath)
             return
-        saving.load_weights(self, filepath)
+        saving.load_weights(self, filepath, skip_mismatch=skip_mismatch)
 
     def get_state_tree(self, value_format="backend_tensor"):
         """Keras's state tree: ``trainable_variables``, ``non_trainable_variables``,
@@ -318,6 +320,12 @@ class Model(ModelBatches, Layer):
         layers; other layers are left as they are (with Keras's warning). See
         ``kgraph.layers.quantized``; compile the model again to run it."""
         quantized.quantize_model(self, mode, config, filters, **kwargs)
+
+    def __reduce__(self):
+        """Pickle (and ``copy.deepcopy``) the model as Keras does: as its ``.keras`` file's
+        bytes, loaded back compiled, with its weights and optimizer state (see
+        ``kgraph.saving.pickling``)."""
+        return pickling.reduce_model(self)
 
     def to_json(self, **kwargs) -> str:
         """The model's config as JSON (``kg.model_from_json`` rebuilds it, fresh weights)."""

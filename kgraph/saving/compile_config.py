@@ -20,6 +20,7 @@ from __future__ import annotations
 import warnings
 
 from kgraph import losses, metrics, optimizers
+from kgraph.base import catalog
 
 __all__ = ["compile_config", "compile_from_config"]
 
@@ -103,14 +104,20 @@ def compile_from_config(model, config, custom_objects=None) -> None:
         warnings.warn("The file's compile_config is not a dict; the model is not compiled.",
                       stacklevel=3)
         return
+    def named(v):  # a function saved by its name: custom_objects' (or a scope's), as Keras
+        found = catalog.get_registered_object(v, custom_objects)
+        return v if found is None else found
+
     try:
         def metric(v):
-            return v if v is None or isinstance(v, str) else metrics.deserialize(
-                v, custom_objects)
+            if v is None or isinstance(v, str):
+                return v if v is None else named(v)
+            return metrics.deserialize(v, custom_objects)
 
         def loss(v):
-            return v if isinstance(v, str) or v is None else losses.deserialize(
-                v, custom_objects)
+            if v is None or isinstance(v, str):
+                return v if v is None else named(v)
+            return losses.deserialize(v, custom_objects)
 
         model.compile(
             optimizer=optimizers.deserialize(config.get("optimizer", "rmsprop"),

@@ -29,8 +29,8 @@ import numpy as np
 from kgraph.saving.errors import LoadError
 
 __all__ = [
-    "BFLOAT16", "OPTIMIZER_VARS", "OptimizerVariables", "nbytes", "open_file", "read",
-    "read_dataset", "scan", "write", "write_dataset"
+    "BFLOAT16", "OPTIMIZER_VARS", "Mismatch", "OptimizerVariables", "nbytes", "open_file",
+    "read", "read_dataset", "scan", "write", "write_dataset"
 ]
 
 
@@ -129,12 +129,13 @@ def nbytes(shape, dtype) -> int:
     return int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
 
 
-def _walk(file, expected_datasets, side_budget, where):
-    """``(weights, optimizer)``: the expected datasets of ``file`` and those of its
-    ``optimizer/vars`` group. Groups the model does not have are allowed only empty of data
-    (Keras writes a group for weightless sub-layers, such as a dropout inside an attention
-    layer); the optimizer's and metrics' datasets are bounded in size."""
-    found, optimizer, side_bytes = {}, {}, 0
+def _walk(file, expected_datasets, side_budget, where, skip_mismatch=False):
+    """``(weights, optimizer, others)``: the expected datasets of ``file``, those of its
+    ``optimizer/vars`` group and the paths of any others. Groups the model does not have
+    are allowed only empty of data (Keras writes a group for weightless sub-layers, such as
+    a dropout inside an attention layer), unless ``skip_mismatch``; the optimizer's and
+    metrics' datasets are bounded in size."""
+    found, optimizer, others, side_bytes = {}, {}, [], 0
     # objects: each weight's dataset and, beside it, up to 4 optimizer slots (twice under
     # Keras's LossScaleOptimizer), and the groups
     for path, (dataset, dtype) in scan(file, where, budget=12 * len(expected_datasets)
@@ -145,13 +146,15 @@ def _walk(file, expected_datasets, side_budget, where):
             side_bytes += nbytes(dataset.shape, dtype)
             if path.startswith(OPTIMIZER_VARS + "/"):
                 optimizer[path[len(OPTIMIZER_VARS) + 1:]] = (dataset, dtype)
+        elif skip_mismatch:
+            others.append(path)
         else:
             raise LoadError(f"{where}: unexpected dataset {path!r}; the model has no such "
                             "weight (was the file saved from another model?).")
     if side_bytes > side_budget:
         raise LoadError(f"{where}: the optimizer and metric groups declare {side_bytes} bytes, "
                         f"more than {side_budget} for this model's weights.")
-    return found, optimizer
+    return found, optimizer, others
 
 
 class OptimizerVariables(NamedTuple):
@@ -188,9 +191,14 @@ def _read_optimizer(datasets, specs, where) -> OptimizerVariables:
     return OptimizerVariables(len(datasets), arrays)
 
 
-def read(source, expected, where, side_budget=None, optimizer=None):
+def read(source, expected, where, side_budget=None, optimizer=None, skip_mismatch=False):
     """The arrays of ``expected`` (``[(path, [(shape, dtype), ...])]``) from ``source``,
     after checking the file holds exactly those weights (see the module docstring).
+
+    ``skip_mismatch=True`` (Keras's ``load_weights(..., skip_mismatch=True)``): a group
+    the file lacks or holds otherwise (other shapes, dtypes or number of weights) reads as
+    a ``Mismatch`` (saying how) instead of refusing the file, and data the model has no
+    place for is left unread.
 
     ``where`` names the file in errors; ``side_budget`` bounds the bytes the optimizer
     and metric groups may declare (default: 10x the weights' bytes plus 1 MiB: Adam with
@@ -207,8 +215,12 @@ def read(source, expected, where, side_budget=None, optimizer=None):
     if side_budget is None:
         side_budget = 10 * weight_bytes + (1 << 20)
     with open_file(source, where) as file:
-        found, optimizer_datasets = _walk(file, expected_datasets, side_budget, where)
-        arrays = _read_checked(expected, expected_datasets, found, where)
+        found, optimizer_datasets, others = _walk(file, expected_datasets, side_budget, where,
+                                                  skip_mismatch)
+        if skip_mismatch:
+            arrays = _read_matching(expected, expected_datasets, found, others, where)
+        else:
+            arrays = _read_checked(expected, expected_datasets, found, where)
         if optimizer is None:
             return arrays
         return arrays, _read_optimizer(optimizer_datasets, optimizer, where)
@@ -248,6 +260,43 @@ def _read_checked(expected, expected_datasets, found, where):
                                 f"{want.name} of shape {shape}.")
             arrays.append(read_dataset(dataset, shape, dtype, where))
         result.append(arrays)
+    return result
+
+
+class Mismatch(NamedTuple):
+    """A group ``read(..., skip_mismatch=True)`` did not read, and why."""
+
+    reason: str
+
+
+def _read_matching(expected, expected_datasets, found, others, where):
+    """The arrays of each expected group the file holds exactly, a ``Mismatch`` for the
+    others (``read``'s ``skip_mismatch``)."""
+    extra = {path.rsplit("/", 1)[0] for path in others}
+    result = []
+    for path, specs in expected:
+        keys = [f"{_vars_path(path)}/{i}" for i in range(len(specs))]
+        present = [key for key in keys if key in found]
+        if _vars_path(path) in extra or (present and len(present) < len(keys)):
+            stored = len(present) + sum(p.rsplit("/", 1)[0] == _vars_path(path)
+                                        for p in others)
+            result.append(Mismatch(f"the file holds {stored} weights for "
+                                   f"{_vars_path(path)!r}, the layer has {len(keys)}"))
+            continue
+        if not present and keys:
+            result.append(Mismatch(f"the file has no weights at {_vars_path(path)!r}"))
+            continue
+        differing = [key for key in keys if tuple(found[key][0].shape)
+                     != expected_datasets[key][0] or found[key][1] != expected_datasets[key][1]]
+        if differing:
+            key = differing[0]
+            (dataset, dtype), (shape, want) = found[key], expected_datasets[key]
+            result.append(Mismatch(f"weight {key!r} is {dtype.name} of shape "
+                                   f"{tuple(dataset.shape)} in the file; the layer expects "
+                                   f"{want.name} of shape {shape}"))
+            continue
+        result.append([read_dataset(found[key][0], *expected_datasets[key], where)
+                       for key in keys])
     return result
 
 

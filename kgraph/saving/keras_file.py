@@ -117,22 +117,35 @@ def save_model(model, filepath, overwrite=True, zipped=True) -> None:
             zf.writestr(archive.WEIGHTS, weights)
 
 
-def _assign(groups, arrays):
+def _assign(groups, arrays, where):
+    """Give each group its arrays; a group read as a ``Mismatch`` (``skip_mismatch``) keeps
+    its weights, and Keras's warning lists them."""
+    skipped = []
     for group, values in zip(groups, arrays):
-        if values or group.variables:
+        if isinstance(values, h5_weights.Mismatch):
+            skipped.append((group.layer, values.reason))
+        elif values or group.variables:
             group.layer.load_own_variables({str(i): v for i, v in enumerate(values)})
+    if skipped:
+        layer, reason = skipped[0]
+        warnings.warn(f"{where}: a total of {len(skipped)} objects could not be loaded "
+                      f"(skip_mismatch=True: they keep their weights). Example error message "
+                      f"for object {layer}: {reason}. List of objects that could not be "
+                      f"loaded: {[layer for layer, _ in skipped]}", stacklevel=5)
 
 
-def _read_and_assign(model, groups, source, expected, where):
+def _read_and_assign(model, groups, source, expected, where, skip_mismatch=False):
     """Read the layers' weights (and, for a compiled model, the optimizer's variables,
     from which its next ``fit`` continues) and assign them."""
     optimizer_io = _optimizer_variables(model)
     if optimizer_io is None:  # not compiled: no optimizer to give a state to, as Keras
-        _assign(groups, h5_weights.read(source, expected, where))
+        _assign(groups, h5_weights.read(source, expected, where, skip_mismatch=skip_mismatch),
+                where)
         return
     specs = optimizer_io.model_expected(model)
-    arrays, optimizer = h5_weights.read(source, expected, where, optimizer=specs or [])
-    _assign(groups, arrays)
+    arrays, optimizer = h5_weights.read(source, expected, where, optimizer=specs or [],
+                                        skip_mismatch=skip_mismatch)
+    _assign(groups, arrays, where)
     if specs is None:
         if optimizer.count > 2:  # more than a never-used optimizer's iterations and rate
             warnings.warn(f"{where}: the file holds the optimizer's state ({optimizer.count} "
@@ -148,12 +161,24 @@ def _read_and_assign(model, groups, source, expected, where):
                       stacklevel=4)
 
 
-def _load_weights_into(model, source, where, declared_size=None):
+def _expected(groups):
+    return [(g.path, [(v.shape, v.dtype) for v in g.variables]) for g in groups]
+
+
+def _earlier_layout(model):
+    """``model``'s groups as kgraph wrote them before it stored a subclassed model's layers
+    under ``layers`` as Keras does, or None if that layout is the same."""
+    if not any(keras_layout.has_layers_list(layer) for layer in model._flatten_layers()):
+        return None
+    return keras_layout.weight_groups(model, models_list_layers=False)
+
+
+def _load_weights_into(model, source, where, declared_size=None, skip_mismatch=False):
     """Check that the weights ``model``'s config declares fit in memory and that the file
     is no larger than they need, then read and assign them (``source``: a path, or a
-    function returning a file object, called only after those checks)."""
+    function returning a file object, called only after those checks). A file of
+    kgraph's earlier layout of subclassed models (``_earlier_layout``) is read too."""
     groups = keras_layout.weight_groups(model)
-    expected = [(g.path, [(v.shape, v.dtype) for v in g.variables]) for g in groups]
     needed = sum(h5_weights.nbytes(v.shape, v.dtype) for g in groups for v in g.variables)
     if needed > physical_memory():
         raise LoadError(f"{where}: the model's config declares {needed} bytes of weights, "
@@ -164,16 +189,26 @@ def _load_weights_into(model, source, where, declared_size=None):
     if declared_size is not None and declared_size > cap:
         raise LoadError(f"{where}: the weights file is {declared_size} bytes; this model's "
                         f"weights need at most {cap}.")
-    _read_and_assign(model, groups, source() if callable(source) else source, expected, where)
+    opened = source if callable(source) else lambda: source
+    try:
+        _read_and_assign(model, groups, opened(), _expected(groups), where, skip_mismatch)
+    except LoadError as err:
+        earlier = None if skip_mismatch else _earlier_layout(model)
+        if earlier is None:
+            raise
+        try:
+            _read_and_assign(model, earlier, opened(), _expected(earlier), where)
+        except LoadError:
+            raise err from None
 
 
-def _load_archive_weights(model, zf, where):
+def _load_archive_weights(model, zf, where, skip_mismatch=False):
     """``model``'s weights from the ``model.weights.h5`` member of an open archive."""
     info = zf.members.get(archive.WEIGHTS)
     if info is None:
         raise LoadError(f"{where}: missing {archive.WEIGHTS}.")
     _load_weights_into(model, lambda: io.BytesIO(zf.read(archive.WEIGHTS, info.file_size)),
-                       f"{where} ({archive.WEIGHTS})", info.file_size)
+                       f"{where} ({archive.WEIGHTS})", info.file_size, skip_mismatch)
 
 
 def _parse_config(data: bytes, where: str) -> dict:
@@ -253,16 +288,23 @@ def save_weights(model, filepath, overwrite=True) -> None:
         file.write(data)
 
 
-def load_weights(model, filepath) -> None:
+def load_weights(model, filepath, skip_mismatch=False) -> None:
     """Load weights saved by ``save_weights`` (``.weights.h5``), in a ``.keras`` file, or
     in a legacy Keras ``.h5`` file (``legacy_h5``: pretrained keras.applications weights)
-    into ``model``, which must have the architecture they were saved from."""
+    into ``model``, which must have the architecture they were saved from.
+
+    ``skip_mismatch=True`` (``.weights.h5`` and ``.keras`` files), as Keras: the layers
+    whose weights the file holds as the model has them are loaded, the others keep theirs
+    and a warning lists them (a trained body reused under a new head)."""
     _check_built(model, "load_weights")
     where = os.fspath(filepath)
     if where.endswith(".keras"):
         with archive.KerasArchive(filepath) as zf:
-            _load_archive_weights(model, zf, where)
+            _load_archive_weights(model, zf, where, skip_mismatch)
         return
+    if skip_mismatch and not where.endswith(".weights.h5"):
+        raise ValueError(f"{where}: skip_mismatch=True is supported for .weights.h5 and "
+                         ".keras files; this file must match the model exactly.")
     if checkpoint_folders.is_orbax_checkpoint(where):
         checkpoint_folders.load_weights(model, where)
         return
@@ -270,10 +312,13 @@ def load_weights(model, filepath) -> None:
         raise ValueError(f"load_weights reads .weights.h5, .keras and legacy .h5 files, "
                          f"received {where!r}.")
     if legacy_h5.is_legacy(where):
+        if skip_mismatch:
+            raise ValueError(f"{where}: skip_mismatch=True is not supported for legacy .h5 "
+                             "weights; this file must match the model exactly.")
         legacy_h5.load_weights(model, where)
         return
     try:
         size = os.path.getsize(where)
     except OSError as err:
         raise LoadError(f"{where}: cannot read ({err}).") from None
-    _load_weights_into(model, where, where, size)
+    _load_weights_into(model, where, where, size, skip_mismatch)

@@ -28,7 +28,8 @@ from kgraph.base.layer import Layer
 from kgraph.interpreter import walk
 
 __all__ = [
-    "WeightGroup", "depth_ordered_layers", "join", "named_sublayers", "unique", "weight_groups"
+    "WeightGroup", "depth_ordered_layers", "has_layers_list", "join", "named_sublayers",
+    "unique", "weight_groups"
 ]
 
 
@@ -68,20 +69,35 @@ def _name_key(name: str) -> str:
     return f"~{name}" if name.startswith("_") else name  # private attributes last, as Keras
 
 
-def named_sublayers(layer) -> list:
+def named_sublayers(layer, models_list_layers=True) -> list:
     """``[(attribute, layer or container)]``: what a layer holds, by the attribute that
-    holds it (kgraph's layers use Keras's attribute names), in Keras's visiting order."""
+    holds it (kgraph's layers use Keras's attribute names), in Keras's visiting order.
+
+    A subclassed model also has Keras's ``layers`` (its tracked layers, in the order they
+    were set), visited in its alphabetical place: the layers of attributes sorting after
+    it (``out``, ``proj``) are stored there, as ``layers/dense_1``..., numbered among all
+    its layers (``models_list_layers=False``: without it, kgraph's earlier layout)."""
     found = []
     for attr, value in vars(layer).items():
         if attr in ("_inbound_nodes", "_output_spec_cache", "_var_attrs", "_own_variables"):
             continue
         if isinstance(value, Layer) or (isinstance(value, (list, tuple, dict)) and value):
             found.append((attr, value))
+    if models_list_layers and has_layers_list(layer) and "layers" not in vars(layer):
+        found.append(("layers", layer._tracked_layers()))
     return sorted(found, key=lambda item: _name_key(item[0]))
 
 
-def weight_groups(model) -> list[WeightGroup]:
-    """Every ``vars`` group Keras 3 writes for ``model`` (a model or a layer), in file order."""
+def has_layers_list(layer) -> bool:
+    """Whether Keras walks ``layer.layers`` when it saves it: a subclassed model holding
+    layers (a functional or sequential model's ``layers`` folder is its graph's)."""
+    return (catalog.is_instance(layer, "Model") and not catalog.is_instance(layer, "Functional")
+            and bool(layer._tracked_layers()))
+
+
+def weight_groups(model, models_list_layers=True) -> list[WeightGroup]:
+    """Every ``vars`` group Keras 3 writes for ``model`` (a model or a layer), in file order
+    (``models_list_layers``: see ``named_sublayers``)."""
     groups, visited = [], set()
 
     def visit(obj, path):
@@ -92,7 +108,7 @@ def weight_groups(model) -> list[WeightGroup]:
         if catalog.is_instance(obj, "Functional"):
             container(_saved_layers(obj), join(path, "layers"))
             return
-        for attr, value in named_sublayers(obj):
+        for attr, value in named_sublayers(obj, models_list_layers):
             if isinstance(value, Layer):
                 visit(value, join(path, attr))
             else:

@@ -67,6 +67,21 @@ def _build_config(layer):
 layer_surface.infer_build_config_with(_build_config)
 
 
+def _objects_serialized(value):
+    """``value`` (a layer's ``get_config()``) with the Keras objects it holds (a sub-layer,
+    an initializer: anything with ``get_config``) as their configs, as Keras serializes a
+    config (``serialize_keras_object`` over its values); plain values are kept as they are."""
+    if isinstance(value, dict):
+        return {key: _objects_serialized(item) for key, item in value.items()}
+    if type(value) in (list, tuple):
+        return type(value)(_objects_serialized(item) for item in value)
+    if isinstance(value, Layer) or (hasattr(value, "get_config") and not isinstance(value, type)):
+        from kgraph.saving.object_config import serialize_keras_object  # imports this module
+
+        return serialize_keras_object(value)
+    return value
+
+
 @scope.sharing
 def serialize_layer(layer) -> dict:
     """``{"module", "class_name", "config", "registered_name"[, "build_config"]}``."""
@@ -81,7 +96,7 @@ def serialize_layer(layer) -> dict:
     if registry.is_operation(cls):
         config = _operation_config(layer)
     else:
-        config = copy.deepcopy(layer.get_config())
+        config = copy.deepcopy(_objects_serialized(layer.get_config()))
     result = {"module": module, "class_name": cls.__name__, "config": config,
               "registered_name": registered_name}
     build_config = _build_config(layer)

@@ -27,9 +27,7 @@ NOT_FOR_KERAS = {
     "norm_rms_norm_axis1": "Keras's RMSNormalization scales the last axis whatever its axis",
 }
 # Cases whose file cannot be loaded at all, and the error that says why.
-UNLOADABLE = {"core2_lambda_lambda_output_shape": "a Python lambda or a nested function",
-              # the test's minimal cell leaves its units out of get_config
-              "rnn_custom_cell": "missing 1 required positional argument: 'units'"}
+UNLOADABLE = {"core2_lambda_lambda_output_shape": "a Python lambda or a nested function"}
 
 
 def _randomize(model, rng):
