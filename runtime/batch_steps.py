@@ -28,29 +28,12 @@ import numpy as np
 
 from kgraph.callbacks.log_values import python_logs
 from runtime import custom_steps, data as data_lib, fit_loop
-from runtime.keras_protocol import CompileMetrics, metric_state, uses_own_steps
+from runtime.keras_protocol import metric_state, uses_own_steps
+from runtime.log_order import keras_results
 from runtime.training_setup import TrainingSetup
 
 __all__ = ["evaluate_on_batch", "get_metrics_result", "predict_on_batch", "record_metrics",
            "reset_metrics", "train_on_batch"]
-
-
-def _flat(model, logs: dict, return_dict: bool):
-    """Keras's return value: the logs, or their values in Keras's order (one value
-    alone): by ``model.metrics``, a compiled metrics' each of its metrics by name (so a
-    metric compiled both plain and weighted repeats, as in Keras), then the other logs
-    in sorted order."""
-    if return_dict:
-        return logs
-    names = []
-    for metric in model.metrics:
-        if isinstance(metric, CompileMetrics):
-            names += [each.name for _, _, each in metric._objective.metrics]
-        else:
-            names.append(metric.name)
-    values = [logs[name] for name in names if name in logs]
-    values += [logs[name] for name in sorted(logs) if name not in names]
-    return values[0] if len(values) == 1 else values
 
 
 def _setup(model, what) -> TrainingSetup:
@@ -148,7 +131,7 @@ def train_on_batch(model, x, y=None, sample_weight=None, class_weight=None,
         setup.train_key = jax.random.fold_in(ts.key, ts.step)  # the next step's new masks
         logs = fit_loop._epoch_logs(trainer, ts.metrics)
     record_metrics(model, logs)
-    return _flat(model, logs, return_dict)
+    return keras_results(model.metrics, logs, return_dict)
 
 
 def evaluate_on_batch(model, x, y=None, sample_weight=None, return_dict=False):
@@ -168,7 +151,7 @@ def evaluate_on_batch(model, x, y=None, sample_weight=None, return_dict=False):
         logs, assigned = fit_loop.evaluate_data(trainer, state, data)
         trainer.keep_state(assigned)
     record_metrics(model, logs)
-    return _flat(model, logs, return_dict)
+    return keras_results(model.metrics, logs, return_dict)
 
 
 def predict_on_batch(model, x):

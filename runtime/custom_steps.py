@@ -51,6 +51,7 @@ class KerasSteps:
 
     def start(self, key) -> TrainState:
         """The train state of the model's current weights and its optimizer's state."""
+        TrainingSetup.of(self.model).losses_built = True  # Keras's first step builds them
         optimizer = self.model.optimizer
         if not optimizer.built:
             optimizer.build(self.model.trainable_variables)
@@ -255,18 +256,14 @@ def _evaluate(steps, ts, data, callbacks) -> dict:
     return logs
 
 
-def evaluate(model, data, verbose, callbacks, return_dict):
-    """``evaluate`` driving the model's own ``test_step``."""
+def evaluate(model, data, verbose, callbacks) -> dict:
+    """``evaluate`` driving the model's own ``test_step``: its logs."""
     steps = keras_steps(model)
     callback_list = CallbackList(callbacks, model=model, add_history=False,
                                  add_progbar=verbose != 0, verbose=verbose, epochs=1,
                                  steps=getattr(data, "steps", None))
     ts = steps.start(TrainingSetup.of(model).train_key)
-    logs = _evaluate(steps, ts, data, callback_list)
-    if return_dict:
-        return logs
-    values = list(logs.values())
-    return values[0] if len(values) == 1 else values
+    return _evaluate(steps, ts, data, callback_list)
 
 
 def predict(model, data, verbose, callbacks):

@@ -101,15 +101,20 @@ def num_samples(x, y=None, sample_weight=None, source=None) -> int:
     return next(iter(sizes.values()))
 
 
-def _merge_weights(y, sample_weight, class_weight):
+def _merge_weights(y, sample_weight, class_weight, source="sample_weight"):
+    """``class_weight`` as the sample weights of ``y`` (``sample_weight`` without one). Both
+    given is an error, as in Keras (``source`` says where the sample weights came from)."""
     if class_weight is None:
         return sample_weight
+    if sample_weight is not None:
+        raise ValueError(f"Both sample weights ({source}) and class_weight={class_weight!r} "
+                         "were given; as Keras, fit takes only one of them. To weigh by "
+                         "both, multiply the class weights into the sample weights.")
     leaves = jax.tree_util.tree_leaves(y)
     if len(leaves) != 1:
         raise ValueError("class_weight is only supported for models with a single output; "
                          "use sample_weight for multi-output models.")
-    weights = class_weights_to_sample_weights(leaves[0], class_weight)
-    return weights if sample_weight is None else np.asarray(sample_weight) * weights
+    return class_weights_to_sample_weights(leaves[0], class_weight)
 
 
 def split_validation(x, y, sample_weight, fraction: float):
@@ -349,7 +354,8 @@ class IterableData:
         x, y = as_numpy(x), as_numpy(y)
         w = None if w is None else np.asarray(w, np.float32)
         if self.class_weight is not None:
-            w = _merge_weights(y, w, self.class_weight)
+            w = _merge_weights(y, w, self.class_weight,
+                               f"batch {number} of the data is (x, y, sample_weight)")
         batch = (x, y, w)
         rows = num_samples(x, y, w)
         signature = _signature(batch)

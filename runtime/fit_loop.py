@@ -310,11 +310,15 @@ def train_epoch(loop, callbacks, data, *, shuffle_rng, steps_per_execution: int,
         done = skip
         # an unpadded last batch (``exact_last``) runs apart, from the host
         indexed = total - 1 if first + total == data.steps and data.exact_last else total
-        while done < indexed and not loop.stop_training:
+        # as Keras, ``stop_training`` is read after each dispatch: an epoch asked to stop
+        # before its first batch (in ``on_epoch_begin``) still trains that batch
+        while done < indexed:
             steps = k if indexed - done >= k else 1
             done = run(done, steps, lambda trainer, packed, s=steps: trainer.fit_indexed(
                 packed, device_data, index, valid, start, steps=s))
-        if done < total and not loop.stop_training:
+            if loop.stop_training:
+                break
+        if done < total and not (loop.stop_training and done > skip):
             block = _on_devices(trainer, data_lib.stack([data.last_batch(order)[0]]), True)
             done = run(done, 1, lambda trainer, packed: trainer.fit_batches(packed, block))
         return done

@@ -213,20 +213,23 @@ class OutputLossTracker(metric_base.Mean):
 
 def default_metrics(model) -> list:
     """Keras's ``model.metrics`` of a compiled model: a ``Mean`` named "loss", the compiled
-    metrics (``CompileMetrics``), then each output's loss of a multi-output model."""
+    metrics (``CompileMetrics``, when ``compile`` was given ``metrics`` or
+    ``weighted_metrics``), then, once the model first trained or evaluated (Keras builds
+    its compiled loss then), each output's loss tracker when two or more outputs have a
+    loss."""
     setup = TrainingSetup.of(model)
+    if setup.config is None:
+        return []
     made = getattr(setup, "_keras_metrics", None)
     if made is None:
-        made = []
-        if setup.config is not None:
-            compiled = objective(model, require_loss=False)
-            made.append(metric_base.Mean(name="loss"))
-            if compiled.metrics:
-                made.append(CompileMetrics(compiled))
-            if len(compiled.names) > 1:
-                made += [OutputLossTracker(name=f"{name}_loss")
-                         for name, loss in zip(compiled.names, compiled.losses) if loss]
+        config = setup.config
+        made = [metric_base.Mean(name="loss")]
+        if config["metrics"] is not None or config["weighted_metrics"] is not None:
+            made.append(CompileMetrics(objective(model, require_loss=False)))
         setup._keras_metrics = made
+    if setup.losses_built and not any(isinstance(m, OutputLossTracker) for m in made):
+        made += [OutputLossTracker(name=name)
+                 for _, name in objective(model, require_loss=False).loss_logs]
     return made
 
 

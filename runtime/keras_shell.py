@@ -20,6 +20,7 @@ from runtime.batch_steps import (evaluate_on_batch, get_metrics_result, predict_
                                  record_metrics, reset_metrics, train_on_batch)
 from kgraph.callbacks.callback_list import CallbackList
 from runtime.checkpoints.backup import BackupAndRestore  # noqa: F401 - kgraph.callbacks'
+from runtime.log_order import keras_results
 from runtime.objective import Objective
 from runtime.precision import Precision
 from runtime.remat import Remat
@@ -79,7 +80,7 @@ def compile_model(model, optimizer="adam", loss=None, metrics=None, loss_weights
     if model.built:  # resolve names against the outputs now, so errors come at compile
         Objective(model, loss, metrics or (), loss_weights, weighted_metrics,
                   require_loss=False)  # none: the losses the layers add, as Keras
-    TrainingSetup.of(model).compile(optimizer, loss, metrics or (), loss_weights,
+    TrainingSetup.of(model).compile(optimizer, loss, metrics, loss_weights,
                                     steps_per_execution, seed, weighted_metrics,
                                     placement=placement, remat=remat,
                                     scan_blocks=bool(scan_blocks), precision=precision)
@@ -389,10 +390,9 @@ def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weig
     if isinstance(data, data_lib.ArrayData):
         _same_on_every_process("batches to evaluate", data.steps)
     if keras_protocol.uses_own_steps(model, "test_step", "metrics", "compute_loss"):
-        logs = custom_steps.evaluate(model, data, verbose, callbacks, return_dict=True)
+        logs = custom_steps.evaluate(model, data, verbose, callbacks)
         record_metrics(model, logs)
-        values = list(logs.values())
-        return logs if return_dict else values[0] if len(values) == 1 else values
+        return keras_results(model.metrics, logs, return_dict)
     setup = TrainingSetup.of(model)
     trainer = setup.trainer_for(model, _first_batch(model, data))
     _check_labels(model, trainer, data)
@@ -405,10 +405,7 @@ def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weig
     trainer.keep_state(assigned)
     callback_list.on_test_end(logs)
     record_metrics(model, logs)
-    if return_dict:
-        return logs
-    values = list(logs.values())
-    return values[0] if len(values) == 1 else values
+    return keras_results(model.metrics, logs, return_dict)
 
 
 def predict(model, x, batch_size=None, verbose="auto", steps=None, callbacks=None):

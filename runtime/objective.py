@@ -34,14 +34,20 @@ __all__ = ["NONFINITE_STEP", "Objective", "metric_log_names", "output_names"]
 NONFINITE_STEP = "__first_nonfinite_step"  # metric-state entry: first step with a bad loss
 
 
-def output_names(model) -> list[str]:
-    """Keras's output names: dict keys for dict outputs, else the producing layers' names."""
+def _has_dict_outputs(model) -> bool:
     treedef = getattr(model, "_out_treedef", None)
     outputs = list(getattr(model, "outputs", None) or ())
-    if treedef is not None and outputs:
-        example = jax.tree_util.tree_unflatten(treedef, list(range(len(outputs))))
-        if isinstance(example, dict):
-            return [str(k) for k in sorted(example)]
+    if treedef is None or not outputs:
+        return False
+    return isinstance(jax.tree_util.tree_unflatten(treedef, list(range(len(outputs)))), dict)
+
+
+def output_names(model) -> list[str]:
+    """Keras's output names: dict keys for dict outputs, else the producing layers' names."""
+    outputs = list(getattr(model, "outputs", None) or ())
+    if _has_dict_outputs(model):
+        example = jax.tree_util.tree_unflatten(model._out_treedef, list(range(len(outputs))))
+        return [str(k) for k in sorted(example)]
     names, seen = [], {}
     for i, tensor in enumerate(outputs):
         history = getattr(tensor, "_keras_history", None)
@@ -137,6 +143,18 @@ def _no_unknown_keys(tree, names, what):
                          f"outputs are {names}.")
 
 
+def _loss_logs(model, loss, losses, names) -> list[tuple[int, str]]:
+    """``(output index, log name)`` of each output's own loss log, in Keras's order: none
+    unless two or more outputs have a loss; a dict ``loss`` of a dict-output model in the
+    dict's order, else the outputs' order."""
+    indices = [i for i, loss_fn in enumerate(losses) if loss_fn is not None]
+    if len(indices) < 2:
+        return []
+    if isinstance(loss, dict) and _has_dict_outputs(model):
+        indices = [names.index(key) for key, spec in loss.items() if spec is not None]
+    return [(i, f"{names[i]}_loss") for i in indices]
+
+
 def _targets(y, names):
     """``y`` as a list aligned with the outputs (dicts are keyed by output name)."""
     if isinstance(y, dict) and len(names) > 1:
@@ -218,9 +236,9 @@ class Objective:
         self.weighted = {name for name, (*_, weighted) in zip(names, made) if weighted}
         self.metrics: list[tuple[int, str, object]] = [  # (output index, log name, metric)
             (index, name, metric) for name, (index, _, metric, _) in zip(names, made)]
-        self.log_names = ["loss"]
-        if multi:
-            self.log_names += [f"{n}_loss" for n, fn in zip(self.names, self.losses) if fn]
+        # (output index, log name) of each output's loss log, in Keras's order
+        self.loss_logs = _loss_logs(model, loss, self.losses, self.names)
+        self.log_names = ["loss"] + [name for _, name in self.loss_logs]
         self.log_names += [name for _, name, _ in self.metrics]
         duplicates = sorted({n for n in self.log_names if self.log_names.count(n) > 1})
         if duplicates:
@@ -303,9 +321,8 @@ class Objective:
     def init_metrics(self) -> dict:
         """Fresh metric states for every log value (plus the non-finite-loss tracker)."""
         states = {"loss": self._mean.init()}
-        for name in self.log_names[1:]:
-            if name.endswith("_loss") and name[:-5] in self.names:
-                states[name] = self._mean.init()
+        for _, name in self.loss_logs:
+            states[name] = self._mean.init()
         for _, name, metric in self.metrics:
             states[name] = metric.init()
         states[NONFINITE_STEP] = jnp.full((), -1, jnp.int32)
@@ -322,9 +339,8 @@ class Objective:
                 else jnp.asarray(_batch_size(preds), jnp.float32))
         new = dict(states)
         new["loss"] = self._mean.update(states["loss"], total, rows)
-        for name, value in zip(self.names, per_output):
-            if value is not None and f"{name}_loss" in states:
-                new[f"{name}_loss"] = self._mean.update(states[f"{name}_loss"], value, rows)
+        for index, name in self.loss_logs:
+            new[name] = self._mean.update(states[name], per_output[index], rows)
         new.update(self.update_metric_states(states, targets, preds, sample_weight=weights,
                                              valid=valid, masks=masks, aligned=True))
         bad = states[NONFINITE_STEP]
@@ -356,8 +372,8 @@ class Objective:
     def results(self, states) -> dict:
         """Log values (scalars) from metric states, in Keras order: loss, then metrics."""
         out = {"loss": self._mean.result(states["loss"])}
-        for name in self.log_names[1:]:
-            if name in states and name.endswith("_loss") and name[:-5] in self.names:
+        for _, name in self.loss_logs:
+            if name in states:
                 out[name] = self._mean.result(states[name])
         for _, name, metric in self.metrics:
             out[name] = metric.result(states[name])

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import collections
 import operator
-import warnings
 from typing import Any, NamedTuple
 
 import jax
@@ -28,7 +27,8 @@ from compiler.weights import split_values
 from kgraph.interpreter import fingerprint
 from kgraph.interpreter.walk import node_paths
 from kgraph import optimizers
-from runtime import packing as packing_lib
+from runtime import opt_state_layout, packing as packing_lib
+from runtime.gradient_writes import GradientWrites, written_by_gradient
 from runtime.inference_steps import InferenceSteps, rows_at, unpack, unpacked as _unpacked
 from runtime.objective import Objective
 from runtime.optimizer_masks import decay_arguments
@@ -61,33 +61,6 @@ class TrainState(NamedTuple):
     metrics: Any = None
 
 
-def _map_weight_trees(tree, wanted, convert):
-    """``tree`` with ``convert`` applied to each dict keyed by layer names for which
-    ``wanted(dict)`` holds (an optimizer state's trees shaped like the weights)."""
-    def is_target(node):
-        return isinstance(node, dict) and bool(wanted(node))
-
-    return jax.tree_util.tree_map(lambda node: convert(node) if is_target(node) else node,
-                                  tree, is_leaf=is_target)
-
-
-def _dtype(leaf):
-    dtype = getattr(leaf, "dtype", None)
-    return jnp.result_type(leaf) if dtype is None else dtype
-
-
-def _same_layout(abstract, tree) -> bool:
-    """Whether ``tree`` has the structure, shapes and dtypes of ``abstract``."""
-    leaves, treedef = jax.tree_util.tree_flatten(tree)
-    specs, spec_treedef = jax.tree_util.tree_flatten(abstract)
-    return treedef == spec_treedef and all(
-        jnp.shape(a) == b.shape and _dtype(a) == b.dtype for a, b in zip(leaves, specs))
-
-
-def _layout_key(tree):
-    """A hashable summary of ``tree``'s structure, shapes and dtypes."""
-    leaves, treedef = jax.tree_util.tree_flatten(tree)
-    return treedef, tuple((jnp.shape(leaf), _dtype(leaf)) for leaf in leaves)
 
 
 class _InferenceOnly:
@@ -246,58 +219,23 @@ class Trainer(InferenceSteps):
     def fitted_opt_state(self, params, opt_state):
         """``opt_state`` for training ``params`` (both in the same layout): as it is if it
         has their structure; else (layers frozen or unfrozen since it was made) a fresh
-        state into which the entries the old one also holds (same path, shape and dtype:
-        the moments of weights trained before, the step count) carry over, with a warning
-        naming the entries that start fresh."""
+        state into which the entries the old one also holds carry over
+        (``runtime.opt_state_layout.fitted``)."""
         specs = self.__dict__.setdefault("_opt_state_specs", {})  # per weights' layout
-        key = _layout_key(params)
-        if key not in specs:
-            specs[key] = jax.eval_shape(self.optimizer.init, params)
-        fresh = specs[key]
-        if _same_layout(fresh, opt_state):
-            return opt_state
-        old = dict(jax.tree_util.tree_flatten_with_path(opt_state)[0])
-        carried, started = [], []
-
-        def pick(path, spec):
-            leaf = old.get(path)
-            if leaf is not None and (jnp.shape(leaf), jnp.result_type(leaf)) == (
-                    spec.shape, spec.dtype):
-                carried.append(path)
-                return leaf
-            started.append(jax.tree_util.keystr(path))
-            return None
-
-        chosen = jax.tree_util.tree_map_with_path(pick, fresh)
-        if not carried:
-            raise ValueError(
-                f"The optimizer state kept for model {self.model.name!r} does not fit its "
-                "weights (made by another optimizer, or for another model): compile with a "
-                "new optimizer to start afresh.")
-        if not started:  # weights frozen: their entries are simply dropped
-            return chosen
-        warnings.warn(f"The trained weights of model {self.model.name!r} changed since the "
-                      "optimizer state was made (layers frozen or unfrozen): its entries "
-                      f"{started[:6]}{' ...' if len(started) > 6 else ''} start fresh; the "
-                      "rest carries over.", RuntimeWarning, stacklevel=3)
-        return jax.tree_util.tree_map(lambda kept, new: new if kept is None else kept,
-                                      chosen, self.optimizer.init(params),
-                                      is_leaf=lambda leaf: leaf is None)
+        return opt_state_layout.fitted(self.optimizer, params, opt_state, specs,
+                                       self.model.name)
 
     def opt_state_named(self, opt_state):
         """``opt_state`` with its weight-shaped trees in the named layout (one entry per
         layer), whichever layout it is in: what files hold."""
         runs = self.program.stacked_runs if self.stack_blocks else []
-        return _map_weight_trees(opt_state, lambda t: stacking.is_stacked(runs, t, {}),
-                                 lambda t: stacking.unstack_tree(runs, t))
+        return opt_state_layout.named(runs, opt_state)
 
     def opt_state_in_layout(self, opt_state):
         """``opt_state`` (either layout, or None) in the layout this Trainer's steps use."""
         if opt_state is None or not self.stack_blocks:
             return opt_state
-        runs = self.program.stacked_runs
-        return _map_weight_trees(opt_state, lambda t: any(run.blocks_in(t) for run in runs),
-                                 lambda t: stacking.stack_tree(runs, t))
+        return opt_state_layout.stacked(self.program.stacked_runs, opt_state)
 
     def _train_state(self, params, state, key, opt_state=None, copy=True):
         if copy:  # steps donate their train state: the arrays given must survive
@@ -413,6 +351,19 @@ class Trainer(InferenceSteps):
             set_path(tree, path, jax.device_put(new, old.sharding))
         return train_state._replace(params=trees[0], state=trees[1])
 
+    def gradient_writes(self) -> GradientWrites:
+        """The state weights a training step writes with their gradient
+        (``runtime.gradient_writes``), in this Trainer's layout."""
+        writes = self.__dict__.get("_gradient_writes")
+        if writes is None:
+            _, flags = split_values(self.program._entries,
+                                    lambda entry: written_by_gradient(entry.variable))
+            if self.stack_blocks:
+                flags = stacking.stack_tree(self.program.stacked_runs, flags,
+                                            lambda leaves, path: all(leaves))
+            writes = self._gradient_writes = GradientWrites(flags)
+        return writes
+
     def _run(self, params, state, x, **kwargs):
         """``program.run`` with a mesh's activation sharding hints and rematerialisation."""
         # precision outermost: a rematerialised node recomputes in its precision too
@@ -448,7 +399,7 @@ class Trainer(InferenceSteps):
         is one value for the whole batch (``add_loss``). Found from shapes alone, once per
         batch layout; where it is False, fit and evaluate run a partial batch unpadded."""
         found = self.__dict__.setdefault("_pads_rows", {})
-        layout = _layout_key((x, y))
+        layout = opt_state_layout.layout_key((x, y))
         if layout not in found:
             found[layout] = self.on_shapes(
                 x, y, lambda y, run: (not run.batch_wide_losses
@@ -486,8 +437,11 @@ class Trainer(InferenceSteps):
         scale_of = getattr(self.optimizer, "loss_scale", None)
         scale = scale_of(ts.opt_state) if scale_of is not None else None
 
-        def objective(params):
-            run = self._run(params, ts.state, x, training=True, key=step_key,
+        writes = self.gradient_writes()  # state weights whose gradient is their new value
+
+        def objective(params, written):
+            state = writes.with_values(ts.state, written) if writes else ts.state
+            run = self._run(params, state, x, training=True, key=step_key,
                             sample_mask=valid)
             self.objective.check(y, run.outputs)
             if not self.objective.has_loss and not run.loss_terms:  # else it trains on nothing
@@ -500,8 +454,10 @@ class Trainer(InferenceSteps):
             loss = total + run.loss
             return (loss if scale is None else loss * scale), (run, per_output, loss)
 
-        (_, (run, per_output, loss)), grads = jax.value_and_grad(objective, has_aux=True)(
-            ts.params)
+        (_, (run, per_output, loss)), (grads, written) = jax.value_and_grad(
+            objective, argnums=(0, 1), has_aux=True)(
+                ts.params, writes.probes(ts.state) if writes else [])
+        state = writes.written(run.state, written, scale) if writes else run.state
         extra = decay_arguments(self.optimizer, self.program._entries, ts.params)
         updates, opt_state = self.optimizer.update(grads, ts.opt_state, ts.params, **extra)
         params = self.program.constrain(optax.apply_updates(ts.params, updates))
@@ -515,7 +471,7 @@ class Trainer(InferenceSteps):
             logs = self.objective.results(self.objective.update_metrics(
                 self.objective.init_metrics(), y, run.outputs, loss, per_output,
                 sample_weight=sample_weight, valid=valid, masks=run.masks))
-        new = TrainState(params, run.state, opt_state, ts.step + 1, ts.key, metrics)
+        new = TrainState(params, state, opt_state, ts.step + 1, ts.key, metrics)
         # on a mesh, the same shardings every step: donation reuses the buffers
         new = self.placement.constrain_state(new)
         return new, logs

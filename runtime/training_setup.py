@@ -88,6 +88,8 @@ class TrainingSetup:
         than ``opt_state`` (a checkpoint saved from a callback reads it), else None.
       fits: how many ``fit`` calls ran (the shuffling seed of each).
       trainer: the Trainer made from ``config`` (None until first used).
+      losses_built: whether the model trained or evaluated since ``compile`` (Keras
+        builds its compiled loss, and lists each output's loss tracker, from then on).
     """
 
     def __init__(self):
@@ -99,6 +101,7 @@ class TrainingSetup:
         self.running = None
         self.fits = 0
         self.trainer = None
+        self.losses_built = False
         self._predictor = None
         self._graph = ()  # the model's output tensors the Trainers were made for
 
@@ -125,6 +128,7 @@ class TrainingSetup:
                            precision=precision)
         self.steps_per_execution = int(steps_per_execution)
         self.trainer = self._predictor = None
+        self.losses_built = False
         for made in ("_keras_metrics", "_keras_objective", "_stateless_program", "_custom_runner"):
             self.__dict__.pop(made, None)  # what the model's own steps made of the last one
         if keep:
@@ -167,6 +171,7 @@ class TrainingSetup:
             raise RuntimeError(f"You must call model.compile(optimizer, loss, metrics) before "
                                f"training or evaluating model {model.name!r}.")
         self._build_on(model, x)
+        self.losses_built = True
         if self.trainer is not None and not self.trainer.program.is_current():
             self.trainer = None  # layers frozen or unfrozen since: train what the model says
         if self.trainer is None:

@@ -68,6 +68,9 @@ class Variable:
         # Keras lists a layer's weights made trainable first, then the rest, by how they
         # were made (freezing one later does not move it): ``Layer._listed_variables``
         self._made_trainable = self.trainable
+        # a state weight whose gradient is its new value: a training step writes it there
+        # (``runtime.gradient_writes``), as Keras overwrites an overwrite_with_gradient one
+        self._written_by_gradient = False
         self.aggregation, self.synchronization = aggregation, synchronization
         self.name = name or "variable"
         self.owner = owner  # the layer that created it

@@ -8,14 +8,13 @@ follow Keras's delayed scaling: each scale becomes ``dtype_max / max(amax histor
 where the history is all zero) and each history rolls in this step's ``max|x|``, read before
 the update, so a step computes with the scales of the previous ones.
 
-The scales and histories are non-trainable weights (``state`` in compiled programs),
-updated by assignments inside the call in training steps (pure runs, such as ``fit``'s) as
-Keras's gradient-overwrite updates them. One difference: the output gradient's
-``outputs_grad_amax_history`` needs the gradient itself, which Keras obtains in its
-backward pass; kgraph updates state in the forward pass only, so it keeps that history as
-it is (``outputs_grad_scale`` is updated from it as Keras does). Training matches Keras's
-for two steps (both use the initial output-gradient scale); later, Keras rescales the
-output gradients from their amax and kgraph does not.
+The scales and histories are non-trainable weights (``state`` in compiled programs). Keras
+makes them trainable and overwrites each with its gradient; here the inputs' and the
+kernel's, and ``outputs_grad_scale``, are assigned inside the call in training steps (pure
+runs, such as ``fit``'s). ``outputs_grad_amax_history`` needs the output gradient itself:
+its gradient is its new value (the backward pass rolls the output gradient's ``max|x|`` in),
+and the training step writes that gradient into the state (a weight marked
+``_written_by_gradient``, ``runtime.gradient_writes``), as Keras's optimizer overwrites it.
 
 >>> import kgraph as kg, numpy as np
 >>> layer = kg.layers.Dense(2)
@@ -59,6 +58,8 @@ def build(layer):
             # Keras makes them trainable (its gradient overwrites them), so it lists them
             # with the trainable weights; here they are state, listed where Keras lists them
             variable._made_trainable = True
+        # the output gradient's history is filled in the backward pass
+        history._written_by_gradient = prefix == "outputs_grad"
         setattr(layer, f"{prefix}_scale", scale)
         setattr(layer, f"{prefix}_amax_history", history)
 
@@ -73,14 +74,27 @@ def _qdq_straight_through(x, scale, compute):
     return run(x, scale)
 
 
-def _qdq_gradient(x, scale, compute):
-    """``x``, whose gradient is quantized to e5m2 with ``scale`` and dequantized."""
-    @jax.custom_gradient
-    def run(x, scale):
-        return x, lambda upstream: (quantize_and_dequantize(upstream, scale, E5M2, compute),
-                                    None)
+def _real_rows(x, rows):
+    """``x`` with the rows that only pad a partial batch (``rows``: the context's sample
+    mask, or None) zeroed: they count for no amax."""
+    return x if rows is None else jnp.where(context.row_mask(rows, x), x, jnp.zeros_like(x))
 
-    return run(x, scale)
+
+def _qdq_gradient(x, scale, history, compute):
+    """``x``, whose gradient is quantized to e5m2 with ``scale`` and dequantized; the
+    gradient of ``history`` is its next value, with the gradient's ``max|x|`` (over the
+    batch's real rows) rolled in."""
+    rows = context.sample_mask_for(x)
+
+    @jax.custom_gradient
+    def run(x, scale, history):
+        def backward(upstream):
+            return (quantize_and_dequantize(upstream, scale, E5M2, compute), None,
+                    compute_float8_amax_history(_real_rows(upstream, rows), history))
+
+        return x, backward
+
+    return run(x, scale, history)
 
 
 def _updating() -> bool:
@@ -100,7 +114,8 @@ def call(layer, inputs):
                               ("outputs_grad", _E5M2_MAX)):
             setattr(layer, f"{prefix}_scale", compute_float8_scale(
                 jnp.max(histories[prefix], axis=0), scales[prefix], jnp.float32(limit)))
-        for prefix, value in (("inputs", inputs), ("kernel", kernel)):
+        for prefix, value in (("inputs", _real_rows(inputs, context.sample_mask_for(inputs))),
+                              ("kernel", kernel)):
             setattr(layer, f"{prefix}_amax_history",
                     compute_float8_amax_history(value, histories[prefix]))
     x = _qdq_straight_through(inputs, scales["inputs"], compute)
@@ -109,7 +124,7 @@ def call(layer, inputs):
         x = jnp.einsum(layer.equation, x, k)
     else:
         x = jnp.matmul(x, k)
-    x = _qdq_gradient(x, scales["outputs_grad"], compute)
+    x = _qdq_gradient(x, scales["outputs_grad"], histories["outputs_grad"], compute)
     if layer.use_bias if type(layer)._quantized_kind == "dense" else layer._has_bias:
         bias = layer.bias
         if layer.dtype_policy.compute_dtype == jnp.float32:  # as Keras: through bfloat16
