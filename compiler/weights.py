@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from kgraph.base.weight_tree import (WeightEntry, assign, check_weights,  # noqa: F401
                                      get_path, set_path, split_values, variables,
-                                     weight_entries, weight_paths)
+                                     weight_entries, weight_paths, written_by_gradient)
 
 __all__ = ["graph_signature",
            # the tree's names, re-exported
            "WeightEntry", "assign", "check_weights", "get_path", "set_path", "split_values",
-           "variables", "weight_entries", "weight_paths"]
+           "variables", "weight_entries", "weight_paths", "written_by_gradient"]
 
 
 def graph_signature(model, entries=None) -> tuple:

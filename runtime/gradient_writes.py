@@ -23,12 +23,7 @@ from __future__ import annotations
 
 import jax
 
-__all__ = ["GradientWrites", "written_by_gradient"]
-
-
-def written_by_gradient(variable) -> bool:
-    """Whether a training step writes ``variable`` with its gradient."""
-    return bool(getattr(variable, "_written_by_gradient", False))
+__all__ = ["GradientWrites"]
 
 
 class GradientWrites:

@@ -23,12 +23,12 @@ from jax.extend import core as jex_core
 
 import compiler
 from compiler import stacking
-from compiler.weights import split_values
+from compiler.weights import split_values, written_by_gradient
 from kgraph.interpreter import fingerprint
 from kgraph.interpreter.walk import node_paths
 from kgraph import optimizers
 from runtime import opt_state_layout, packing as packing_lib
-from runtime.gradient_writes import GradientWrites, written_by_gradient
+from runtime.gradient_writes import GradientWrites
 from runtime.inference_steps import InferenceSteps, rows_at, unpack, unpacked as _unpacked
 from runtime.objective import Objective
 from runtime.optimizer_masks import decay_arguments
@@ -356,8 +356,7 @@ class Trainer(InferenceSteps):
         (``runtime.gradient_writes``), in this Trainer's layout."""
         writes = self.__dict__.get("_gradient_writes")
         if writes is None:
-            _, flags = split_values(self.program._entries,
-                                    lambda entry: written_by_gradient(entry.variable))
+            _, flags = split_values(self.program._entries, written_by_gradient)
             if self.stack_blocks:
                 flags = stacking.stack_tree(self.program.stacked_runs, flags,
                                             lambda leaves, path: all(leaves))

@@ -22,7 +22,7 @@ import jax.numpy as jnp
 from kgraph.base import initial_values
 
 __all__ = ["WeightEntry", "assign", "check_weights", "get_path", "set_path", "split_values",
-           "variables", "weight_entries", "weight_paths"]
+           "variables", "weight_entries", "weight_paths", "written_by_gradient"]
 
 
 class WeightEntry(NamedTuple):
@@ -86,6 +86,12 @@ def split_values(entries, values_of) -> tuple[dict, dict]:
     for entry in entries:
         set_path(params if entry.is_param else state, entry.path, values_of(entry))
     return params, state
+
+
+def written_by_gradient(entry: WeightEntry) -> bool:
+    """Whether a training step writes this weight with its gradient (a float8 layer's
+    ``outputs_grad_amax_history``, as Keras's optimizer overwrites it)."""
+    return bool(getattr(entry.variable, "_written_by_gradient", False))
 
 
 def variables(model) -> tuple[dict, dict]:

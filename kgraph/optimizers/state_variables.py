@@ -31,6 +31,8 @@ import numpy as np
 
 from kgraph.base.array_operators import ArrayOperators
 from kgraph.base.variables import Variable
+from kgraph.optimizers import keras_variables
+from kgraph.optimizers.variable_names import optimizer_variable_names
 
 __all__ = ["OptimizerVariable", "model_variables"]
 
@@ -80,9 +82,6 @@ def model_variables(optimizer, model, header) -> list:
     """``header`` (the optimizer's ``iteration`` and ``learning_rate`` variables) and then
     a view of each other Keras variable of compiled ``model``'s optimizer state, in
     Keras's order. The views are made once per layout and reused."""
-    from kgraph.optimizers import keras_variables
-    from kgraph.saving.state_tree import optimizer_variable_names
-
     try:
         values = keras_variables.model_values(model)
     except NotImplementedError as reason:  # no Keras layout (UnsupportedOptimizer)
@@ -105,8 +104,6 @@ def model_variables(optimizer, model, header) -> list:
 
 
 def _slot_view(optimizer, model, index, path, value):
-    from kgraph.optimizers import keras_variables
-
     def read():
         return _current_values(optimizer, model)[index]
 
@@ -122,8 +119,6 @@ def _slot_view(optimizer, model, index, path, value):
 
 def _current_values(optimizer, model) -> list:
     """Keras's variables of the state now (computed once per state)."""
-    from kgraph.optimizers import keras_variables
-
     state = optimizer._opt_state()
     cached = optimizer.__dict__.get("_state_values")
     if cached is None or cached[0] is not state:

@@ -26,7 +26,7 @@ from kgraph.saving.values import (decode_value, encode_value, shape_from_config,
 
 __all__ = [
     "REBUILD_ERRORS", "call_from_config", "deserialize_layer", "rebuild_error",
-    "serialize_layer"
+    "serialize_layer", "serialize_objects_with"
 ]
 
 
@@ -67,6 +67,16 @@ def _build_config(layer):
 layer_surface.infer_build_config_with(_build_config)
 
 
+# How a Keras object inside a config is serialized: ``object_config.serialize_keras_object``,
+# set by ``kgraph.saving.object_config`` when it is imported (it imports this module).
+_SERIALIZE_OBJECT = []
+
+
+def serialize_objects_with(function) -> None:
+    """Set the function that serializes the Keras objects a layer's config holds."""
+    _SERIALIZE_OBJECT[:] = [function]
+
+
 def _objects_serialized(value):
     """``value`` (a layer's ``get_config()``) with the Keras objects it holds (a sub-layer,
     an initializer: anything with ``get_config``) as their configs, as Keras serializes a
@@ -76,9 +86,7 @@ def _objects_serialized(value):
     if type(value) in (list, tuple):
         return type(value)(_objects_serialized(item) for item in value)
     if isinstance(value, Layer) or (hasattr(value, "get_config") and not isinstance(value, type)):
-        from kgraph.saving.object_config import serialize_keras_object  # imports this module
-
-        return serialize_keras_object(value)
+        return _SERIALIZE_OBJECT[0](value)
     return value
 
 

@@ -26,7 +26,7 @@ from kgraph.base import catalog
 from kgraph.base.layer import Layer
 from kgraph.dtype_policy import DTypePolicy
 from kgraph.optimizers import schedules
-from kgraph.saving import registry, scope, values
+from kgraph.saving import layer_config, registry, scope, values
 from kgraph.saving.layer_config import deserialize_layer, serialize_layer
 
 __all__ = ["deserialize_keras_object", "serialize_keras_object"]
@@ -180,3 +180,5 @@ def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwar
 
 # registered custom quantizers are written and read by this module's functions
 quantizers.configs.register_keras_object_codec(serialize_keras_object, deserialize_keras_object)
+# the Keras objects a layer's config holds are serialized by this module's function
+layer_config.serialize_objects_with(serialize_keras_object)

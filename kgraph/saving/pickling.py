@@ -69,7 +69,7 @@ def _walk(found: dict, value, depth=0) -> None:
         _add(found, value)
 
 
-def custom_objects_of(model) -> dict:
+def _custom_objects_of(model) -> dict:
     """``{name: class or function}`` of what ``model`` uses that is not kgraph's own: its
     layers' classes, the functions they hold (a custom activation) and compile's losses,
     metrics and optimizer."""
@@ -97,7 +97,7 @@ def _file_bytes(model) -> bytes:
 
 def reduce_model(model):
     """``model.__reduce__``: a function and its arguments that rebuild ``model``."""
-    custom_objects = custom_objects_of(model)
+    custom_objects = _custom_objects_of(model)
     if not model.built:
         return _model_from_config, (json.dumps(keras_file.model_config(model)), custom_objects)
     return _model_from_file_bytes, (_file_bytes(model), custom_objects)

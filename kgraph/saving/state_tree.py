@@ -24,10 +24,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kgraph.base import catalog
-from kgraph.base.naming import to_snake_case
+from kgraph.base.variable_paths import keras_variable_paths
 from kgraph.base.weight_tree import weight_entries
 from kgraph.optimizers import keras_variables
+from kgraph.optimizers.variable_names import optimizer_variable_names
 
 __all__ = ["GROUPS", "get_state_tree", "keras_variable_paths", "optimizer_variable_names",
            "set_state_tree"]
@@ -39,59 +39,6 @@ GROUPS = ("trainable_variables", "non_trainable_variables", "optimizer_variables
 _METRIC_SCOPES = {"mae": "mean_absolute_error", "mse": "mean_squared_error",
                   "mape": "mean_absolute_percentage_error",
                   "msle": "mean_squared_logarithmic_error"}
-
-
-def _is_model(layer) -> bool:
-    return catalog.is_instance(layer, "Model")
-
-
-def _own_scope(model) -> bool:
-    """Whether ``model`` builds its layers inside its own name scope (a ``Sequential``, a
-    subclassed model) rather than when its graph is made (a functional model)."""
-    return catalog.is_instance(model, "Sequential") or not catalog.is_instance(model,
-                                                                            "Functional")
-
-
-def _built_alone(model) -> bool:
-    """A Sequential given an ``Input`` was built when it was made, outside any scope."""
-    stack = getattr(model, "_stack", ())
-    return bool(stack) and catalog.is_instance(stack[0], "InputLayer")
-
-
-def keras_variable_paths(model) -> dict:
-    """``{id(variable): Keras's variable.path}`` for every weight of ``model``.
-
-    >>> import kgraph as kg
-    >>> x = kg.Input(shape=(3,))
-    >>> inner = kg.Sequential([kg.layers.Dense(2, name="d")], name="s")
-    >>> model = kg.Model(x, inner(kg.layers.Dense(3, name="h")(x)))
-    >>> sorted(keras_variable_paths(model).values())
-    ['h/bias', 'h/kernel', 's/d/bias', 's/d/kernel']
-    """
-    models: dict = {}
-    stack = [((), model)]
-    while stack:
-        prefix, parent = stack.pop()
-        for layer in getattr(parent, "layers", ()):
-            if _is_model(layer):
-                models[prefix + (layer.name,)] = (layer, parent)
-                stack.append((prefix + (layer.name,), layer))
-    top = [model.name] if _own_scope(model) else []
-    paths = {}
-    for entry in weight_entries(model):
-        parts = list(top)
-        for i, name in enumerate(entry.path[:-1]):
-            found = models.get(entry.path[:i + 1])
-            if found is None:
-                parts.append(name)  # a layer, or a sub-layer built in its parent's scope
-            elif not _own_scope(found[0]):
-                parts = []  # a functional model's layers were built outside any scope
-            elif _built_alone(found[0]) or not _own_scope(found[1]):
-                parts = [name]
-            else:
-                parts.append(name)  # built on first call, inside its parent's scope
-        paths[id(entry.variable)] = "/".join(parts + [entry.path[-1]])
-    return paths
 
 
 def _nest(flat: dict) -> dict:
@@ -125,65 +72,6 @@ def _keyed(variables, paths, group) -> dict:
                              "all variable paths are unique: give unique names to your layers.")
         flat[path] = variable.value
     return flat
-
-
-def _optimizer_scope(optimizer) -> str:
-    """Keras's name for the optimizer: its own, or (left at the default) Keras's default,
-    the class name in snake case."""
-    scope = getattr(optimizer, "_keras_scope", None)
-    if scope is not None:
-        return scope
-    try:
-        default = type(optimizer)().name
-    except (TypeError, ValueError):
-        default = None
-    return to_snake_case(type(optimizer).__name__) if optimizer.name == default else \
-        optimizer.name
-
-
-def _slot_path(slot, weight, ref, scope) -> str:
-    """A slot's path: ``<scope>/<weight ref>_<slot>``, or what a class's own naming
-    function ``slot(weight, ref, scope)`` says (Adafactor's)."""
-    return slot(weight, ref, scope) if callable(slot) else f"{scope}/{ref}_{slot}"
-
-
-def optimizer_variable_names(model, count: int) -> list:
-    """Keras's paths of compiled ``model``'s ``count`` optimizer variables, in Keras's order.
-
-    >>> import kgraph as kg
-    >>> x = kg.Input(shape=(2,))
-    >>> model = kg.Model(x, kg.layers.Dense(1, name="d")(x))
-    >>> model.compile("adam", "mse")
-    >>> optimizer_variable_names(model, 6)
-    ['adam/iteration', 'adam/learning_rate', 'adam/d_kernel_momentum', 'adam/d_kernel_velocity', 'adam/d_bias_momentum', 'adam/d_bias_velocity']
-    """
-    optimizer = model.optimizer
-    kind = type(optimizer).__name__
-    names = getattr(optimizer, "_keras_slot_names", lambda: None)()
-    if names is None or not hasattr(optimizer, "_config"):
-        raise ValueError(f"get_state_tree: the optimizer {optimizer!r} of model "
-                         f"{model.name!r} has no Keras state-tree layout here (Keras's "
-                         "optimizer classes but Muon, LossScaleOptimizer and "
-                         "MultiOptimizer have one).")
-    slots, scalars = names
-    config = optimizer._config
-    paths = keras_variable_paths(model)
-    weights = list(model.trainable_weights)
-    refs = [paths[id(v)].replace("/", "_") for v in weights]
-    scope = _optimizer_scope(optimizer)
-    body = [f"{scope}/{r}_average" for r in refs] if config["use_ema"] else []
-    if config["gradient_accumulation_steps"]:
-        body += [f"{scope}/{r}_gradient_accumulator" for r in refs]
-    for group in slots:
-        body += [_slot_path(slot, w, r, scope) for w, r in zip(weights, refs) for slot in group]
-    if count <= 2 and (body or scalars):  # never trained: Keras has built only these
-        return [f"{scope}/{name}" for name in ["iteration", "learning_rate"][:count]]
-    header = ["iteration", "learning_rate"][:max(count - len(body) - len(scalars), 0)]
-    if not header or header[0] != "iteration" or count != len(header) + len(body) + len(
-            scalars):
-        raise ValueError(f"get_state_tree: {count} optimizer variables for {kind} on model "
-                         f"{model.name!r} do not match Keras's layout ({len(body)} slots).")
-    return [f"{scope}/{name}" for name in header] + body + scalars
 
 
 def _optimizer_flat(model) -> dict:
