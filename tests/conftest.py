@@ -7,15 +7,12 @@ import os
 import shutil
 import tempfile
 
-# The suite compiles thousands of small programs, so it compiles them without XLA:CPU's backend
-# optimisations (about a third faster than -O1, which kgraph's own one-off init functions use,
-# and they then follow this level). Every program of the process, Keras's included, compiles
-# alike, so the two sides of each comparison do; the benchmarks run with XLA's defaults. Set
-# before JAX starts; subprocesses inherit it.
-_FAST_COMPILE = ("--xla_backend_optimization_level=0 --xla_cpu_use_fusion_emitters=false "
-                 "--xla_cpu_parallel_codegen_split_count=1")
-if "xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
-    os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {_FAST_COMPILE}".strip()
+# The suite compiles without XLA:CPU's backend optimisations (tests/support/xla_flags.py; kgraph's
+# own one-off init functions then follow this level). Set before JAX starts; subprocesses
+# inherit it.
+from tests.support.xla_flags import with_fast_compile  # noqa: E402
+
+os.environ["XLA_FLAGS"] = with_fast_compile(os.environ.get("XLA_FLAGS", ""))
 
 # Keras (the oracle many tests compare with) runs on JAX, set once here for every test module.
 os.environ.setdefault("KERAS_BACKEND", "jax")

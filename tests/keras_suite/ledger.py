@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 
-__all__ = ["KINDS", "LEDGER", "Entry", "entry_for"]
+__all__ = ["KINDS", "LEDGER", "Entry", "entry_for", "lists_file"]
 
 OTHER_BACKEND = "another backend"
 TENSORFLOW = "TensorFlow itself"
@@ -35,6 +35,11 @@ class Entry:
 
 LEDGER: list[Entry] = [
 ]
+
+
+def lists_file(path: str) -> bool:
+    """Whether the ledger lists every case of Keras's test file ``path`` (``<path>::*``)."""
+    return any(entry.pattern == f"{path}::*" for entry in LEDGER)
 
 
 def entry_for(nodeid: str) -> Entry | None:

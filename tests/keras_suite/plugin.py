@@ -63,6 +63,13 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "multi_device: Keras's marker")
 
 
+def pytest_ignore_collect(collection_path, config):
+    """A file the ledger lists whole is not imported."""
+    if collection_path.suffix == ".py" and collection_path.is_relative_to(KERAS_FOLDER):
+        return ledger.lists_file(str(collection_path.relative_to(KERAS_FOLDER.parent))) or None
+    return None
+
+
 def pytest_collection_modifyitems(session, config, items):
     import jax
     one_device = jax.device_count() == 1

@@ -19,7 +19,7 @@ import pathlib
 import subprocess
 import sys
 
-from tests.keras_suite import suite
+from tests.keras_suite import ledger, suite
 
 __all__ = ["summarize", "table"]
 
@@ -40,19 +40,26 @@ def keras_cases(files) -> dict[str, list[str]]:
     return cases
 
 
-def summarize(runs: list[dict], universe: dict[str, list[str]] | None = None) -> dict:
-    """Outcome of every case: ``{case: (outcome, message)}``, outcome one of ``passed``,
-    ``failed``, ``skipped``, ``ledger``; a file's import error fails each of its cases."""
-    outcomes = {}
+def summarize(runs: list[dict], universe: dict[str, list[str]]) -> dict:
+    """Outcome of every case Keras has (``universe``, by file) and of any other case the
+    runs report: ``{case: (outcome, message)}``, outcome one of ``passed``, ``failed``,
+    ``skipped``, ``ledger``, ``not run``; a file that cannot be imported fails each of
+    its cases."""
+    results = {}
     for run in runs:
-        for case, kind in run["ledger"].items():
-            outcomes[case] = ("ledger", kind)
-        for case, (outcome, message, _) in run["results"].items():
-            if "::" not in case:  # the file could not be imported
-                for each in (universe or {}).get(case, [case]):
-                    outcomes.setdefault(each, ("failed", message))
-                continue
+        results.update(run["results"])
+    outcomes = {}
+    for case, (outcome, message, _) in results.items():
+        if "::" in case:
             outcomes[case] = ("failed" if outcome == "error" else outcome, message)
+    for file, cases in universe.items():
+        for case in cases:
+            entry = ledger.entry_for(case)
+            if entry is not None:
+                outcomes[case] = ("ledger", entry.kind)
+            elif case not in outcomes:
+                error = results.get(file)
+                outcomes[case] = ("failed", error[1]) if error else ("not run", "")
     return outcomes
 
 
@@ -68,14 +75,14 @@ def table(outcomes: dict) -> str:
         counts[_folder(case)][outcome] += 1
         counts["total"][outcome] += 1
     lines = ["| Keras folder | cases | passed | failed | skipped by Keras | in the ledger | "
-             "pass rate |", "|---|---:|---:|---:|---:|---:|---:|"]
+             "not run | pass rate |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for folder in [*sorted(f for f in counts if f != "total"), "total"]:
         c = counts[folder]
         ran = c["passed"] + c["failed"]
         rate = f"{100 * c['passed'] / ran:.1f}%" if ran else "-"
         name = f"**{folder}**" if folder == "total" else f"`{folder}/`"
         lines.append(f"| {name} | {sum(c.values())} | {c['passed']} | {c['failed']} | "
-                     f"{c['skipped']} | {c['ledger']} | {rate} |")
+                     f"{c['skipped']} | {c['ledger']} | {c['not run']} | {rate} |")
     return "\n".join(lines)
 
 
@@ -86,9 +93,13 @@ def main(argv=None) -> int:
     parser.add_argument("--shard", action="append", help="only these shards (by name)")
     parser.add_argument("--save", type=pathlib.Path, help="a folder for each shard's JSON")
     parser.add_argument("--failures", action="store_true", help="list each failing case")
+    parser.add_argument("files", nargs="*", help="only these of Keras's test files")
     args = parser.parse_args(argv)
-    chosen = [s for s in suite.shards(everything=args.all)
-              if not args.shard or s.name in args.shard]
+    if args.files:
+        chosen = [suite.Shard("files", tuple(args.files))]
+    else:
+        chosen = [s for s in suite.shards(everything=args.all)
+                  if not args.shard or s.name in args.shard]
     runs = []
     for shard in chosen:
         run = suite.run_shard(shard, args.mode)

@@ -19,6 +19,7 @@ import resource
 import tempfile
 
 from tests.keras_suite.plugin import KERAS_FOLDER
+from tests.support.xla_flags import with_fast_compile
 
 __all__ = ["DEFAULT", "FOLDERS", "Shard", "base_environment", "run_shard", "shards", "test_files"]
 
@@ -61,6 +62,7 @@ def shards(everything: bool | None = None, per_shard: int = 12) -> list[Shard]:
 def base_environment() -> dict:
     """The environment of a run of Keras's files: this repository importable, JAX's Keras."""
     return {**os.environ, "KERAS_BACKEND": "jax", "PYTHONDONTWRITEBYTECODE": "1",
+            "XLA_FLAGS": with_fast_compile(os.environ.get("XLA_FLAGS", "")),
             "PYTHONPATH": os.pathsep.join([str(REPOSITORY), os.environ.get("PYTHONPATH", "")])}
 
 
@@ -76,14 +78,14 @@ def run_shard(shard: Shard, mode: str = "kgraph", timeout: float = 3600) -> dict
                    "--rootdir", str(KERAS_FOLDER.parent), "-p", "tests.keras_suite.plugin",
                    "--basetemp", str(pathlib.Path(folder) / "tmp"), *shard.files]
         done = subprocess.run(command, cwd=KERAS_FOLDER.parent, env=env, capture_output=True,
-                              text=True, timeout=timeout, preexec_fn=_limit_memory)
+                              text=True, timeout=timeout, preexec_fn=limit_memory)
         if out.exists():
             return json.loads(out.read_text())
         return _from_journal(out, f"the process died (exit {done.returncode}): "
                                   f"{(done.stderr or done.stdout).strip()[-300:]}")
 
 
-def _limit_memory() -> None:
+def limit_memory() -> None:
     """At most ``MEMORY_LIMIT`` bytes of data for a run of Keras's files: a case that asks
     for more fails with an allocation error instead of the machine running out."""
     resource.setrlimit(resource.RLIMIT_DATA, (MEMORY_LIMIT, MEMORY_LIMIT))

@@ -1,0 +1,40 @@
+"""Keras's own test files, from the installed ``keras`` wheel, run against kgraph: every case
+passes but those in the ledger (``ledger.py``: cases that cannot apply to kgraph) and those
+listed as failing (``expected_failures.py``), which must still fail. One test per shard of
+files, each in a process of its own (``suite.py``); ``KGRAPH_KERAS_SUITE_ALL=1`` runs every
+folder, not only the default ones. ``python -m tests.keras_suite.report`` prints the figures."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.keras_suite import expected_failures, ledger, report, suite
+
+pytestmark = pytest.mark.slow
+
+
+def _failed(run) -> dict:
+    return {case: message for case, (outcome, message, _) in run["results"].items()
+            if outcome in ("failed", "error")}
+
+
+@pytest.mark.parametrize("shard", suite.shards(), ids=lambda shard: shard.name)
+def test_kerass_own_tests_pass_on_kgraph(shard):
+    run = suite.run_shard(shard)
+    failed = _failed(run)
+    listed = expected_failures.expected(set(run["results"]) | set(failed))
+    new = {case: message for case, message in failed.items() if case not in listed}
+    fixed = sorted(case for case in listed if case not in failed)
+    lines = [f"FAILS {case}\n    {message}" for case, message in sorted(new.items())]
+    lines += [f"PASSES NOW (remove it from expected_failures.py) {case}" for case in fixed]
+    assert not lines, "\n".join(lines)
+
+
+def test_every_ledger_entry_lists_cases_keras_has():
+    """A ledger entry that matches none of Keras's cases is stale (a renamed test)."""
+    cases = [case for found in report.keras_cases(
+        [f for folder in suite.FOLDERS for f in suite.test_files(folder)]).values()
+        for case in found]
+    unused = [entry.pattern for entry in ledger.LEDGER
+              if not any(ledger.fnmatch.fnmatchcase(case, entry.pattern) for case in cases)]
+    assert not unused, f"ledger entries matching no case of Keras's: {unused}"
