@@ -8,8 +8,8 @@ Where a draw's key comes from (``seed=``):
   numbers; every call and step differs. Hidden global state is never read there.
 - **Eagerly** (no compiled program): ``seed=None`` draws from kgraph's eager stream
   (``next_key``, reset by ``set_seed``); an int seed gives the same numbers every call; a
-  ``SeedGenerator(seed)`` advances its own counter, so calls differ and the sequence is
-  reproducible from its seed (Keras's semantics).
+  ``SeedGenerator(seed)`` draws with its state, ``[seed, count]``, and advances it, so calls
+  differ and the sequence is Keras's for the same seed (``kgraph.base.seed_generator``).
 
 Compiled programs never touch the eager stream: ``program.init(key)`` and
 ``program.apply(..., key=)`` take explicit keys.
@@ -26,6 +26,7 @@ import jax
 import jax.numpy as jnp
 
 from kgraph import config
+from kgraph.base.seed_generator import SeedGenerator
 from kgraph.interpreter import context
 
 from kgraph.base.seed_stream import next_key, seed, set_seed  # noqa: F401 - keras.random's
@@ -49,44 +50,6 @@ def set_random_seed(seed: int) -> None:
     python_random.seed(seed)
     np.random.seed(seed)
     set_seed(seed)
-
-
-class SeedGenerator:
-    """A seed that advances at every draw (``keras.random.SeedGenerator``).
-
-    In a layer: ``self.seed_generator = SeedGenerator(1337)`` in ``__init__``, then
-    ``normal(shape, seed=self.seed_generator)`` in ``call``.
-    """
-
-    def __init__(self, seed=None, name=None, **kwargs):
-        if kwargs:
-            raise TypeError(f"SeedGenerator got unexpected arguments {sorted(kwargs)}.")
-        if seed is None:
-            import numpy as np
-
-            seed = int(np.random.randint(2 ** 31 - 1))
-        if not isinstance(seed, int) or isinstance(seed, bool):
-            raise ValueError(f"Argument `seed` must be an integer. Received: seed={seed!r}")
-        self.seed = seed
-        self.name = name or "seed_generator"
-        self._count = 0
-
-    def next(self, ordered=True):
-        """The next key: from the running call's key inside a program, else this
-        generator's own sequence."""
-        ctx = context.current()
-        if ctx is not None and (ctx.keys.key is not None or ctx.keys.required):
-            return ctx.next_key(self.name)
-        with jax.ensure_compile_time_eval():
-            self._count += 1
-            return jax.random.fold_in(jax.random.PRNGKey(self.seed), self._count)
-
-    def get_config(self):
-        return {"seed": self.seed, "name": self.name}
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)
 
 
 def draw_key(seed=None):

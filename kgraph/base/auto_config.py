@@ -26,9 +26,9 @@ import os
 import textwrap
 import weakref
 
-from kgraph import regularizers
+from kgraph import dtype_policies, regularizers
 
-__all__ = ["AutoConfig", "LayerConfig", "applies", "config_of", "record"]
+__all__ = ["AutoConfig", "LayerConfig", "applies", "config_dtype_for_init", "config_of", "record"]
 
 _PLAIN = (str, int, float, bool, type(None))
 _SIGNATURES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -151,7 +151,8 @@ class LayerConfig:
         return instance
 
     def get_config(self) -> dict:
-        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype_policy.name}
+        config = {"name": self.name, "trainable": self.trainable,
+                  "dtype": dtype_policies.serialize(self.dtype_policy)}
         if self.activity_regularizer is not None:
             config["activity_regularizer"] = regularizers.serialize(self.activity_regularizer)
         if applies(type(self)):
@@ -160,4 +161,16 @@ class LayerConfig:
 
     @classmethod
     def from_config(cls, config):
-        return cls(**config)
+        return cls(**config_dtype_for_init(config))
+
+
+def config_dtype_for_init(config: dict) -> dict:
+    """``config`` with a serialized float policy as its name, as Keras's ``from_config``
+    passes it to ``__init__`` (a quantized policy or a map stays a policy object)."""
+    dtype = config.get("dtype")
+    if not isinstance(dtype, dict):
+        return config
+    policy = dtype_policies.deserialize(dtype)
+    if not isinstance(policy, dtype_policies.DTypePolicyMap) and policy.quantization_mode is None:
+        policy = policy.name
+    return {**config, "dtype": policy}

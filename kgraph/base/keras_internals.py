@@ -37,8 +37,9 @@ class KerasInternals:
     def quantization_mode(self):
         """The layer's quantization mode (its dtype policy's, e.g. ``"int8"``), None if it
         is not quantized."""
-        policy = self.__dict__.get("dtype_policy")
-        return None if policy is None else policy.quantization_mode
+        if self.__dict__.get("_dtype_policy") is None:
+            return None
+        return self._own_policy().quantization_mode
 
     def quantize(self, mode=None, type_check=True, config=None):
         """Quantize the layer (see ``kgraph.layers.quantized``): a layer without a quantized

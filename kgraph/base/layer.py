@@ -44,9 +44,10 @@ from kgraph.base.input_spec import assert_input_compatibility
 from kgraph.base.keras_internals import KerasInternals
 from kgraph.base.layer_calls import LayerCalls
 from kgraph.base.layer_surface import LayerSurface
-from kgraph.base.weight_protocol import WeightProtocol, made_trainable_first
+from kgraph.base.variable_lists import VariableLists
+from kgraph.base.weight_protocol import WeightProtocol
 from kgraph.base.variable_value import VariableValue
-from kgraph.base.variables import Variable, checked_weight_shape
+from kgraph.base.variables import Variable, checked_weight_shape, positional_weight_arguments
 from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.graph.node import Node
 from kgraph.interpreter import context, masking
@@ -85,7 +86,8 @@ def trainability_changes() -> int:
     return _trainability_changes
 
 
-class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtocol):
+class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtocol,
+            VariableLists):
     """Base class of all layers.
 
     Args:
@@ -122,8 +124,12 @@ class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtoco
         self._auto_name = not name  # renamed unique within the first model it joins
         self._created = naming.creation_index()
         self.name = name or naming.unique_name(base)
-        self._trainable = bool(trainable)
-        self.dtype_policy = dtype_policy.get(dtype)
+        if not isinstance(trainable, bool):
+            raise ValueError(f"Expected `trainable` to be a boolean. Received: trainable="
+                             f"{trainable!r} (of type {type(trainable)}), for layer "
+                             f'"{self.name}" ({type(self).__name__}).')
+        self._trainable = trainable
+        self._dtype_policy = dtype_policy.get(dtype)
         self.activity_regularizer = regularizers.get(activity_regularizer)
         self.losses: list = []  # losses added by the last eager call (see add_loss)
         self.built = False
@@ -157,6 +163,7 @@ class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtoco
         if var_attrs and name in var_attrs:
             if value is None:
                 self._untrack_variables(var_attrs.pop(name))
+                object.__setattr__(self, name, None)
             else:
                 var_attrs[name].assign(value)
             return
@@ -254,9 +261,42 @@ class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtoco
         return False
 
     @property
+    def dtype_policy(self):
+        """The layer's ``DTypePolicy`` (or the ``DTypePolicyMap`` it was given). Setting it
+        takes a policy or a name; on a layer given a map, it sets the map's entry for the
+        layer's path; a quantized policy set on a built float layer quantizes it, as Keras."""
+        return self._dtype_policy
+
+    @dtype_policy.setter
+    def dtype_policy(self, value):
+        policy = dtype_policy.get(value)
+        if isinstance(self._dtype_policy, dtype_policy.DTypePolicyMap) and self.path:
+            if self.path in self._dtype_policy:
+                del self._dtype_policy[self.path]
+            self._dtype_policy[self.path] = policy
+        else:
+            self._dtype_policy = policy
+        if (policy.quantization_mode is not None and self.built
+                and not self.__dict__.get("_is_quantized", False)):
+            if policy.quantization_mode == "gptq":
+                raise ValueError(
+                    f"Implicitly enabling GPTQ quantization by setting `dtype_policy` to "
+                    f"'{value}' is not supported (layer \"{self.name}\"). GPTQ requires a "
+                    "calibration dataset and a `GPTQConfig` object.\n\nPlease use the "
+                    "`.quantize('gptq', config=...)` method on the layer or model instead.")
+            self.quantize(policy.quantization_mode)
+
+    def _own_policy(self):
+        """The policy the layer computes with: its own, or its entry in a map it was given."""
+        policy = self._dtype_policy
+        if isinstance(policy, dtype_policy.DTypePolicyMap) and self.path:
+            return policy[self.path]
+        return policy
+
+    @property
     def dtype(self):
-        """The dtype of the layer's weights (``dtype_policy.variable_dtype``)."""
-        return self.dtype_policy.variable_dtype
+        """The dtype of the layer's weights (its policy's ``variable_dtype``)."""
+        return self._own_policy().variable_dtype
 
     variable_dtype = dtype  # Keras's other name for it
 
@@ -264,7 +304,7 @@ class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtoco
     def compute_dtype(self):
         """The dtype the layer computes in (``dtype_policy.compute_dtype``, or inside a run
         under a model-level precision policy, ``runtime.Precision``, that policy's)."""
-        own = self.dtype_policy.compute_dtype
+        own = self._own_policy().compute_dtype
         ctx = context.current()
         if (ctx is not None and ctx.options.compute_dtype is not None
                 and jnp.issubdtype(own, jnp.floating)):
@@ -293,11 +333,13 @@ class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtoco
         global _trainability_changes
         _trainability_changes += 1
         self._trainable = bool(value)
+        for variable in self._trainable_variables:  # as Keras: they follow the layer
+            variable.trainable = self._trainable
         for layer in self._tracked_layers():
             layer.trainable = value
 
     # -------------------------------------------------------------------- weights
-    def add_weight(self, shape=None, initializer=None, dtype=None, trainable=True,
+    def add_weight(self, *args, shape=None, initializer=None, dtype=None, trainable=True,
                    autocast=True, regularizer=None, constraint=None, aggregation="none",
                    overwrite_with_gradient=False, name=None):
         """Create a weight (Keras 3's arguments, in its order). Its value is made lazily;
@@ -309,6 +351,9 @@ class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtoco
         training loss; ``constraint`` (name or fn(weight) -> weight) is applied after each
         update. ``aggregation`` only matters to Keras's distribution strategies.
         """
+        if args:  # Keras 2's positional form: shape, initializer, dtype
+            shape, initializer, dtype = positional_weight_arguments(
+                self, args, shape, initializer, dtype)
         if overwrite_with_gradient:
             raise ValueError(f'Layer "{self.name}": add_weight(overwrite_with_gradient=True) '
                              "(Keras's float8 training) is not supported.")
@@ -336,55 +381,10 @@ class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtoco
                             constraint=constraints.get(constraint))
         variable._auto_named = auto
         variable.autocast = bool(autocast)
+        if not self.trainable:  # as Keras: a frozen layer's new weights are frozen too
+            variable.trainable = False
         self._own_variables.append(variable)
         return variable
-
-    @property
-    def variables(self) -> list[Variable]:
-        """Keras 3's name for ``weights``."""
-        return self.weights
-
-    @property
-    def trainable_variables(self) -> list[Variable]:
-        """Keras 3's name for ``trainable_weights``."""
-        return self.trainable_weights
-
-    @property
-    def non_trainable_variables(self) -> list[Variable]:
-        """Keras 3's name for ``non_trainable_weights``."""
-        return self.non_trainable_weights
-
-    @property
-    def weights(self) -> list[Variable]:
-        """All weights: own first, then sub-layers' (depth first), each once."""
-        result, seen_vars, seen_layers, stack = [], set(), set(), [self]
-        while stack:
-            layer = stack.pop()
-            if id(layer) in seen_layers:
-                continue
-            seen_layers.add(id(layer))
-            for v in layer._listed_variables():
-                if id(v) not in seen_vars:
-                    seen_vars.add(id(v))
-                    result.append(v)
-            stack.extend(reversed(layer._tracked_layers()))
-        return result
-
-    def _listed_variables(self) -> list[Variable]:
-        """The weights ``weights`` lists for this layer before its sub-layers': its own,
-        and for a layer that uses a sub-layer's weight as its own (Keras's
-        ``SpectralNormalization`` and its kernel), that one too, where Keras lists it.
-        Keras's order: those made trainable first, then the rest, each in making order."""
-        return made_trainable_first(self._own_variables)
-
-    @property
-    def trainable_weights(self) -> list[Variable]:
-        return [v for v in self.weights if v.trainable and v.owner.trainable and self.trainable]
-
-    @property
-    def non_trainable_weights(self) -> list[Variable]:
-        ids = {id(v) for v in self.trainable_weights}
-        return [v for v in self.weights if id(v) not in ids]
 
     def _variable_tree(self, _seen=None) -> dict:
         """``{weight_name: Variable, sublayer_name: {...}}``: the shape of the params pytree."""

@@ -21,7 +21,7 @@ __all__ = ["PLAIN", "UNTRACKED", "collect", "memo", "structure_read_once"]
 # Attributes of the Layer machinery itself, never searched for sub-layers or weights.
 UNTRACKED = frozenset({"_inbound_nodes", "_output_spec_cache", "_own_variables", "_var_attrs",
                         "_namespaces", "_warned_input_keys",
-                        "losses", "input_spec", "dtype_policy", "activity_regularizer"})
+                        "losses", "input_spec", "_dtype_policy", "activity_regularizer"})
 
 
 PLAIN = frozenset({str, int, float, bool, type(None)})

@@ -27,7 +27,7 @@ from kgraph import initializers
 from kgraph.base import initial_values, name_scope
 from kgraph.interpreter import context
 
-__all__ = ["Variable", "checked_weight_shape"]
+__all__ = ["Variable", "checked_weight_shape", "positional_weight_arguments"]
 
 
 def _is_value(initializer) -> bool:
@@ -182,3 +182,23 @@ def checked_weight_shape(layer, name, shape) -> tuple:
                          f"non-negative ints, received shape={shape!r}. Check the layer's "
                          "size arguments and its input shape.")
     return tuple(int(d) for d in dims)
+
+
+def positional_weight_arguments(layer, args, shape, initializer, dtype) -> tuple:
+    """``(shape, initializer, dtype)`` of ``add_weight(*args, ...)`` called with Keras 2's
+    positional form; Keras 3's errors for a name given positionally, too many positional
+    arguments, or one given both ways."""
+    if len(args) > 3:
+        raise TypeError(f'Layer "{layer.name}": add_weight() takes at most 3 positional '
+                        f"arguments but {len(args)} were given.")
+    if isinstance(args[0], str):
+        raise ValueError(f'Layer "{layer.name}": `name` must be passed as a keyword argument. '
+                         f"Received: add_weight('{args[0]}', ...). Use: add_weight(shape=..., "
+                         f"name='{args[0]}').")
+    given = {"shape": shape, "initializer": initializer, "dtype": dtype}
+    for (argument, keyword_value), value in zip(given.items(), args):
+        if keyword_value is not None:
+            raise ValueError(f'Layer "{layer.name}": `{argument}` was passed both '
+                             "positionally and as a keyword argument.")
+        given[argument] = value
+    return given["shape"], given["initializer"], given["dtype"]

@@ -86,6 +86,7 @@ def names_internal_module(fullname: str) -> bool:
 # -> the same path's place under ``kgraph`` (its submodules follow).
 RELOCATED = {
     "backend.config": "config",
+    "backend.numpy": "ops.numpy",  # the backend's numpy module (Keras's NumPy backend aside)
     "backend.common.remat": "base.remat_scope",
     "layers.preprocessing.image_preprocessing.bounding_boxes": "utils.bounding_boxes",
     "trainers.data_adapters.py_dataset_adapter": "utils",

@@ -107,6 +107,13 @@ class Weights:
             return value
         return None
 
+    def maps(self, variable) -> bool:
+        """Whether this run gives ``variable`` a value of its own (in ``values``, or
+        assigned during the run), rather than its stored one."""
+        if self.assignment(variable) is not None:
+            return True
+        return self.values is not None and id(variable) in self.values
+
     def record(self, variable, value):
         """Record an assignment made during a pure run (instead of mutating)."""
         self.assignments[id(variable)] = value

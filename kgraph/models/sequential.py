@@ -29,7 +29,7 @@ __all__ = ["Sequential"]
 # runtime's training setup, which follows graph changes itself); everything else a
 # Functional sets up describes the graph and is copied.
 _OWN_ATTRIBUTES = frozenset({
-    "name", "_trainable", "dtype_policy", "activity_regularizer", "losses", "_inbound_nodes",
+    "name", "_trainable", "_dtype_policy", "activity_regularizer", "losses", "_inbound_nodes",
     "_own_variables", "_output_spec_cache", "_sublayers", "_var_attrs", "_training_setup",
     "_stack"})
 

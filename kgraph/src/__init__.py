@@ -11,6 +11,8 @@ the names such libraries use are offered; this is not a copy of Keras's internal
 'kgraph.interpreter.masking'
 """
 
-from kgraph.src import backend, distribution, export, layers, losses, saving, trainers, utils
+from kgraph.src import (backend, distribution, export, layers, losses, ops, saving, trainers,
+                        utils)
 
-__all__ = ["backend", "distribution", "export", "layers", "losses", "saving", "trainers", "utils"]
+__all__ = ["backend", "distribution", "export", "layers", "losses", "ops", "saving", "trainers",
+           "utils"]

@@ -122,7 +122,9 @@ def test_a_subclassed_model_without_get_config_reloads_with_its_arguments(tmp_pa
     ours(X)
     ours.set_weights([np.asarray(w) for w in theirs.get_weights()])
     assert ours.get_config() == {"name": ours.name, "hidden": 4, "shift": 2.0,
-                                 "trainable": True, "dtype": "float32"}
+                                 "trainable": True,
+                                 "dtype": keras.dtype_policies.serialize(
+                                     keras.dtype_policies.DTypePolicy("float32"))}
     ours.save(str(tmp_path / "m.keras"))
     loaded = kg.saving.load_model(str(tmp_path / "m.keras"), custom_objects={"Shifted": shifted})
     assert loaded.shift == 2.0
