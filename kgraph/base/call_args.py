@@ -34,7 +34,8 @@ import numpy as np
 from kgraph.graph.keras_tensor import KerasTensor
 
 __all__ = [
-    "accepts", "build_shapes", "call_parameters", "check_numeric", "first_argument",
+    "accepts", "build_shapes", "call_parameters", "check_numeric", "check_positional_tensors",
+    "first_argument",
     "first_parameter_name", "is_tensor", "shape_arguments", "shape_of", "tensor_arguments",
     "to_array"
 ]
@@ -136,7 +137,7 @@ def _shape_parameters(fn):
     or None when it takes one shape."""
     params = [p for p in _signature(fn).parameters.values()
               if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-    if len(params) < 2 or not all(p.name.endswith("_shape") for p in params):
+    if len(params) < 2:
         return None
     return tuple(p.name for p in params)
 
@@ -152,12 +153,17 @@ def shape_arguments(layer, fn, args, kwargs):
     if names is None:
         return None
     accepted, var_kw = call_parameters(type(layer))
+    method = fn.__name__
+    preamble = (f'Layer "{layer.name}" ({type(layer).__name__}): for a `{method}()` method '
+                "with more than one argument, all arguments should have a `_shape` suffix and "
+                f"match an argument from `call()`. E.g. `{method}(self, foo_shape, bar_shape)`. "
+                f"Received `{method}()`")
     for name in names:
+        if not name.endswith("_shape"):
+            raise ValueError(f"{preamble} argument `{name}`, which does not end in `_shape`.")
         if not var_kw and name[:-len("_shape")] not in accepted:
-            raise ValueError(
-                f'Layer "{layer.name}" ({type(layer).__name__}): `{fn.__name__}()` takes '
-                f"`{name}`, but `call()` has no argument `{name[:-len('_shape')]}`. With "
-                f"several arguments, `{fn.__name__}()` must name each `<call argument>_shape`.")
+            raise ValueError(f"{preamble} argument `{name}`, but `call()` does not have "
+                             f"argument `{name[:-len('_shape')]}`.")
     tensors = tensor_arguments(type(layer), args, kwargs)
     return {f"{key}_shape": shape_of(value) for key, value in tensors.items()
             if f"{key}_shape" in names}
@@ -187,3 +193,15 @@ def check_numeric(layer, inputs) -> None:
             bad = f"an array of dtype {dtype}"
         raise TypeError(f'Layer "{layer.name}" ({type(layer).__name__}) expects numeric '
                         f"arrays (or KerasTensors) as inputs, received {bad}.")
+
+
+def check_positional_tensors(layer, args) -> None:
+    """Keras's rule for positional call arguments: tensors (arrays, KerasTensors, None, or
+    lists of them) only; a flag or option goes by keyword. ValueError naming ``layer``."""
+    for leaf in jax.tree_util.tree_leaves(args):
+        if not hasattr(leaf, "__array__") and not hasattr(leaf, "_keras_history") and not (
+                hasattr(leaf, "shape") and hasattr(leaf, "dtype")):
+            raise ValueError(
+                f'Layer "{layer.name}" ({type(layer).__name__}): Only input tensors may be '
+                "passed as positional arguments. The following argument value should be "
+                f"passed as a keyword argument: {leaf!r} (of type {type(leaf)})")

@@ -30,8 +30,8 @@ def register_unsupported_quantize(function) -> None:
 
 
 class KerasInternals:
-    """``_flatten_layers``, ``quantization_mode`` and ``quantize``, as Keras's ``Layer``
-    has them."""
+    """``_flatten_layers``, ``quantization_mode``, ``quantize`` and the quantized hooks
+    (``quantized_build``, ``_int8_call``...), as Keras's ``Layer`` has them."""
 
     @property
     def quantization_mode(self):
@@ -46,11 +46,40 @@ class KerasInternals:
         form raises NotImplementedError, as Keras's (after Keras's argument checks)."""
         _UNSUPPORTED_QUANTIZE[0](self, mode, config)
 
+    def _not_implemented_error(self, attr, msg=None) -> NotImplementedError:
+        """Keras's error for a method or attribute the layer's class does not implement."""
+        kind = "method" if callable(attr) else "attribute"
+        name = attr.__name__ if callable(attr) else str(attr)
+        extra = f" {msg}" if msg is not None else ""
+        return NotImplementedError(f"Layer {type(self).__name__} does not have a `{name}` "
+                                   f"{kind} implemented.{extra}")
+
+    # Keras's hooks of a quantizable layer, which a layer without a quantized form lacks
+    # (kgraph's quantizable layers quantize through ``kgraph.layers.quantized``).
+    def quantized_build(self, input_shape, mode):
+        raise self._not_implemented_error(self.quantized_build)
+
+    def _int4_call(self, *args, **kwargs):
+        raise self._not_implemented_error(self._int4_call)
+
+    def _int8_call(self, *args, **kwargs):
+        raise self._not_implemented_error(self._int8_call)
+
+    def _float8_call(self, *args, **kwargs):
+        raise self._not_implemented_error(self._float8_call)
+
+    def _gptq_call(self, *args, **kwargs):
+        raise self._not_implemented_error(self._gptq_call)
+
+    def _awq_call(self, *args, **kwargs):
+        raise self._not_implemented_error(self._awq_call)
+
     def _build_at_init(self) -> None:
         """Keras's: a layer with nothing to build calls this at the end of ``__init__`` and
         is built when made; a subclass that defines ``build`` still builds on its input."""
         if getattr(type(self).build, "_is_default", False):  # the base's ``build``
             self.built = True
+            self._lock_state()
 
     def _flatten_layers(self, include_self=True, recursive=True) -> list:
         """This layer (``include_self``) and its sub-layers, each once, in the order of

@@ -110,6 +110,9 @@ class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtoco
     autocast = True
     #: Pass an input mask through unchanged (see ``compute_mask``).
     supports_masking = False
+    #: Whether ``call``'s positional arguments after the first may be other than tensors
+    #: (Keras's: flags and options go by keyword).
+    _allow_non_tensor_positional_args = False
 
     def __init__(self, name=None, trainable=True, dtype=None, activity_regularizer=None,
                  **kwargs):
@@ -135,11 +138,13 @@ class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtoco
         self.built = False
         self.input_spec = None
         self._inbound_nodes: list[Node] = []
-        self._own_variables: list[Variable] = []
+        if "_own_variables" not in self.__dict__:  # (variables set before this __init__)
+            self._own_variables: list[Variable] = []
         self._output_spec_cache: dict = {}
         remat_mode = remat_scope.get_current_remat_mode()
         if remat_mode is not None:  # made in a RematScope
             self._remat_mode = remat_mode
+        self.__dict__.setdefault("_tracker", tracking.StateLock())
         if self._builds_at_init:
             self._build_at_init()
 
@@ -148,6 +153,9 @@ class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtoco
         d = self.__dict__
         var_attrs = d.get("_var_attrs")
         if isinstance(value, Variable):
+            if value.owner is None:  # a variable made on its own: the layer's, as Keras
+                value.owner = self
+                d.setdefault("_own_variables", []).append(value)
             var_attrs = d.setdefault("_var_attrs", {})
             old = var_attrs.get(name, d.get(name))
             var_attrs[name] = value
@@ -197,8 +205,11 @@ class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtoco
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def _autocasts(self, variable) -> bool:
-        """Whether reading ``variable`` here casts it (inside a call, autocast on)."""
-        return context.current() is not None and variable.autocast
+        """Whether reading ``variable`` here casts it: inside a call, autocast on, and a
+        floating compute dtype (a layer computing in ints, as some preprocessing layers,
+        reads its float weights as they are, as Keras)."""
+        return (context.current() is not None and variable.autocast
+                and jnp.issubdtype(self.compute_dtype, jnp.floating))
 
     def _read_weight(self, variable):
         """A weight's value where it is read: autocast inside a call; outside one, the
@@ -351,6 +362,9 @@ class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtoco
         training loss; ``constraint`` (name or fn(weight) -> weight) is applied after each
         update. ``aggregation`` only matters to Keras's distribution strategies.
         """
+        tracker = self.__dict__.get("_tracker")
+        if tracker is not None and tracker.locked:
+            raise ValueError(f'Layer "{self.name}" ({type(self).__name__}): {tracker.lock_msg}')
         if args:  # Keras 2's positional form: shape, initializer, dtype
             shape, initializer, dtype = positional_weight_arguments(
                 self, args, shape, initializer, dtype)
@@ -427,13 +441,25 @@ class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtoco
         else:
             self.build(**shapes)
             self.built = True
+        self._lock_state()
+
+    def _lock_state(self):
+        """Refuse new weights from now on (Keras's, once the layer is built)."""
+        self.__dict__.setdefault("_tracker", tracking.StateLock()).lock()
+
+    def _untrack_variable(self, variable):
+        """Keras's: stop counting ``variable`` among the layer's weights."""
+        variable = getattr(variable, "variable", variable)  # read through an attribute
+        self._own_variables = [v for v in self._own_variables if v is not variable]
 
     def _check_inputs(self, inputs):
         assert_input_compatibility(self.input_spec, inputs, self.name)
 
-    def call(self, inputs, *args, **kwargs):
+    def call(self, *args, **kwargs):
         """The forward computation on arrays. Subclasses override it."""
-        return inputs
+        raise self._not_implemented_error(self.call)
+
+    call._is_default = True
 
     def compute_mask(self, inputs, mask=None):
         """The mask of the outputs, given the inputs' ``mask`` (Keras masking).
@@ -445,7 +471,7 @@ class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtoco
 
     def compute_output_shape(self, input_shape):
         """Optional fast path for shape inference; by default ``call`` is traced."""
-        raise NotImplementedError
+        raise self._not_implemented_error(self.compute_output_shape)
 
     def compute_output_dtype(self, input_dtype):
         """Output dtype used with ``compute_output_shape`` (default: the input's)."""
@@ -506,6 +532,8 @@ class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtoco
         return ctx.next_key(self.name)
 
     def __call__(self, *args, **kwargs):
+        if not self._allow_non_tensor_positional_args:
+            call_args.check_positional_tensors(self, args[1:])
         names, var_kw = call_args.call_parameters(type(self))
         # ``key=`` is a PRNG key, unless ``call`` has a ``key`` argument of its own
         # (MultiHeadAttention's key tensor): then it goes to ``call``.

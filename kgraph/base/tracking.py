@@ -16,15 +16,44 @@ import threading
 
 from kgraph.base import bulk
 
-__all__ = ["PLAIN", "UNTRACKED", "collect", "memo", "structure_read_once"]
+__all__ = ["PLAIN", "StateLock", "UNTRACKED", "collect", "memo", "structure_read_once"]
 
 # Attributes of the Layer machinery itself, never searched for sub-layers or weights.
 UNTRACKED = frozenset({"_inbound_nodes", "_output_spec_cache", "_own_variables", "_var_attrs",
                         "_namespaces", "_warned_input_keys",
-                        "losses", "input_spec", "_dtype_policy", "activity_regularizer"})
+                        "losses", "input_spec", "_dtype_policy", "activity_regularizer",
+                        "_tracker"})
 
 
 PLAIN = frozenset({str, int, float, bool, type(None)})
+
+LOCKED_MESSAGE = ("You cannot add new elements of state (variables or sub-layers) to a layer "
+                  "that is already built. All state must be created in the `__init__()` method "
+                  "or in the `build()` method.")
+
+
+class StateLock:
+    """``layer._tracker``, as Keras's: once the layer is built it is ``locked`` and the layer
+    refuses new weights; ``unlock()`` / ``lock()`` around code that adds some on purpose
+    (quantizing, enabling LoRA).
+
+    >>> lock = StateLock()
+    >>> lock.lock()
+    >>> lock.locked, lock.unlock(), lock.locked
+    (True, None, False)
+    """
+
+    def __init__(self):
+        self.locked = False
+        self.lock_msg = LOCKED_MESSAGE
+
+    def lock(self, msg=None) -> None:
+        self.locked = True
+        if msg is not None:
+            self.lock_msg = msg
+
+    def unlock(self) -> None:
+        self.locked = False
 
 
 def collect(value, kind):

@@ -73,7 +73,8 @@ class Variable:
         self._written_by_gradient = False
         self.aggregation, self.synchronization = aggregation, synchronization
         self.name = name or "variable"
-        self.owner = owner  # the layer that created it
+        self._auto_named = name is None  # a layer holding it may name it after its attribute
+        self.owner = owner  # the layer that created it (or, made alone, first held it)
         self._scope = name_scope.current_path()  # the name_scopes open when it was made
         self.regularizer = regularizer  # fn(value) -> penalty added to the loss, or None
         self.constraint = constraint  # fn(value) -> projected value after updates, or None

@@ -58,6 +58,8 @@ class Functional(Model):
     given raises ``Graph disconnected`` and duplicate layer names raise, both at once.
     """
 
+    _allow_non_tensor_positional_args = True  # as Keras's functional models
+
     autocast = False  # each inner layer casts for itself
 
     def __init__(self, inputs, outputs, name=None, trainable=True):

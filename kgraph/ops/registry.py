@@ -65,6 +65,7 @@ class Operation(Layer):
     """
 
     autocast = False  # operations keep their operands' dtypes, as jax.numpy does
+    _allow_non_tensor_positional_args = True  # an op's operands may be Python numbers
 
     def __init__(self, fn, name=None, **fn_kwargs):
         op_name = _NAME_OF_IMPL.get(fn) or getattr(fn, "__name__", "operation")

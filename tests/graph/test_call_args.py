@@ -61,7 +61,7 @@ def test_build_shape_names_must_match_call_arguments():
         def call(self, x, y):
             return x
 
-    with pytest.raises(ValueError, match=r'Layer "wrong.*`z_shape`.*no argument `z`'):
+    with pytest.raises(ValueError, match=r'Layer "wrong.*`z_shape`.*does not have argument `z`'):
         Wrong(name="wrong")(jnp.ones((1, 2)), jnp.ones((1, 2)))
 
 

@@ -80,9 +80,13 @@ def test_weight_names_explicit_auto_and_duplicates():
             self.add_weight((1,))
             self.scale = self.add_weight((3,))             # attribute name
 
+        def call(self, x):
+            return x
+
     layer = Weights()
     layer(jnp.ones((1, 2)))
     assert [v.name for v in layer.weights] == ["kernel", "variable", "variable_1", "scale"]
+    layer._tracker.unlock()  # built: Keras's lock refuses new weights until unlocked
     with pytest.raises(ValueError, match='already has a weight named "kernel"'):
         layer.add_weight((1,), name="kernel")
 
