@@ -14,6 +14,7 @@ True
 from __future__ import annotations
 
 import collections
+import contextlib
 
 __all__ = ["KerasInternals", "register_unsupported_quantize"]
 
@@ -73,6 +74,20 @@ class KerasInternals:
 
     def _awq_call(self, *args, **kwargs):
         raise self._not_implemented_error(self._awq_call)
+
+    @contextlib.contextmanager
+    def _unlocked_state(self):
+        """A block in which a built layer may add weights (quantizing, enabling LoRA), as
+        Keras unlocks its tracker there."""
+        tracker = self.__dict__.get("_tracker")
+        was_locked = tracker is not None and tracker.locked
+        if was_locked:
+            tracker.unlock()
+        try:
+            yield
+        finally:
+            if was_locked:
+                tracker.lock()
 
     def _build_at_init(self) -> None:
         """Keras's: a layer with nothing to build calls this at the end of ``__init__`` and

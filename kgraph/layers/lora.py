@@ -107,10 +107,11 @@ class LoRA:
         shape = tuple(stored.shape)
         regularizer = getattr(self, f"{weight}_regularizer", None)
         name_a, name_b = self._lora_factor_names()
-        factor_a = self.add_weight((*shape[:-1], rank), initializers.get(a_initializer),
-                                   dtype="float32", regularizer=regularizer, name=name_a)
-        factor_b = self.add_weight((rank, shape[-1]), initializers.get(b_initializer),
-                                   dtype="float32", regularizer=regularizer, name=name_b)
+        with self._unlocked_state():
+            factor_a = self.add_weight((*shape[:-1], rank), initializers.get(a_initializer),
+                                       dtype="float32", regularizer=regularizer, name=name_a)
+            factor_b = self.add_weight((rank, shape[-1]), initializers.get(b_initializer),
+                                       dtype="float32", regularizer=regularizer, name=name_b)
         setattr(self, name_a, factor_a)
         setattr(self, name_b, factor_b)
         if mode is None:  # (a quantized layer keeps its values in ``_kernel`` already)

@@ -116,7 +116,8 @@ class Quantizable:
                 f'Layer "{self.name}" has LoRA enabled; quantizing a LoRA layer is not '
                 "supported. Save the model (which merges the update into the kernel), load it "
                 "without LoRA, then quantize.")
-        quantized_calls.quantize(self, mode, config)
+        with self._unlocked_state():
+            quantized_calls.quantize(self, mode, config)
 
     def __getattr__(self, name):
         # A quantized layer keeps its kernel as ``_kernel``; ``kernel`` reads it as Keras's
