@@ -40,6 +40,7 @@ from kgraph.base import (call_args, catalog, initial_values, naming, remat_scope
                          shape_inference, tracking)
 from kgraph.base.memory import check_allocatable
 from kgraph.base.auto_config import LayerConfig
+from kgraph.base.call_context_args import CallContextArgs, resolve as resolve_context_args
 from kgraph.base.input_spec import assert_input_compatibility
 from kgraph.base.keras_internals import KerasInternals
 from kgraph.base.layer_calls import LayerCalls
@@ -87,7 +88,7 @@ def trainability_changes() -> int:
 
 
 class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtocol,
-            VariableLists):
+            VariableLists, CallContextArgs):
     """Base class of all layers.
 
     Args:
@@ -542,6 +543,9 @@ class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtoco
             training = kwargs.pop("training")
         else:
             training = kwargs.get("training")
+        given_context = {name: kwargs.pop(name) for name in self.__dict__.get(
+            "_registered_context_args", ()) if name in kwargs and name not in names
+            and not var_kw}  # registered call-context arguments ``call`` does not take
         if _has_keras_tensor((args, kwargs)):
             return self._symbolic_call(args, kwargs)
         ctx = context.current()
@@ -559,13 +563,17 @@ class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtoco
             kwargs["training"] = training  # else call's own default applies, as Keras
         saved = ctx.options.training
         ctx.options.training = training
+        saved_context = resolve_context_args(self, kwargs, given_context, ctx.options, names,
+                                             var_kw)
+        self.__dict__["_called"] = True
         ctx.path.append(self.name)
         try:
             with (ctx if own else contextlib.nullcontext()), jax.named_scope(self.name):
                 if self._remat_mode is None:
                     outputs = self.call(*args, **kwargs)
                 else:  # made in a RematScope
-                    outputs = remat_scope.remat_call(self, args, kwargs)
+                    outputs = self.rematerialized_call(self.call, *args, **kwargs)(
+                        *args, **kwargs)
                 if self.activity_regularizer is not None:
                     self._add_activity_penalty(outputs)
                 if own and (previous_mask is not None
@@ -575,9 +583,16 @@ class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtoco
         finally:
             ctx.path.pop()
             ctx.options.training = saved
+            if saved_context is not None:
+                ctx.options.context_args = saved_context
         if own:
             self.losses = list(ctx.losses)
         return outputs
+
+    def rematerialized_call(self, layer_call, *args, **kwargs):
+        """``layer_call`` rematerialized as the ``RematScope`` the layer was made in says
+        (``kgraph.base.remat_scope``), for these arguments."""
+        return remat_scope.rematerialized_call(self, layer_call, args, kwargs)
 
     def _arrays_for_call(self, args, kwargs):
         """A call's arguments checked (numeric, the input spec), as arrays, autocast; the

@@ -17,6 +17,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 
@@ -26,15 +27,24 @@ import numpy as np
 from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.interpreter import context
 
-__all__ = ["RematScope", "get_current_remat_mode", "remat", "remat_call"]
+__all__ = ["RematScope", "get_current_remat_mode", "remat", "rematerialized_call"]
 
 _MODES = ("full", "activations", "larger_than", "list_of_layers", None)
 _local = threading.local()
 
 
 def remat(f):
-    """``f`` rematerialized: its intermediate values are recomputed in the backward pass."""
-    return jax.checkpoint(f)
+    """``f`` rematerialized: called with the same arguments, its intermediate values are
+    recomputed in the backward pass (``jax.checkpoint``; the weights it assigns and the
+    losses it adds inside a layer's call still reach that call, see
+    ``kgraph.interpreter.context.checkpoint``). Arguments that are not arrays pass as they
+    are."""
+
+    @functools.wraps(f)
+    def rematerialized(*args, **kwargs):
+        return context.checkpoint(lambda a, k: f(*a, **k), args, kwargs)
+
+    return rematerialized
 
 
 class RematScope:
@@ -72,20 +82,29 @@ def get_current_remat_mode():
     return stack[-1] if stack and stack[-1].mode is not None else None
 
 
-def remat_call(layer, args, kwargs):
-    """``layer.call(*args, **kwargs)`` rematerialized as the layer's ``_remat_mode`` says."""
+def rematerialized_call(layer, layer_call, args, kwargs):
+    """``layer_call`` (the layer's ``call``), rematerialized as the layer's ``_remat_mode``
+    says (Keras's ``Layer.rematerialized_call``): itself when the layer was not made in a
+    ``RematScope``, or when the mode leaves this layer out."""
     mode = layer._remat_mode
+    if mode is None:
+        return layer_call
     if mode.mode == "activations":
         activation = getattr(layer, "activation", None)
         if activation is None:
-            return layer.call(*args, **kwargs)
-        layer.activation = remat(activation)
-        try:
-            return layer.call(*args, **kwargs)
-        finally:
-            layer.activation = activation
-    if mode.mode == "list_of_layers" and layer.name not in mode.layer_names:
-        return layer.call(*args, **kwargs)
+            return layer_call
+
+        @functools.wraps(layer_call)
+        def with_rematerialized_activation(*call_args, **call_kwargs):
+            layer.activation = remat(activation)
+            try:
+                return layer_call(*call_args, **call_kwargs)
+            finally:
+                layer.activation = activation
+
+        return with_rematerialized_activation
+    if mode.mode == "list_of_layers":
+        return remat(layer_call) if layer.name in mode.layer_names else layer_call
     if mode.mode == "larger_than":
         layer._remat_mode = None  # its shapes, found without rematerializing (and cached
         try:                        # by shape: described by KerasTensors, not the arrays)
@@ -96,9 +115,8 @@ def remat_call(layer, args, kwargs):
             layer._remat_mode = mode
         size = sum(math.prod(d or 1 for d in spec.shape)
                    for spec in jax.tree_util.tree_leaves(specs))
-        if size <= mode.output_size_threshold:
-            return layer.call(*args, **kwargs)
-    return context.checkpoint(lambda a, k: layer.call(*a, **k), args, kwargs)
+        return remat(layer_call) if size > mode.output_size_threshold else layer_call
+    return remat(layer_call)  # "full"
 
 
 def _is_array(value) -> bool:

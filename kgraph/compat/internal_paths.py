@@ -50,6 +50,33 @@ class InternalPath(types.ModuleType):
         raise AttributeError(f"kgraph has no {name!r} under Keras's internal path "
                              f"{self.__name__!r} (looked in {', '.join(self._sources)}).")
 
+    def __setattr__(self, name, value):
+        # Setting a name the module's own kgraph module defines sets it there too, so that
+        # kgraph's code sees it (``mock.patch("keras.src.backend.common.remat.remat")``);
+        # deleting it puts the original back.
+        own = self._own_module() if not name.startswith("_") else None
+        if own is not None and hasattr(own, name):
+            replaced = self.__dict__.setdefault("_replaced", {})
+            replaced.setdefault(name, getattr(own, name))
+            setattr(own, name, value)
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name):
+        super().__delattr__(name)
+        replaced = self.__dict__.get("_replaced", {})
+        if name in replaced:
+            setattr(self._own_module(), name, replaced.pop(name))
+
+    def _own_module(self):
+        """The kgraph module of exactly this path (``kgraph.src.<path>``, ``kgraph.<path>``
+        or its relocation), if there is one."""
+        exact = _candidates(self.__name__[len("keras.src."):]) if self.__name__.startswith(
+            "keras.src.") else []
+        for source in self._sources:
+            if source in exact:
+                return sys.modules.get(source) or importlib.import_module(source)
+        return None
+
     def __dir__(self):
         names = set()
         for source in self._sources:

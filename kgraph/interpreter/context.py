@@ -163,7 +163,8 @@ class Keys:
 
 
 class Options:
-    """How a run runs: the default ``training`` flag, the ``sample_mask`` (see the module
+    """How a run runs: the default ``training`` flag (and the values of the other
+    call-context arguments, ``context_args``), the ``sample_mask`` (see the module
     docstring; None: every row is real), the ``hooks`` run around every node
     (``kgraph.interpreter.walk.NodeHook``), a model-level precision policy's
     ``compute_dtype`` for the layer running, and the ``plans`` a compiled program gives
@@ -171,14 +172,17 @@ class Options:
     blocks to scan; a nested model not listed runs its own plan)."""
 
     def __init__(self, training=None, sample_mask=None, hooks=(), compute_dtype=None,
-                 plans=None):
+                 plans=None, context_args=None):
         self.training, self.sample_mask = training, sample_mask
         self.hooks, self.compute_dtype = tuple(hooks), compute_dtype
         self.plans = plans or {}
+        # Keras's call-context arguments other than ``training`` (``kgraph.base.
+        # call_context_args``): name -> the value the enclosing calls resolved
+        self.context_args = dict(context_args or {})
 
     def copy(self) -> Options:
         return Options(self.training, self.sample_mask, self.hooks, self.compute_dtype,
-                       self.plans)
+                       self.plans, self.context_args)
 
 
 class CallContext:

@@ -30,8 +30,7 @@ _MODEL = {
     "test_function": _TRAINER, "predict_function": _TRAINER,
 }
 _LAYER = {
-    "quantized_build": _QUANTIZED, "quantized_call": _QUANTIZED,
-    "rematerialized_call": "rematerialisation is compile(remat=...)'s (runtime.remat)",
+    "quantized_call": _QUANTIZED,
     "symbolic_call": "symbolic calls go through Layer.__call__ (a Node per call)",
 }
 MISSING = {
