@@ -19,16 +19,14 @@ import jax
 import jax.numpy as jnp
 
 from kgraph.base.layer import Layer
+from kgraph.base.seed_generator import SeedGenerator
 from kgraph.graph.keras_tensor import KerasTensor
 
 __all__ = ["AdditiveAttention", "Attention"]
 
 
-def _dropout(layer, weights, rate, seed):
-    key = layer.random_key()
-    if seed is not None:
-        key = jax.random.fold_in(key, seed)
-    keep = jax.random.bernoulli(key, 1.0 - rate, weights.shape)
+def _dropout(layer, weights, rate):
+    keep = jax.random.bernoulli(layer.seed_generator.next(), 1.0 - rate, weights.shape)
     return jnp.where(keep, weights / (1.0 - rate), jnp.zeros((), weights.dtype))
 
 
@@ -40,7 +38,7 @@ class Attention(Layer):
       score_mode: ``"dot"`` (query . key) or ``"concat"``
         (``concat_score_weight * sum(tanh(scale * (query + key)))``).
       dropout: fraction of the attention weights dropped in training.
-      seed: folded into the dropout key.
+      seed: the seed of the dropout's ``SeedGenerator``.
     """
 
     supports_masking = True
@@ -54,6 +52,8 @@ class Attention(Layer):
         self.score_mode = score_mode
         self.dropout = float(dropout)
         self.seed = seed
+        if self.dropout > 0:  # as Keras's: the dropout's keys (kgraph.base.seed_generator)
+            self.seed_generator = SeedGenerator(seed)
         self._returned_scores = False
 
     def _validate_inputs(self, inputs, mask=None):
@@ -118,7 +118,7 @@ class Attention(Layer):
         weights = jax.nn.softmax(logits, axis=-1).astype(scores.dtype)
         dropped = weights
         if training and self.dropout > 0:
-            dropped = _dropout(self, weights, self.dropout, self.seed)
+            dropped = _dropout(self, weights, self.dropout)
         return jnp.matmul(dropped, value), weights
 
     def call(self, inputs, mask=None, training=None, return_attention_scores=False,

@@ -8,6 +8,7 @@ import jax.numpy as jnp
 from kgraph import activations
 from kgraph.base.input_spec import InputSpec
 from kgraph.base.layer import Layer
+from kgraph.base.seed_generator import SeedGenerator
 from kgraph.layers import accumulate, lora, quantized
 from kgraph.layers import weight_args as wa
 
@@ -110,8 +111,9 @@ class Activation(Layer):
 class Dropout(Layer):
     """Zero a ``rate`` fraction of inputs in training, scaling the rest by 1/(1-rate).
 
-    Random only when ``training=True``; its key comes from ``self.random_key()`` (the
-    ``key`` given to ``apply`` or to an eager call).
+    Random only when ``training=True``; its keys come from its ``seed_generator`` (held
+    when ``rate > 0``, as Keras's): the run's key by layer path inside a run that has one
+    (``apply(..., key=)``, ``fit``), else the generator's own ``[seed, count]`` state.
     """
 
     supports_masking = True  # as Keras: a sequence mask passes through
@@ -119,11 +121,15 @@ class Dropout(Layer):
 
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
-        if not 0 <= rate <= 1:
-            raise ValueError(f"Dropout rate must be in [0, 1], received rate={rate}.")
-        self.rate = float(rate)
-        self.noise_shape = noise_shape
+        if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate <= 1:
+            raise ValueError(f'Layer "{self.name}": Invalid value received for argument '
+                             "`rate`. Expected a float value between 0 and 1. Received: "
+                             f"rate={rate}")
+        self.rate = rate
+        self.noise_shape = _checked_noise_shape(self, noise_shape)
         self.seed = seed
+        if rate > 0:
+            self.seed_generator = SeedGenerator(seed)
 
     def _noise_shape(self, shape):
         """The shape of the keep mask (size-1 axes share one draw)."""
@@ -136,10 +142,8 @@ class Dropout(Layer):
             return inputs
         if self.rate == 1:
             return jnp.zeros_like(inputs)
-        key = self.random_key()
-        if self.seed is not None:
-            key = jax.random.fold_in(key, self.seed)
-        keep = jax.random.bernoulli(key, 1.0 - self.rate, self._noise_shape(inputs.shape))
+        keep = jax.random.bernoulli(self.seed_generator.next(), 1.0 - self.rate,
+                                    self._noise_shape(inputs.shape))
         return jnp.where(keep, inputs / (1.0 - self.rate), jnp.zeros((), inputs.dtype))
 
     def compute_output_shape(self, input_shape):
@@ -148,3 +152,28 @@ class Dropout(Layer):
     def get_config(self):
         return {**super().get_config(), "rate": self.rate, "noise_shape": self.noise_shape,
                 "seed": self.seed}
+
+
+def _checked_noise_shape(layer, noise_shape):
+    """``noise_shape`` as a tuple of positive ints or None, else Keras's ValueError."""
+    if noise_shape is None:
+        return None
+    where = f'Layer "{layer.name}": Invalid value received for argument `noise_shape`.'
+    if isinstance(noise_shape, str):
+        raise ValueError(f"{where} Expected a tuple or list of integers. Received: "
+                         f"noise_shape={noise_shape}")
+    try:
+        noise_shape = tuple(noise_shape)
+    except TypeError:
+        raise ValueError(f"{where} Expected an iterable of integers (e.g., a tuple or list). "
+                         f"Received: noise_shape={noise_shape}") from None
+    for i, dim in enumerate(noise_shape):
+        if dim is None:
+            continue
+        if isinstance(dim, bool) or not isinstance(dim, int):
+            raise ValueError(f"{where} Expected all elements to be integers or None. Received "
+                             f"element at index {i}: {dim} (type: {type(dim).__name__})")
+        if dim <= 0:
+            raise ValueError(f"{where} Expected all dimensions to be positive integers or None. "
+                             f"Received negative or zero value at index {i}: {dim}")
+    return noise_shape

@@ -15,7 +15,8 @@ softmax runs in float32; dropout applies to the attention probabilities in train
 returned scores are before dropout).
 
 ``key=`` in a call is the attention key tensor (``layer(query, value, key=k)``, as Keras),
-not a PRNG key: eager dropout draws from ``kgraph.random`` (or the enclosing call's key).
+not a PRNG key: eager dropout draws from the layer's ``seed_generator`` (or the enclosing
+call's key).
 An explicit ``query_mask=`` is honoured (Keras 3 reads the query mask only from the
 tensor's own mask and ignores the argument).
 
@@ -38,6 +39,7 @@ from kgraph import regularizers
 from kgraph.base import shape_inference
 from kgraph.base.input_spec import InputSpec
 from kgraph.base.layer import Layer
+from kgraph.base.seed_generator import SeedGenerator
 from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.layers import weight_args as wa
 from kgraph.layers.einsum_dense import EinsumDense
@@ -129,7 +131,7 @@ class MultiHeadAttention(Layer):
       kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer,
       activity_regularizer, kernel_constraint, bias_constraint: for the projections.
       use_gate: gate the attention output with ``sigmoid(gate(query))``.
-      seed: folded into the dropout key.
+      seed: the seed of the dropout's ``SeedGenerator`` (see ``kgraph.layers.Dropout``).
 
     Call: ``layer(query, value, key=None, query_mask=None, value_mask=None, key_mask=None,
     attention_mask=None, return_attention_scores=False, training=None,
@@ -190,6 +192,8 @@ class MultiHeadAttention(Layer):
         wa.set_weight_args(self, "bias", bias_initializer, bias_regularizer, bias_constraint)
         self._projection_activity_regularizer = regularizers.get(activity_regularizer)
         self.seed = seed
+        if self.dropout > 0:  # (Keras's dropout sub-layer holds one likewise)
+            self.seed_generator = SeedGenerator(seed)
         self._inverse_sqrt_key_dim = 1.0 / math.sqrt(float(self.key_dim))
         self._returned_scores = False
 
@@ -322,10 +326,8 @@ class MultiHeadAttention(Layer):
         scores = self._masked_softmax(scores, attention_mask)
         dropped = scores
         if training and self.dropout > 0:
-            rng = self.random_key()
-            if self.seed is not None:
-                rng = jax.random.fold_in(rng, self.seed)
-            keep = jax.random.bernoulli(rng, 1.0 - self.dropout, scores.shape)
+            keep = jax.random.bernoulli(self.seed_generator.next(), 1.0 - self.dropout,
+                                        scores.shape)
             dropped = jnp.where(keep, scores / (1.0 - self.dropout),
                                 jnp.zeros((), scores.dtype))
         return jnp.einsum(self._combine_equation, dropped, value), scores

@@ -1,8 +1,10 @@
 """Regularization layers: ``SpatialDropout1D/2D/3D``, ``GaussianNoise``, ``GaussianDropout``,
 ``AlphaDropout``, ``ActivityRegularization`` (Keras 3 semantics).
 
-The random layers are random only in training; their keys come from ``self.random_key()``
-(an int ``seed``, if given, is folded into it).
+The random layers are random only in training; each holds a ``SeedGenerator`` (when its
+rate or stddev is above 0, as Keras's), which gives its keys: the run's key by layer path
+inside a run that has one, else its own ``[seed, count]`` state (see
+``kgraph.base.seed_generator``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import jax.numpy as jnp
 
 from kgraph import regularizers
 from kgraph.base.input_spec import InputSpec
+from kgraph.base.seed_generator import SeedGenerator
 from kgraph.base.layer import Layer
 from kgraph.layers import arg_checks
 from kgraph.ops import conv_utils as cu
@@ -85,14 +88,19 @@ class SpatialDropout3D(_SpatialDropout):
 
 
 class _NoiseLayer(Layer):
-    """A weightless layer that is random in training (key from ``random_key`` + ``seed``)."""
+    """A weightless layer that is random in training (keys from its ``seed_generator``)."""
 
     supports_masking = True
     _builds_at_init = True
 
+    def _hold_seed_generator(self, amount, seed):
+        """Keras's: a seed generator only when the layer draws at all (``amount > 0``)."""
+        self.seed = seed
+        if amount > 0:
+            self.seed_generator = SeedGenerator(seed)
+
     def _key(self):
-        key = self.random_key()
-        return key if self.seed is None else jax.random.fold_in(key, self.seed)
+        return self.seed_generator.next()
 
     def compute_output_shape(self, input_shape):
         return input_shape
@@ -113,7 +121,7 @@ class GaussianNoise(_NoiseLayer):
             raise ValueError("Invalid value received for argument `stddev`. Expected a float "
                              f"value between 0 and 1. Received: stddev={stddev}")
         self.stddev = stddev
-        self.seed = seed
+        self._hold_seed_generator(stddev, seed)
 
     def call(self, inputs, training=False):
         if training and self.stddev > 0:
@@ -132,7 +140,7 @@ class GaussianDropout(_NoiseLayer):
         super().__init__(**kwargs)
         _check_rate(rate)
         self.rate = rate
-        self.seed = seed
+        self._hold_seed_generator(rate, seed)
 
     def call(self, inputs, training=False):
         if training and self.rate > 0:
@@ -157,7 +165,7 @@ class AlphaDropout(_NoiseLayer):
         _check_rate(rate)
         self.rate = rate
         self.noise_shape = list(noise_shape) if noise_shape is not None else None
-        self.seed = seed
+        self._hold_seed_generator(rate, seed)
 
     def call(self, inputs, training=False):
         if not training or self.rate == 0:
