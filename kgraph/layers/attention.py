@@ -58,7 +58,9 @@ class Attention(Layer):
 
     def _validate_inputs(self, inputs, mask=None):
         class_name = type(self).__name__
-        if not isinstance(inputs, (list, tuple)):
+        # a list of inputs (or of their shapes: a shape is a tuple of ints)
+        if not isinstance(inputs, (list, tuple)) or (
+                inputs and isinstance(inputs[0], (int, type(None)))):
             raise ValueError(f'Layer "{self.name}": {class_name} layer must be called on a list '
                              f"of inputs, namely [query, value] or [query, value, key]. "
                              f"Received: inputs={inputs}.")
@@ -98,14 +100,16 @@ class Attention(Layer):
         summed = q + k if scale is None else scale * (q + k)
         return self.concat_score_weight * jnp.sum(jnp.tanh(summed), axis=-1)
 
-    def _score_mask(self, scores, value_mask, use_causal_mask):
+    def _calculate_score_mask(self, scores, v_mask, use_causal_mask):
+        """The mask of the scores (Keras's method): the value mask, and with
+        ``use_causal_mask`` the lower-triangular (1, Tq, Tv) band too."""
         if not use_causal_mask:
-            return value_mask
+            return v_mask
         tq, tv = scores.shape[-2], scores.shape[-1]
         causal = jnp.tril(jnp.ones((tq, tv), bool))[None]
-        if value_mask is None:
+        if v_mask is None:
             return causal
-        return jnp.logical_and(jnp.expand_dims(value_mask, -2), causal)
+        return jnp.logical_and(jnp.expand_dims(jnp.asarray(v_mask, bool), -2), causal)
 
     def _apply_scores(self, scores, value, scores_mask, training):
         logits = scores.astype(jnp.float32)
@@ -116,10 +120,9 @@ class Attention(Layer):
             big = 65504.0 if scores.dtype == jnp.float16 else 1.0e9
             logits = jnp.where(padding, logits - big, logits)
         weights = jax.nn.softmax(logits, axis=-1).astype(scores.dtype)
-        dropped = weights
-        if training and self.dropout > 0:
-            dropped = _dropout(self, weights, self.dropout)
-        return jnp.matmul(dropped, value), weights
+        if training and self.dropout > 0:  # (the scores returned are these, as Keras's)
+            weights = _dropout(self, weights, self.dropout)
+        return jnp.matmul(weights, value), weights
 
     def call(self, inputs, mask=None, training=None, return_attention_scores=False,
              use_causal_mask=False):
@@ -131,7 +134,7 @@ class Attention(Layer):
         if value_mask is not None:
             value_mask = value_mask.astype(bool)
         scores = self._calculate_scores(query, key)
-        scores_mask = self._score_mask(scores, value_mask, use_causal_mask)
+        scores_mask = self._calculate_score_mask(scores, value_mask, use_causal_mask)
         output, weights = self._apply_scores(scores, value, scores_mask, training)
         if query_mask is not None:
             output = jnp.where(jnp.expand_dims(query_mask.astype(bool), -1), output,

@@ -88,6 +88,16 @@ class GroupedQueryAttention(MultiHeadAttention):
         self.input_spec = InputSpec(ndim=3, axes={-1: query_shape[-1]})
         self.built = True
 
+    def compute_output_shape(self, query_shape, value_shape=None, key_shape=None):
+        value_shape = query_shape if value_shape is None else value_shape
+        key_shape = value_shape if key_shape is None else key_shape
+        if query_shape[-1] != value_shape[-1]:
+            raise ValueError(f'Layer "{self.name}": The last dimension of `query_shape` and '
+                             f"`value_shape` must be equal, but are {query_shape[-1]}, "
+                             f"{value_shape[-1]}. Received: query_shape={query_shape}, "
+                             f"value_shape={value_shape}")
+        return super().compute_output_shape(query_shape, value_shape, key_shape)
+
     def _project_key_value(self, key, value):
         """Key and value heads, each repeated for its group of query heads."""
         return (jnp.repeat(self.key_dense(key), self.num_repeats, axis=2),

@@ -227,15 +227,15 @@ class MultiHeadAttention(Layer):
         query_shape = tuple(query_shape)
         value_shape = query_shape if value_shape is None else tuple(value_shape)
         key_shape = value_shape if key_shape is None else tuple(key_shape)
+        if value_shape[1:-1] != key_shape[1:-1]:
+            raise ValueError(f'Layer "{self.name}": All dimensions of `value` and `key`, except '
+                             f"the last one, must be equal. Received: value_shape={value_shape} "
+                             f"and key_shape={key_shape}")
         for what, shape in (("query", query_shape), ("value", value_shape), ("key", key_shape)):
             if len(shape) < 3:
                 raise ValueError(f'Layer "{self.name}" (MultiHeadAttention) expects {what} of '
                                  "rank >= 3 (batch, <attention axes>, features), received shape "
                                  f"{shape}.")
-        if value_shape[1:-1] != key_shape[1:-1]:
-            raise ValueError(f'Layer "{self.name}": all dimensions of `value` and `key`, except '
-                             f"the last one, must be equal. Received: value_shape={value_shape} "
-                             f"and key_shape={key_shape}")
         heads = self.num_heads
         equation, bias_axes, rank = _build_proj_equation(len(query_shape) - 1, 1, 2)
         self.query_dense = self._projection(
@@ -317,10 +317,12 @@ class MultiHeadAttention(Layer):
     def _compute_attention(self, query, key, value, attention_mask=None, training=None,
                            return_attention_scores=False, use_causal_mask=False):
         """``(output, scores)`` of attention over projected ``query``, ``key``, ``value``
-        (Keras's method, which subclasses call; ``use_causal_mask`` applies when no
-        ``attention_mask`` is given)."""
-        if use_causal_mask and attention_mask is None:
-            attention_mask = self._compute_causal_mask(query, value)
+        (Keras's method, which subclasses call; ``use_causal_mask`` adds the causal band
+        to ``attention_mask``)."""
+        if use_causal_mask:
+            causal = self._compute_causal_mask(query, value)
+            attention_mask = causal if attention_mask is None else (
+                jnp.asarray(attention_mask).astype(bool) & causal)
         query = query * jnp.asarray(self._inverse_sqrt_key_dim, query.dtype)
         scores = jnp.einsum(self._dot_product_equation, query, key)
         scores = self._masked_softmax(scores, attention_mask)
@@ -339,7 +341,7 @@ class MultiHeadAttention(Layer):
              attention_mask=None, return_attention_scores=False, training=None,
              use_causal_mask=False):
         if self.flash_attention and return_attention_scores:
-            raise ValueError(f'Layer "{self.name}": returning attention scores is not '
+            raise ValueError(f'Layer "{self.name}": Returning attention scores is not '
                              "supported when flash attention is enabled. Please disable "
                              "flash attention to access attention scores.")
         if key is None:
@@ -376,9 +378,9 @@ class MultiHeadAttention(Layer):
         value_shape = tuple(query_shape if value_shape is None else value_shape)
         key_shape = value_shape if key_shape is None else tuple(key_shape)
         if value_shape[1:-1] != key_shape[1:-1]:
-            raise ValueError("All dimensions of `value` and `key`, except the last one, must be "
-                             f"equal. Received: value_shape={value_shape} and "
-                             f"key_shape={key_shape}")
+            raise ValueError(f'Layer "{self.name}": All dimensions of `value` and `key`, except '
+                             f"the last one, must be equal. Received: value_shape={value_shape} "
+                             f"and key_shape={key_shape}")
         last = self._output_shape or (query_shape[-1],)
         return tuple(query_shape[:-1]) + tuple(last)
 
