@@ -30,10 +30,17 @@ def _expanded_shape(shape, ndim):
 
 
 def _broadcast_mask(mask, x):
-    """A (batch, ...) mask broadcast to the shape of ``x`` (on its trailing axis)."""
+    """A (batch, ...) mask broadcast to the shape of ``x`` (on its trailing axis); where
+    ``x``'s shape is unknown (a KerasTensor's None), the mask's own size."""
     if mask.ndim < x.ndim:
         mask = jnp.expand_dims(mask, -1)
-    return jnp.broadcast_to(mask, x.shape)
+    return jnp.broadcast_to(mask, _known_shape(x, mask.shape))
+
+
+def _known_shape(x, mask_shape):
+    """``x``'s shape, its unknown (None) sizes taken from a mask's of the leading axes."""
+    return tuple(mask_shape[i] if d is None and i < len(mask_shape) else d
+                 for i, d in enumerate(x.shape))
 
 
 class _Merge(Layer):
@@ -44,16 +51,18 @@ class _Merge(Layer):
     max_inputs = None
 
     def _check_list(self, input_shape):
-        if not isinstance(input_shape, list) or len(input_shape) < 1 or not all(
-                isinstance(s, tuple) for s in input_shape):
-            raise ValueError(f'Layer "{self.name}" ({type(self).__name__}) should be called on a '
-                             f"list of tensors, received input shape {input_shape}.")
+        if not isinstance(input_shape, (list, tuple)) or len(input_shape) < 1 or not all(
+                isinstance(s, (tuple, list)) for s in input_shape):
+            raise ValueError(f'Layer "{self.name}" ({type(self).__name__}): A merge layer should '
+                             f"be called on a list of inputs. Received: input_shape="
+                             f"{input_shape} (not a list of shapes)")
         count = len(input_shape)
         if count < self.min_inputs or (self.max_inputs is not None and count > self.max_inputs):
             wanted = (f"exactly {self.min_inputs}" if self.min_inputs == self.max_inputs
                       else f"at least {self.min_inputs}")
-            raise ValueError(f'Layer "{self.name}" ({type(self).__name__}) should be called on '
-                             f"{wanted} inputs, received {count}: {format_shapes(input_shape)}.")
+            raise ValueError(f'Layer "{self.name}": A `{type(self).__name__}` layer should be '
+                             f"called on {wanted} inputs. Received {count}: "
+                             f"{format_shapes([tuple(s) for s in input_shape])}.")
 
     def build(self, input_shape):
         self._check_list(input_shape)
@@ -82,14 +91,24 @@ class _Merge(Layer):
                 for x in inputs]
 
     def _check_mask_list(self, inputs, mask):
-        if not isinstance(mask, (list, tuple)) or len(mask) != len(inputs):
-            raise ValueError(f'Layer "{self.name}": `mask` should be a list with one entry per '
-                             f"input ({len(inputs)}), received {mask!r}.")
+        """Keras's checks of ``compute_mask``'s arguments; the masks as arrays (a mask may
+        be given as a variable)."""
+        if not isinstance(mask, (list, tuple)):
+            raise ValueError(f'Layer "{self.name}": `mask` should be a list. Received: '
+                             f"mask={mask}")
+        if not isinstance(inputs, (list, tuple)):
+            raise ValueError(f'Layer "{self.name}": `inputs` should be a list. Received: '
+                             f"inputs={inputs}")
+        if len(mask) != len(inputs):
+            raise ValueError(f'Layer "{self.name}": The lists `inputs` and `mask` should have '
+                             f"the same length. Received: inputs of length {len(inputs)}, and "
+                             f"mask={mask} of length {len(mask)}")
+        return [None if m is None else jnp.asarray(getattr(m, "value", m)) for m in mask]
 
     def compute_mask(self, inputs, mask=None):
         if mask is None:
             return None
-        self._check_mask_list(inputs, mask)
+        mask = self._check_mask_list(inputs, mask)
         if any(m is None for m in mask):
             return None
         out = mask[0]
@@ -232,20 +251,22 @@ class Concatenate(_Merge):
                 continue
             known = {d for d in dims if d is not None}
             if len(known) > 1:
-                raise ValueError(f'Layer "{self.name}" (Concatenate) needs inputs with matching '
-                                 f"shapes except on the concat axis {self.axis}, received "
-                                 f"shapes {format_shapes(input_shape)}.")
+                raise ValueError(f'Layer "{self.name}": A `Concatenate` layer requires inputs '
+                                 "with matching shapes except for the concatenation axis. "
+                                 f"Received: input_shape={format_shapes(input_shape)} (axis "
+                                 f"{self.axis}).")
             result.append(known.pop() if known else None)
         return tuple(result)
 
     def compute_mask(self, inputs, mask=None):
         if mask is None:
             return None
-        self._check_mask_list(inputs, mask)
+        mask = self._check_mask_list(inputs, mask)
         if all(m is None for m in mask):
             return None
-        full = [jnp.ones(x.shape, bool) if m is None else _broadcast_mask(m, x)
-                for x, m in zip(inputs, mask)]
+        known = next(m for m in mask if m is not None)
+        full = [jnp.ones(_known_shape(x, known.shape), bool) if m is None
+                else _broadcast_mask(m, x) for x, m in zip(inputs, mask)]
         return jnp.any(jnp.concatenate(full, axis=self.axis), axis=-1)
 
     def get_config(self):

@@ -43,7 +43,9 @@ def _symbolic_inputs(structure):
 
 
 def _is_spec(x):
-    return (isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], tuple))
+    """A (shape, dtype) pair (not a pair of inputs: a shape is a tuple of ints or None)."""
+    return (isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], tuple)
+            and all(d is None or isinstance(d, int) for d in x[0]))
 
 
 def trace_call(model, inputs) -> None:
