@@ -31,6 +31,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from kgraph.base.variables import Variable
 from kgraph.graph.keras_tensor import KerasTensor
 
 __all__ = [
@@ -175,8 +176,13 @@ def build_shapes(layer, args, kwargs):
 
 
 def to_array(x):
-    """NumPy arrays and scalars as JAX arrays; anything else as it is."""
-    return jnp.asarray(x) if isinstance(x, (np.ndarray, np.generic)) else x
+    """NumPy arrays and scalars, and variables (their value), as JAX arrays; anything else
+    as it is."""
+    if isinstance(x, (np.ndarray, np.generic)):
+        return jnp.asarray(x)
+    if isinstance(x, Variable):
+        return x.value
+    return x
 
 
 def check_numeric(layer, inputs) -> None:

@@ -20,8 +20,9 @@ from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.interpreter import context
 
 __all__ = [
-    "broadcast_shapes", "format_shape", "format_shapes", "infer_mask_spec", "infer_output_spec",
-    "input_shape_argument", "is_shape", "specs_from_shapes"
+    "broadcast_shapes", "format_shape", "format_shapes", "infer_function_spec",
+    "infer_mask_spec", "infer_output_spec", "input_shape_argument", "is_shape",
+    "specs_from_shapes"
 ]
 
 
@@ -70,6 +71,26 @@ def infer_mask_spec(layer, inputs, previous_mask):
     positions = [i for i, leaf in enumerate(leaves) if isinstance(leaf, KerasTensor)]
     out_treedef, specs = _evaluate(layer, leaves, treedef, positions,
                                    lambda args, _: layer.compute_mask(*args))
+    return jax.tree_util.tree_unflatten(out_treedef, [KerasTensor(shape, dtype)
+                                                      for shape, dtype in specs])
+
+
+class _Function:
+    """A function standing where ``_evaluate`` expects a layer: no weights, its name."""
+
+    weights = ()
+
+    def __init__(self, fn):
+        self.name = getattr(fn, "__qualname__", None) or type(fn).__name__
+
+
+def infer_function_spec(fn, args, kwargs):
+    """KerasTensors (without history) describing ``fn(*args, **kwargs)``'s outputs for
+    KerasTensor arguments (Keras's ``backend.compute_output_spec``)."""
+    leaves, treedef = jax.tree_util.tree_flatten((args, kwargs))
+    positions = [i for i, leaf in enumerate(leaves) if isinstance(leaf, KerasTensor)]
+    out_treedef, specs = _evaluate(_Function(fn), leaves, treedef, positions,
+                                   lambda a, k: fn(*a, **k))
     return jax.tree_util.tree_unflatten(out_treedef, [KerasTensor(shape, dtype)
                                                       for shape, dtype in specs])
 

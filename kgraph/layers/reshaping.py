@@ -58,14 +58,17 @@ class Reshape(Layer):
     def __init__(self, target_shape, **kwargs):
         super().__init__(**kwargs)
         shape = (target_shape,) if isinstance(target_shape, int) else tuple(target_shape)
-        if not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool)
-                   and (d > 0 or d == -1) for d in shape):
-            raise ValueError(f'Layer "{self.name}" (Reshape): target_shape must be positive '
-                             f"ints with at most one -1, received target_shape={shape!r}.")
+        if not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in shape):
+            raise ValueError(f'Layer "{self.name}" (Reshape): target_shape must be ints, '
+                             f"received target_shape={shape!r}.")
+        if any(d < -1 for d in shape):
+            raise ValueError(f'Layer "{self.name}" (Reshape): Each dimension in `target_shape` '
+                             "must be a non-negative integer, or `-1` for a single unknown "
+                             f"dimension. Received: target_shape={shape}.")
         self.target_shape = tuple(int(d) for d in shape)
         if sum(d == -1 for d in self.target_shape) > 1:
-            raise ValueError(f'Layer "{self.name}" (Reshape): target_shape may contain at most '
-                             f"one -1 (an unknown size), received target_shape="
+            raise ValueError(f'Layer "{self.name}" (Reshape): There must be at most one unknown '
+                             f"dimension (-1) in `target_shape`. Received: target_shape="
                              f"{self.target_shape}.")
         self.built = True  # as Keras's
 
@@ -195,10 +198,11 @@ class _Cropping(_Spatial):
 
         def crop(i, length):
             if sum(pairs[i]) >= length:
-                raise ValueError(f'Layer "{self.name}": values in `cropping` should be smaller '
-                                 "than the corresponding spatial dimension of the input. "
-                                 f"Received: input_shape={tuple(input_shape)}, "
-                                 f"cropping={self.cropping}")
+                what = ("`cropping` parameter of `Cropping1D` layer must be smaller than the "
+                        "input length" if self.rank == 1 else "Values in `cropping` argument "
+                        "should be smaller than the corresponding spatial dimension of the input")
+                raise ValueError(f'Layer "{self.name}": {what}. Received: input_shape='
+                                 f"{tuple(input_shape)}, cropping={self.cropping}")
             return length - sum(pairs[i])
 
         return self._map_spatial(input_shape, crop)
