@@ -17,6 +17,7 @@ import importlib.util
 import json
 import os
 import pathlib
+import signal
 import sys
 import time
 import types
@@ -124,6 +125,28 @@ def _journal(entry) -> None:
 
 def pytest_runtest_logstart(nodeid, location):
     _journal({"started": nodeid})
+
+
+CASE_SECONDS = 300  # a case that runs longer is stopped (a hang must not stall the run)
+
+
+class CaseTimeout(Exception):
+    """A case ran longer than ``CASE_SECONDS``."""
+
+
+def _too_long(signum, frame):
+    raise CaseTimeout(f"the case ran longer than {CASE_SECONDS} s")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    previous = signal.signal(signal.SIGALRM, _too_long)
+    signal.alarm(CASE_SECONDS)
+    try:
+        return (yield)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def pytest_collectreport(report):
