@@ -37,32 +37,40 @@ __all__ = [
 
 def _factor_range(name, factor, owner, bound=None):
     """Keras's factor: a number ``f`` means ``(-f, f)``; a pair is ``(lower, upper)``,
-    sorted as Keras sorts it."""
+    sorted as Keras sorts it; within ``[-bound, bound]`` if ``bound``."""
+    within = "" if bound is None else f" in the range [-{bound}, {bound}]"
+    message = (f"{owner}: The `{name}` argument should be a number (or a list of two "
+               f"numbers){within}. Received: {name}={factor!r}")
     if isinstance(factor, (tuple, list)):
-        if len(factor) != 2:
-            raise ValueError(f'{owner}: `{name}` must be a number or a pair, received '
-                             f"{name}={factor!r}.")
-        lower, upper = sorted((float(factor[0]), float(factor[1])))
+        if len(factor) != 2 or not all(_is_number(f) for f in factor):
+            raise ValueError(message)
+        lower, upper = sorted(factor)
+    elif _is_number(factor):
+        lower, upper = -abs(factor), abs(factor)
     else:
-        lower, upper = -abs(float(factor)), abs(float(factor))
+        raise ValueError(message)
     if bound is not None and (lower < -bound or upper > bound):
-        raise ValueError(f"{owner}: `{name}` must be within [-{bound}, {bound}], received "
-                         f"{name}={factor!r}.")
+        raise ValueError(message)
     return lower, upper
 
 
-def _unit_factor(owner, factor, name="factor", bounds=(0.0, 1.0)):
+def _is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _unit_factor(owner, factor, name="factor", bounds=(0, 1)):
     """Keras's factor of the newer image layers: a number ``f`` is ``(0, f)`` (clipped to
-    ``bounds``), a pair is sorted; both within ``bounds``."""
+    ``bounds``), a pair is sorted; both within ``bounds``. The numbers keep their types
+    (``1`` stays an int), as in Keras's configs."""
     message = (f"{owner}: the `{name}` argument should be a number (or a list of two numbers) "
                f"in the range [{bounds[0]}, {bounds[1]}]. Received: {name}={factor}")
     if isinstance(factor, (tuple, list)):
         if len(factor) != 2 or factor[0] > bounds[1] or factor[1] < bounds[0]:
             raise ValueError(message)
-        return tuple(sorted(float(f) for f in factor))
-    if not isinstance(factor, (int, float)) or not bounds[0] <= factor <= bounds[1]:
+        return tuple(sorted(factor))
+    if not _is_number(factor) or not bounds[0] <= factor <= bounds[1]:
         raise ValueError(message)
-    return max(-abs(float(factor)), bounds[0]), abs(float(factor))
+    return max(-abs(factor), bounds[0]), abs(factor)
 
 
 class _Augmentation(_BoxesMixin, Layer):
@@ -92,8 +100,8 @@ class _Augmentation(_BoxesMixin, Layer):
     def _batched_images(self, images):
         x = jnp.asarray(images)
         if x.ndim not in (3, 4):
-            raise ValueError(f"{self._owner} expects images of rank 3 or 4, received shape "
-                             f"{tuple(x.shape)}.")
+            raise ValueError(f"{self._owner}: Expected the input image to be rank 3 or 4. "
+                             f"Received: inputs.shape={tuple(x.shape)}")
         return x
 
     def _apply_to_images(self, images, transform, key):
@@ -162,6 +170,10 @@ class _Augmentation(_BoxesMixin, Layer):
 
     def compute_output_shape(self, input_shape):
         return input_shape
+
+    def compute_output_dtype(self, input_dtype):
+        """The compute dtype, whatever the input's (Keras's image layers cast to it)."""
+        return self.compute_dtype
 
     def get_config(self):
         return {**super().get_config(), "seed": self.seed, "data_format": self.data_format}
@@ -368,9 +380,16 @@ class RandomBrightness(_Augmentation):
 
     def __init__(self, factor, value_range=(0, 255), seed=None, data_format=None, **kwargs):
         super().__init__(seed, data_format, **kwargs)
-        self.factor = factor
-        self._range = _factor_range("factor", factor, self._owner, 1.0)
+        self._set_factor(factor)
+        if not isinstance(value_range, (tuple, list)) or len(value_range) != 2:
+            raise ValueError(f"{self._owner}: The `value_range` argument should be a list of "
+                             f"two numbers. Received: value_range={value_range!r}")
         self.value_range = tuple(sorted(value_range))
+
+    def _set_factor(self, factor):
+        """Keras's ``factor`` read into ``(lower, upper)`` (a number ``f``: ``(-f, f)``),
+        both within [-1, 1]; Keras's configs keep that pair."""
+        self.factor = self._range = _factor_range("factor", factor, self._owner, 1.0)
 
     def _augment(self, x, key):
         return self._brighten(x, self._draw(key, x.shape[0]))

@@ -69,6 +69,10 @@ class RandomGrayscale(_Augmentation):
         grey = image_ops.rgb_to_grayscale(x, data_format="channels_last")
         return jnp.where(apply, grey, x)
 
+    def compute_output_dtype(self, input_dtype):
+        """The input's dtype (Keras's ``RandomGrayscale`` gives its input's spec)."""
+        return input_dtype
+
     def get_config(self):
         config = {**super().get_config(), "factor": self.factor}
         del config["seed"]  # as Keras's RandomGrayscale config
@@ -174,7 +178,7 @@ class RandomColorDegeneration(_Augmentation):
     def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
         super().__init__(seed, data_format, **kwargs)
         # Keras's bounds (-1, 1): a number f is (-f, f)
-        self.factor = _unit_factor(self._owner, factor, bounds=(-1.0, 1.0))
+        self.factor = _unit_factor(self._owner, factor, bounds=(-1, 1))
         self.value_range = _value_range(self._owner, value_range)
 
     def _augment(self, x, key):
@@ -247,7 +251,7 @@ class RandomSaturation(_Augmentation):
     def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
         super().__init__(seed, data_format, **kwargs)
         # Keras's bounds (-1, 1): a number f is (-f, f)
-        self.factor = _unit_factor(self._owner, factor, bounds=(-1.0, 1.0))
+        self.factor = _unit_factor(self._owner, factor, bounds=(-1, 1))
         self.value_range = _value_range(self._owner, value_range)
 
     def _augment(self, x, key):
