@@ -23,6 +23,7 @@ import jax.numpy as jnp
 from kgraph.config import epsilon
 from kgraph.layers.augmentation import (RandomBrightness, RandomContrast, _Augmentation,
                                         _unit_factor)
+from kgraph.layers.augmentation_transformations import KerasTransformations
 from kgraph.ops import image as image_ops
 
 __all__ = [
@@ -330,11 +331,19 @@ class RandomGaussianBlur(_Augmentation):
         self.sigma = _unit_factor(self._owner, sigma, "sigma")
         self.value_range = value_range
 
-    def _augment(self, x, key):
+    _SINGLE_IMAGE_BATCHED = True
+
+    def _draw_transformation(self, key, shape):
         coin_key, sigma_key = jax.random.split(key)
-        apply = _coins(coin_key, x.shape[0], self.factor)
-        sigma = jax.random.uniform(sigma_key, (2,), x.dtype, *self.sigma) + 1e-6
-        return self._blur(x, apply, sigma)
+        apply = _coins(coin_key, shape[0], self.factor)
+        sigma = jax.random.uniform(sigma_key, (2,), self.compute_dtype, *self.sigma) + 1e-6
+        return {"blur_factor": sigma, "should_apply_blur": apply}
+
+    def _images_from(self, x, transformation):
+        return self._blur(x, jnp.asarray(transformation["should_apply_blur"]),
+                          jnp.asarray(transformation["blur_factor"]).astype(x.dtype))
+
+    _augment = KerasTransformations._augment_by_transformation
 
     def _blur(self, x, apply, sigma):
         """``x`` (channels last) blurred where ``apply`` (per image) with ``sigma``."""
