@@ -157,7 +157,7 @@ class CutMix(_Augmentation):
         masks = jnp.broadcast_to(_box_masks(boxes, height, width),
                                  (batch, height, width, channels))
         return {"permutation_order": permutation, "batch_masks": masks,
-                "mix_weight": self._label_weights(boxes, height, width)}
+                "mix_weight": self._label_weights(boxes, height, width).reshape(-1, 1, 1, 1)}
 
     def _images_from(self, x, transformation):
         permutation = jnp.asarray(transformation["permutation_order"])
