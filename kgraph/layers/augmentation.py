@@ -29,6 +29,7 @@ from kgraph.layers.augmentation_boxes import _BoxesMixin, crop_boxes, flip_boxes
 from kgraph.layers.augmentation_transformations import KerasTransformations
 from kgraph.ops import conv_utils as cu
 from kgraph.ops import image as image_ops
+from kgraph.random import SeedGenerator
 
 __all__ = [
     "RandomBrightness", "RandomContrast", "RandomCrop", "RandomFlip", "RandomRotation",
@@ -82,14 +83,21 @@ class _Augmentation(KerasTransformations, _BoxesMixin, Layer):
         super().__init__(**kwargs)
         self.seed = seed
         self.data_format = cu.standardize_data_format(data_format)
+        # a seed gives the layer its own stream of eager draws (Keras's ``generator``)
+        self.generator = None if seed is None else SeedGenerator(seed)
 
     @property
     def _owner(self):
         return f'Layer "{self.name}" ({type(self).__name__})'
 
     def _key(self):
-        key = self.random_key()
-        return key if self.seed is None else jax.random.fold_in(key, self.seed)
+        """This call's key: from the run's key by the layer's path (``random_key``); an
+        eager call without one draws from the layer's seed's own stream when it has a
+        seed (so its draws follow from its seed and its calls, as Keras's), else from
+        the eager stream. The seed is folded in."""
+        if self.generator is None:
+            return self.random_key()
+        return jax.random.fold_in(self.generator.next(), self.seed)
 
     def call(self, inputs, training=True):
         if isinstance(inputs, dict):

@@ -382,8 +382,8 @@ class RandomColorJitter(_Augmentation):
                 ("hue", hue_factor, RandomHue, "_turn")):
             if factor is None:
                 continue
-            try:
-                layer = cls(factor, value_range)
+            try:  # each step seeded with the jitter's seed, as Keras's
+                layer = cls(factor, value_range, seed=seed)
             except ValueError as err:
                 raise ValueError(f"{self._owner}: `{name}_factor` is refused "
                                  f"({name}_factor={factor!r}): {err}") from None
@@ -391,10 +391,12 @@ class RandomColorJitter(_Augmentation):
 
     def _draw(self, key, batch):
         """Each step's per-image amounts: brightness shifts (pixel values), contrast
-        factors, saturation scales and hue turns, each ``(batch,)``."""
+        factors, saturation scales and hue turns, each ``(batch,)``. Seeded, each step
+        draws as its layer would on its own (its seed's stream in an eager call, as
+        Keras's step layers do); else from its share of ``key``."""
         keys = jax.random.split(key, 4)
-        return {name: layer._draw(keys[i], batch) for i, (name, layer, _) in
-                enumerate(self._steps)}
+        return {name: layer._draw(keys[i] if self.seed is None else layer._key(), batch)
+                for i, (name, layer, _) in enumerate(self._steps)}
 
     def _jitter(self, x, amounts):
         """``x`` (channels last) through each step with the given per-image amounts."""
