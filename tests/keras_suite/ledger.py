@@ -52,6 +52,12 @@ LEDGER: list[Entry] = [
           "RandAugmentTest::test_graph_issue", TENSORFLOW,
           "maps get_random_transformation over a tf.data pipeline: it runs on TensorFlow's "
           "symbolic tensors inside the pipeline's graph"),
+    Entry("keras/src/layers/preprocessing/image_preprocessing/random_flip_test.py::"
+          "RandomFlipTest::test_random_flip_[hv]*al", INTERNAL,
+          "mocks `layer.backend.random.uniform`: `backend` is the DynamicBackend of Keras's "
+          "DataLayer (the backend a layer switches to inside a tf.data pipeline), through "
+          "which Keras's RandomFlip draws; kgraph's layers always compute with JAX and draw "
+          "from their keys, with no backend object to patch"),
 ]
 
 
