@@ -87,7 +87,10 @@ def transform_boxes(bounding_boxes, transforms, bounding_box_format, height, wid
     """Boxes of images moved by ``transforms`` (see ``warp_corners``), clipped to the
     ``height x width`` image: the affine and perspective layers' boxes."""
     xyxy = _to_xyxy(bounding_boxes, bounding_box_format, height, width)
-    moved = {**xyxy, "boxes": warp_corners(xyxy["boxes"], transforms)}
+    warped = warp_corners(xyxy["boxes"], transforms)
+    # a transform that collapses the image (singular) leaves no box: empty, not NaN
+    warped = jnp.where(jnp.isfinite(warped).all(-1, keepdims=True), warped, 0.0)
+    moved = {**xyxy, "boxes": warped}
     clipped = clip_to_image_size(moved, height=height, width=width, bounding_box_format="xyxy")
     return _from_xyxy(clipped, bounding_box_format, height, width)
 
