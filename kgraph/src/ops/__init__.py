@@ -7,5 +7,6 @@ module (``from keras.src.ops import random``), here ``kgraph.random``; its other
 """
 
 from kgraph import random
+from kgraph.src.ops import image
 
-__all__ = ["random"]
+__all__ = ["image", "random"]
