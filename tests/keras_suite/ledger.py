@@ -34,6 +34,30 @@ class Entry:
 
 
 LEDGER: list[Entry] = [
+    # --- image preprocessing / augmentation layers (layers/preprocessing/image_preprocessing)
+    Entry("keras/src/layers/preprocessing/image_preprocessing/*_test.py::*"
+          "::test_tf_data_compatibility", TENSORFLOW,
+          "maps the layer over a tf.data pipeline: the layer runs on TensorFlow's symbolic "
+          "tensors inside the pipeline's graph (Keras switches its DataLayer to its "
+          "TensorFlow backend there); kgraph's layers compute on JAX arrays"),
+    Entry("keras/src/layers/preprocessing/image_preprocessing/*_test.py::*"
+          "::test_*tf_data_bounding_boxes*", TENSORFLOW,
+          "maps the layer (or its transform_bounding_boxes) over a tf.data pipeline: it runs "
+          "on TensorFlow's symbolic tensors inside the pipeline's graph"),
+    Entry("keras/src/layers/preprocessing/image_preprocessing/max_num_bounding_box_test.py::"
+          "MaxNumBoundingBoxesTest::test_output_shapes_with_tf_data", TENSORFLOW,
+          "maps the layer over a tf.data pipeline: it runs on TensorFlow's symbolic tensors "
+          "inside the pipeline's graph"),
+    Entry("keras/src/layers/preprocessing/image_preprocessing/rand_augment_test.py::"
+          "RandAugmentTest::test_graph_issue", TENSORFLOW,
+          "maps get_random_transformation over a tf.data pipeline: it runs on TensorFlow's "
+          "symbolic tensors inside the pipeline's graph"),
+    Entry("keras/src/layers/preprocessing/image_preprocessing/random_flip_test.py::"
+          "RandomFlipTest::test_random_flip_[hv]*al", INTERNAL,
+          "mocks `layer.backend.random.uniform`: `backend` is the DynamicBackend of Keras's "
+          "DataLayer (the backend a layer switches to inside a tf.data pipeline), through "
+          "which Keras's RandomFlip draws; kgraph's layers always compute with JAX and draw "
+          "from their keys, with no backend object to patch"),
 ]
 
 
