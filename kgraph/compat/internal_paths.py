@@ -87,6 +87,7 @@ def names_internal_module(fullname: str) -> bool:
 RELOCATED = {
     "backend.config": "config",
     "backend.common.remat": "base.remat_scope",
+    "layers.preprocessing.feature_space": "utils.feature_space",
     "layers.preprocessing.image_preprocessing.bounding_boxes": "utils.bounding_boxes",
     "trainers.data_adapters.py_dataset_adapter": "utils",
 }
