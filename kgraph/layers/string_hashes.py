@@ -36,8 +36,8 @@ def salt_key(salt, owner) -> list | None:
         return list(salt)
     if isinstance(salt, int) and not isinstance(salt, bool):
         return [salt, salt]
-    raise ValueError(f"The `salt` argument for `{owner}` can only be a tuple of 2 integers, "
-                     f"or a single integer. Received: salt={salt!r}.")
+    raise ValueError(f"The `salt` argument for `{owner}` can only be a tuple of size 2 "
+                     f"integers, or a single integer. Received: salt={salt!r}.")
 
 
 def _rotate(x, bits):
