@@ -15,6 +15,10 @@ __all__ = ["DIFFERENCES", "OPEN", "expected"]
 
 # case id -> why kgraph differs (README: Known differences from Keras)
 DIFFERENCES: dict[str, str] = {
+    "keras/src/layers/preprocessing/normalization_test.py::NormalizationTest"
+    "::test_normalization_basics":
+        "calls a Normalization that was neither adapted nor given mean / variance: kgraph "
+        "raises (a forgotten adapt), Keras normalizes with mean 0 and variance 1",
 }
 
 # case id -> the error it gives now (a defect to fix)
