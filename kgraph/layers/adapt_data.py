@@ -4,6 +4,8 @@ or any other iterable gives one batch per item, at most ``steps`` of them.
 
 >>> [b.tolist() for b in adapt_batches([[1, 2], [3, 4]])]
 [[[1, 2], [3, 4]]]
+>>> [b.tolist() for b in adapt_batches([np.array([1, 2]), np.array([3])])]
+[[1, 2], [3]]
 >>> def endless():
 ...     while True:
 ...         yield [1, 2]
@@ -21,9 +23,11 @@ __all__ = ["adapt_batches", "is_single_batch"]
 
 
 def is_single_batch(data) -> bool:
-    """Whether ``data`` is one batch (an array, a list, a tensor) rather than an iterable
-    of batches."""
-    if isinstance(data, (list, tuple, np.ndarray, str, bytes)) or np.isscalar(data):
+    """Whether ``data`` is one batch (an array, a tensor, a list of values or of rows)
+    rather than an iterable of batches (a list of arrays counts as batches)."""
+    if isinstance(data, (list, tuple)):
+        return not (data and all(hasattr(item, "shape") for item in data))
+    if isinstance(data, (np.ndarray, str, bytes)) or np.isscalar(data):
         return True
     return hasattr(data, "shape") and hasattr(data, "dtype") or not hasattr(data, "__iter__")
 

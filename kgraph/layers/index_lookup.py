@@ -66,8 +66,8 @@ class IndexLookup(Layer):
             raise ValueError("`num_oov_indices` must be greater than or equal to 0. "
                              f"Received: num_oov_indices={num_oov_indices}")
         if oov_method not in ("floormod", "farmhash"):
-            raise ValueError(f"Unknown value for `oov_method` in {type(self).__name__}: "
-                             f"{oov_method!r}; expected one of ('floormod', 'farmhash').")
+            raise ValueError(f"{type(self).__name__}: `oov_method` must be 'floormod' or "
+                             f"'farmhash', received {oov_method!r}.")
         self._string = np.dtype(str if vocabulary_dtype == "string" else vocabulary_dtype
                                 ).kind in "USO"
         if salt is not None and not self._string and oov_method != "farmhash":
