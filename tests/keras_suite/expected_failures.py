@@ -23,6 +23,28 @@ DIFFERENCES: dict[str, str] = {
 
 # case id -> the error it gives now (a defect to fix)
 OPEN: dict[str, str] = {
+    # non-image preprocessing layers
+    "keras/src/layers/preprocessing/data_layer_test.py":
+        "ImportError: kgraph has no DataLayer (Keras's base class whose `self.backend` "
+        "switches backends inside tf.data / Grain pipelines): the file does not import",
+    "keras/src/layers/preprocessing/hashing_test.py::HashingTest::test_int_output_dtype_int32":
+        "TypeError: data type 'string' not understood (Input(dtype='string'): no symbolic "
+        "string tensors)",
+    "keras/src/layers/preprocessing/hashing_test.py::HashingTest::test_int_output_dtype_int64":
+        "TypeError: data type 'string' not understood (Input(dtype='string'))",
+    "keras/src/layers/preprocessing/hashing_test.py::HashingTest::test_one_hot_output_dtype_float32":
+        "TypeError: data type 'string' not understood (Input(dtype='string'))",
+    "keras/src/layers/preprocessing/hashing_test.py::HashingTest::test_one_hot_output_dtype_float64":
+        "TypeError: data type 'string' not understood (Input(dtype='string'))",
+    "keras/src/layers/preprocessing/string_lookup_test.py::StringLookupTest::test_one_hot_symbolic_output_shape_nested_input":
+        "TypeError: data type 'string' not understood (Input(dtype='string'))",
+    "keras/src/layers/preprocessing/string_lookup_test.py::StringLookupTest::test_vocabulary_file":
+        "AssertionError: ['a', 'b', 'c'] is not None (the vocabulary is kept in the config: "
+        ".keras assets are not written yet)",
+    "keras/src/layers/preprocessing/mel_spectrogram_test.py::MelSpectrogramTest::test_mel_spectrogram_basics":
+        "ValueError: Data cardinality is ambiguous (fit on a generator checks that a batch's x "
+        "and y have as many samples; Keras's generator adapter does not, and the layer test "
+        "trains on an unbatched (16000,) input with an (80, 126) target)",
 }
 
 
