@@ -276,6 +276,15 @@ class Normalization(Layer):
         dtype = self.compute_dtype
         inputs = inputs.astype(dtype)
         mean, variance = self.mean.astype(dtype), self.variance.astype(dtype)
+        try:
+            fits = np.broadcast_shapes(inputs.shape, mean.shape) == tuple(inputs.shape)
+        except ValueError:
+            fits = False
+        if not fits:  # statistics broadcast over the inputs, never the other way
+            raise ValueError(f'Layer "{self.name}" (Normalization) expects inputs its statistics '
+                             f"of shape {tuple(mean.shape)} broadcast to (built for inputs of "
+                             f"shape {self._build_input_shape}, axis={self.axis}); received "
+                             f"inputs of shape {tuple(inputs.shape)}.")
         std = jnp.maximum(jnp.sqrt(variance), jnp.asarray(epsilon(), dtype))
         if self.invert:
             return mean + inputs * std
