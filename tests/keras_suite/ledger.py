@@ -35,11 +35,15 @@ class Entry:
 
 LEDGER: list[Entry] = [
     # --- non-image preprocessing layers (layers/preprocessing/*_test.py)
-    Entry("keras/src/layers/preprocessing/*_test.py::*::test_tf_data_compatibility", TENSORFLOW,
-          "maps the layer over a tf.data pipeline: it is called on TensorFlow's symbolic "
-          "tensors inside the pipeline's graph (Keras's preprocessing layers switch to their "
-          "TensorFlow implementation there); kgraph's layers compute on JAX arrays and "
-          "host NumPy values"),
+    *[Entry(f"keras/src/layers/preprocessing/{name}_test.py::*::test_tf_data_compatibility",
+            TENSORFLOW,
+            "maps the layer over a tf.data pipeline: it is called on TensorFlow's symbolic "
+            "tensors inside the pipeline's graph (Keras's preprocessing layers switch to their "
+            "TensorFlow implementation there); kgraph's layers compute on JAX arrays and "
+            "host NumPy values")
+      for name in ("category_encoding", "data_layer", "discretization", "hashed_crossing",
+                   "hashing", "integer_lookup", "mel_spectrogram", "normalization", "pipeline",
+                   "rescaling", "string_lookup", "text_vectorization")],
     Entry("keras/src/layers/preprocessing/text_vectorization_test.py::TextVectorizationTest"
           "::test_static_output_sequence_length_*", TENSORFLOW,
           "calls the layer on TensorFlow's symbolic tensors inside a tf.data map function and "
