@@ -24,9 +24,6 @@ DIFFERENCES: dict[str, str] = {
 # case id -> the error it gives now (a defect to fix)
 OPEN: dict[str, str] = {
     # non-image preprocessing layers
-    "keras/src/layers/preprocessing/data_layer_test.py":
-        "ImportError: kgraph has no DataLayer (Keras's base class whose `self.backend` "
-        "switches backends inside tf.data / Grain pipelines): the file does not import",
     "keras/src/layers/preprocessing/hashing_test.py::HashingTest::test_int_output_dtype_int32":
         "TypeError: data type 'string' not understood (Input(dtype='string'): no symbolic "
         "string tensors)",
