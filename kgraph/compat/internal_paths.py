@@ -94,6 +94,7 @@ RELOCATED = {
     "backend.common.remat": ("base.remat_scope",),
     "dtype_policies.dtype_policy": ("dtype_policy", "config"),
     "layers.preprocessing.image_preprocessing.bounding_boxes": ("utils.bounding_boxes",),
+    "layers.preprocessing.feature_space": ("utils.feature_space",),
     "losses.loss": ("losses.weighting",),
     "trainers.data_adapters.py_dataset_adapter": ("utils",),
 }
