@@ -206,7 +206,7 @@ class Objective:
             raise ValueError("Training needs a loss, e.g. compile(loss='mse').")
         self.names = output_names(model)
         multi = len(self.names) > 1
-        self.losses = [None if spec is None else losses_lib.get(spec)
+        self.losses = [None if spec is None else losses_lib.as_loss(spec)
                        for spec in _per_output(loss, self.names, "loss", True)]
         for loss_fn in self.losses:
             if getattr(loss_fn, "reduction", "") in (None, "none"):

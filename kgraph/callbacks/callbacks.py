@@ -33,6 +33,7 @@ from kgraph.callbacks.callback_list import CallbackList
 from kgraph.callbacks.history import History
 from kgraph.callbacks.log_values import scalar
 from kgraph.callbacks.progress import ProgressBar
+from kgraph.utils import io_utils
 
 ProgbarLogger = ProgressBar
 
@@ -158,11 +159,11 @@ class EarlyStopping(_MonitorCallback):
 
     def on_train_end(self, logs=None):
         if self.stopped_epoch > 0 and self.verbose > 0:
-            print(f"Epoch {self.stopped_epoch + 1}: early stopping")
+            io_utils.print_msg(f"Epoch {self.stopped_epoch + 1}: early stopping")
         if self.restore_best_weights and self.best_weights is not None:
             if self.verbose > 0:
-                print("Restoring model weights from the end of the best epoch: "
-                      f"{self.best_epoch + 1}.")
+                io_utils.print_msg("Restoring model weights from the end of the best epoch: "
+                                   f"{self.best_epoch + 1}.")
             self._restore(self.best_weights)
 
     def get_monitor_value(self, logs):
@@ -271,8 +272,8 @@ class ReduceLROnPlateau(_MonitorCallback):
                 new_lr = max(old_lr * self.factor, self.min_lr)
                 self.loop.learning_rate = new_lr
                 if self.verbose > 0:
-                    print(f"\nEpoch {epoch + 1}: ReduceLROnPlateau reducing learning rate "
-                          f"to {new_lr}.")
+                    io_utils.print_msg(f"\nEpoch {epoch + 1}: ReduceLROnPlateau reducing "
+                                       f"learning rate to {new_lr}.")
                 self.cooldown_counter = self.cooldown
                 self.wait = 0
 
@@ -309,8 +310,8 @@ class LearningRateScheduler(Callback):
                              f"Got: {learning_rate}") from None
         holder.learning_rate = learning_rate
         if self.verbose > 0:
-            print(f"\nEpoch {epoch + 1}: LearningRateScheduler setting learning rate to "
-                  f"{learning_rate}.")
+            io_utils.print_msg(f"\nEpoch {epoch + 1}: LearningRateScheduler setting learning "
+                               f"rate to {learning_rate}.")
 
     def on_epoch_end(self, epoch, logs=None):
         if logs is not None:
@@ -519,6 +520,6 @@ class TerminateOnNaN(Callback):
         if self.raise_error:
             raise RuntimeError(f"NaN or Inf loss encountered: {where}. Loss value: {loss}. "
                                "Terminating training immediately.")
-        print(f"{where}: invalid loss {loss}, terminating training.")
+        io_utils.print_msg(f"{where}: invalid loss {loss}, terminating training.")
         self._terminated = True
         self._stop_training()

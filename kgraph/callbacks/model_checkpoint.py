@@ -16,6 +16,7 @@ import numpy as np
 from kgraph.callbacks.callback import check_save_freq
 from kgraph.callbacks.callbacks import _MonitorCallback
 from kgraph.callbacks.log_values import scalar
+from kgraph.utils import io_utils
 
 __all__ = ["ModelCheckpoint"]
 
@@ -110,7 +111,7 @@ class ModelCheckpoint(_MonitorCallback):
     def _should_save(self, epoch, logs, filepath) -> bool:
         if not self.save_best_only:
             if self.verbose > 0:
-                print(f"\nEpoch {epoch + 1}: saving model to {filepath}")
+                io_utils.print_msg(f"\nEpoch {epoch + 1}: saving model to {filepath}")
             return True
         current = logs.get(self.monitor)
         if current is None:
@@ -121,12 +122,12 @@ class ModelCheckpoint(_MonitorCallback):
         best = "None" if self.best is None else f"{self.best:.5f}"
         if self._is_improvement(current, self.best):
             if self.verbose > 0:
-                print(f"\nEpoch {epoch + 1}: {self.monitor} improved from {best} to "
-                      f"{current:.5f}, saving model to {filepath}")
+                io_utils.print_msg(f"\nEpoch {epoch + 1}: {self.monitor} improved from {best} to "
+                                   f"{current:.5f}, saving model to {filepath}")
             self.best = current
             return True
         if self.verbose > 0:
-            print(f"\nEpoch {epoch + 1}: {self.monitor} did not improve from {best}")
+            io_utils.print_msg(f"\nEpoch {epoch + 1}: {self.monitor} did not improve from {best}")
         return False
 
     def _save_model(self, epoch, batch, logs) -> None:
@@ -145,4 +146,4 @@ class ModelCheckpoint(_MonitorCallback):
         else:
             self.model.save(filepath, overwrite=True)
         if self.verbose > 0:
-            print(f"\nEpoch {epoch + 1}: finished saving model to {filepath}")
+            io_utils.print_msg(f"\nEpoch {epoch + 1}: finished saving model to {filepath}")

@@ -22,6 +22,7 @@ import jax.numpy as jnp
 from kgraph.callbacks.callback import check_save_freq
 from kgraph.callbacks.callbacks import _MonitorCallback
 from kgraph.saving import keras_file, checkpoint_folders
+from kgraph.utils import io_utils
 
 __all__ = ["OrbaxCheckpoint"]
 
@@ -163,7 +164,7 @@ class OrbaxCheckpoint(_MonitorCallback):
         if self.checkpointer is None:  # closed at the end of an earlier fit
             self.checkpointer = self._new_checkpointer()
         if self.verbose > 0:
-            print(f"\nOrbaxCheckpoint: saving step {step} to {self.directory}")
+            io_utils.print_msg(f"\nOrbaxCheckpoint: saving step {step} to {self.directory}")
         with self._api.Context():
             if self.save_on_background:
                 self._async_futures.append(

@@ -47,14 +47,21 @@ class InternalPath(types.ModuleType):
                     # a submodule: its Keras path, so that deeper imports stay on that path
                     return importlib.import_module(f"{self.__name__}.{name}")
                 return value
+        if names_internal_module(f"{self.__name__}.{name}"):  # a submodule not imported yet
+            try:
+                return importlib.import_module(f"{self.__name__}.{name}")
+            except ImportError:
+                pass
         raise AttributeError(f"kgraph has no {name!r} under Keras's internal path "
                              f"{self.__name__!r} (looked in {', '.join(self._sources)}).")
 
     def __setattr__(self, name, value):
         # Setting a name the module's own kgraph module defines sets it there too, so that
         # kgraph's code sees it (``mock.patch("keras.src.backend.common.remat.remat")``);
-        # deleting it puts the original back.
-        own = self._own_module() if not name.startswith("_") else None
+        # deleting it puts the original back. (Not a submodule: the import system sets those
+        # on their parent.)
+        own = (self._own_module()
+               if not name.startswith("_") and not isinstance(value, types.ModuleType) else None)
         if own is not None and hasattr(own, name):
             replaced = self.__dict__.setdefault("_replaced", {})
             replaced.setdefault(name, getattr(own, name))
@@ -112,18 +119,21 @@ def names_internal_module(fullname: str) -> bool:
 # Keras's internal modules whose names kgraph keeps elsewhere: a path under ``keras.src``
 # -> the same path's place under ``kgraph`` (its submodules follow).
 RELOCATED = {
-    "backend.config": "config",
-    "backend.numpy": "ops.numpy",  # the backend's numpy module (Keras's NumPy backend aside)
-    "backend.common.remat": "base.remat_scope",
-    "layers.preprocessing.image_preprocessing.bounding_boxes": "utils.bounding_boxes",
-    "trainers.data_adapters.py_dataset_adapter": "utils",
+    "backend.config": ("config",),
+    "backend.common.remat": ("base.remat_scope",),
+    "backend.numpy": ("ops.numpy",),  # the backend's numpy module (Keras's NumPy backend aside)
+    "dtype_policies.dtype_policy": ("dtype_policy", "config"),
+    "layers.preprocessing.image_preprocessing.bounding_boxes": ("utils.bounding_boxes",),
+    "layers.preprocessing.feature_space": ("utils.feature_space",),
+    "losses.loss": ("losses.weighting",),
+    "trainers.data_adapters.py_dataset_adapter": ("utils",),
 }
 
 
 def _candidates(path: str) -> list[str]:
     """The kgraph modules that may hold the names of ``keras.src.<path>``."""
-    found = [f"kgraph.{new}{path[len(old):]}" for old, new in RELOCATED.items()
-             if path == old or path.startswith(old + ".")]
+    found = [f"kgraph.{new}{path[len(old):]}" for old, places in RELOCATED.items()
+             if path == old or path.startswith(old + ".") for new in places]
     return found + [f"kgraph.src.{path}", f"kgraph.{path}"]
 
 

@@ -26,8 +26,10 @@ import jax.numpy as jnp
 
 from kgraph.base.layer import Layer
 from kgraph.layers.augmentation_boxes import _BoxesMixin, crop_boxes, flip_boxes, transform_boxes
+from kgraph.layers.augmentation_transformations import KerasTransformations
 from kgraph.ops import conv_utils as cu
 from kgraph.ops import image as image_ops
+from kgraph.random import SeedGenerator
 
 __all__ = [
     "RandomBrightness", "RandomContrast", "RandomCrop", "RandomFlip", "RandomRotation",
@@ -37,49 +39,65 @@ __all__ = [
 
 def _factor_range(name, factor, owner, bound=None):
     """Keras's factor: a number ``f`` means ``(-f, f)``; a pair is ``(lower, upper)``,
-    sorted as Keras sorts it."""
+    sorted as Keras sorts it; within ``[-bound, bound]`` if ``bound``."""
+    within = "" if bound is None else f" in the range [-{bound}, {bound}]"
+    message = (f"{owner}: The `{name}` argument should be a number (or a list of two "
+               f"numbers){within}. Received: {name}={factor!r}")
     if isinstance(factor, (tuple, list)):
-        if len(factor) != 2:
-            raise ValueError(f'{owner}: `{name}` must be a number or a pair, received '
-                             f"{name}={factor!r}.")
-        lower, upper = sorted((float(factor[0]), float(factor[1])))
+        if len(factor) != 2 or not all(_is_number(f) for f in factor):
+            raise ValueError(message)
+        lower, upper = sorted(factor)
+    elif _is_number(factor):
+        lower, upper = -abs(factor), abs(factor)
     else:
-        lower, upper = -abs(float(factor)), abs(float(factor))
+        raise ValueError(message)
     if bound is not None and (lower < -bound or upper > bound):
-        raise ValueError(f"{owner}: `{name}` must be within [-{bound}, {bound}], received "
-                         f"{name}={factor!r}.")
+        raise ValueError(message)
     return lower, upper
 
 
-def _unit_factor(owner, factor, name="factor", bounds=(0.0, 1.0)):
+def _is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _unit_factor(owner, factor, name="factor", bounds=(0, 1)):
     """Keras's factor of the newer image layers: a number ``f`` is ``(0, f)`` (clipped to
-    ``bounds``), a pair is sorted; both within ``bounds``."""
+    ``bounds``), a pair is sorted; both within ``bounds``. The numbers keep their types
+    (``1`` stays an int), as in Keras's configs."""
     message = (f"{owner}: the `{name}` argument should be a number (or a list of two numbers) "
                f"in the range [{bounds[0]}, {bounds[1]}]. Received: {name}={factor}")
     if isinstance(factor, (tuple, list)):
         if len(factor) != 2 or factor[0] > bounds[1] or factor[1] < bounds[0]:
             raise ValueError(message)
-        return tuple(sorted(float(f) for f in factor))
-    if not isinstance(factor, (int, float)) or not bounds[0] <= factor <= bounds[1]:
+        return tuple(sorted(factor))
+    if not _is_number(factor) or not bounds[0] <= factor <= bounds[1]:
         raise ValueError(message)
-    return max(-abs(float(factor)), bounds[0]), abs(float(factor))
+    return max(-abs(factor), bounds[0]), abs(factor)
 
 
-class _Augmentation(_BoxesMixin, Layer):
-    """Base: batching, channels-last layout, the training switch and the per-call key."""
+class _Augmentation(KerasTransformations, _BoxesMixin, Layer):
+    """Base: batching, channels-last layout, the training switch, the per-call key and
+    Keras's ``get_random_transformation`` / ``transform_*`` contract."""
 
     def __init__(self, seed=None, data_format=None, **kwargs):
         super().__init__(**kwargs)
         self.seed = seed
         self.data_format = cu.standardize_data_format(data_format)
+        # a seed gives the layer its own stream of eager draws (Keras's ``generator``)
+        self.generator = None if seed is None else SeedGenerator(seed)
 
     @property
     def _owner(self):
         return f'Layer "{self.name}" ({type(self).__name__})'
 
     def _key(self):
-        key = self.random_key()
-        return key if self.seed is None else jax.random.fold_in(key, self.seed)
+        """This call's key: from the run's key by the layer's path (``random_key``); an
+        eager call without one draws from the layer's seed's own stream when it has a
+        seed (so its draws follow from its seed and its calls, as Keras's), else from
+        the eager stream. The seed is folded in."""
+        if self.generator is None:
+            return self.random_key()
+        return jax.random.fold_in(self.generator.next(), self.seed)
 
     def call(self, inputs, training=True):
         if isinstance(inputs, dict):
@@ -92,8 +110,8 @@ class _Augmentation(_BoxesMixin, Layer):
     def _batched_images(self, images):
         x = jnp.asarray(images)
         if x.ndim not in (3, 4):
-            raise ValueError(f"{self._owner} expects images of rank 3 or 4, received shape "
-                             f"{tuple(x.shape)}.")
+            raise ValueError(f"{self._owner}: Expected the input image to be rank 3 or 4. "
+                             f"Received: inputs.shape={tuple(x.shape)}")
         return x
 
     def _apply_to_images(self, images, transform, key):
@@ -163,6 +181,10 @@ class _Augmentation(_BoxesMixin, Layer):
     def compute_output_shape(self, input_shape):
         return input_shape
 
+    def compute_output_dtype(self, input_dtype):
+        """The compute dtype, whatever the input's (Keras's image layers cast to it)."""
+        return self.compute_dtype
+
     def get_config(self):
         return {**super().get_config(), "seed": self.seed, "data_format": self.data_format}
 
@@ -185,18 +207,24 @@ class RandomFlip(_Augmentation):
         """One draw per image, ``(batch, 1, 1, 1)`` booleans."""
         return jax.random.bernoulli(key, 0.5, (batch, 1, 1, 1))
 
-    def _augment(self, x, key):
-        flip = self._flips(key, x.shape[0])
+    def _draw_transformation(self, key, shape):
+        return {"flips": self._flips(key, shape[0]), "input_shape": self._layer_shape(shape)}
+
+    def _images_from(self, x, transformation):
+        flip = jnp.asarray(transformation["flips"]).reshape(-1, 1, 1, 1)
         if "horizontal" in self.mode:
             x = jnp.where(flip, x[:, :, ::-1, :], x)
         if "vertical" in self.mode:
             x = jnp.where(flip, x[:, ::-1, :, :], x)
         return x
 
-    _augment_masks = _augment
+    _masks_from = _images_from
+    _augment = KerasTransformations._augment_by_transformation
+    _augment_masks = KerasTransformations._augment_masks_by_transformation
+    _augment_boxes = KerasTransformations._augment_boxes_by_transformation
 
-    def _augment_boxes(self, bounding_boxes, images_shape, key):
-        flip = self._flips(key, images_shape[0]).reshape(-1)
+    def _boxes_from(self, bounding_boxes, transformation, images_shape):
+        flip = jnp.asarray(transformation["flips"]).reshape(-1)
         kept = jnp.zeros_like(flip)
         return flip_boxes(bounding_boxes, flip if "horizontal" in self.mode else kept,
                           flip if "vertical" in self.mode else kept,
@@ -220,22 +248,29 @@ class _AffineAugmentation(_Augmentation):
                                       "one {'nearest', 'bilinear'}.")
         self.fill_mode, self.interpolation, self.fill_value = fill_mode, interpolation, fill_value
 
-    def _augment(self, x, key):
-        transforms = self._transforms(key, x.shape[0], x.shape[1], x.shape[2])
-        return image_ops.affine_transform(x, transforms, interpolation=self.interpolation,
+    def _transforms(self, key, batch, height, width):
+        """The ``affine_transform`` parameters ``(batch, 8)`` drawn from ``key``."""
+        return self._matrices(self._draw_transformation(key, (batch, height, width, 1)),
+                              height, width)
+
+    def _images_from(self, x, transformation, interpolation=None):
+        transforms = self._matrices(transformation, x.shape[1], x.shape[2])
+        return image_ops.affine_transform(x, transforms,
+                                          interpolation=interpolation or self.interpolation,
                                           fill_mode=self.fill_mode, fill_value=self.fill_value,
                                           data_format="channels_last")
 
-    def _augment_masks(self, masks, key):
-        transforms = self._transforms(key, masks.shape[0], masks.shape[1], masks.shape[2])
-        return image_ops.affine_transform(masks, transforms, interpolation="nearest",
-                                          fill_mode=self.fill_mode, fill_value=self.fill_value,
-                                          data_format="channels_last")
+    def _masks_from(self, masks, transformation):
+        return self._images_from(masks, transformation, interpolation="nearest")
 
-    def _augment_boxes(self, bounding_boxes, images_shape, key):
-        batch, height, width = images_shape[:3]
-        return transform_boxes(bounding_boxes, self._transforms(key, batch, height, width),
+    def _boxes_from(self, bounding_boxes, transformation, images_shape):
+        height, width = images_shape[1:3]
+        return transform_boxes(bounding_boxes, self._matrices(transformation, height, width),
                                self.bounding_box_format, height, width)
+
+    _augment = KerasTransformations._augment_by_transformation
+    _augment_masks = KerasTransformations._augment_masks_by_transformation
+    _augment_boxes = KerasTransformations._augment_boxes_by_transformation
 
     def get_config(self):
         return {**super().get_config(), "fill_mode": self.fill_mode,
@@ -263,11 +298,17 @@ class RandomRotation(_AffineAugmentation):
         self.factor = factor
         self._range = _factor_range("factor", factor, self._owner)
 
-    def _transforms(self, key, batch, height, width):
+    def _draw_transformation(self, key, shape):
         lower, upper = self._range
-        angles = jax.random.uniform(key, (batch,), minval=lower * 2 * math.pi,
+        angles = jax.random.uniform(key, (shape[0],), minval=lower * 2 * math.pi,
                                     maxval=upper * 2 * math.pi)
-        return rotation_transforms(angles, height, width)
+        batch, height, width = shape[:3]
+        return {"angle": angles * (180.0 / math.pi),
+                "rotation_matrix": rotation_transforms(angles, height, width),
+                "image_height": height, "image_width": width, "batch_size": batch}
+
+    def _matrices(self, transformation, height, width):
+        return jnp.asarray(transformation["rotation_matrix"], jnp.float32).reshape(-1, 8)
 
     def get_config(self):
         return {**super().get_config(), "factor": self.factor}
@@ -276,6 +317,9 @@ class RandomRotation(_AffineAugmentation):
 class RandomZoom(_AffineAugmentation):
     """Zoom each image by ``1 + u`` with ``u`` from ``height_factor`` (and
     ``width_factor``; None keeps the aspect ratio): negative factors zoom in."""
+
+    # Keras's zoom broadcasts one image's boxes against its (batch, 1) zooms
+    _SINGLE_BOXES_BATCHED = True
 
     def __init__(self, height_factor, width_factor=None, fill_mode="reflect",
                  interpolation="bilinear", seed=None, fill_value=0.0, data_format=None,
@@ -288,12 +332,19 @@ class RandomZoom(_AffineAugmentation):
         if self._height[0] < -1.0 or (self._width is not None and self._width[0] < -1.0):
             raise ValueError(f"{self._owner}: factors must be above -1.0.")
 
-    def _transforms(self, key, batch, height, width):
+    def _draw_transformation(self, key, shape):
         kh, kw = jax.random.split(key)
-        zoom_h = 1.0 + jax.random.uniform(kh, (batch,), minval=self._height[0],
+        batch = shape[0]
+        zoom_h = 1.0 + jax.random.uniform(kh, (batch, 1), minval=self._height[0],
                                           maxval=self._height[1])
         zoom_w = zoom_h if self._width is None else 1.0 + jax.random.uniform(
-            kw, (batch,), minval=self._width[0], maxval=self._width[1])
+            kw, (batch, 1), minval=self._width[0], maxval=self._width[1])
+        return {"height_zoom": zoom_h, "width_zoom": zoom_w,
+                "input_shape": self._layer_shape(shape)}
+
+    def _matrices(self, transformation, height, width):
+        zoom_h = jnp.asarray(transformation["height_zoom"], jnp.float32).reshape(-1)
+        zoom_w = jnp.asarray(transformation["width_zoom"], jnp.float32).reshape(-1)
         x_offset = (width - 1.0) / 2.0 * (1.0 - zoom_w)
         y_offset = (height - 1.0) / 2.0 * (1.0 - zoom_h)
         zeros = jnp.zeros_like(zoom_h)
@@ -315,12 +366,19 @@ class RandomTranslation(_AffineAugmentation):
         self._height = _factor_range("height_factor", height_factor, self._owner, 1.0)
         self._width = _factor_range("width_factor", width_factor, self._owner, 1.0)
 
-    def _transforms(self, key, batch, height, width):
+    def _draw_transformation(self, key, shape):
         kh, kw = jax.random.split(key)
+        batch, height, width = shape[:3]
         dy = jax.random.uniform(kh, (batch,), minval=self._height[0],
                                 maxval=self._height[1]) * height
         dx = jax.random.uniform(kw, (batch,), minval=self._width[0],
                                 maxval=self._width[1]) * width
+        return {"translations": jnp.stack([dx, dy], axis=1),
+                "input_shape": self._layer_shape(shape)}
+
+    def _matrices(self, transformation, height, width):
+        translations = jnp.asarray(transformation["translations"], jnp.float32).reshape(-1, 2)
+        dx, dy = translations[:, 0], translations[:, 1]
         ones, zeros = jnp.ones_like(dx), jnp.zeros_like(dx)
         return jnp.stack([ones, zeros, -dx, zeros, ones, -dy, zeros, zeros], axis=1)
 
@@ -342,9 +400,13 @@ class RandomContrast(_Augmentation):
         self._range = (1.0 - lower, 1.0 + upper)
         self.value_range = tuple(value_range)
 
-    def _augment(self, x, key):
-        return self._contrast(x, self._draw(key, x.shape[0]))
+    def _draw_transformation(self, key, shape):
+        return {"contrast_factor": self._draw(key, shape[0]).reshape(-1, 1, 1, 1)}
 
+    def _images_from(self, x, transformation):
+        return self._contrast(x, jnp.asarray(transformation["contrast_factor"]))
+
+    _augment = KerasTransformations._augment_by_transformation
     _augment_boxes = _Augmentation._keep_boxes
 
     def _draw(self, key, batch):
@@ -368,13 +430,24 @@ class RandomBrightness(_Augmentation):
 
     def __init__(self, factor, value_range=(0, 255), seed=None, data_format=None, **kwargs):
         super().__init__(seed, data_format, **kwargs)
-        self.factor = factor
-        self._range = _factor_range("factor", factor, self._owner, 1.0)
+        self._set_factor(factor)
+        if not isinstance(value_range, (tuple, list)) or len(value_range) != 2:
+            raise ValueError(f"{self._owner}: The `value_range` argument should be a list of "
+                             f"two numbers. Received: value_range={value_range!r}")
         self.value_range = tuple(sorted(value_range))
 
-    def _augment(self, x, key):
-        return self._brighten(x, self._draw(key, x.shape[0]))
+    def _set_factor(self, factor):
+        """Keras's ``factor`` read into ``(lower, upper)`` (a number ``f``: ``(-f, f)``),
+        both within [-1, 1]; Keras's configs keep that pair."""
+        self.factor = self._range = _factor_range("factor", factor, self._owner, 1.0)
 
+    def _draw_transformation(self, key, shape):
+        return {"rgb_delta": self._draw(key, shape[0]).reshape(-1, 1, 1, 1)}
+
+    def _images_from(self, x, transformation):
+        return self._brighten(x, jnp.asarray(transformation["rgb_delta"]))
+
+    _augment = KerasTransformations._augment_by_transformation
     _augment_boxes = _Augmentation._keep_boxes
 
     def _draw(self, key, batch):
@@ -397,6 +470,8 @@ class RandomCrop(_Augmentation):
     (Keras's); the input unchanged in inference (as Keras 3). An image not larger than
     that on both sides: Keras's window at the centred crop of that aspect ratio, resized
     to ``height x width``."""
+
+    _one_draw_per_batch = True
 
     def __init__(self, height, width, seed=None, data_format=None, name=None, **kwargs):
         super().__init__(seed, data_format, name=name, **kwargs)

@@ -87,7 +87,10 @@ def transform_boxes(bounding_boxes, transforms, bounding_box_format, height, wid
     """Boxes of images moved by ``transforms`` (see ``warp_corners``), clipped to the
     ``height x width`` image: the affine and perspective layers' boxes."""
     xyxy = _to_xyxy(bounding_boxes, bounding_box_format, height, width)
-    moved = {**xyxy, "boxes": warp_corners(xyxy["boxes"], transforms)}
+    warped = warp_corners(xyxy["boxes"], transforms)
+    # a transform that collapses the image (singular) leaves no box: empty, not NaN
+    warped = jnp.where(jnp.isfinite(warped).all(-1, keepdims=True), warped, 0.0)
+    moved = {**xyxy, "boxes": warped}
     clipped = clip_to_image_size(moved, height=height, width=width, bounding_box_format="xyxy")
     return _from_xyxy(clipped, bounding_box_format, height, width)
 
@@ -150,12 +153,12 @@ def resize_boxes(bounding_boxes, scale_y, scale_x, offset_y, offset_x, bounding_
 
 def mix_boxes(bounding_boxes, permutation):
     """Each image's boxes followed by those of the image ``permutation`` blends into it
-    (``MixUp``); the labels are joined alike, along the boxes' axis."""
-    boxes, labels = bounding_boxes["boxes"], bounding_boxes["labels"]
+    (``MixUp``); the labels are joined alike, along the boxes' axis (their last)."""
+    boxes, labels = bounding_boxes["boxes"], jnp.asarray(bounding_boxes["labels"])
     permutation = jnp.asarray(permutation)
     return {**bounding_boxes,
             "boxes": jnp.concatenate([boxes, jnp.take(boxes, permutation, axis=0)], axis=1),
-            "labels": jnp.concatenate([labels, jnp.take(labels, permutation, axis=0)], axis=1)}
+            "labels": jnp.concatenate([labels, jnp.take(labels, permutation, axis=0)], axis=-1)}
 
 
 class _BoxesMixin:
@@ -194,8 +197,13 @@ class _BoxesMixin:
     def _apply_to_boxes(self, bounding_boxes, images_shape, key):
         """``_augment_boxes`` on the boxes (batched for it) of images of ``images_shape``
         (as given: rank 3 or 4, in the layer's layout)."""
+        if type(self)._augment_boxes is _BoxesMixin._keep_boxes:
+            return bounding_boxes  # boxes of any shape stay as they are (Keras's)
         single = len(images_shape) == 3
         rank = jnp.ndim(bounding_boxes["boxes"])
+        if rank == 2 and not single and self._one_draw_per_batch:
+            # one set of boxes for every image: the batch's one draw moves it (Keras's)
+            single, images_shape = True, tuple(images_shape)[1:]
         if rank != (2 if single else 3):
             raise ValueError(f"{self._boxes_owner}: {'one image' if single else 'a batch'} of "
                              f"shape {tuple(images_shape)} takes boxes of shape "
@@ -212,6 +220,9 @@ class _BoxesMixin:
         if single:
             out = {**out, "boxes": out["boxes"][0], "labels": out["labels"][0]}
         return out
+
+    #: the layer draws once for the whole batch (a set of boxes may serve every image)
+    _one_draw_per_batch = False
 
     def _augment_boxes(self, bounding_boxes, images_shape, key):
         """Boxes moved as the images are with the same draws (``key``)."""

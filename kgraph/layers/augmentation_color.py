@@ -23,6 +23,7 @@ import jax.numpy as jnp
 from kgraph.config import epsilon
 from kgraph.layers.augmentation import (RandomBrightness, RandomContrast, _Augmentation,
                                         _unit_factor)
+from kgraph.layers.augmentation_transformations import KerasTransformations
 from kgraph.ops import image as image_ops
 
 __all__ = [
@@ -68,6 +69,10 @@ class RandomGrayscale(_Augmentation):
         apply = jax.random.uniform(key, (x.shape[0], 1, 1, 1)) < self.factor
         grey = image_ops.rgb_to_grayscale(x, data_format="channels_last")
         return jnp.where(apply, grey, x)
+
+    def compute_output_dtype(self, input_dtype):
+        """The input's dtype (Keras's ``RandomGrayscale`` gives its input's spec)."""
+        return input_dtype
 
     def get_config(self):
         config = {**super().get_config(), "factor": self.factor}
@@ -174,7 +179,7 @@ class RandomColorDegeneration(_Augmentation):
     def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
         super().__init__(seed, data_format, **kwargs)
         # Keras's bounds (-1, 1): a number f is (-f, f)
-        self.factor = _unit_factor(self._owner, factor, bounds=(-1.0, 1.0))
+        self.factor = _unit_factor(self._owner, factor, bounds=(-1, 1))
         self.value_range = _value_range(self._owner, value_range)
 
     def _augment(self, x, key):
@@ -247,7 +252,7 @@ class RandomSaturation(_Augmentation):
     def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
         super().__init__(seed, data_format, **kwargs)
         # Keras's bounds (-1, 1): a number f is (-f, f)
-        self.factor = _unit_factor(self._owner, factor, bounds=(-1.0, 1.0))
+        self.factor = _unit_factor(self._owner, factor, bounds=(-1, 1))
         self.value_range = _value_range(self._owner, value_range)
 
     def _augment(self, x, key):
@@ -326,11 +331,19 @@ class RandomGaussianBlur(_Augmentation):
         self.sigma = _unit_factor(self._owner, sigma, "sigma")
         self.value_range = value_range
 
-    def _augment(self, x, key):
+    _SINGLE_IMAGE_BATCHED = True
+
+    def _draw_transformation(self, key, shape):
         coin_key, sigma_key = jax.random.split(key)
-        apply = _coins(coin_key, x.shape[0], self.factor)
-        sigma = jax.random.uniform(sigma_key, (2,), x.dtype, *self.sigma) + 1e-6
-        return self._blur(x, apply, sigma)
+        apply = _coins(coin_key, shape[0], self.factor)
+        sigma = jax.random.uniform(sigma_key, (2,), self.compute_dtype, *self.sigma) + 1e-6
+        return {"blur_factor": sigma, "should_apply_blur": apply}
+
+    def _images_from(self, x, transformation):
+        return self._blur(x, jnp.asarray(transformation["should_apply_blur"]),
+                          jnp.asarray(transformation["blur_factor"]).astype(x.dtype))
+
+    _augment = KerasTransformations._augment_by_transformation
 
     def _blur(self, x, apply, sigma):
         """``x`` (channels last) blurred where ``apply`` (per image) with ``sigma``."""
@@ -369,8 +382,8 @@ class RandomColorJitter(_Augmentation):
                 ("hue", hue_factor, RandomHue, "_turn")):
             if factor is None:
                 continue
-            try:
-                layer = cls(factor, value_range)
+            try:  # each step seeded with the jitter's seed, as Keras's
+                layer = cls(factor, value_range, seed=seed)
             except ValueError as err:
                 raise ValueError(f"{self._owner}: `{name}_factor` is refused "
                                  f"({name}_factor={factor!r}): {err}") from None
@@ -378,10 +391,12 @@ class RandomColorJitter(_Augmentation):
 
     def _draw(self, key, batch):
         """Each step's per-image amounts: brightness shifts (pixel values), contrast
-        factors, saturation scales and hue turns, each ``(batch,)``."""
+        factors, saturation scales and hue turns, each ``(batch,)``. Seeded, each step
+        draws as its layer would on its own (its seed's stream in an eager call, as
+        Keras's step layers do); else from its share of ``key``."""
         keys = jax.random.split(key, 4)
-        return {name: layer._draw(keys[i], batch) for i, (name, layer, _) in
-                enumerate(self._steps)}
+        return {name: layer._draw(keys[i] if self.seed is None else layer._key(), batch)
+                for i, (name, layer, _) in enumerate(self._steps)}
 
     def _jitter(self, x, amounts):
         """``x`` (channels last) through each step with the given per-image amounts."""

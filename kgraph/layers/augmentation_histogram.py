@@ -74,6 +74,10 @@ class Equalization(_Deterministic):
     def _augment(self, x, key=None):
         return self._equalize(x)
 
+    def compute_output_dtype(self, input_dtype):
+        """The input's dtype (Keras's ``Equalization`` gives its input's spec)."""
+        return input_dtype
+
     def _equalize(self, x):
         """``x`` (channels last) equalized, one histogram per channel over the batch."""
         dtype, bins, channels = x.dtype, self.bins, x.shape[-1]

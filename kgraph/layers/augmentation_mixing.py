@@ -26,6 +26,7 @@ import jax.numpy as jnp
 from kgraph.layers.augmentation import _Augmentation
 from kgraph.layers.augmentation_boxes import mix_boxes
 from kgraph.layers.augmentation_color import _unit_factor
+from kgraph.layers.augmentation_transformations import KerasTransformations
 
 __all__ = ["CutMix", "MixUp", "RandomErasing"]
 
@@ -82,16 +83,30 @@ class MixUp(_Augmentation):
         weights = jnp.asarray(weights).reshape(-1, 1, 1, 1).astype(x.dtype)
         return weights * x + (1.0 - weights) * jnp.take(x, permutation, axis=0)
 
-    def _augment(self, x, key):
-        return self._mix(x, *self._draw(key, x.shape[0]))
+    # Keras's formula broadcasts one image to a batch of one, and pairs boxes by their
+    # first axis
+    _SINGLE_IMAGE_BATCHED = True
+    _BOXES_FIRST_AXIS_IS_BATCH = True
 
-    _augment_masks = _augment
+    def _draw_transformation(self, key, shape):
+        weights, permutation = self._draw(key, shape[0])
+        return {"mix_weight": weights, "permutation_order": permutation}
 
-    def _augment_labels(self, labels, images_shape, key):
-        return _mix_labels(labels, *self._draw(key, images_shape[0]))
+    def _images_from(self, x, transformation):
+        return self._mix(x, transformation["mix_weight"], transformation["permutation_order"])
 
-    def _augment_boxes(self, bounding_boxes, images_shape, key):
-        return mix_boxes(bounding_boxes, self._draw(key, images_shape[0])[1])
+    def _labels_from(self, labels, transformation):
+        return _mix_labels(labels, transformation["mix_weight"],
+                           transformation["permutation_order"])
+
+    def _boxes_from(self, bounding_boxes, transformation, images_shape):
+        return mix_boxes(bounding_boxes, transformation["permutation_order"])
+
+    _masks_from = _images_from
+    _augment = KerasTransformations._augment_by_transformation
+    _augment_masks = KerasTransformations._augment_masks_by_transformation
+    _augment_labels = KerasTransformations._augment_labels_by_transformation
+    _augment_boxes = KerasTransformations._augment_boxes_by_transformation
 
     def get_config(self):
         return {**super().get_config(), "alpha": self.alpha}
@@ -133,15 +148,35 @@ class CutMix(_Augmentation):
         x0, x1, y0, y1 = boxes
         return 1.0 - (x1 - x0) * (y1 - y0) / (width * height)
 
-    def _augment(self, x, key):
-        return self._paste(x, *self._draw(key, *x.shape[:3]))
+    _IMAGE_SHAPED = ("batch_masks",)
+    _SINGLE_IMAGE_BATCHED = True
 
-    _augment_masks = _augment
+    def _draw_transformation(self, key, shape):
+        batch, height, width, channels = shape
+        boxes, permutation = self._draw(key, batch, height, width)
+        masks = jnp.broadcast_to(_box_masks(boxes, height, width),
+                                 (batch, height, width, channels))
+        return {"permutation_order": permutation, "batch_masks": masks,
+                "mix_weight": self._label_weights(boxes, height, width).reshape(-1, 1, 1, 1)}
 
-    def _augment_labels(self, labels, images_shape, key):
-        boxes, permutation = self._draw(key, *images_shape[:3])
-        weights = self._label_weights(boxes, images_shape[1], images_shape[2])
-        return _mix_labels(labels, weights, permutation)
+    def _images_from(self, x, transformation):
+        permutation = jnp.asarray(transformation["permutation_order"])
+        return jnp.where(transformation["batch_masks"], jnp.take(x, permutation, axis=0), x)
+
+    def _labels_from(self, labels, transformation):
+        return _mix_labels(labels, transformation["mix_weight"],
+                           transformation["permutation_order"])
+
+    _masks_from = _images_from
+    _augment = KerasTransformations._augment_by_transformation
+    _augment_masks = KerasTransformations._augment_masks_by_transformation
+    _augment_labels = KerasTransformations._augment_labels_by_transformation
+
+    def get_random_transformation(self, data, training=True, seed=None):
+        images = data["images"] if isinstance(data, dict) else data
+        if jnp.ndim(images) == 3:  # Keras draws nothing for one image
+            return None
+        return super().get_random_transformation(data, training, seed)
 
     def call(self, inputs, training=True):
         images = inputs["images"] if isinstance(inputs, dict) else inputs
@@ -205,8 +240,20 @@ class RandomErasing(_Augmentation):
         erase = jnp.asarray(erase).reshape(-1, 1, 1, 1)
         return jnp.where(inside & erase, jnp.asarray(fill).astype(x.dtype), x)
 
-    def _augment(self, x, key):
-        return self._erase(x, *self._draw(key, x.shape))
+    _IMAGE_SHAPED = ("batch_masks", "fill_value")
+    _SINGLE_IMAGE_BATCHED = True
+
+    def _draw_transformation(self, key, shape):
+        boxes, erase, fill = self._draw(key, shape)
+        masks = jnp.broadcast_to(_box_masks(boxes, shape[1], shape[2]), shape)
+        return {"apply_erasing": erase, "batch_masks": masks, "fill_value": fill}
+
+    def _images_from(self, x, transformation):
+        erase = jnp.asarray(transformation["apply_erasing"]).reshape(-1, 1, 1, 1)
+        fill = jnp.asarray(transformation["fill_value"]).astype(x.dtype)
+        return jnp.where(transformation["batch_masks"] & erase, fill, x)
+
+    _augment = KerasTransformations._augment_by_transformation
 
     def get_config(self):
         return {**super().get_config(), "factor": self.factor, "scale": self.scale,

@@ -24,6 +24,7 @@ import numpy as np
 from kgraph.layers.augmentation import _AffineAugmentation, _Augmentation
 from kgraph.layers.augmentation_boxes import transform_boxes
 from kgraph.layers.augmentation_color import _coins, _unit_factor
+from kgraph.layers.augmentation_transformations import KerasTransformations
 from kgraph.ops import image as image_ops
 
 __all__ = ["RandomElasticTransform", "RandomPerspective", "RandomShear", "perspective_boxes",
@@ -102,15 +103,15 @@ class RandomShear(_AffineAugmentation):
                                        maxval=self.x_factor[1])
         return x_amounts * sign, y_amounts * sign
 
-    def _augment(self, x, key):
-        return self._shear(x, *self._amounts(key, x.shape[0]))
+    def _draw_transformation(self, key, shape):
+        x_amounts, y_amounts = self._amounts(key, shape[0])
+        return {"shear_factor": jnp.stack([x_amounts, y_amounts], axis=1),
+                "input_shape": self._layer_shape(shape)}
 
-    def _transforms(self, key, batch, height, width):
+    def _matrices(self, transformation, height, width):
         """The images' ``affine_transform`` parameters (what their boxes follow)."""
-        return shear_transforms(*self._amounts(key, batch))
-
-    def _augment_masks(self, masks, key):
-        return self._shear(masks, *self._amounts(key, masks.shape[0]), interpolation="nearest")
+        amounts = jnp.asarray(transformation["shear_factor"], jnp.float32).reshape(-1, 2)
+        return shear_transforms(amounts[:, 0], amounts[:, 1])
 
     def _shear(self, x, x_amounts, y_amounts, interpolation=None):
         """Channels-last ``x`` sheared by per-image amounts (Keras's ``shear_factor``
@@ -154,17 +155,33 @@ class RandomPerspective(_Augmentation):
         start = jnp.broadcast_to(corners, (batch, 4, 2))
         return apply, start, start + start * shifts
 
-    def _augment(self, x, key):
-        return self._perspective(x, *self._draw(key, *x.shape[:3]))
+    def _draw_transformation(self, key, shape):
+        apply, start, end = self._draw(key, *shape[:3])
+        return {"apply_perspective": apply, "start_points": start, "end_points": end,
+                "input_shape": self._layer_shape(shape)}
 
-    def _augment_boxes(self, bounding_boxes, images_shape, key):
-        batch, height, width = images_shape[:3]
-        return perspective_boxes(bounding_boxes, *self._draw(key, batch, height, width),
+    def _images_from(self, x, transformation, interpolation=None):
+        return self._perspective(x, *self._points(transformation), interpolation=interpolation)
+
+    def _masks_from(self, masks, transformation):
+        return self._images_from(masks, transformation, interpolation="nearest")
+
+    def _boxes_from(self, bounding_boxes, transformation, images_shape):
+        height, width = images_shape[1:3]
+        return perspective_boxes(bounding_boxes, *self._points(transformation),
                                  self.bounding_box_format, height, width)
 
-    def _augment_masks(self, masks, key):
-        return self._perspective(masks, *self._draw(key, *masks.shape[:3]),
-                                 interpolation="nearest")
+    @staticmethod
+    def _points(transformation):
+        """The transformation's ``(apply, start_points, end_points)``, batched."""
+        apply = jnp.asarray(transformation["apply_perspective"]).reshape(-1)
+        start, end = (jnp.asarray(transformation[name], jnp.float32).reshape(-1, 4, 2)
+                      for name in ("start_points", "end_points"))
+        return apply, start, end
+
+    _augment = KerasTransformations._augment_by_transformation
+    _augment_masks = KerasTransformations._augment_masks_by_transformation
+    _augment_boxes = KerasTransformations._augment_boxes_by_transformation
 
     def _perspective(self, x, apply, start_points, end_points, interpolation=None):
         """Channels-last ``x`` warped from ``start_points`` to ``end_points`` (``(batch, 4,
@@ -208,15 +225,24 @@ class RandomElasticTransform(_Augmentation):
                                         maxval=self.scale[1])
         return apply, distortion, field_key
 
-    def _augment(self, x, key):
+    def _draw_transformation(self, key, shape):
+        apply, distortion, field_key = self._draw(key, shape[0])
+        return {"apply_transform": apply, "distortion_factor": distortion, "seed": field_key}
+
+    def _images_from(self, x, transformation, interpolation=None):
         if self.scale[1] == 0 or self.factor[1] == 0:  # as Keras: no transform, no clip
             return x
-        return self._distort(x, *self._draw(key, x.shape[0]))
+        seed = transformation["seed"]
+        key = jax.random.PRNGKey(seed) if isinstance(seed, int) else jnp.asarray(seed)
+        return self._distort(x, jnp.asarray(transformation["apply_transform"]).reshape(-1),
+                             transformation["distortion_factor"], key,
+                             interpolation=interpolation)
 
-    def _augment_masks(self, masks, key):
-        if self.scale[1] == 0 or self.factor[1] == 0:
-            return masks
-        return self._distort(masks, *self._draw(key, masks.shape[0]), interpolation="nearest")
+    def _masks_from(self, masks, transformation):
+        return self._images_from(masks, transformation, interpolation="nearest")
+
+    _augment = KerasTransformations._augment_by_transformation
+    _augment_masks = KerasTransformations._augment_masks_by_transformation
 
     def _distort(self, x, apply, distortion, key, interpolation=None):
         """Channels-last ``x`` deformed where ``apply`` (per image) with the distortion

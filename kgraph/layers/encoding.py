@@ -14,52 +14,53 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from kgraph import config
 from kgraph.base.layer import Layer
 from kgraph.base.tensor_kinds import dense_only
-from kgraph.layers.lookup import _batches, encode_counts
+from kgraph.graph.keras_tensor import KerasTensor
+from kgraph.layers.adapt_data import adapt_batches
+from kgraph.layers.categorical import CATEGORICAL_MODES, encode_categorical, encoded_shape
 from kgraph.layers.string_hashes import fingerprint64 as _fingerprint64, salt_key, siphash64
 
 __all__ = ["CategoryEncoding", "Discretization", "Hashing"]
 
 
 class CategoryEncoding(Layer):
-    """Integer ids in ``[0, num_tokens)`` to one-hot, multi-hot or count vectors."""
+    """Integer ids in ``[0, num_tokens)`` to one-hot, multi-hot or count vectors (``count``
+    may weigh each occurrence by ``count_weights``)."""
 
     def __init__(self, num_tokens=None, output_mode="multi_hot", sparse=False, **kwargs):
         super().__init__(**kwargs)
         if output_mode == "binary":
             output_mode = "multi_hot"
-        if output_mode not in ("one_hot", "multi_hot", "count"):
+        if output_mode not in CATEGORICAL_MODES:
             raise ValueError(f"Unknown arg for output_mode: {output_mode}")
-        if num_tokens is None or num_tokens < 1:
+        if num_tokens is None:
+            raise ValueError("num_tokens must be set to use this layer. If the number of "
+                             "tokens is not known beforehand, use the IntegerLookup layer "
+                             "instead.")
+        if num_tokens < 1:
             raise ValueError(f"`num_tokens` must be >= 1. Received: num_tokens={num_tokens}.")
-        if sparse:
-            raise ValueError(f'Layer "{self.name}": sparse=True is not supported.')
+        dense_only(f'Layer "{self.name}"', sparse)
         self.num_tokens, self.output_mode, self.sparse = num_tokens, output_mode, False
 
+    def _encode(self, inputs, count_weights=None):
+        return encode_categorical(jnp.asarray(inputs), self.output_mode, self.num_tokens,
+                                  self.compute_dtype, count_weights)
+
     def call(self, inputs, count_weights=None):
-        inputs = jnp.asarray(inputs).astype(jnp.int32)
-        if self.output_mode == "one_hot":
-            if inputs.ndim > 1 and inputs.shape[-1] == 1:
-                inputs = inputs[..., 0]
-            return (inputs[..., None] == jnp.arange(self.num_tokens)).astype(jnp.float32)
-        if inputs.ndim == 1:
-            inputs = inputs[:, None]
         if count_weights is not None:
-            hits = (inputs[..., None] == jnp.arange(self.num_tokens)).astype(jnp.float32)
-            return jnp.sum(hits * jnp.asarray(count_weights, jnp.float32)[..., None], axis=-2)
-        return encode_counts(inputs, self.num_tokens, self.output_mode)
+            if self.output_mode != "count":
+                raise ValueError("`count_weights` is not used when `output_mode` is not "
+                                 f"`'count'`. Received `count_weights={count_weights}`.")
+            count_weights = jnp.asarray(count_weights, self.compute_dtype)
+        return self._encode(inputs, count_weights)
 
     def compute_output_shape(self, input_shape):
-        if self.output_mode == "one_hot":
-            base = input_shape[:-1] if len(input_shape) > 1 and input_shape[-1] == 1 \
-                else input_shape
-            return tuple(base) + (self.num_tokens,)
-        return (tuple(input_shape[:-1]) if len(input_shape) > 1 else tuple(input_shape)) + (
-            self.num_tokens,)
+        return encoded_shape(input_shape, self.output_mode, self.num_tokens)
 
     def compute_output_dtype(self, input_dtype):
-        return jnp.dtype("float32")
+        return jnp.dtype(self.compute_dtype)
 
     def get_config(self):
         return {**super().get_config(), "num_tokens": self.num_tokens,
@@ -95,17 +96,32 @@ class Discretization(Layer):
     def __init__(self, bin_boundaries=None, num_bins=None, epsilon=0.01, output_mode="int",
                  sparse=False, dtype=None, name=None, **kwargs):
         super().__init__(name=name, dtype=dtype, **kwargs)
-        if output_mode not in ("int", "one_hot", "multi_hot", "count"):
-            raise ValueError(f"Unknown output_mode {output_mode!r}.")
+        dense_only(f'Layer "{self.name}"', sparse)
+        if output_mode not in ("int",) + CATEGORICAL_MODES:
+            raise ValueError(f"Unknown value for `output_mode` in Discretization: "
+                             f"{output_mode!r}; expected one of {('int',) + CATEGORICAL_MODES}.")
+        if num_bins is not None and num_bins < 0:
+            raise ValueError("`num_bins` must be greater than or equal to 0. "
+                             f"Received: `num_bins={num_bins}`")
         if bin_boundaries is not None and num_bins is not None:
             raise ValueError("Both `num_bins` and `bin_boundaries` should not be set. "
-                             f"Received: num_bins={num_bins} and "
-                             f"bin_boundaries={bin_boundaries}")
+                             f"Received: `num_bins={num_bins}` and "
+                             f"`bin_boundaries={bin_boundaries}`")
+        if num_bins is None and bin_boundaries is None:
+            raise ValueError("You need to set either `num_bins` or `bin_boundaries`.")
         self.bin_boundaries = None if bin_boundaries is None else [float(b) for b in
                                                                     bin_boundaries]
-        dense_only(f'Layer "{self.name}"', sparse)
         self.num_bins, self.epsilon, self.output_mode, self.sparse = (num_bins, epsilon,
                                                                       output_mode, False)
+
+    @property
+    def input_dtype(self):
+        return config.floatx()
+
+    @property
+    def output_dtype(self):
+        """``int32`` bucket indices, or encodings in the compute dtype (as Keras)."""
+        return self.compute_dtype if self.output_mode != "int" else "int32"
 
     def adapt(self, data, steps=None):
         """Boundaries at the ``1/num_bins`` ... quantiles of ``data`` (an array or an
@@ -115,26 +131,28 @@ class Discretization(Layer):
             raise ValueError("Cannot adapt a Discretization layer that has been initialized "
                              "with `bin_boundaries`, use `num_bins` instead.")
         summary = np.zeros((2, 0), np.float32)
-        for step, batch in enumerate(_batches(data)):
-            if steps is not None and step >= steps:
-                break
+        for batch in adapt_batches(data, steps):
             merged = np.concatenate([_summarize(batch, self.epsilon), summary], axis=1)
             summary = _compress(merged[:, np.argsort(merged[0])], self.epsilon)
         self.bin_boundaries = _compress(summary, 1.0 / self.num_bins)[0, :-1].tolist()
 
     def call(self, inputs):
         if self.bin_boundaries is None:
-            raise ValueError(f'Layer "{self.name}" has no bin boundaries: pass bin_boundaries '
-                             "or call adapt() first.")
+            raise ValueError("You need to either pass the `bin_boundaries` argument at "
+                             "construction time or call `adapt(dataset)` before you can start "
+                             f'using the `Discretization` layer "{self.name}".')
         boundaries = jnp.asarray(self.bin_boundaries, jnp.float32)
         indices = jnp.searchsorted(boundaries, jnp.asarray(inputs, jnp.float32),
                                    side="right").astype(jnp.int32)
-        if self.output_mode == "int":
-            return indices
-        return encode_counts(indices, len(self.bin_boundaries) + 1, self.output_mode)
+        return encode_categorical(indices, self.output_mode, len(self.bin_boundaries) + 1,
+                                  self.output_dtype)
+
+    def compute_output_shape(self, input_shape):
+        depth = self.num_bins if self.bin_boundaries is None else len(self.bin_boundaries) + 1
+        return encoded_shape(input_shape, self.output_mode, depth)
 
     def compute_output_dtype(self, input_dtype):
-        return jnp.dtype("int32") if self.output_mode == "int" else jnp.dtype("float32")
+        return jnp.dtype(self.output_dtype)
 
     @classmethod
     def from_config(cls, config):
@@ -183,25 +201,37 @@ class Hashing(Layer):
 
     def __init__(self, num_bins, mask_value=None, salt=None, output_mode="int", sparse=False,
                  **kwargs):
-        if output_mode == "int" and not kwargs.get("dtype"):
-            kwargs["dtype"] = "int64"  # Keras's dtype of integer buckets
+        if not kwargs.get("dtype"):  # Keras's dtypes: int64 buckets, or floatx encodings
+            kwargs["dtype"] = "int64" if output_mode == "int" else config.floatx()
         super().__init__(**kwargs)
         if num_bins is None or num_bins <= 0:
             raise ValueError(f"The `num_bins` for `Hashing` cannot be `None` or non-positive "
                              f"values. Received: num_bins={num_bins}.")
-        if output_mode not in ("int", "one_hot", "multi_hot", "count"):
-            raise ValueError(f"Unknown output_mode {output_mode!r}.")
+        if output_mode == "int" and self.dtype_policy.name not in ("int32", "int64"):
+            raise ValueError('When `output_mode="int"`, `dtype` should be an integer type, '
+                             f"'int32' or 'in64'. Received: dtype={kwargs['dtype']}")
+        if output_mode not in ("int",) + CATEGORICAL_MODES:
+            raise ValueError("Invalid value for argument `output_mode`. Expected one of "
+                             f"{('int',) + CATEGORICAL_MODES}. Received: "
+                             f"output_mode={output_mode}")
+        if sparse and output_mode == "int":
+            raise ValueError('`sparse` may only be true if `output_mode` is `"one_hot"`, '
+                             f'`"multi_hot"`, or `"count"`. Received: sparse={sparse} and '
+                             f"output_mode={output_mode}")
         dense_only(f'Layer "{self.name}"', sparse)
         self.num_bins, self.mask_value = num_bins, mask_value
         self.salt = salt_key(salt, "Hashing")
         self.output_mode, self.sparse = output_mode, False
 
     def _buckets(self, values):
-        masked = self.mask_value is not None
+        values = np.asarray(values)
+        if values.dtype.kind == "f":  # Keras hashes a float's integer part's text
+            values = values.astype(np.int64)
+        masked = self.mask_value is not None and self.num_bins > 1
         bins = self.num_bins - 1 if masked else self.num_bins
         buckets = _buckets_host(values, bins, self.salt)
         if masked:
-            buckets = np.where(np.asarray(values) == self.mask_value, 0, buckets + 1)
+            buckets = np.where(values == self.mask_value, 0, buckets + 1)
         return buckets.astype(np.int32)
 
     def call(self, inputs):
@@ -213,16 +243,18 @@ class Hashing(Layer):
                                         vmap_method="expand_dims")
         if self.output_mode == "int":
             return buckets
-        return encode_counts(buckets, self.num_bins, self.output_mode)
+        return encode_categorical(buckets, self.output_mode, self.num_bins, self.compute_dtype)
 
-    def __call__(self, *args, **kwargs):
-        if args and isinstance(args[0], (np.ndarray, list)) and np.asarray(
-                args[0]).dtype.kind in "USO":
-            return self.call(np.asarray(args[0]))
-        return super().__call__(*args, **kwargs)
+    def __call__(self, inputs, *args, **kwargs):
+        if not isinstance(inputs, (jax.Array, jax.core.Tracer, KerasTensor)):
+            return self.call(np.asarray(inputs))  # host values (strings too): hashed now
+        return super().__call__(inputs, *args, **kwargs)
+
+    def compute_output_shape(self, input_shape):
+        return encoded_shape(input_shape, self.output_mode, self.num_bins)
 
     def compute_output_dtype(self, input_dtype):
-        return jnp.dtype("int32") if self.output_mode == "int" else jnp.dtype("float32")
+        return jnp.dtype(self.compute_dtype)
 
     def get_config(self):
         return {**super().get_config(), "num_bins": self.num_bins,

@@ -55,8 +55,9 @@ class MelSpectrogram(Layer):
         self.sequence_stride = sequence_stride
         self.sequence_length = sequence_length or fft_length
         if self.fft_length < self.sequence_length:
-            raise ValueError(f"MelSpectrogram: fft_length ({fft_length}) must be at least "
-                             f"sequence_length ({self.sequence_length}).")
+            raise ValueError("MelSpectrogram: `fft_length` must be greater than or equal to "
+                             f"`sequence_length`. Received: `sequence_length`="
+                             f"{self.sequence_length}, `fft_length`={self.fft_length}.")
         self.window = window
         self.sampling_rate = sampling_rate
         self.num_mel_bins = num_mel_bins

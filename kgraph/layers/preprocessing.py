@@ -68,6 +68,28 @@ class Rescaling(Layer):
         return {**super().get_config(), "scale": self.scale, "offset": self.offset}
 
 
+def _normalization_batches(data):
+    """The inputs of ``Normalization.adapt``'s batches: a ``tf.data.Dataset`` (unbatched
+    rows are batched by 128, as Keras), a ``PyDataset`` or any iterable of batches; of an
+    ``(x, y)`` or ``(x, y, sample_weight)`` batch, ``x``."""
+    spec = getattr(data, "element_spec", None)
+    if spec is not None:
+        x_spec = spec[0] if isinstance(spec, tuple) else spec
+        if len(x_spec.shape) == 1:
+            data = data.batch(128)
+    elif hasattr(data, "__getitem__") and hasattr(data, "__len__") and not hasattr(
+            data, "__iter__"):
+        data = (data[i] for i in range(len(data)))
+    for batch in data:
+        batch = batch[0] if isinstance(batch, tuple) else batch
+        if getattr(batch, "shape", None) is None and not isinstance(batch, list):
+            raise TypeError("adapt() expects an iterable that yields arrays or tensors with a "
+                            "`.shape` attribute (e.g. numpy arrays or backend tensors). Got an "
+                            f"element of type {type(batch).__name__}. Ensure each yielded "
+                            "element is array-like with a `.shape` attribute.")
+        yield batch
+
+
 class Normalization(Layer):
     """Feature-wise ``(x - mean) / sqrt(variance)`` (or its inverse with ``invert=True``).
 
@@ -75,8 +97,9 @@ class Normalization(Layer):
     None: one scalar for everything). Give ``mean`` and ``variance`` directly, or call
     ``adapt(data)`` on a NumPy array (or an iterable of batches) to compute them; adapted
     statistics are the non-trainable weights ``mean``, ``variance`` (and ``count``, as in
-    Keras), so they live in a compiled program's ``state``. Calling the layer on values
-    before either is an error.
+    Keras), so they live in a compiled program's ``state``; ``layer.mean`` and
+    ``layer.variance`` are the statistics in the inputs' broadcast shape. Calling the layer
+    on values before either is an error (Keras would use mean 0 and variance 1).
 
     >>> import numpy as np
     >>> layer = Normalization()
@@ -118,16 +141,16 @@ class Normalization(Layer):
         ndim = len(input_shape)
         self._build_input_shape = tuple(input_shape)
         if any(a < -ndim or a >= ndim for a in self.axis):
-            raise ValueError(f'Layer "{self.name}": all `axis` values must be in the range '
-                             f"[-ndim, ndim). Received inputs with ndim={ndim}, while "
-                             f"axis={self.axis}")
+            raise ValueError(f"All `axis` values must be in the range [-ndim, ndim). Received "
+                             f'inputs with ndim={ndim}, while axis={self.axis} (layer '
+                             f'"{self.name}")')
         self._keep_axis = tuple(sorted(a % ndim for a in self.axis))
         for d in self._keep_axis:
             if input_shape[d] is None:
-                raise ValueError(f'Layer "{self.name}": all `axis` values to be kept must have '
-                                 f"a known shape. Received axis={self.axis}, "
-                                 f"inputs.shape={tuple(input_shape)}, with unknown axis at "
-                                 f"index {d}")
+                raise ValueError(f"All `axis` values to be kept must have a known shape. "
+                                 f"Received axis={self.axis}, inputs.shape="
+                                 f"{tuple(input_shape)}, with unknown axis at index {d} "
+                                 f'(layer "{self.name}")')
         self._reduce_axis = tuple(d for d in range(ndim) if d not in self._keep_axis)
         self._broadcast_shape = tuple(input_shape[d] if d in self._keep_axis else 1
                                       for d in range(ndim))
@@ -156,8 +179,6 @@ class Normalization(Layer):
                                  f"shape {tuple(input_shape)} with axis={self.axis}: expected "
                                  f"shape {self._mean_and_var_shape} (or broadcastable to "
                                  "it).") from None
-        spec_axes = {d: input_shape[d] for d in self._keep_axis}
-        self.input_spec = InputSpec(ndim=ndim, axes=spec_axes)
         self.built = True
 
     # ------------------------------------------------------------------ adapt
@@ -166,8 +187,8 @@ class Normalization(Layer):
         batches (arrays, or ``(x, y)`` tuples whose ``x`` is used)."""
         if isinstance(data, (np.ndarray, jax.Array)) or np.isscalar(data):
             batches, input_shape = None, np.shape(data)
-        elif hasattr(data, "__iter__"):
-            batches = [np.asarray(b[0] if isinstance(b, tuple) else b) for b in data]
+        elif hasattr(data, "__iter__") or hasattr(data, "__getitem__"):
+            batches = [np.asarray(b) for b in _normalization_batches(data)]
             if not batches:
                 raise ValueError("adapt() received an empty iterable (no batches). Expected at "
                                  "least one batch.")
@@ -235,16 +256,35 @@ class Normalization(Layer):
                          "to the constructor, or set its weights).")
 
     # ------------------------------------------------------------------- call
+    @property
+    def mean(self):
+        """The mean in the inputs' broadcast shape (the adapted one, or the given one)."""
+        if self.input_mean is not None:
+            return jnp.asarray(self._constant_mean, self.compute_dtype)
+        return jnp.reshape(self.adapt_mean, self._broadcast_shape).astype(self.compute_dtype)
+
+    @property
+    def variance(self):
+        """The variance in the inputs' broadcast shape."""
+        if self.input_mean is not None:
+            return jnp.asarray(self._constant_variance, self.compute_dtype)
+        return jnp.reshape(self.adapt_variance, self._broadcast_shape).astype(
+            self.compute_dtype)
+
     def call(self, inputs):
         self._check_adapted()
         dtype = self.compute_dtype
         inputs = inputs.astype(dtype)
-        if self.input_mean is not None:
-            mean = jnp.asarray(self._constant_mean, dtype)
-            variance = jnp.asarray(self._constant_variance, dtype)
-        else:
-            mean = jnp.reshape(self.adapt_mean, self._broadcast_shape).astype(dtype)
-            variance = jnp.reshape(self.adapt_variance, self._broadcast_shape).astype(dtype)
+        mean, variance = self.mean.astype(dtype), self.variance.astype(dtype)
+        try:
+            fits = np.broadcast_shapes(inputs.shape, mean.shape) == tuple(inputs.shape)
+        except ValueError:
+            fits = False
+        if not fits:  # statistics broadcast over the inputs, never the other way
+            raise ValueError(f'Layer "{self.name}" (Normalization) expects inputs its statistics '
+                             f"of shape {tuple(mean.shape)} broadcast to (built for inputs of "
+                             f"shape {self._build_input_shape}, axis={self.axis}); received "
+                             f"inputs of shape {tuple(inputs.shape)}.")
         std = jnp.maximum(jnp.sqrt(variance), jnp.asarray(epsilon(), dtype))
         if self.invert:
             return mean + inputs * std

@@ -36,8 +36,9 @@ def salt_key(salt, owner) -> list | None:
         return list(salt)
     if isinstance(salt, int) and not isinstance(salt, bool):
         return [salt, salt]
-    raise ValueError(f"The `salt` argument for `{owner}` can only be a tuple of 2 integers, "
-                     f"or a single integer. Received: salt={salt!r}.")
+    size = "size 2 integers" if owner == "Hashing" else "2 integers"  # Keras's two messages
+    raise ValueError(f"The `salt` argument for `{owner}` can only be a tuple of {size}, or a "
+                     f"single integer. Received: salt={salt!r}.")
 
 
 def _rotate(x, bits):

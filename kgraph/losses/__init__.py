@@ -18,8 +18,15 @@ from kgraph.losses.functions import (binary_crossentropy, binary_focal_crossentr
                                     mean_squared_error, mean_squared_logarithmic_error, poisson,
                                     sparse_categorical_crossentropy, squared_hinge)
 from kgraph.losses.losses import *  # noqa: F401,F403 - the public catalog
+import inspect
+
 from kgraph.serializable import catalog, from_keras_object_config, keras_object_config
-from kgraph.losses.losses import Loss, __all__ as _classes, get
+from kgraph.losses.losses import Loss, __all__ as _classes, as_loss
+
+# Keras's short names of loss functions (``losses.get("mse")`` is ``mean_squared_error``)
+_FUNCTION_ALIASES = {"bce": binary_crossentropy, "kld": kl_divergence, "mae": mean_absolute_error,
+                     "mape": mean_absolute_percentage_error, "mse": mean_squared_error,
+                     "msle": mean_squared_logarithmic_error}
 
 
 def serialize(loss):
@@ -32,7 +39,34 @@ def serialize(loss):
 def deserialize(config, custom_objects=None):
     """A loss from ``serialize``'s output (or a name)."""
     return from_keras_object_config(config, custom_objects, catalog(globals(), Loss), "loss",
-                                    get)
+                                    as_loss)
+
+
+def get(identifier):
+    """Keras's ``losses.get``: a loss function by its name or alias (``"mse"`` gives
+    ``mean_squared_error``), an instance of a class by its name, an object from its config
+    dict; a callable is returned as it is, None stays None.
+
+    >>> get("mse") is mean_squared_error, type(get("MeanSquaredError")).__name__
+    (True, 'MeanSquaredError')
+    """
+    if identifier is None:
+        return None
+    found = identifier
+    if isinstance(identifier, dict):
+        found = deserialize(identifier)
+    elif isinstance(identifier, str):
+        names = {**{k: v for k, v in globals().items() if not k.startswith("_")},
+                 **_FUNCTION_ALIASES, **{k.upper(): v for k, v in _FUNCTION_ALIASES.items()}}
+        found = names.get(identifier)
+        if not (inspect.isclass(found) and issubclass(found, Loss)) and not (
+                inspect.isfunction(found) and found.__module__ == "kgraph.losses.functions"):
+            found = None
+    if inspect.isclass(found):
+        return found()
+    if callable(found):
+        return found
+    raise ValueError(f"Could not interpret loss identifier: {identifier}")
 
 
 __all__ = sorted(set(_classes) | {
@@ -42,4 +76,4 @@ __all__ = sorted(set(_classes) | {
     "kl_divergence", "log_cosh", "tversky",
     "mean_absolute_error", "mean_absolute_percentage_error", "mean_squared_error",
     "mean_squared_logarithmic_error", "poisson", "sparse_categorical_crossentropy",
-    "squared_hinge", "deserialize", "serialize"})
+    "squared_hinge", "deserialize", "get", "serialize"})

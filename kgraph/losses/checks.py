@@ -116,7 +116,8 @@ def check_same_shape(name, y_true, y_pred):
         hint = (" y_true looks like integer class labels: did you mean "
                 "sparse_categorical_crossentropy?" if _looks_like_labels(t, p) else "")
         raise _mismatch(name, y_true, y_pred,
-                        f"y_true of shape {_spec(y_pred)[0]}, the shape of y_pred", hint)
+                        f"y_true of shape {_spec(y_pred)[0]} (y_true and y_pred must have the "
+                        "same shape)", hint)
 
 
 def check_categorical(name, y_true, y_pred):
@@ -131,7 +132,8 @@ def check_categorical(name, y_true, y_pred):
         hint = (" y_true looks like integer class labels (one per sample): did you mean "
                 "sparse_categorical_crossentropy?")
     raise _mismatch(name, y_true, y_pred,
-                    f"one-hot labels y_true of shape {p_raw}, the shape of y_pred", hint)
+                    f"one-hot labels y_true of shape {p_raw} (y_true and y_pred must have "
+                    "the same shape)", hint)
 
 
 def check_sparse(name, y_true, y_pred, axis=-1):

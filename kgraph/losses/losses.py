@@ -16,7 +16,7 @@ and a fully masked batch gives 0. ``check`` validates shapes and dtypes before t
 >>> padded = loss(labels, logits, mask=jnp.array([1, 1, 0]))
 >>> round(float(padded), 6) == round(float(loss(labels[:2], logits[:2])), 6)
 True
->>> get("mse").name
+>>> as_loss("mse").name
 'mean_squared_error'
 """
 
@@ -28,6 +28,7 @@ import jax.numpy as jnp
 
 from kgraph import config, dtype_policies
 from kgraph.base.naming import to_snake_case
+from kgraph.interpreter.masking import get_keras_mask
 from kgraph.losses import checks as loss_checks, functions as fns
 from kgraph.losses.weighting import (check_reduction, combine_masks, reduce_weighted,
                                      squeeze_or_expand_to_same_rank)
@@ -39,7 +40,7 @@ __all__ = [
     "CategoricalHinge", "CosineSimilarity", "Hinge", "Huber", "KLDivergence", "LogCosh",
     "Loss", "LossFunctionWrapper", "MeanAbsoluteError", "MeanAbsolutePercentageError",
     "MeanSquaredError", "MeanSquaredLogarithmicError", "Poisson",
-    "SparseCategoricalCrossentropy", "SquaredHinge", "get", "reduce_weighted",
+    "SparseCategoricalCrossentropy", "SquaredHinge", "as_loss", "reduce_weighted",
 ]
 
 snake_case = to_snake_case  # kept for code that imports it from here
@@ -78,7 +79,10 @@ class Loss:
         return self.call(y_true, y_pred), None
 
     def __call__(self, y_true, y_pred, sample_weight=None, mask=None):
-        """The reduced loss (a scalar); ``mask`` acts as Keras's ``y_pred._keras_mask``."""
+        """The reduced loss (a scalar); ``mask`` (default: the Keras mask attached to
+        ``y_pred``, ``_keras_mask``) leaves entries out, as Keras's."""
+        if mask is None:
+            mask = get_keras_mask(y_pred)
         values, own_mask = self.unreduced(y_true, y_pred)
         return reduce_weighted(values, sample_weight, combine_masks(mask, own_mask, values),
                                reduction=self.reduction)
@@ -118,13 +122,13 @@ def _as_inputs(y_true, y_pred, dtype):
 
 
 class LossFunctionWrapper(Loss):
-    """A loss from ``fn(y_true, y_pred, **kwargs) -> values`` (what ``get`` makes of a
+    """A loss from ``fn(y_true, y_pred, **kwargs) -> values`` (what ``as_loss`` makes of a
     plain function; ``name`` defaults to the function's name).
 
     >>> import jax.numpy as jnp
     >>> def l1(y_true, y_pred):
     ...     return jnp.abs(y_true - y_pred).sum(axis=-1)
-    >>> loss = get(l1)
+    >>> loss = as_loss(l1)
     >>> loss.name, float(loss(jnp.zeros((4, 2)), jnp.ones((4, 2))))
     ('l1', 2.0)
     """
@@ -456,14 +460,14 @@ def _from_keras(obj):
     return cls.from_config({k: v for k, v in config.items() if k in accepted})
 
 
-def get(identifier) -> Loss:
-    """A ``Loss`` from a Keras name or alias, a class name, a Keras config dict, a ``Loss``
+def as_loss(identifier) -> Loss:
+    """A ``Loss`` (what training computes with) from a Keras name or alias, a class name, a Keras config dict, a ``Loss``
     (returned as is), a ``keras.losses`` object (translated by its config) or a plain
     function ``fn(y_true, y_pred) -> values``.
 
-    >>> get("sparse_categorical_crossentropy").from_logits
+    >>> as_loss("sparse_categorical_crossentropy").from_logits
     False
-    >>> get({"class_name": "Huber", "config": {"delta": 2.0}}).delta
+    >>> as_loss({"class_name": "Huber", "config": {"delta": 2.0}}).delta
     2.0
     """
     if isinstance(identifier, Loss):

@@ -142,7 +142,7 @@ class LossMetric(MeanMetricWrapper):
     """
 
     def __init__(self, loss, name=None):
-        loss = losses.get(loss)
+        loss = losses.as_loss(loss)
         super().__init__(loss.call, name=name or loss.name)
         self.loss = loss
 
@@ -175,7 +175,7 @@ _ACCURACY = ("accuracy", "acc")
 def _accuracy_for(loss, name="accuracy") -> Metric:
     """The accuracy that fits ``loss`` (see ``get``)."""
     if isinstance(loss, (str, dict)) or (callable(loss) and not isinstance(loss, losses.Loss)):
-        loss = losses.get(loss)
+        loss = losses.as_loss(loss)
     if isinstance(loss, losses.SparseCategoricalCrossentropy):
         return SparseCategoricalAccuracy(name=name)
     if isinstance(loss, losses.CategoricalCrossentropy):

@@ -16,6 +16,8 @@ import numpy as np
 
 from kgraph import config, random as kg_random
 from kgraph.interpreter import context
+from kgraph.ops.image_checks import (check_channels, check_float, check_rank, check_size,
+                                     margins)
 from kgraph.ops.registry import register_op
 
 __all__ = [
@@ -49,11 +51,7 @@ def _to_last(images, data_format):
     return x, back
 
 
-def _check_rank(name, images):
-    if images.ndim not in (3, 4):
-        raise ValueError(f"{name}: invalid images rank: expected rank 3 (single image) or rank 4 "
-                         f"(batch of images). Received input with shape: "
-                         f"images.shape={tuple(images.shape)}")
+_check_rank = check_rank
 
 
 @register_op("resize")
@@ -61,6 +59,7 @@ def resize(images, size, interpolation="bilinear", antialias=False, crop_to_aspe
            pad_to_aspect_ratio=False, fill_mode="constant", fill_value=0.0, data_format=None):
     """Resize to ``size = (height, width)`` (``jax.image.resize``), optionally cropping or
     padding (centred) to the target aspect ratio first, as Keras."""
+    check_size(size)
     _check_rank("resize", images)
     if fill_mode != "constant":
         raise ValueError(f"resize: only fill_mode='constant' is supported, as Keras; received "
@@ -87,8 +86,10 @@ def resize(images, size, interpolation="bilinear", antialias=False, crop_to_aspe
         raise ValueError(f"Invalid value for argument `interpolation`: {interpolation!r}.")
     out = jax.image.resize(x, (x.shape[0], target_h, target_w, x.shape[3]), method=method,
                            antialias=antialias or interpolation == "area")
-    return back(out.astype(images.dtype) if jnp.issubdtype(images.dtype, jnp.floating)
-                else out)
+    if jnp.issubdtype(images.dtype, jnp.integer):  # rounded and saturated, as Keras
+        limits = jnp.iinfo(images.dtype)
+        out = jnp.clip(jnp.round(out), limits.min, limits.max)
+    return back(out.astype(images.dtype))
 
 
 @register_op("map_coordinates", tensors=2)
@@ -98,6 +99,15 @@ def map_coordinates(inputs, coordinates, order, fill_mode="constant", fill_value
     if fill_mode not in _FILL_MODES:
         raise ValueError(f"Invalid value for argument `fill_mode`. Expected one of "
                          f"{_FILL_MODES}. Received: fill_mode={fill_mode}")
+    coordinates = jnp.asarray(coordinates)
+    if coordinates.ndim < 2:
+        raise ValueError(f"map_coordinates: Invalid coordinates rank: expected at least rank "
+                         f"2. Received input with shape: {tuple(coordinates.shape)}")
+    if coordinates.shape[0] != jnp.ndim(inputs):
+        raise ValueError(f"map_coordinates: First dim of `coordinates` must be the same as the "
+                         f"rank of `inputs`. Received inputs with shape: "
+                         f"{tuple(jnp.shape(inputs))} and coordinate leading dim of "
+                         f"{coordinates.shape[0]}")
     return jax.scipy.ndimage.map_coordinates(inputs, list(coordinates), order=order,
                                              mode=fill_mode, cval=fill_value)
 
@@ -115,8 +125,12 @@ def affine_transform(images, transform, interpolation="bilinear", fill_mode="con
     if fill_mode not in _FILL_MODES:
         raise ValueError(f"Invalid value for argument `fill_mode`. Expected one of "
                          f"{_FILL_MODES}. Received: fill_mode={fill_mode}")
-    x, back = _to_last(images, data_format)
     transform = jnp.asarray(transform, jnp.float32)
+    if transform.ndim not in (1, 2):
+        raise ValueError(f"affine_transform: Invalid transform rank: expected rank 1 (single "
+                         f"transform) or rank 2 (batch of transforms). Received input with "
+                         f"shape: transform.shape={tuple(transform.shape)}")
+    x, back = _to_last(images, data_format)
     transform = jnp.broadcast_to(transform.reshape(-1, 8), (x.shape[0], 8))
     y_idx, x_idx, c_idx = jnp.meshgrid(*[jnp.arange(n, dtype=jnp.float32)
                                          for n in x.shape[1:]], indexing="ij")
@@ -136,6 +150,7 @@ def affine_transform(images, transform, interpolation="bilinear", fill_mode="con
 def rgb_to_grayscale(images, data_format=None):
     """Luma ``0.2989 R + 0.5870 G + 0.1140 B``, keeping a channel axis of 1."""
     _check_rank("rgb_to_grayscale", images)
+    check_channels("rgb_to_grayscale", images, _format(data_format), allowed=(1, 3))
     x, back = _to_last(images, data_format)
     weights = jnp.asarray([0.2989, 0.5870, 0.1140], x.dtype)
     return back(jnp.tensordot(x, weights, axes=(-1, -1))[..., None])
@@ -144,6 +159,9 @@ def rgb_to_grayscale(images, data_format=None):
 @register_op("rgb_to_hsv")
 def rgb_to_hsv(images, data_format=None):
     """RGB in [0, 1] to HSV in [0, 1]."""
+    _check_rank("rgb_to_hsv", images)
+    check_float("rgb_to_hsv", images)
+    check_channels("rgb_to_hsv", images, _format(data_format))
     x, back = _to_last(images, data_format)
     r, g, b = x[..., 0], x[..., 1], x[..., 2]
     # the largest channel, found once (red first on ties, as Keras): the hue's branch and
@@ -162,6 +180,9 @@ def rgb_to_hsv(images, data_format=None):
 @register_op("hsv_to_rgb")
 def hsv_to_rgb(images, data_format=None):
     """HSV in [0, 1] to RGB in [0, 1]."""
+    _check_rank("hsv_to_rgb", images)
+    check_float("hsv_to_rgb", images)
+    check_channels("hsv_to_rgb", images, _format(data_format))
     x, back = _to_last(images, data_format)
     h, s, v = x[..., 0], x[..., 1], x[..., 2]
     dh = h * 6.0
@@ -172,54 +193,57 @@ def hsv_to_rgb(images, data_format=None):
     return back(((rgb - 1.0) * s[..., None] + 1.0) * v[..., None])
 
 
-def _box(h, w, top, left, bottom, right, target_h, target_w, what):
-    if top is None:
-        top = h - target_h - (bottom or 0) if target_h is not None and bottom is not None \
-            else (0 if target_h is None else None)
-    top = 0 if top is None else top
-    left = 0 if left is None else left
-    if target_h is None:
-        target_h = h - top - (bottom or 0)
-    if target_w is None:
-        target_w = w - left - (right or 0)
-    if target_h <= 0 or target_w <= 0:
-        raise ValueError(f"{what}: the target size must be positive, got "
-                         f"({target_h}, {target_w}).")
-    return top, left, target_h, target_w
+def _margins(name, kind, x, top, left, bottom, right, target_h, target_w):
+    """``(top, bottom, target_h), (left, right, target_w)`` of channels-last ``x``."""
+    check_rank(name, x)
+    return (margins(name, kind, x.shape[-3], top, bottom, target_h, "top", "bottom",
+                    "target_height"),
+            margins(name, kind, x.shape[-2], left, right, target_w, "left", "right",
+                    "target_width"))
 
 
 @register_op("crop_images")
 def crop_images(images, top_cropping=None, left_cropping=None, bottom_cropping=None,
                 right_cropping=None, target_height=None, target_width=None, data_format=None):
-    """Crop by margins, or to a target size from the top-left margins."""
+    """Crop each side: of ``top_cropping``, ``bottom_cropping`` and ``target_height``
+    exactly two are given (likewise left, right, width), as Keras."""
+    check_rank("crop_images", images)
     x, back = _to_last(images, data_format)
-    top, left, th, tw = _box(x.shape[1], x.shape[2], top_cropping, left_cropping,
-                             bottom_cropping, right_cropping, target_height, target_width,
-                             "crop_images")
+    (top, _, th), (left, _, tw) = _margins("crop_images", "cropping", x, top_cropping,
+                                           left_cropping, bottom_cropping, right_cropping,
+                                           target_height, target_width)
     return back(x[:, top:top + th, left:left + tw, :])
 
 
 @register_op("pad_images")
 def pad_images(images, top_padding=None, left_padding=None, bottom_padding=None,
                right_padding=None, target_height=None, target_width=None, data_format=None):
-    """Zero-pad by margins, or to a target size (the rest going to the bottom/right)."""
+    """Zero-pad each side: of ``top_padding``, ``bottom_padding`` and ``target_height``
+    exactly two are given (likewise left, right, width), as Keras."""
+    check_rank("pad_images", images)
     x, back = _to_last(images, data_format)
-    h, w = x.shape[1], x.shape[2]
-    top, left = top_padding or 0, left_padding or 0
-    bottom = bottom_padding if bottom_padding is not None else (
-        target_height - h - top if target_height is not None else 0)
-    right = right_padding if right_padding is not None else (
-        target_width - w - left if target_width is not None else 0)
-    if min(top, left, bottom, right) < 0:
-        raise ValueError("pad_images: the padding must not be negative (the target size is "
-                         "smaller than the image).")
+    (top, bottom, _), (left, right, _) = _margins("pad_images", "padding", x, top_padding,
+                                                  left_padding, bottom_padding, right_padding,
+                                                  target_height, target_width)
     return back(jnp.pad(x, ((0, 0), (top, bottom), (left, right), (0, 0))))
 
 
 @register_op("extract_patches")
 def extract_patches(images, size, strides=None, dilation_rate=1, padding="valid",
                     data_format=None):
-    """Patches of ``size`` as channels: ``(batch, rows, cols, ph * pw * channels)``."""
+    """Patches of ``size`` as channels: ``(batch, rows, cols, ph * pw * channels)``; a
+    ``size`` of three numbers takes 3D patches of volumes (``extract_patches_3d``)."""
+    if not isinstance(size, int):
+        if not isinstance(size, (tuple, list)):
+            raise TypeError(f"extract_patches: Invalid `size` argument. Expected an int or a "
+                            f"tuple. Received: size={size} of type {type(size).__name__}")
+        if len(size) not in (2, 3):
+            raise ValueError(f"extract_patches: Invalid `size` argument. Expected a tuple of "
+                             f"length 2 or 3. Received: size={size} with length {len(size)}")
+        if len(size) == 3:
+            return extract_patches_3d.__wrapped__(images, size, strides, dilation_rate,
+                                                  padding, data_format)
+    _check_rank("extract_patches", images)
     size = (size, size) if isinstance(size, int) else tuple(size)
     strides = size if strides is None else (
         (strides, strides) if isinstance(strides, int) else tuple(strides))
@@ -237,6 +261,7 @@ def extract_patches(images, size, strides=None, dilation_rate=1, padding="valid"
 @register_op("gaussian_blur")
 def gaussian_blur(images, kernel_size=(3, 3), sigma=(1.0, 1.0), data_format=None):
     """A Gaussian blur (zero padding, "same" size)."""
+    _check_rank("gaussian_blur", images)
     x, back = _to_last(images, data_format)
     dtype = x.dtype if jnp.issubdtype(x.dtype, jnp.floating) else jnp.float32
     kernel_size = (kernel_size,) * 2 if isinstance(kernel_size, int) else kernel_size
@@ -355,8 +380,8 @@ def _perspective_warp(x, start_points, end_points, interpolation, fill_value):
 
 def _check_points(name, points):
     if tuple(points.shape[-2:]) != (4, 2) or points.ndim not in (2, 3):
-        raise ValueError(f"perspective_transform: invalid {name} shape: expected (4, 2) for a "
-                         f"single image or (N, 4, 2) for a batch. Received shape: "
+        raise ValueError(f"perspective_transform: Invalid {name} shape: expected (4,2) for a "
+                         f"single image or (N,4,2) for a batch. Received shape: "
                          f"{tuple(points.shape)}")
 
 

@@ -15,13 +15,24 @@ spectrum is a ``(real, imag)`` pair of shape ``(..., frames, fft_length // 2 + 1
 
 from __future__ import annotations
 
+import math
+
 import jax
 import jax.numpy as jnp
-import scipy.signal
+import numpy as np
 
 from kgraph.ops.registry import register_op
 
 __all__ = ["istft", "stft"]
+
+
+def _periodic_window(name, length):
+    """The periodic Hann or Hamming window of ``length`` samples (SciPy's ``get_window``,
+    the window for spectral analysis): ``a - (1 - a) * cos(2 pi n / length)``."""
+    if length == 1:
+        return np.ones(1)
+    a = 0.5 if name == "hann" else 0.54
+    return a - (1.0 - a) * np.cos(2.0 * math.pi * np.arange(length) / length)
 
 
 def _window(window, sequence_length, fft_length, dtype):
@@ -32,7 +43,7 @@ def _window(window, sequence_length, fft_length, dtype):
         if window not in ("hann", "hamming"):
             raise ValueError(f'A window given by name must be "hann" or "hamming", received '
                              f"window={window!r}.")
-        window = scipy.signal.get_window(window, sequence_length)
+        window = _periodic_window(window, sequence_length)
     window = jnp.asarray(window, dtype)
     if window.shape != (sequence_length,):
         raise ValueError(f"The window must have shape ({sequence_length},) (sequence_length), "
@@ -54,6 +65,8 @@ def stft(x, sequence_length, sequence_stride, fft_length, window="hann", center=
     if center:
         pad = [(0, 0)] * (x.ndim - 1) + [(fft_length // 2, fft_length // 2)]
         x = jnp.pad(x, pad, mode="reflect")
+    import jax.scipy.signal  # loaded on first use: it costs a second at import
+
     win = _window(window, sequence_length, fft_length, x.dtype)
     spectrum = jax.scipy.signal.stft(x, fs=1.0, window=win, nperseg=fft_length,
                                      noverlap=fft_length - sequence_stride, nfft=fft_length,
@@ -71,6 +84,8 @@ def istft(x, sequence_length, sequence_stride, fft_length, length=None, window="
     if real.ndim < 2:
         raise ValueError(f"ops.istft expects (..., frames, bins) spectra, received shape "
                          f"{real.shape}.")
+    import jax.scipy.signal  # loaded on first use: it costs a second at import
+
     win = _window(window, sequence_length, fft_length, real.dtype)
     signal = jax.scipy.signal.istft(real + 1j * imag, fs=1.0, window=win, nperseg=fft_length,
                                     noverlap=fft_length - sequence_stride, nfft=fft_length,

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
+import shutil
 import tarfile
 import tempfile
 import urllib.error
@@ -28,7 +30,65 @@ import urllib.parse
 import urllib.request
 import zipfile
 
-__all__ = ["extract_archive", "get_file", "keras_home", "validate_file"]
+__all__ = ["File", "copy", "exists", "extract_archive", "get_file", "is_remote_path", "isdir",
+           "join", "keras_home", "listdir", "makedirs", "path_to_string", "remove", "rmtree",
+           "validate_file"]
+
+_REMOTE = re.compile(r"^(/cns|/cfs|/gcs|/hdfs|/readahead|/placer|/tfhub|.*://).*$")
+
+
+def is_remote_path(filepath) -> bool:
+    """Whether ``filepath`` names a remote location (``gs://...``, ``/gcs/...``, a URL)."""
+    return bool(_REMOTE.match(str(filepath)))
+
+
+def path_to_string(path):
+    """A path-like object as its string; anything else (a file object) as it is."""
+    return os.fspath(path) if isinstance(path, os.PathLike) else path
+
+
+def _local(path):
+    if is_remote_path(path):
+        raise ValueError(f"kgraph reads and writes local files; received the remote path "
+                         f"{path}. Copy it to a local path first.")
+    return path
+
+
+def exists(path) -> bool:
+    return os.path.exists(_local(path))
+
+
+def File(path, mode="r"):  # noqa: N802 - Keras's name
+    """``open(path, mode)`` for a local path."""
+    return open(_local(path), mode=mode)
+
+
+def join(path, *paths) -> str:
+    return os.path.join(_local(path), *paths)
+
+
+def isdir(path) -> bool:
+    return os.path.isdir(_local(path))
+
+
+def remove(path) -> None:
+    os.remove(_local(path))
+
+
+def rmtree(path) -> None:
+    shutil.rmtree(_local(path))
+
+
+def listdir(path) -> list:
+    return os.listdir(_local(path))
+
+
+def copy(src, dst):
+    return shutil.copy(_local(src), _local(dst))
+
+
+def makedirs(path) -> None:
+    os.makedirs(_local(path))
 
 
 def keras_home() -> str:

@@ -2,7 +2,7 @@
 default program (runs of equal blocks as one ``lax.scan``) equals the unrolled one
 (``compiler.compile(model, scan_blocks=False)``).
 
-For ``MODELS`` models (120; ``--scan-models N`` checks N, for a longer search), both
+For ``MODELS`` models (200; ``--scan-models N`` checks N, for a longer search), both
 programs give the same outputs and new state in inference and in training (the same key), the same auxiliary loss and the same gradients, to 1e-5
 relative, and for every fourth model the same initial values (bitwise; the others start
 from weights drawn on the host, which spares compiling an init function per model) and
@@ -21,8 +21,8 @@ import compiler
 from tests.support.helpers import tree_equal
 from tests.support.scan_models import random_model
 
-MODELS = 90
-CHUNKS = 6
+MODELS = 200
+CHUNKS = 10
 TOLERANCE = 1e-5
 # Both sides are compiled alike, and XLA:CPU compiles these tiny programs about four times
 # faster without its backend optimisations.

@@ -13,8 +13,8 @@ import pytest
 import kgraph as kg
 from tests.support import keras_differential as scripts
 
-SCRIPTS = 36
-CHUNKS = 6
+SCRIPTS = 100
+CHUNKS = 10
 TOLERANCE = 1e-5
 
 
@@ -45,20 +45,29 @@ def differences(ours, theirs) -> list:
         found += [f"evaluate {name}: {ours['evaluate'][name]} vs {theirs['evaluate'][name]}"
                   for name in theirs["evaluate"]
                   if not _close(ours["evaluate"][name], theirs["evaluate"][name])]
+    if len(ours["evaluate list"]) != len(theirs["evaluate list"]) or not all(
+            _close(a, b) for a, b in zip(ours["evaluate list"], theirs["evaluate list"])):
+        found.append(f"evaluate as a list {np.round(ours['evaluate list'], 6).tolist()} vs "
+                     f"Keras {np.round(theirs['evaluate list'], 6).tolist()}")
     bad = [i for i, (a, b) in enumerate(zip(ours["weights"], theirs["weights"]))
            if not _close(a, b)]
     if bad or len(ours["weights"]) != len(theirs["weights"]):
         found.append(f"final weights {bad}")
+    for name in ("reloaded", "predicted"):
+        if name in theirs and not _close(ours.get(name), theirs[name]):
+            found.append(f"{name} predictions differ")
+    if "reloaded" in ours and not _close(ours["reloaded"], ours["predicted"]):
+        found.append("kgraph's reloaded model predicts otherwise than the trained one")
     return found
 
 
-def check(seed: int) -> list:
+def check(seed: int, folder) -> list:
     script = scripts.draw(seed)
     keras.utils.set_random_seed(seed)
     reference = scripts.build(script, keras)
     weights = [np.asarray(w) for w in reference.get_weights()]
-    theirs = scripts.run(script, keras, weights)
-    ours = scripts.run(script, kg, weights)
+    theirs = scripts.run(script, keras, weights, folder)
+    ours = scripts.run(script, kg, weights, folder)
     found = differences(ours, theirs)
     return [f"{script.describe()}\n    " + "\n    ".join(found)] if found else []
 
@@ -68,8 +77,8 @@ def _count(config) -> int:
 
 
 @pytest.mark.parametrize("chunk", range(CHUNKS))
-def test_training_scripts_agree_with_keras(chunk, pytestconfig):
+def test_training_scripts_agree_with_keras(chunk, pytestconfig, tmp_path):
     failures = []
     for seed in range(chunk, _count(pytestconfig), CHUNKS):
-        failures += check(seed)
+        failures += check(seed, tmp_path)
     assert not failures, "\n".join(failures)

@@ -241,7 +241,9 @@ def test_activation_aliases_and_threshold_match_keras():
 def test_loss_serialization_and_functions():
     loss = kg.losses.Huber(delta=2.0)
     assert kg.losses.deserialize(kg.losses.serialize(loss)).get_config() == loss.get_config()
-    assert type(kg.losses.get("mse")) is kg.losses.MeanSquaredError
+    assert kg.losses.get("mse") is kg.losses.mean_squared_error  # as Keras's: the function
+    assert keras.losses.get("mse").__name__ == "mean_squared_error"
+    assert type(kg.losses.get("MeanSquaredError")) is kg.losses.MeanSquaredError
     y, p = np.ones((2, 3), np.float32), np.zeros((2, 3), np.float32)
     np.testing.assert_allclose(kg.losses.kl_divergence(y, p + 0.5),
                                np.asarray(keras.losses.kl_divergence(y, p + 0.5)), rtol=1e-6)

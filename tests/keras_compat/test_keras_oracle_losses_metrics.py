@@ -126,7 +126,7 @@ def test_sequence_loss_with_temporal_mask_matches_keras(ours, theirs, kind, rng)
 
 
 def test_loss_names_match_keras():
-    pairs = [(losses.get(n), keras.losses.get(n)) for n in
+    pairs = [(losses.as_loss(n), keras.losses.get(n)) for n in
              ("mse", "mae", "mape", "msle", "kld", "binary_crossentropy", "poisson", "hinge")]
     for ours, theirs in pairs:
         theirs = theirs if isinstance(theirs, keras.losses.Loss) else None
@@ -148,13 +148,13 @@ def test_loss_config_matches_keras():
                     "config": keras.losses.SparseCategoricalCrossentropy(
                         from_logits=True, ignore_class=3).get_config()}
     keras_config["config"].pop("dtype", None)
-    loss = losses.get(keras_config)
+    loss = losses.as_loss(keras_config)
     assert loss.from_logits and loss.ignore_class == 3
 
 
 def test_keras_loss_objects_are_translated(rng):
     theirs = keras.losses.CategoricalCrossentropy(from_logits=True, label_smoothing=0.1)
-    ours = losses.get(theirs)
+    ours = losses.as_loss(theirs)
     assert type(ours) is losses.CategoricalCrossentropy
     assert ours.from_logits and ours.label_smoothing == 0.1
     data = _data(rng)

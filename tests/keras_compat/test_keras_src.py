@@ -214,3 +214,21 @@ def test_functional_model_of_a_registered_subclass_keeps_its_registered_name():
     config = kg.saving.serialize_keras_object(tower)
     assert config["registered_name"] == "kgraph_test_src>Tower"
     assert type(kg.saving.deserialize_keras_object(config)).__name__ == "Tower"
+
+
+def test_convert_tf_tensor_and_in_tf_graph_match_keras():
+    from keras.src.utils import backend_utils as keras_utils
+
+    for value, dtype in ((np.array([[1, 2]]), None), ([1.5, 2.0], None),
+                         (np.array([3.0]), "float16")):
+        ours = backend_utils.convert_tf_tensor(value, dtype=dtype)
+        theirs = keras_utils.convert_tf_tensor(value, dtype=dtype)
+        assert str(ours.dtype) == str(theirs.dtype)
+        np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs))
+    assert backend_utils.in_tf_graph() is keras_utils.in_tf_graph() is False
+    tf = pytest.importorskip("tensorflow")
+    inside = tf.function(lambda: (backend_utils.in_tf_graph(), keras_utils.in_tf_graph()))
+    assert inside.python_function() == (False, False)
+    seen = []
+    tf.function(lambda: seen.append((backend_utils.in_tf_graph(), keras_utils.in_tf_graph())))()
+    assert seen == [(True, True)]

@@ -59,3 +59,16 @@ def test_stft_and_istft_are_graph_nodes_that_keras_files_carry(tmp_path):
     loaded = keras.saving.load_model(path)  # Keras's STFT / ISTFT ops
     for a, b in zip(loaded(signals), ours):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["hann", "hamming"])
+def test_windows_by_name_are_scipys_periodic_windows(name):
+    """The windows Keras takes from ``scipy.signal.get_window`` (kgraph computes them, so
+    that ``import kgraph`` does not load SciPy's signal module)."""
+    import scipy.signal
+
+    from kgraph.ops.signal import _periodic_window
+
+    for length in range(1, 65):
+        np.testing.assert_allclose(_periodic_window(name, length),
+                                   scipy.signal.get_window(name, length), atol=1e-12)

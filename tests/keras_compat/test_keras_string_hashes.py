@@ -29,7 +29,7 @@ def test_salted_hashing_gives_kerass_documented_buckets(salt, buckets):
     out = np.asarray(layer([["A"], ["B"], ["C"], ["D"], ["E"]]))
     assert out.ravel().tolist() == buckets
     assert layer.get_config()["salt"] == (salt if isinstance(salt, list) else [salt, salt])
-    with pytest.raises(ValueError, match="tuple of 2 integers, or a single integer"):
+    with pytest.raises(ValueError, match="tuple of size 2 integers, or a single integer"):
         kg.layers.Hashing(num_bins=3, salt="pepper")
 
 

@@ -34,6 +34,62 @@ class Entry:
 
 
 LEDGER: list[Entry] = [
+    # --- image preprocessing / augmentation layers (layers/preprocessing/image_preprocessing)
+    Entry("keras/src/layers/preprocessing/image_preprocessing/*_test.py::*"
+          "::test_tf_data_compatibility", TENSORFLOW,
+          "maps the layer over a tf.data pipeline: the layer runs on TensorFlow's symbolic "
+          "tensors inside the pipeline's graph (Keras switches its DataLayer to its "
+          "TensorFlow backend there); kgraph's layers compute on JAX arrays"),
+    Entry("keras/src/layers/preprocessing/image_preprocessing/*_test.py::*"
+          "::test_*tf_data_bounding_boxes*", TENSORFLOW,
+          "maps the layer (or its transform_bounding_boxes) over a tf.data pipeline: it runs "
+          "on TensorFlow's symbolic tensors inside the pipeline's graph"),
+    Entry("keras/src/layers/preprocessing/image_preprocessing/max_num_bounding_box_test.py::"
+          "MaxNumBoundingBoxesTest::test_output_shapes_with_tf_data", TENSORFLOW,
+          "maps the layer over a tf.data pipeline: it runs on TensorFlow's symbolic tensors "
+          "inside the pipeline's graph"),
+    Entry("keras/src/layers/preprocessing/image_preprocessing/rand_augment_test.py::"
+          "RandAugmentTest::test_graph_issue", TENSORFLOW,
+          "maps get_random_transformation over a tf.data pipeline: it runs on TensorFlow's "
+          "symbolic tensors inside the pipeline's graph"),
+    Entry("keras/src/layers/preprocessing/image_preprocessing/random_flip_test.py::"
+          "RandomFlipTest::test_random_flip_[hv]*al", INTERNAL,
+          "mocks `layer.backend.random.uniform`: `backend` is the DynamicBackend of Keras's "
+          "DataLayer (the backend a layer switches to inside a tf.data pipeline), through "
+          "which Keras's RandomFlip draws; kgraph's layers always compute with JAX and draw "
+          "from their keys, with no backend object to patch"),
+    # --- non-image preprocessing layers (layers/preprocessing/*_test.py)
+    *[Entry(f"keras/src/layers/preprocessing/{name}_test.py::*::test_tf_data_compatibility",
+            TENSORFLOW,
+            "maps the layer over a tf.data pipeline: it is called on TensorFlow's symbolic "
+            "tensors inside the pipeline's graph (Keras's preprocessing layers switch to their "
+            "TensorFlow implementation there); kgraph's layers compute on JAX arrays and "
+            "host NumPy values")
+      for name in ("category_encoding", "data_layer", "discretization", "hashed_crossing",
+                   "hashing", "integer_lookup", "mel_spectrogram", "normalization", "pipeline",
+                   "rescaling", "string_lookup", "text_vectorization")],
+    Entry("keras/src/layers/preprocessing/text_vectorization_test.py::TextVectorizationTest"
+          "::test_static_output_sequence_length_*", TENSORFLOW,
+          "calls the layer on TensorFlow's symbolic tensors inside a tf.data map function and "
+          "reads the graph tensor's static shape"),
+    Entry("keras/src/layers/preprocessing/hashed_crossing_test.py::HashedCrossingTest"
+          "::test_static_shape_preserved", TENSORFLOW,
+          "calls the layer on TensorFlow's symbolic tensors inside a tf.data map function and "
+          "reads the graph tensor's static shape"),
+    Entry("keras/src/layers/preprocessing/feature_space_test.py::FeatureSpaceTest"
+          "::test_tf_data_async_processing", TENSORFLOW,
+          "maps the FeatureSpace over a tf.data pipeline: its layers run on TensorFlow's "
+          "symbolic tensors inside the pipeline's graph"),
+    Entry("keras/src/layers/preprocessing/index_lookup_test.py::IndexLookupLayerTest"
+          "::test_invert", TENSORFLOW,
+          "reads the output with .numpy() and decodes bytes: Keras's IndexLookup returns "
+          "TensorFlow string tensors on every backend; kgraph's inverted lookup returns a "
+          "NumPy array of str"),
+    Entry("keras/src/layers/preprocessing/index_lookup_test.py::IndexLookupLayerTest"
+          "::test_save_and_load_assets_string_vocab", TENSORFLOW,
+          "reads the output with .numpy(): Keras's IndexLookup returns TensorFlow tensors on "
+          "every backend; kgraph's returns JAX arrays (its save_assets / load_assets are "
+          "covered by the other asset cases)"),
 ]
 
 

@@ -38,3 +38,9 @@ def test_every_ledger_entry_lists_cases_keras_has():
     unused = [entry.pattern for entry in ledger.LEDGER
               if not any(ledger.fnmatch.fnmatchcase(case, entry.pattern) for case in cases)]
     assert not unused, f"ledger entries matching no case of Keras's: {unused}"
+
+
+def test_readme_lists_every_known_difference():
+    readme = (suite.REPOSITORY / "README.md").read_text()
+    missing = [d.why for d in expected_failures.DIFFERENCES if f"- {d.why}" not in readme]
+    assert not missing, f"README.md does not list these known differences: {missing}"

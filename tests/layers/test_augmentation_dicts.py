@@ -32,9 +32,13 @@ def test_warped_masks_keep_their_classes_and_follow_the_images():
     masks = np.asarray(out["segmentation_masks"])
     assert set(np.unique(masks)) <= set(np.unique(MASKS)) | {0}  # nearest: no blends
     assert not np.array_equal(masks, MASKS)
-    # the images are the masks, warped bilinearly: they agree where the warp is exact
-    images = np.asarray(out["images"])[..., :1]
-    assert np.mean(np.abs(images - masks) < 0.5) > 0.7
+    # the images are the masks: warped by nearest interpolation too, they are the masks
+    nearest = kg.layers.RandomRotation(0.25, fill_mode="constant", interpolation="nearest",
+                                       seed=1)
+    out = nearest({"images": np.repeat(MASKS.astype("float32"), 3, -1),
+                   "segmentation_masks": MASKS})
+    np.testing.assert_array_equal(np.asarray(out["images"])[..., :1],
+                                  np.asarray(out["segmentation_masks"]))
 
 
 def test_single_images_inference_and_refusals():
@@ -49,3 +53,12 @@ def test_single_images_inference_and_refusals():
         kg.layers.RandomFlip()({"labels": LABELS})
     with pytest.raises(ValueError, match="bounding box format"):
         kg.layers.RandomFlip()({"images": IMAGES, "bounding_boxes": {"boxes": np.ones((6, 1, 4))}})
+
+
+def test_a_shear_that_collapses_the_image_leaves_no_boxes_not_nans():
+    layer = kg.layers.RandomShear(x_factor=1.0, y_factor=1.0, bounding_box_format="xyxy")
+    boxes = {"boxes": np.array([[2.0, 1.0, 4.0, 3.0]]), "labels": np.array([3])}
+    out = layer.transform_bounding_boxes(boxes, {"shear_factor": np.array([[1.0, 1.0]]),
+                                                 "input_shape": (10, 8, 3)})
+    np.testing.assert_array_equal(np.asarray(out["boxes"]), [[0.0, 0.0, 0.0, 0.0]])
+    np.testing.assert_array_equal(np.asarray(out["labels"]), [-1])

@@ -4,15 +4,20 @@ under kgraph, for the differential test (``tests/keras_compat/test_keras_differe
 ``draw(seed)`` makes a ``Script``: a random graph of named layers (Dense with an
 activation, LayerNormalization, BatchNormalization, Add and Concatenate of earlier tensors,
 one or two heads: regression, classes, binary), written functionally, as a subclass
-overriding ``compute_loss``, or as a subclass overriding ``train_step`` in Keras's JAX form;
-compile options (an optimizer class, a loss per head, ``metrics``, ``weighted_metrics``,
-``loss_weights``); fit options (``batch_size``, ``epochs``, ``class_weight``,
-``sample_weight``, ``validation_split`` / ``validation_data``, ``validation_freq``,
-``initial_epoch``, ``steps_per_epoch``, always ``shuffle=False``); callbacks that change the
-learning rate, set the weights, or stop early; and sometimes a second ``fit`` after
+overriding ``compute_loss``, as a subclass overriding ``train_step`` in Keras's JAX form, or
+as a subclassed model of nested custom layers with constructor arguments (one head), saved
+to a ``.keras`` file and loaded back after training; sometimes quantized to float8 before
+training; compile options (an optimizer class, sometimes with ``use_ema`` and
+``gradient_accumulation_steps`` together, a loss per head, ``metrics``,
+``weighted_metrics``, ``loss_weights``); fit options (``batch_size``, ``epochs``,
+``class_weight``, ``sample_weight``, ``validation_split`` / ``validation_data``,
+``validation_freq``, ``initial_epoch``, ``steps_per_epoch``, always ``shuffle=False``);
+callbacks that change the learning rate (per epoch, or assigned in ``on_epoch_begin``), set
+the weights, stop early, or stop in ``on_epoch_begin``; and sometimes a second ``fit`` after
 compiling again with the same optimizer. ``run(script, lib)`` runs it with ``lib`` (the
 ``keras`` or ``kgraph`` module) from given initial weights and returns the histories, an
-``evaluate`` and the final weights.
+``evaluate`` (as a dict, and as the list ``evaluate`` returns without ``return_dict``), the
+final weights, and the reloaded model's predictions.
 """
 
 from __future__ import annotations
@@ -38,13 +43,15 @@ class Script:
     fit: dict
     callbacks: list
     recompile: bool
+    float8: bool = False  # quantized to float8 before training (a functional model)
 
     def describe(self) -> str:
         layers = ", ".join(f"{kind}{arguments or ''}<-{inputs}"
                            for kind, _, arguments, inputs in self.layers)
         heads = ", ".join(f"{kind}:{units}" for kind, _, units, _ in self.heads)
         fit = {k: v for k, v in self.fit.items() if k not in ("sample_weight",)}
-        return (f"seed {self.seed}: {self.form}; [{layers}] -> [{heads}]; {self.optimizer}; "
+        return (f"seed {self.seed}: {self.form}{' float8' if self.float8 else ''}; "
+                f"[{layers}] -> [{heads}]; {self.optimizer}; "
                 f"losses {self.losses} metrics {self.metrics} weighted {self.weighted_metrics}"
                 f" loss_weights {self.loss_weights}; fit {fit}"
                 f"{' sample_weight' if 'sample_weight' in self.fit else ''}; callbacks "
@@ -89,7 +96,10 @@ def draw(seed: int) -> Script:
         kind = str(rng.choice(["regression", "classes", "binary"]))
         units = {"regression": int(rng.integers(1, 3)), "classes": 3, "binary": 1}[kind]
         heads.append((kind, f"out{index}", units, len(widths) - 1 - index))
-    form = str(rng.choice(["functional", "functional", "compute_loss", "train_step"]))
+    form = str(rng.choice(["functional", "functional", "compute_loss", "train_step",
+                           "subclass"]))
+    if form == "subclass" and (len(heads) > 1 or len(dense_widths(layers)) < 1):
+        form = "functional"
     if form == "train_step" and len(heads) > 1:
         # the guide's step feeds (y, y_pred) to every metric, and a per-output loss tracker
         # is a mean of one value (it fails under Keras too)
@@ -109,6 +119,12 @@ def draw(seed: int) -> Script:
                  ("SGD", {"learning_rate": 0.05, "momentum": 0.9}),
                  ("Adam", {"learning_rate": 0.01}),
                  ("RMSprop", {"learning_rate": 0.005})][int(rng.integers(4))]
+    ema_with_accumulation = rng.random() < 0.2  # the moving average and accumulation
+    if ema_with_accumulation and form in ("functional", "compute_loss", "train_step"):
+        # (Keras 3.15 itself fails them in a subclassed model or compiled again: a buffer
+        # donated twice, a variable without value)
+        optimizer = (optimizer[0], {**optimizer[1], "use_ema": True, "ema_momentum": 0.9,
+                                    "gradient_accumulation_steps": 2})
     fit = {"batch_size": int(rng.choice([8, 16])), "epochs": int(rng.integers(1, 4))}
     classes_only = len(heads) == 1 and heads[0][0] == "classes"
     if classes_only and rng.random() < 0.4:
@@ -126,10 +142,18 @@ def draw(seed: int) -> Script:
         fit["initial_epoch"] = 1
     if rng.random() < 0.25:
         fit["steps_per_epoch"] = 2
-    callbacks = [str(c) for c in rng.choice(["learning_rate", "set_weights", "stop_early"],
+    callbacks = [str(c) for c in rng.choice(["learning_rate", "set_weights", "stop_early",
+                                             "begin_learning_rate", "begin_stop"],
                                             int(rng.integers(0, 3)), replace=False)]
+    float8 = bool(form == "functional" and rng.random() < 0.25)
+    recompile = bool(rng.random() < 0.25) and not optimizer[1].get("use_ema")
     return Script(seed, form, layers, heads, optimizer, losses, metrics, weighted,
-                  loss_weights, fit, callbacks, bool(rng.random() < 0.25))
+                  loss_weights, fit, callbacks, recompile, float8)
+
+
+def dense_widths(layers) -> list:
+    """The widths of the script's Dense layers: a subclassed model's blocks."""
+    return [arguments["units"] for kind, _, arguments, _ in layers if kind == "dense"]
 
 
 # ---------------------------------------------------------------------------- running
@@ -178,6 +202,53 @@ def guide_train_step(base):
     return OwnStep
 
 
+_SUBCLASSES: dict = {}
+HEAD_ACTIVATIONS = {"regression": None, "classes": "softmax", "binary": "sigmoid"}
+
+
+def subclassed_classes(lib):
+    """``(Block, Net)`` of ``lib``, registered for files (made once per library): ``Block``
+    a custom layer whose constructor takes arguments and whose config is left to the
+    library (no ``get_config``), holding a nested ``Dense``; ``Net`` a subclassed model of
+    blocks and a head, with its own ``get_config``."""
+    if lib.__name__ in _SUBCLASSES:
+        return _SUBCLASSES[lib.__name__]
+    register = lib.saving.register_keras_serializable(package="differential")
+
+    @register
+    class Block(lib.layers.Layer):
+        def __init__(self, units, activation="linear", scale=1.0, **kwargs):
+            super().__init__(**kwargs)
+            self.scale = scale
+            self.inner = lib.layers.Dense(units, activation=activation, name="inner")
+
+        def call(self, x):
+            return self.inner(x) * self.scale
+
+    @register
+    class Net(lib.Model):
+        def __init__(self, widths, activations, units, head_activation=None, **kwargs):
+            super().__init__(**kwargs)
+            self.widths, self.activations, self.units = list(widths), list(activations), units
+            self.head_activation = head_activation
+            self.blocks = [Block(w, a, scale=1.0 + 0.25 * i, name=f"block{i}")
+                           for i, (w, a) in enumerate(zip(widths, activations))]
+            self.head = lib.layers.Dense(units, activation=head_activation, name="out0")
+
+        def call(self, x):
+            for block in self.blocks:
+                x = block(x)
+            return self.head(x)
+
+        def get_config(self):
+            return {**super().get_config(), "widths": self.widths,
+                    "activations": self.activations, "units": self.units,
+                    "head_activation": self.head_activation}
+
+    _SUBCLASSES[lib.__name__] = (Block, Net)
+    return Block, Net
+
+
 def _form_class(lib, form):
     if form == "compute_loss":
         return half_loss(lib.Model)
@@ -187,7 +258,15 @@ def _form_class(lib, form):
 
 
 def build(script: Script, lib):
-    """The script's model in ``lib`` (every layer named, so both libraries agree)."""
+    """The script's model in ``lib`` (every layer named, so both libraries agree), built."""
+    if script.form == "subclass":
+        _, net_class = subclassed_classes(lib)
+        dense = [arguments for kind, _, arguments, _ in script.layers if kind == "dense"]
+        kind, _, units, _ = script.heads[0]
+        model = net_class([d["units"] for d in dense], [d["activation"] for d in dense],
+                          units, HEAD_ACTIVATIONS[kind], name="net")
+        model(np.zeros((1, WIDTH), np.float32))
+        return model
     x = lib.Input(shape=(WIDTH,), name="x")
     tensors = [x]
     for kind, name, arguments, inputs in script.layers:
@@ -205,7 +284,7 @@ def build(script: Script, lib):
         tensors.append(layer(sources if kind in ("add", "concat") else sources[0]))
     outputs = {}
     for kind, name, units, source in script.heads:
-        activation = {"regression": None, "classes": "softmax", "binary": "sigmoid"}[kind]
+        activation = HEAD_ACTIVATIONS[kind]
         outputs[name] = lib.layers.Dense(units, activation=activation, name=name)(
             tensors[source])
     heads = list(outputs.values())
@@ -242,6 +321,22 @@ def _callbacks(script, lib):
         made.append(SetWeights())
     if "stop_early" in script.callbacks:
         made.append(lib.callbacks.EarlyStopping(monitor="loss", patience=0, min_delta=10.0))
+
+    class AtEpochBegin(lib.callbacks.Callback):
+        """Acts as an epoch begins: halves the learning rate, or stops at the second epoch."""
+
+        def __init__(self, action):
+            super().__init__()
+            self.action = action
+
+        def on_epoch_begin(self, epoch, logs=None):
+            if self.action == "begin_learning_rate":
+                rate = self.model.optimizer.learning_rate
+                rate.assign(float(np.asarray(rate)) * 0.5)
+            elif epoch >= 1 + script.fit.get("initial_epoch", 0):
+                self.model.stop_training = True
+
+    made += [AtEpochBegin(action) for action in script.callbacks if action.startswith("begin_")]
     return made
 
 
@@ -249,10 +344,14 @@ def _targets(values, single):
     return values[0] if single else list(values)
 
 
-def run(script: Script, lib, weights):
-    """The script under ``lib`` from ``weights``: ``{"histories", "evaluate", "weights"}``."""
+def run(script: Script, lib, weights, folder=None):
+    """The script under ``lib`` from ``weights``: ``{"histories", "evaluate", "evaluate
+    list", "weights"}``, and for a subclassed model ``"reloaded"``: the predictions of the
+    model saved to a ``.keras`` file in ``folder`` and loaded back."""
     model = build(script, lib)
     model.set_weights([np.asarray(w) for w in weights])
+    if script.float8:
+        model.quantize("float8")
     name, arguments = script.optimizer
     single = len(script.heads) == 1
 
@@ -278,5 +377,14 @@ def run(script: Script, lib, weights):
         histories.append(model.fit(x, y, shuffle=False, verbose=0, epochs=1,
                                    batch_size=fit["batch_size"]).history)
     evaluated = model.evaluate(x_val, y_val, verbose=0, return_dict=True)
-    return {"histories": histories, "evaluate": evaluated,
-            "weights": [np.asarray(w) for w in model.get_weights()]}
+    as_list = model.evaluate(x_val, y_val, verbose=0)
+    result = {"histories": histories, "evaluate": evaluated,
+              "evaluate list": np.atleast_1d(np.asarray(as_list, np.float64)).tolist(),
+              "weights": [np.asarray(w) for w in model.get_weights()]}
+    if script.form == "subclass" and folder is not None:
+        path = f"{folder}/{lib.__name__}.keras"
+        model.save(path)
+        reloaded = lib.saving.load_model(path)
+        result["reloaded"] = np.asarray(reloaded.predict(x_val, verbose=0))
+        result["predicted"] = np.asarray(model.predict(x_val, verbose=0))
+    return result

@@ -104,7 +104,7 @@ def test_padded_batch_gives_the_unpadded_value(name, temporal, rng):
     """A padded batch in a jitted step gives the unpadded batch's value. The reduction is
     exact (above); XLA may still sum a row's entries in another order for another batch
     size, so the per-sample values may differ in their last bit."""
-    loss = losses.get(name)
+    loss = losses.as_loss(name)
     y_true, y_pred = _inputs(rng, name, time=T if temporal else None)
     weight = rng.uniform(0.5, 2.0, B).astype(np.float32) if temporal else None
     mask = (rng.uniform(size=(B, T)) > 0.3).astype(np.float32) if temporal else np.ones(B)
@@ -132,7 +132,7 @@ def test_padding_matches_the_plain_mean_without_mask(rng):
 # -------------------------------------------------------------------- values
 @pytest.mark.parametrize("name", ALL_NAMES)
 def test_call_gives_one_value_per_sample_and_differentiates(name, rng):
-    loss = losses.get(name)
+    loss = losses.as_loss(name)
     y_true, y_pred = _inputs(rng, name)
     values = loss.call(jnp.asarray(y_true), jnp.asarray(y_pred))
     assert values.shape == (B,)
@@ -180,14 +180,14 @@ def _spec(*shape, dtype=jnp.float32):
 
 
 def test_check_accepts_what_keras_accepts():
-    losses.get("sparse_categorical_crossentropy").check(_spec(8, 1, dtype=jnp.int32),
+    losses.as_loss("sparse_categorical_crossentropy").check(_spec(8, 1, dtype=jnp.int32),
                                                         _spec(8, 10))
-    losses.get("sparse_categorical_crossentropy").check(_spec(8, 5), _spec(8, 5, 10))
-    losses.get("mse").check(_spec(8), _spec(8, 1))
-    losses.get("binary_crossentropy").check(_spec(8), _spec(8, 1))
-    losses.get("binary_crossentropy").check(_spec(8, 3, dtype=jnp.int32), _spec(8, 3))
-    losses.get("categorical_crossentropy").check(_spec(8, 10), _spec(8, 10, dtype=jnp.bfloat16))
-    losses.get("mse").check(np.zeros((8, 3)), [[0.0] * 3] * 8)
+    losses.as_loss("sparse_categorical_crossentropy").check(_spec(8, 5), _spec(8, 5, 10))
+    losses.as_loss("mse").check(_spec(8), _spec(8, 1))
+    losses.as_loss("binary_crossentropy").check(_spec(8), _spec(8, 1))
+    losses.as_loss("binary_crossentropy").check(_spec(8, 3, dtype=jnp.int32), _spec(8, 3))
+    losses.as_loss("categorical_crossentropy").check(_spec(8, 10), _spec(8, 10, dtype=jnp.bfloat16))
+    losses.as_loss("mse").check(np.zeros((8, 3)), [[0.0] * 3] * 8)
 
 
 def test_sparse_crossentropy_given_one_hot_labels_suggests_categorical():
@@ -206,7 +206,7 @@ def test_categorical_crossentropy_given_integer_labels_suggests_sparse(labels_sh
     with pytest.raises(ValueError, match=r"categorical_crossentropy: expected one-hot labels "
                                          r"y_true of shape \(8, 10\).*did you mean "
                                          r"sparse_categorical_crossentropy\?"):
-        losses.get("categorical_crossentropy").check(_spec(*labels_shape, dtype=jnp.int32),
+        losses.as_loss("categorical_crossentropy").check(_spec(*labels_shape, dtype=jnp.int32),
                                                      _spec(8, 10))
 
 
@@ -214,17 +214,17 @@ def test_mismatched_batch_and_shapes_raise_naming_both():
     with pytest.raises(ValueError, match=r"mean_squared_error: .*y_true with shape \(16,\).*"
                                          r"y_pred with shape \(8, 1\).*batch dimensions "
                                          r"differ: 16 targets for 8 predictions"):
-        losses.get("mse").check(_spec(16), _spec(8, 1))
+        losses.as_loss("mse").check(_spec(16), _spec(8, 1))
     with pytest.raises(ValueError, match="binary_crossentropy: expected y_true of shape"):
-        losses.get("binary_crossentropy").check(_spec(8, 2), _spec(8, 3))
+        losses.as_loss("binary_crossentropy").check(_spec(8, 2), _spec(8, 3))
     with pytest.raises(ValueError, match="sparse_categorical_crossentropy.*batch dimensions"):
-        losses.get("sparse_categorical_crossentropy").check(_spec(4), _spec(8, 3))
+        losses.as_loss("sparse_categorical_crossentropy").check(_spec(4), _spec(8, 3))
 
 
 def test_non_numeric_targets_raise():
     with pytest.raises(ValueError, match=r"mean_absolute_error: y_true must be a numeric array; "
                                          r"received y_true with shape \(2,\), dtype"):
-        losses.get("mae").check(np.array(["a", "b"]), _spec(2, 1))
+        losses.as_loss("mae").check(np.array(["a", "b"]), _spec(2, 1))
 
 
 # ----------------------------------------------------------------------- get
@@ -243,27 +243,27 @@ def test_non_numeric_targets_raise():
     ("CategoricalCrossentropy", losses.CategoricalCrossentropy),
 ])
 def test_get_resolves_keras_names_and_aliases(name, cls):
-    assert type(losses.get(name)) is cls
+    assert type(losses.as_loss(name)) is cls
 
 
 def test_get_passes_losses_through_and_wraps_callables():
     loss = losses.Huber(delta=2.0)
-    assert losses.get(loss) is loss
-    assert type(losses.get(losses.Poisson)) is losses.Poisson
+    assert losses.as_loss(loss) is loss
+    assert type(losses.as_loss(losses.Poisson)) is losses.Poisson
 
     def my_l1(y_true, y_pred):
         return jnp.abs(y_true - y_pred).sum(axis=-1)
 
-    wrapped = losses.get(my_l1)
+    wrapped = losses.as_loss(my_l1)
     assert isinstance(wrapped, losses.Loss) and wrapped.name == "my_l1"
     assert float(wrapped(np.zeros((2,)), np.ones((2, 1)))) == 1.0  # Keras's rank alignment
 
 
 def test_get_rejects_unknown_names_listing_the_known_ones():
     with pytest.raises(ValueError, match=r"Unknown loss 'foo'. Expected one of \[.*'mse'"):
-        losses.get("foo")
+        losses.as_loss("foo")
     with pytest.raises(ValueError, match="A loss must be a name"):
-        losses.get(3)
+        losses.as_loss(3)
 
 
 @pytest.mark.parametrize("loss", [
@@ -277,4 +277,4 @@ def test_config_round_trip(loss):
     config = loss.get_config()
     clone = type(loss).from_config(config)
     assert clone.get_config() == config
-    assert losses.get({"class_name": type(loss).__name__, "config": config}).get_config() == config
+    assert losses.as_loss({"class_name": type(loss).__name__, "config": config}).get_config() == config

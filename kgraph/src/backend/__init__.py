@@ -23,6 +23,7 @@ from kgraph.interpreter.masking import get_keras_mask, set_keras_mask
 from kgraph.interpreter.stateless_scope import StatelessScope
 from kgraph.ops import (cast, cond, convert_to_numpy, convert_to_tensor, image, is_tensor,
                         linalg, nn, numpy, scatter, shape, stop_gradient, vectorized_map)
+from kgraph.ops.conv_utils import standardize_data_format
 from kgraph.src.backend.shapes import any_symbolic_tensors, compute_output_spec, standardize_shape
 
 __all__ = ["KerasTensor", "SUPPORTS_COMPLEX_DTYPES", "SUPPORTS_RAGGED_TENSORS",
@@ -33,8 +34,8 @@ __all__ = ["KerasTensor", "SUPPORTS_COMPLEX_DTYPES", "SUPPORTS_RAGGED_TENSORS",
            "image_data_format", "in_symbolic_scope", "is_float_dtype", "is_int_dtype",
            "is_keras_tensor", "is_tensor", "linalg", "name_scope", "nn", "numpy",
            "random", "result_type", "scatter", "set_epsilon", "set_floatx",
-           "set_image_data_format", "set_keras_mask", "shape", "standardize_dtype",
-           "standardize_shape", "stop_gradient", "vectorized_map"]
+           "set_image_data_format", "set_keras_mask", "shape", "standardize_data_format",
+           "standardize_dtype", "standardize_shape", "stop_gradient", "vectorized_map"]
 
 #: What kgraph's arrays are: dense JAX arrays, complex dtypes included.
 SUPPORTS_SPARSE_TENSORS = False

@@ -1,6 +1,14 @@
-"""``keras.src.layers``: Keras's internal layer modules whose private names code written
-for Keras imports (the layers themselves are ``kgraph.layers``)."""
+"""Keras's internal ``keras.src.layers`` names that its public ``keras.layers`` does not
+offer: ``IndexLookup``, the vocabulary lookup ``StringLookup`` and ``IntegerLookup`` are
+made of (kgraph's ``kgraph.layers.index_lookup``), and ``DataLayer``, the base of layers
+written against ``self.backend`` (``keras.src.layers.preprocessing.data_layer``). Every
+other name of ``keras.src.layers`` is ``kgraph.layers``'.
 
-from kgraph.src.layers import core
+>>> IndexLookup.__module__
+'kgraph.layers.index_lookup'
+"""
 
-__all__ = ["core"]
+from kgraph.layers.data_layer import DataLayer
+from kgraph.layers.index_lookup import IndexLookup
+
+__all__ = ["DataLayer", "IndexLookup"]

@@ -1,6 +1,12 @@
-"""``keras.src.ops``: Keras's ops namespace as its own code reads it, which also holds the
-backend's random module (``ops.random.uniform``); the ops themselves are ``kgraph.ops``."""
+"""``keras.src.ops``: Keras's internal ops package also offers its backend's ``random``
+module (``from keras.src.ops import random``), here ``kgraph.random``; its other names are
+``kgraph.ops``'s (``kgraph.compat`` looks here first, then there).
+
+>>> random.uniform((2,), seed=1).shape
+(2,)
+"""
 
 from kgraph import random
+from kgraph.src.ops import image
 
-__all__ = ["random"]
+__all__ = ["image", "random"]

@@ -1,5 +1,0 @@
-"""``keras.src.losses``."""
-
-from kgraph.src.losses import losses
-
-__all__ = ["losses"]
