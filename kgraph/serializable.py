@@ -28,12 +28,15 @@ class Serializable:
 
 
 def lookup(identifier, kind, by_name, classes, callable_form):
-    """``identifier`` (None, a callable, a Keras name in ``by_name`` or a config dict of one
-    of ``classes``) as an object; ValueError naming ``kind`` and the accepted forms."""
+    """``identifier`` (None, a callable, a Keras name in ``by_name``, the name of one of
+    ``classes`` (made with its defaults) or a config dict of one) as an object; ValueError
+    naming ``kind`` and the accepted forms."""
     if identifier is None or callable(identifier):
         return identifier
     if isinstance(identifier, str) and identifier in by_name:
         return by_name[identifier]()
+    if isinstance(identifier, str) and identifier in classes:  # a class name, as Keras's get
+        return classes[identifier]()
     if isinstance(identifier, dict) and identifier.get("class_name") in classes:
         return classes[identifier["class_name"]].from_config(identifier.get("config", {}))
     raise ValueError(f"Unknown {kind} {identifier!r}. Expected one of {sorted(by_name)}, "

@@ -44,6 +44,7 @@ from kgraph.base.call_context_args import CallContextArgs, resolve as resolve_co
 from kgraph.base.input_spec import assert_input_compatibility
 from kgraph.base.keras_internals import KerasInternals
 from kgraph.base.layer_calls import LayerCalls
+from kgraph.base.layer_losses import LayerLosses
 from kgraph.base.layer_surface import LayerSurface
 from kgraph.base.variable_lists import VariableLists
 from kgraph.base.weight_protocol import WeightProtocol
@@ -88,7 +89,7 @@ def trainability_changes() -> int:
 
 
 class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtocol,
-            VariableLists, CallContextArgs):
+            VariableLists, CallContextArgs, LayerLosses):
     """Base class of all layers.
 
     Args:
@@ -135,7 +136,7 @@ class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtoco
         self._trainable = trainable
         self._dtype_policy = dtype_policy.get(dtype)
         self.activity_regularizer = regularizers.get(activity_regularizer)
-        self.losses: list = []  # losses added by the last eager call (see add_loss)
+        self.losses = []  # the add_loss values of the last eager call (LayerLosses)
         self.built = False
         self.input_spec = None
         self._inbound_nodes: list[Node] = []
@@ -497,34 +498,6 @@ class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtoco
             return shape_inference.specs_from_shapes(shape, dtype, self)
         return shape_inference.infer_output_spec(self, args, kwargs, self._output_spec_cache)
 
-    def add_loss(self, value):
-        """Add to the model's loss (e.g. an activity penalty); call it in ``call``.
-
-        The value is summed, as Keras does. Pure runs collect it (``program.apply(...,
-        return_losses=True)``, the Trainer); after an eager call it is in ``layer.losses``.
-        A per-sample value (leading batch axis) has its padding rows zeroed when the call
-        context has a ``sample_mask`` (see ``kgraph.interpreter.context``); one value for
-        the whole batch cannot leave padding rows out, so training runs such a model's
-        partial batches unpadded.
-        """
-        self._record_loss(value, batch_wide=jnp.ndim(value) == 0)
-
-    def _record_loss(self, value, batch_wide):
-        if _has_keras_tensor(value):
-            # a subclassed model's call traced on symbolic inputs: its compiled program
-            # runs that call itself, where the loss is added
-            return
-        ctx = context.current()
-        if ctx is None:
-            raise RuntimeError(f'Layer "{self.name}": add_loss can only be called inside call().')
-        value = jnp.asarray(value, jnp.float32)
-        rows = context.sample_mask_for(value)
-        if rows is not None:
-            value = jnp.where(context.row_mask(rows, value), value, jnp.zeros((), value.dtype))
-        if batch_wide:
-            ctx.note_batch_wide_loss()
-        ctx.losses.append(value)
-
     def random_key(self):
         """A fresh PRNG key for this call (see ``kgraph.interpreter.context``)."""
         ctx = context.current()
@@ -607,12 +580,6 @@ class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtoco
         self._build_for_call(args, kwargs, inputs)
         self._check_inputs(inputs)
         return args, kwargs
-
-    def _add_activity_penalty(self, outputs) -> None:
-        for output in jax.tree_util.tree_leaves(outputs):
-            # (exact on padded batches: activity_penalty leaves padding rows out)
-            self._record_loss(regularizers.activity_penalty(self.activity_regularizer, output),
-                              batch_wide=False)
 
     def _symbolic_call(self, args, kwargs):
         if self.__dict__.get("_input_shape_arg") is not None:

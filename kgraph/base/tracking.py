@@ -22,7 +22,7 @@ __all__ = ["PLAIN", "StateLock", "UNTRACKED", "collect", "memo", "structure_read
 UNTRACKED = frozenset({"_inbound_nodes", "_output_spec_cache", "_own_variables", "_var_attrs",
                         "_namespaces", "_warned_input_keys",
                         "losses", "input_spec", "_dtype_policy", "activity_regularizer",
-                        "_tracker"})
+                        "_tracker", "_call_losses"})
 
 
 PLAIN = frozenset({str, int, float, bool, type(None)})

@@ -171,8 +171,11 @@ class Softmax(_Elementwise):
         x = inputs.astype(jnp.promote_types(inputs.dtype, jnp.float32))
         if mask is not None:
             mask = jnp.asarray(mask)
-            if mask.ndim > x.ndim or any(m != 1 and m != i for m, i in
-                                         zip(mask.shape[::-1], x.shape[::-1])):
+            if mask.ndim > x.ndim:
+                raise ValueError(f'Layer "{self.name}": The `mask` must be broadcastable to '
+                                 "`inputs` and must not have more dimensions. Received: "
+                                 f"inputs.shape={inputs.shape}, mask.shape={mask.shape}")
+            if any(m != 1 and m != i for m, i in zip(mask.shape[::-1], x.shape[::-1])):
                 raise ValueError(f'Layer "{self.name}": the `mask` must be broadcastable to '
                                  "`inputs`: each mask dimension must be 1 or match the "
                                  f"input's. Received: inputs.shape={inputs.shape}, "

@@ -113,6 +113,9 @@ class BaseConv(lora.LoRA, WindowedConv):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self._init_lora(lora_rank, lora_alpha)
         filters = cu.positive_int("filters", filters)
+        if isinstance(groups, int) and not isinstance(groups, bool) and groups <= 0:
+            raise ValueError(f'Layer "{self.name}" ({type(self).__name__}): The number of '
+                             f"groups must be a positive integer. Received: groups={groups}.")
         groups = cu.positive_int("groups", groups)
         if filters % groups:
             raise ValueError("The number of filters must be evenly divisible by the number of "

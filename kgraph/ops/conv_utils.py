@@ -156,7 +156,7 @@ def spatial_output_shape(layer_name, input_shape, data_format, channels, lengths
     """Assemble ``(batch, *spatial, channels)`` (or channels first), refusing sizes <= 0."""
     lengths = tuple(lengths)
     if any(n is not None and n <= 0 for n in lengths):
-        raise ValueError(f'Layer "{layer_name}": computed output size would be zero or '
+        raise ValueError(f'Layer "{layer_name}": Computed output size would be zero or '
                          f"negative (output spatial shape {lengths}). Received input shape "
                          f"{tuple(input_shape)}.")
     if data_format == "channels_last":
