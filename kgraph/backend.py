@@ -11,6 +11,7 @@ import gc
 
 import jax.numpy as jnp
 
+from kgraph import dtype_policy
 from kgraph.base.naming import reset_names
 from kgraph.config import (backend, epsilon, floatx, image_data_format, set_epsilon, set_floatx,
                            set_image_data_format, standardize_dtype)
@@ -24,13 +25,16 @@ _uids: dict = {}
 
 
 def clear_session(free_memory=True) -> None:
-    """Start afresh, as in a new process: automatic layer names count from 1 again.
+    """Start afresh, as in a new process: automatic layer names count from 1 again, and the
+    global dtype policy is a new one of ``floatx`` (as Keras's, a policy set with
+    ``set_dtype_policy`` is forgotten).
 
     Models already built keep their layers and names; ``free_memory`` runs the garbage
     collector.
     """
     reset_names()
     _uids.clear()
+    dtype_policy.set_global_policy(dtype_policy.DTypePolicy(floatx()))
     if free_memory:
         gc.collect()
 

@@ -33,8 +33,11 @@ class DTypePolicy:
         self.variable_dtype = jnp.dtype(variable)
         self.compute_dtype = jnp.dtype(compute)
 
-    #: The quantization mode (None: a float policy; see ``kgraph.dtype_policies_quantized``).
-    quantization_mode = None
+    @property
+    def quantization_mode(self):
+        """The quantization mode: None for a float policy (see
+        ``kgraph.dtype_policies_quantized``)."""
+        return self.__dict__.get("_quantization_mode")
 
     def get_config(self):
         return {"name": self.name}

@@ -85,7 +85,8 @@ def num_samples(x, y=None, sample_weight=None, source=None) -> int:
                 raise ValueError(f"{name} is a scalar; expected an array with a first "
                                  "(sample) dimension.")
             kind = np.asarray(leaf).dtype
-            if kind.kind not in "biufc":
+            if kind.kind not in "biufc" and not jax.dtypes.issubdtype(kind, np.floating):
+                # (NumPy names bfloat16 and the float8 types "V": they are floats)
                 raise TypeError(
                     f"{name} has dtype {kind}; expected numeric arrays (ints, floats or "
                     "bools), which is what a model computes on. Encode strings first (e.g. "

@@ -55,6 +55,12 @@ class KerasInternals:
         return NotImplementedError(f"Layer {type(self).__name__} does not have a `{name}` "
                                    f"{kind} implemented.{extra}")
 
+    def _quantization_mode_error(self, mode) -> NotImplementedError:
+        """Keras's error for a quantization mode the layer cannot run."""
+        return NotImplementedError(f"Layer {type(self).__name__} ({self.name!r}): Invalid "
+                                   "quantization mode. Expected one of ('int8', 'float8', "
+                                   f"'int4', 'gptq', 'awq'). Received: quantization_mode={mode}")
+
     # Keras's hooks of a quantizable layer, which a layer without a quantized form lacks
     # (kgraph's quantizable layers quantize through ``kgraph.layers.quantized``).
     def quantized_build(self, input_shape, mode):

@@ -67,11 +67,13 @@ class WindowedConv(Layer):
             shape = [1] * outputs.ndim
             shape[cu.channel_axis(self.data_format)] = self.bias.shape[0]
             outputs = outputs + jnp.reshape(self.bias, shape)
-        return self.activation(outputs)
+        return outputs if self.activation is None else self.activation(outputs)
 
     def _add_bias(self, size):
         if self.use_bias:
             self.bias = wa.add_weight(self, "bias", (size,))
+        else:
+            self.bias = None  # as Keras's
 
     def _set_input_spec(self, channels):
         self.input_spec = InputSpec(ndim=self.rank + 2,

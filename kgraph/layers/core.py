@@ -62,6 +62,8 @@ class Dense(lora.LoRA, quantized.Quantizable, Layer):
             self.kernel = wa.add_weight(self, "kernel", (in_features, self.units))
             if self.use_bias:
                 self.bias = wa.add_weight(self, "bias", (self.units,))
+        if not self.use_bias:
+            self.bias = None  # as Keras's
         self.input_spec = InputSpec(min_ndim=2, axes={-1: in_features})
         self.built = True
         self._build_lora()
@@ -72,7 +74,7 @@ class Dense(lora.LoRA, quantized.Quantizable, Layer):
         x = accumulate.matmul(inputs, self.kernel)
         if self.use_bias:
             x = x + self.bias
-        return self.activation(x)
+        return x if self.activation is None else self.activation(x)
 
     def compute_output_shape(self, input_shape):
         return tuple(input_shape[:-1]) + (self.units,)

@@ -86,6 +86,8 @@ class EinsumDense(lora.LoRA, quantized.Quantizable, Layer):
             if bias_shape is not None:
                 self.bias = wa.add_weight(self, "bias", tuple(bias_shape),
                                           resolve_initializer(self.bias_initializer))
+        if bias_shape is None:
+            self.bias = None  # as Keras's
         self.built = True
         self._build_lora()
 
@@ -107,7 +109,7 @@ class EinsumDense(lora.LoRA, quantized.Quantizable, Layer):
         x = accumulate.einsum(self.equation, inputs, self.kernel)
         if self._has_bias:
             x = x + self.bias
-        return self.activation(x)
+        return x if self.activation is None else self.activation(x)
 
     def compute_output_shape(self, input_shape):
         return tuple(self._analyze(input_shape)[2])

@@ -119,13 +119,33 @@ class Quantizable:
         with self._unlocked_state():
             quantized_calls.quantize(self, mode, config)
 
+    def quantized_build(self, kernel_shape, mode, config=None):
+        """Create the quantized variables of ``mode`` for a float kernel of
+        ``kernel_shape`` (Keras's method; ``quantize`` calls it on a built layer)."""
+        if mode not in QUANTIZATION_MODES:
+            raise self._quantization_mode_error(mode)
+        if mode in ("gptq", "awq"):
+            raise calibration_not_offered(self, mode)
+        with self._unlocked_state():
+            quantized_calls.build_quantized(self, mode, tuple(kernel_shape), config)
+
+    def quantized_call(self, *args, **kwargs):
+        """The forward pass of the quantized layer (Keras's method: ``call`` runs it when
+        the layer's policy is quantized)."""
+        if self.quantization_mode not in QUANTIZATION_MODES:
+            raise self._quantization_mode_error(self.quantization_mode)
+        return quantized_calls.call(self, *args, **kwargs)
+
     def __getattr__(self, name):
         # A quantized layer keeps its kernel as ``_kernel``; ``kernel`` reads it as Keras's
-        # property does (int4: unpacked).
-        if name == type(self)._quantized_weight:
-            var_attrs = self.__dict__.get("_var_attrs")
-            if var_attrs and "_" + name in var_attrs:
-                return quantized_calls.kernel_view(self)
+        # property does (int4: unpacked). A float layer's ``_kernel`` is its kernel, as
+        # Keras's (which keeps it there and reads it through the ``kernel`` property).
+        weight = type(self)._quantized_weight
+        var_attrs = self.__dict__.get("_var_attrs")
+        if name == weight and var_attrs and "_" + name in var_attrs:
+            return quantized_calls.kernel_view(self)
+        if name == "_" + weight and var_attrs and weight in var_attrs:
+            return super().__getattr__(weight)
         return super().__getattr__(name)
 
     def _keras_ordered_variables(self):

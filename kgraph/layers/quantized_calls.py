@@ -30,8 +30,8 @@ from kgraph.quantizers.quantizers import (AbsMaxQuantizer, abs_max_quantize,
                                           abs_max_quantize_grouped_with_zero_point,
                                           dequantize_with_sz_map)
 
-__all__ = ["build", "calibration_not_offered", "call", "file_order", "float_int8_kernel",
-           "kernel_view", "quantize", "requantized_int8"]
+__all__ = ["build", "build_quantized", "calibration_not_offered", "call", "file_order",
+           "float_int8_kernel", "kernel_view", "quantize", "requantized_int8"]
 
 # Keras's ``variable_serialization_spec``: a quantized layer's weights in file order
 _KERNEL_SPEC = {"int8": ["kernel", "bias", "kernel_scale"],
@@ -161,7 +161,8 @@ def _build_int4(layer, shape, config):
                               _group_indices(rows, block_size))
 
 
-def _build_quantized(layer, mode, shape, config):
+def build_quantized(layer, mode, shape, config):
+    """The quantized variables of ``mode`` on ``layer`` for a float kernel of ``shape``."""
     _check_mode(layer, mode)
     if mode == "int8":
         _build_int8(layer, shape, config)
@@ -179,12 +180,12 @@ def build(layer, shape, bias_shape=None, kernel_initializer=None, bias_initializ
     mode = layer.quantization_mode
     _check_mode(layer, mode)
     if mode == "float8":
-        _build_quantized(layer, mode, shape, layer.quantization_config)
+        build_quantized(layer, mode, shape, layer.quantization_config)
         layer.kernel = wa.add_weight(layer, "kernel", tuple(shape), kernel_initializer)
     if bias_shape is not None:
         layer.bias = wa.add_weight(layer, "bias", tuple(bias_shape), bias_initializer)
     if mode != "float8":
-        _build_quantized(layer, mode, shape, layer.quantization_config)
+        build_quantized(layer, mode, shape, layer.quantization_config)
 
 
 # -------------------------------------------------------------------------- quantize
@@ -253,14 +254,14 @@ def quantize(layer, mode, config):
                 _einsum_int4_shape(layer, shape)
         values, scale, zero = _quantized_values(layer, mode, config, kernel)
         delattr(layer, weight)
-        _build_quantized(layer, mode, shape, config)
+        build_quantized(layer, mode, shape, config)
         variables = layer.__dict__["_var_attrs"]
         variables[f"_{weight}"].assign(values)
         variables[f"{weight}_scale"].assign(scale)
         if zero is not None:
             variables[f"{weight}_zero"].assign(zero)
     else:
-        _build_quantized(layer, mode, None, config)
+        build_quantized(layer, mode, None, config)
     if layer.dtype_policy.quantization_mode is None:
         name = mode
         if mode == "int4":

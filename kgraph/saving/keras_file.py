@@ -50,6 +50,12 @@ _H5_PER_DATASET = 8 << 10  # ... and per dataset
 def _check_built(model, what):
     if not catalog.is_instance(model, "Model"):
         raise TypeError(f"{what} expects a kgraph Model, received {type(model).__name__}.")
+    if not model.built and catalog.is_instance(model, "Sequential") and model.layers:
+        # A Sequential of layers built already (Keras saves it as it is): built on the input
+        # shape its first layer was built for, its weights are those layers'.
+        config = model.layers[0].get_build_config() if model.layers[0].built else None
+        if config and config.get("input_shape") is not None:
+            model.build(config["input_shape"])
     if not model.built:
         raise ValueError(f'Model "{model.name}" is not built yet: call it on data (or '
                          f"build it) before {what}, so that its weights exist.")
