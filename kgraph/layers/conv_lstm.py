@@ -23,6 +23,7 @@ import jax.numpy as jnp
 from kgraph import activations
 from kgraph.base.input_spec import InputSpec
 from kgraph.base.layer import Layer
+from kgraph.base.seed_generator import SeedGenerator
 from kgraph.layers import arg_checks, weight_args as wa
 from kgraph.ops import conv_utils as cu
 from kgraph.layers.recurrent import _cell_property, _scan
@@ -53,7 +54,7 @@ class _ConvLSTMCell(Layer):
         self.data_format = cu.standardize_data_format(data_format)
         self.dilation_rate = cu.standardize_tuple(dilation_rate, rank, "dilation_rate")
         if max(self.strides) > 1 and max(self.dilation_rate) > 1:
-            raise ValueError(f"{owner}: `strides > 1` is not compatible with "
+            raise ValueError(f"{owner}: Specifying `strides > 1` is not compatible with "
                              f"`dilation_rate > 1`. Received: strides={self.strides} and "
                              f"dilation_rate={self.dilation_rate}")
         self.activation = activations.get(activation)
@@ -69,6 +70,7 @@ class _ConvLSTMCell(Layer):
             arg_checks.number(owner, name, rate, low=0, high=1)
         self.dropout, self.recurrent_dropout = float(dropout), float(recurrent_dropout)
         self.seed = seed
+        self.seed_generator = SeedGenerator(seed)  # the dropout masks' keys, as Keras's
         self._salt = salt
 
     def build(self, frame_shape):
@@ -113,8 +115,7 @@ class _ConvLSTMCell(Layer):
         def make(index, rate, shape):
             if not (training and 0.0 < rate < 1.0):
                 return None
-            key = self.random_key()
-            key = key if self.seed is None else jax.random.fold_in(key, self.seed)
+            key = self.seed_generator.next()
             keep = jax.random.bernoulli(jax.random.fold_in(key, index), 1.0 - rate,
                                         (4, *shape))
             return keep.astype(dtype) / (1.0 - rate)
@@ -156,6 +157,7 @@ class _ConvLSTM(StatefulRecurrence, Layer):
     """The recurrent layer: runs ``_ConvLSTMCell`` over the time axis."""
 
     rank = None
+    supports_masking = True
 
     def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None,
                  dilation_rate=1, activation="tanh", recurrent_activation="sigmoid",
@@ -216,6 +218,13 @@ class _ConvLSTM(StatefulRecurrence, Layer):
 
     def _nested(self, flat):
         return flat
+
+    def compute_mask(self, inputs, mask=None):
+        """The time steps' mask goes on with the sequences (none on a last output or states)."""
+        if isinstance(mask, (list, tuple)):
+            mask = mask[0] if mask else None
+        output_mask = mask if self.return_sequences else None
+        return [output_mask, None, None] if self.return_state else output_mask
 
     def compute_output_shape(self, sequences_shape, initial_state_shape=None):
         input_shape = tuple(sequences_shape)

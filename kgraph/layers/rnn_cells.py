@@ -29,6 +29,7 @@ import jax.numpy as jnp
 
 from kgraph import activations, initializers
 from kgraph.base.layer import Layer
+from kgraph.base.seed_generator import SeedGenerator
 from kgraph.interpreter import context
 from kgraph.layers import arg_checks, weight_args as wa
 
@@ -203,6 +204,7 @@ class _Cell(Layer):
         self.dropout = float(dropout)
         self.recurrent_dropout = float(recurrent_dropout)
         self.seed = seed
+        self.seed_generator = SeedGenerator(seed)  # the dropout masks' keys, as Keras's
         self._weight_salt = None  # set by the owning recurrent layer (see ``salted``)
 
     @property
@@ -233,10 +235,7 @@ class _Cell(Layer):
 
     # ----------------------------------------------------------------- dropout
     def _key(self, index):
-        key = self.random_key()
-        if self.seed is not None:
-            key = jax.random.fold_in(key, self.seed)
-        return jax.random.fold_in(key, index)
+        return jax.random.fold_in(self.seed_generator.next(), index)
 
     def _masks(self, training, batch, input_dim, dtype):
         """(input masks (gates, batch, in) | None, recurrent masks (gates, batch, units) | None)."""
@@ -329,12 +328,15 @@ class LSTMCell(_Cell):
                  bias_initializer="zeros", unit_forget_bias=True, kernel_regularizer=None,
                  recurrent_regularizer=None, bias_regularizer=None, kernel_constraint=None,
                  recurrent_constraint=None, bias_constraint=None, dropout=0.0,
-                 recurrent_dropout=0.0, seed=None, **kwargs):
+                 recurrent_dropout=0.0, seed=None, implementation=2, **kwargs):
         arguments = init_arguments(locals())
         del arguments["recurrent_activation"], arguments["unit_forget_bias"]
+        del arguments["implementation"]
         super().__init__(**arguments)
         self.recurrent_activation = activations.get(recurrent_activation)
         self.unit_forget_bias = unit_forget_bias
+        # Keras's choice of matmuls (one per gate, or one for all): the same numbers here
+        self.implementation = implementation
 
     @property
     def state_size(self):
@@ -380,12 +382,15 @@ class GRUCell(_Cell):
                  bias_initializer="zeros", kernel_regularizer=None, recurrent_regularizer=None,
                  bias_regularizer=None, kernel_constraint=None, recurrent_constraint=None,
                  bias_constraint=None, dropout=0.0, recurrent_dropout=0.0, reset_after=True,
-                 seed=None, **kwargs):
+                 seed=None, implementation=2, **kwargs):
         arguments = init_arguments(locals())
         del arguments["recurrent_activation"], arguments["reset_after"]
+        del arguments["implementation"]
         super().__init__(**arguments)
         self.recurrent_activation = activations.get(recurrent_activation)
         self.reset_after = reset_after
+        # Keras's choice of matmuls (one per gate, or one for all): the same numbers here
+        self.implementation = implementation
 
     def build(self, input_shape):
         input_dim = self._check_input_dim(input_shape)

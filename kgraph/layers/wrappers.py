@@ -343,10 +343,11 @@ class TimeDistributed(Wrapper):
         kwargs = {"training": training}
         if mask is not None:
             if mask.ndim < 2 or mask.shape[:2] != inputs.shape[:2]:
-                raise ValueError(f'Layer "{self.name}": the `mask` passed to `TimeDistributed` '
-                                 f"has shape {mask.shape}, incompatible with the input shape "
-                                 f"{inputs.shape}: its first two dimensions (batch size and "
-                                 "timesteps) must match the input's.")
+                raise ValueError(f'Layer "{self.name}": The `mask` passed to the '
+                                 f"`TimeDistributed` layer has a shape {mask.shape} "
+                                 f"incompatible with the input shape {inputs.shape}: its first "
+                                 "two dimensions (batch size and timesteps) must match the "
+                                 "input's.")
             if "mask" in call_args.call_parameters(type(self.layer))[0]:
                 kwargs["mask"] = jnp.reshape(mask, (-1, *mask.shape[2:]))
         rows = context.sample_mask_for(inputs)

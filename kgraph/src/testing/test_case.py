@@ -157,11 +157,16 @@ class TestCase(parameterized.TestCase):
         """``get_config`` / ``from_config`` and ``serialize`` / ``deserialize`` round trips
         give the same config (as JSON, tuples kept) and an object with the same attributes."""
         cls = type(instance)
-        if cls.__module__.startswith("keras."):
-            # Keras's deserialization finds a class of its own modules (its test files' too)
-            # by importing the module its config names; kgraph's imports nothing, so the
-            # class is given by name, as Keras would find it
-            custom_objects = {cls.__name__: cls, **(custom_objects or {})}
+        # Keras's deserialization finds a class of its own modules (its test files' too, for
+        # the object and the layers it holds, e.g. an RNN's cell) by importing the module
+        # its config names; kgraph's imports nothing, so such classes are given by name,
+        # as Keras would find them
+        own = [type(obj) for obj in ([instance] + (instance._flatten_layers(False)
+                                                   if hasattr(instance, "_flatten_layers")
+                                                   else []))]
+        found = {c.__name__: c for c in own if c.__module__.startswith("keras.")}
+        if found:
+            custom_objects = {**found, **(custom_objects or {})}
         config_json = to_json_with_tuples(instance.get_config())
         attributes = set(dir(instance)) - {"__annotations__"}
         with custom_object_scope(custom_objects):
