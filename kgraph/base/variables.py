@@ -25,6 +25,7 @@ import numpy as np
 
 from kgraph import initializers
 from kgraph.base import initial_values, name_scope
+from kgraph.base.array_operators import ArrayOperators
 from kgraph.interpreter import context
 
 __all__ = ["Variable", "checked_weight_shape"]
@@ -35,8 +36,10 @@ def _is_value(initializer) -> bool:
                                     tuple))
 
 
-class Variable:
-    """A weight: name, shape, dtype, initializer, trainable, and its value.
+class Variable(ArrayOperators):
+    """A weight: name, shape, dtype, initializer, trainable, and its value; usable as an
+    array (operators, ``kgraph.ops``, NumPy), each use reading the current value, as Keras's
+    variables (``jax.numpy`` functions take ``v.value``, as with Keras's).
 
     Made as Keras 3 makes one: ``Variable(initializer, shape=None, dtype=None,
     trainable=True, autocast=True, aggregation="none", synchronization="auto", name=None)``,
@@ -46,6 +49,9 @@ class Variable:
 
     >>> Variable([1, 2]).dtype, Variable(1.0).shape, Variable("ones", shape=(2,)).value.tolist()
     (dtype('int32'), (), [1.0, 1.0])
+    >>> from kgraph import ops
+    >>> float(ops.sum(Variable([1.0, 2.0])) * Variable(3.0))
+    9.0
     """
 
     def __init__(self, initializer, shape=None, dtype=None, trainable=True, autocast=True,
@@ -158,10 +164,6 @@ class Variable:
     def numpy(self) -> np.ndarray:
         """The stored value as a NumPy array."""
         return np.asarray(self.value)
-
-    def __array__(self, dtype=None, copy=None):
-        value = np.asarray(self.value)
-        return value if dtype is None else value.astype(dtype)
 
     def __repr__(self):
         kind = "trainable" if self.trainable else "non-trainable"
