@@ -64,6 +64,9 @@ class Variable(ArrayOperators):
                                  f"shape {value.shape}, but shape={tuple(shape)} was given.")
             shape, dtype = value.shape, dtype or value.dtype
             initializer = value
+        elif initializer is None:
+            raise ValueError(f"Variable {name or 'variable'!r}: needs an initial value or an "
+                             "initializer; received initializer=None.")
         elif shape is None:
             raise ValueError(f"Variable {name or 'variable'!r}: made from an initializer "
                              f"({initializer!r}), it needs a shape.")
