@@ -29,6 +29,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
+from kgraph.interpreter import context
 from runtime.trainer import Trainer
 
 __all__ = ["TrainingSetup"]
@@ -161,7 +162,9 @@ class TrainingSetup:
         """Build ``model`` on the first row of ``x`` if needed; follow its graph."""
         self._follow_graph(model)
         if not model.built and x is not None:
-            model(_first_rows(x))
+            # a build, as Keras's symbolic one: what the call assigns is dropped
+            with context.CallContext(collect_assignments=True):
+                model(_first_rows(x))
             self._follow_graph(model)
 
     def trainer_for(self, model, x=None) -> Trainer:
