@@ -142,6 +142,19 @@ class TrainingSetup:
         self.opt_state = None
         self.fits = 0
 
+    def replace_optimizer(self, optimizer) -> None:
+        """Train with ``optimizer`` from now on (Keras's ``model.optimizer = ...`` after
+        ``compile``): compile's other choices stay; a new optimizer starts afresh."""
+        previous = self.config["optimizer"]
+        if optimizer is previous:
+            return
+        self.config = {**self.config, "optimizer": optimizer}
+        self.trainer = self._predictor = None
+        for each in (previous, optimizer):
+            if hasattr(each, "_bind"):
+                each._bind(None)
+        self.opt_state = None
+
     def rest(self, optimizer, model) -> None:
         """Bind ``optimizer`` (a Keras optimizer class) to this setup's optimizer state, the
         one of compiled ``model``: after a ``fit``, or a file's state loaded."""
