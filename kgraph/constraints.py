@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from kgraph.base.array_operators import plain_values
 from kgraph.config import epsilon
 from kgraph.serializable import Serializable, from_config_or_name, lookup, to_config
 
@@ -22,10 +23,11 @@ __all__ = [
 
 
 class Constraint(Serializable):
-    """``constraint(weight) -> projected weight``; serializable with ``get_config``."""
+    """``constraint(weight) -> projected weight``; serializable with ``get_config``. The base
+    class itself is Keras's identity constraint (returns the weight unchanged)."""
 
     def __call__(self, w):
-        raise NotImplementedError
+        return w
 
 
 class MaxNorm(Constraint):
@@ -35,6 +37,7 @@ class MaxNorm(Constraint):
         self.max_value, self.axis = float(max_value), axis
 
     def __call__(self, w):
+        w = plain_values(w)  # a Variable: its value
         norms = jnp.sqrt(jnp.sum(jnp.square(w), axis=self.axis, keepdims=True))
         desired = jnp.clip(norms, 0, self.max_value)
         return w * (desired / (epsilon() + norms))
@@ -45,6 +48,7 @@ class MaxNorm(Constraint):
 
 class NonNeg(Constraint):
     def __call__(self, w):
+        w = plain_values(w)  # a Variable: its value
         return w * (w >= 0).astype(w.dtype)
 
 
@@ -53,6 +57,7 @@ class UnitNorm(Constraint):
         self.axis = axis
 
     def __call__(self, w):
+        w = plain_values(w)  # a Variable: its value
         norms = jnp.sqrt(jnp.sum(jnp.square(w), axis=self.axis, keepdims=True))
         return w / (epsilon() + norms)
 
@@ -69,6 +74,7 @@ class MinMaxNorm(Constraint):
         self.rate, self.axis = float(rate), axis
 
     def __call__(self, w):
+        w = plain_values(w)  # a Variable: its value
         norms = jnp.sqrt(jnp.sum(jnp.square(w), axis=self.axis, keepdims=True))
         desired = (self.rate * jnp.clip(norms, self.min_value, self.max_value)
                    + (1 - self.rate) * norms)
@@ -82,10 +88,11 @@ class MinMaxNorm(Constraint):
 # Keras's lower-case names are the classes themselves.
 max_norm, min_max_norm, non_neg, unit_norm = MaxNorm, MinMaxNorm, NonNeg, UnitNorm
 
-_BY_NAME = {"max_norm": MaxNorm, "min_max_norm": MinMaxNorm, "non_neg": NonNeg,
-            "unit_norm": UnitNorm}
 _CLASSES = {"MaxNorm": MaxNorm, "MinMaxNorm": MinMaxNorm, "NonNeg": NonNeg,
-            "UnitNorm": UnitNorm}
+            "UnitNorm": UnitNorm, "Constraint": Constraint}
+# Keras's names: each class's and its snake-case name.
+_BY_NAME = {**_CLASSES, "max_norm": MaxNorm, "min_max_norm": MinMaxNorm, "non_neg": NonNeg,
+            "unit_norm": UnitNorm, "constraint": Constraint}
 
 
 def get(identifier):

@@ -25,6 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from kgraph.base import naming, seed_stream
+from kgraph.random import SeedGenerator
 from kgraph.serializable import Serializable, from_config_or_name
 
 __all__ = [
@@ -75,9 +76,7 @@ def _both_forms(call):
         key_given = (bool(args) and _is_key(args[0])) or "key" in kwargs
         if keyed and not key_given:  # Keras's form on a kgraph initializer
             shape, dtype = _keras_form_args(args, dict(kwargs))
-            seed = getattr(self, "seed", None)
-            key = jax.random.PRNGKey(0) if seed is not None else _default_key(None)
-            return call(self, key, tuple(shape), dtype)
+            return call(self, _keyless_call_key(self), tuple(shape), dtype)
         if not keyed and key_given:  # kgraph calling a Keras-style initializer
             args = args[1:] if args and _is_key(args[0]) else args
             kwargs.pop("key", None)
@@ -92,6 +91,23 @@ def _default_key(key):
     if key is None:
         return seed_stream.next_key()
     return key
+
+
+def _keyless_call_key(initializer):
+    """The key of a call in Keras's form (no key), as Keras seeds it: a ``SeedGenerator``
+    seed advances (every call differs); an int seed or none gives a random initializer the
+    same values at every call of this object (unseeded: a key drawn from the eager stream
+    at its first call, so a clone draws other values)."""
+    seed = getattr(initializer, "seed", None)
+    if isinstance(seed, SeedGenerator):
+        return seed.next()
+    if seed is not None:
+        return jax.random.PRNGKey(0)
+    if not isinstance(initializer, RandomInitializer):  # no seed of its own
+        return seed_stream.next_key()
+    if initializer._unseeded_key is None:
+        initializer._unseeded_key = seed_stream.next_key()
+    return initializer._unseeded_key
 
 
 class KerasInitializer(Serializable):
@@ -267,19 +283,37 @@ class STFT(KerasInitializer):
 
 # ---------------------------------------------------------------------------- random
 class RandomInitializer(KerasInitializer):
-    """An initializer drawing from ``key``. ``seed`` (an int), if given, is folded into it."""
+    """An initializer drawing from ``key``. ``seed``, if given, is folded into it: an int,
+    or a ``SeedGenerator`` (its seed; called without a key, as Keras calls initializers, it
+    draws the generator's next key, so every call differs) or that generator's config.
+
+    >>> from kgraph.random import SeedGenerator
+    >>> init = RandomNormal(seed=SeedGenerator(1))
+    >>> bool((init(shape=(3,)) != init(shape=(3,))).all()), init.get_config()["seed"]["config"]
+    (True, {'seed': 1, 'name': 'seed_generator'})
+    """
 
     def __init__(self, seed=None):
-        if seed is not None and not isinstance(seed, int):
-            raise ValueError("`seed` argument should be an integer (or None). "
+        if isinstance(seed, dict) and seed.get("class_name") == "SeedGenerator":
+            seed = SeedGenerator.from_config(seed.get("config") or {})
+        if seed is not None and not isinstance(seed, (int, SeedGenerator)):
+            raise ValueError("`seed` argument should be an instance of `keras.random."
+                             "SeedGenerator()` or an integer (or None). "
                              f"Received: seed={seed!r}")
         self.seed = seed
+        self._unseeded_key = None  # see _keyless_call_key
 
     def _key(self, key):
         key = _default_key(key)
-        return key if self.seed is None else jax.random.fold_in(key, self.seed)
+        if self.seed is None:
+            return key
+        seed = self.seed.seed if isinstance(self.seed, SeedGenerator) else self.seed
+        return jax.random.fold_in(key, seed)
 
     def get_config(self):
+        if isinstance(self.seed, SeedGenerator):  # as Keras writes it
+            return {"seed": {"module": "keras.random", "class_name": "SeedGenerator",
+                             "config": self.seed.get_config(), "registered_name": None}}
         return {"seed": self.seed}
 
 
@@ -491,9 +525,13 @@ def _lookup(name):
 
 
 def _array_initializer(array):
+    """Keras's initializer of given values: called in kgraph's ``(key, shape, dtype)`` form
+    or Keras's ``(shape, dtype=None)``, on ``array``'s shape only."""
     array = np.asarray(array)
 
-    def init(key, shape, dtype="float32"):
+    def init(*args, **kwargs):
+        args, kwargs = _without_key(args, kwargs)
+        shape, dtype = _keras_form_args(args, kwargs)
         if tuple(shape) != array.shape:
             raise ValueError(f"Expected `shape` to be {array.shape} for direct tensor as "
                              f"initializer. Received shape={tuple(shape)}")
@@ -502,10 +540,20 @@ def _array_initializer(array):
     return init
 
 
+def _without_key(args, kwargs):
+    """A call's arguments without kgraph's leading key (if given)."""
+    kwargs = dict(kwargs)
+    kwargs.pop("key", None)
+    return (args[1:] if args and _is_key(args[0]) else args), kwargs
+
+
 def get(identifier) -> Initializer:
     """An initializer from a Keras name (``"he_normal"``, ``"HeNormal"``), a
     ``{"class_name", "config"}`` dict, an initializer class or object, a callable
-    ``fn(key, shape, dtype)``, a number (a ``Constant``) or an array (used as is)."""
+    ``fn(key, shape, dtype)``, a number (a ``Constant``) or an array (used as is); None
+    stays None (the weight's default initializer, as Keras's)."""
+    if identifier is None:
+        return None
     if isinstance(identifier, bool):
         raise ValueError(f"Could not interpret initializer identifier: {identifier!r}")
     if isinstance(identifier, (int, float)):
@@ -530,8 +578,14 @@ def get(identifier) -> Initializer:
 
 
 def _keyless(fn):
-    """A Keras-style ``fn(shape, dtype=None)`` as kgraph's ``fn(key, shape, dtype)``."""
-    def init(key, shape, dtype="float32"):
+    """A Keras-style ``fn(shape, dtype=None)`` that kgraph calls as ``fn(key, shape, dtype)``
+    (and Keras's form still calls as written)."""
+    def init(*args, **kwargs):
+        keyed = (bool(args) and _is_key(args[0])) or "key" in kwargs
+        args, kwargs = _without_key(args, kwargs)
+        if not keyed:
+            return fn(*args, **kwargs)
+        shape, dtype = _keras_form_args(args, kwargs)
         return fn(shape, dtype=dtype)
 
     init.__name__ = getattr(fn, "__name__", "initializer")

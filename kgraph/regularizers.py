@@ -7,29 +7,56 @@
 
 from __future__ import annotations
 
+import math
+
 import jax.numpy as jnp
 
+from kgraph.base.array_operators import plain_values
 from kgraph.interpreter import context
 from kgraph.serializable import Serializable, from_config_or_name, lookup, to_config
 
 __all__ = [
     "L1", "L1L2", "L2", "OrthogonalRegularizer", "Regularizer", "activity_penalty",
-    "deserialize", "get", "l1", "l1_l2", "l2", "orthogonal_regularizer", "serialize"
+    "deserialize", "get", "l1", "l1_l2", "l2", "orthogonal_regularizer", "serialize",
+    "validate_float_arg"
 ]
 
 
+def validate_float_arg(value, name, owner=None):
+    """``value`` as a float if it is a finite non-negative number (a penalty factor), else a
+    ValueError naming the argument (and ``owner``, the regularizer), as Keras's.
+
+    >>> validate_float_arg(1, "l2")
+    1.0
+    >>> validate_float_arg(-0.5, "l1", owner="L1")
+    Traceback (most recent call last):
+    ...
+    ValueError: Invalid value for argument l1 of L1: expected a non-negative float. Received: l1=-0.5
+    """
+    if (not isinstance(value, (float, int)) or math.isinf(value) or math.isnan(value)
+            or value < 0):
+        where = f" of {owner}" if owner else ""
+        raise ValueError(f"Invalid value for argument {name}{where}: expected a non-negative "
+                         f"float. Received: {name}={value!r}")
+    return float(value)
+
+
 class Regularizer(Serializable):
-    """``regularizer(weight) -> scalar penalty``; serializable with ``get_config``."""
+    """``regularizer(weight) -> scalar penalty``; serializable with ``get_config``. The base
+    class itself is Keras's no-op regularizer (penalty 0)."""
 
     def __call__(self, x):
-        raise NotImplementedError
+        return 0.0
 
 
 class L1L2(Regularizer):
     def __init__(self, l1=0.0, l2=0.0):
-        self.l1, self.l2 = float(l1), float(l2)
+        owner = type(self).__name__
+        self.l1 = validate_float_arg(0.0 if l1 is None else l1, "l1", owner)
+        self.l2 = validate_float_arg(0.0 if l2 is None else l2, "l2", owner)
 
     def __call__(self, x):
+        x = plain_values(x)  # a Variable: its value
         penalty = jnp.zeros((), jnp.float32)
         if self.l1:
             penalty = penalty + self.l1 * jnp.sum(jnp.abs(x))
@@ -43,7 +70,7 @@ class L1L2(Regularizer):
 
 class L1(L1L2):
     def __init__(self, l1=0.01):
-        super().__init__(l1=l1)
+        super().__init__(l1=0.01 if l1 is None else l1)
 
     def get_config(self):
         return {"l1": self.l1}
@@ -51,7 +78,7 @@ class L1(L1L2):
 
 class L2(L1L2):
     def __init__(self, l2=0.01):
-        super().__init__(l2=l2)
+        super().__init__(l2=0.01 if l2 is None else l2)
 
     def get_config(self):
         return {"l2": self.l2}
@@ -66,12 +93,14 @@ class OrthogonalRegularizer(Regularizer):
     """
 
     def __init__(self, factor=0.01, mode="rows"):
+        self.factor = validate_float_arg(factor, "factor", "OrthogonalRegularizer")
         if mode not in ("rows", "columns"):
-            raise ValueError(f"OrthogonalRegularizer: `mode` must be 'rows' or 'columns', "
-                             f"received mode={mode!r}.")
-        self.factor, self.mode = float(factor), mode
+            raise ValueError('Invalid value for argument `mode`. Expected one of {"rows", '
+                             f'"columns"}}. Received: mode={mode}')
+        self.mode = mode
 
     def __call__(self, x):
+        x = plain_values(x)  # a Variable: its value
         if x.ndim != 2:
             raise ValueError("Inputs to OrthogonalRegularizer must have rank 2. Received: "
                              f"inputs.shape={tuple(x.shape)}")
@@ -89,9 +118,12 @@ class OrthogonalRegularizer(Regularizer):
 # Keras's lower-case names are the classes themselves: ``l2(1e-4)`` is ``L2(1e-4)``.
 l1, l2, l1_l2, orthogonal_regularizer = L1, L2, L1L2, OrthogonalRegularizer
 
-_BY_NAME = {"l1": L1, "l2": L2, "l1_l2": lambda: L1L2(0.01, 0.01),
-            "orthogonal_regularizer": OrthogonalRegularizer}
-_CLASSES = {"L1": L1, "L2": L2, "L1L2": L1L2, "OrthogonalRegularizer": OrthogonalRegularizer}
+_CLASSES = {"L1": L1, "L2": L2, "L1L2": L1L2, "OrthogonalRegularizer": OrthogonalRegularizer,
+            "Regularizer": Regularizer}
+# Keras's names: each class's and its snake-case name (``"l1l2"`` is ``L1L2()``, no penalty);
+# ``"l1_l2"`` is the documented 0.01/0.01 pair.
+_BY_NAME = {**_CLASSES, "l1": L1, "l2": L2, "l1l2": L1L2, "l1_l2": lambda: L1L2(0.01, 0.01),
+            "orthogonal_regularizer": OrthogonalRegularizer, "regularizer": Regularizer}
 
 
 def get(identifier):

@@ -22,6 +22,7 @@ from kgraph.base.layer import trainability_changes
 from runtime import data as data_lib
 from kgraph.callbacks.callbacks import TerminateOnNaN
 from kgraph.callbacks.log_values import python_value
+from kgraph.optimizers.base import unsettable_rate_message
 from runtime.objective import NONFINITE_STEP
 
 __all__ = ["FitLoop", "LazyLogs", "evaluate_data", "predict_data", "train_epoch"]
@@ -218,10 +219,10 @@ class FitLoop:
     def learning_rate(self, value: float) -> None:
         old, scheduled = self._rate()
         if scheduled:
-            raise TypeError("This optimizer was created with a LearningRateSchedule as its "
-                            "learning_rate, so its learning rate is not settable (as in "
-                            "Keras); give the optimizer a float learning_rate to change it "
-                            "during training.")
+            optimizer = self.trainer.optimizer
+            raise TypeError(unsettable_rate_message(
+                getattr(optimizer, "name", type(optimizer).__name__),
+                getattr(optimizer, "_config", {}).get("learning_rate", "a schedule")))
         if old is None or callable(old):
             raise self._no_learning_rate()
         new = jnp.asarray(value, jnp.asarray(old).dtype)

@@ -196,6 +196,11 @@ class CompileMetrics(metric_base.Metric):
         super().__init__(name="compile_metrics")
         self._objective = compiled
 
+    @property
+    def metrics(self) -> list:
+        """The compiled metric objects, every output's in turn (Keras's flat list)."""
+        return [metric for _, _, metric in self._objective.metrics]
+
     def init(self):
         return {name: metric.init() for _, name, metric in self._objective.metrics}
 

@@ -29,6 +29,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
+from kgraph.interpreter import context
 from runtime.trainer import Trainer
 
 __all__ = ["TrainingSetup"]
@@ -141,6 +142,19 @@ class TrainingSetup:
         self.opt_state = None
         self.fits = 0
 
+    def replace_optimizer(self, optimizer) -> None:
+        """Train with ``optimizer`` from now on (Keras's ``model.optimizer = ...`` after
+        ``compile``): compile's other choices stay; a new optimizer starts afresh."""
+        previous = self.config["optimizer"]
+        if optimizer is previous:
+            return
+        self.config = {**self.config, "optimizer": optimizer}
+        self.trainer = self._predictor = None
+        for each in (previous, optimizer):
+            if hasattr(each, "_bind"):
+                each._bind(None)
+        self.opt_state = None
+
     def rest(self, optimizer, model) -> None:
         """Bind ``optimizer`` (a Keras optimizer class) to this setup's optimizer state, the
         one of compiled ``model``: after a ``fit``, or a file's state loaded."""
@@ -161,7 +175,9 @@ class TrainingSetup:
         """Build ``model`` on the first row of ``x`` if needed; follow its graph."""
         self._follow_graph(model)
         if not model.built and x is not None:
-            model(_first_rows(x))
+            # a build, as Keras's symbolic one: what the call assigns is dropped
+            with context.CallContext(collect_assignments=True):
+                model(_first_rows(x))
             self._follow_graph(model)
 
     def trainer_for(self, model, x=None) -> Trainer:

@@ -25,6 +25,7 @@ import numpy as np
 
 from kgraph import initializers
 from kgraph.base import initial_values, name_scope
+from kgraph.base.array_operators import ArrayOperators
 from kgraph.interpreter import context
 
 __all__ = ["Variable", "checked_weight_shape", "positional_weight_arguments"]
@@ -35,8 +36,10 @@ def _is_value(initializer) -> bool:
                                     tuple))
 
 
-class Variable:
-    """A weight: name, shape, dtype, initializer, trainable, and its value.
+class Variable(ArrayOperators):
+    """A weight: name, shape, dtype, initializer, trainable, and its value; usable as an
+    array (operators, ``kgraph.ops``, NumPy), each use reading the current value, as Keras's
+    variables (``jax.numpy`` functions take ``v.value``, as with Keras's).
 
     Made as Keras 3 makes one: ``Variable(initializer, shape=None, dtype=None,
     trainable=True, autocast=True, aggregation="none", synchronization="auto", name=None)``,
@@ -46,6 +49,9 @@ class Variable:
 
     >>> Variable([1, 2]).dtype, Variable(1.0).shape, Variable("ones", shape=(2,)).value.tolist()
     (dtype('int32'), (), [1.0, 1.0])
+    >>> from kgraph import ops
+    >>> float(ops.sum(Variable([1.0, 2.0])) * Variable(3.0))
+    9.0
     """
 
     def __init__(self, initializer, shape=None, dtype=None, trainable=True, autocast=True,
@@ -58,6 +64,9 @@ class Variable:
                                  f"shape {value.shape}, but shape={tuple(shape)} was given.")
             shape, dtype = value.shape, dtype or value.dtype
             initializer = value
+        elif initializer is None:
+            raise ValueError(f"Variable {name or 'variable'!r}: needs an initial value or an "
+                             "initializer; received initializer=None.")
         elif shape is None:
             raise ValueError(f"Variable {name or 'variable'!r}: made from an initializer "
                              f"({initializer!r}), it needs a shape.")
@@ -159,10 +168,6 @@ class Variable:
     def numpy(self) -> np.ndarray:
         """The stored value as a NumPy array."""
         return np.asarray(self.value)
-
-    def __array__(self, dtype=None, copy=None):
-        value = np.asarray(self.value)
-        return value if dtype is None else value.astype(dtype)
 
     def __repr__(self):
         kind = "trainable" if self.trainable else "non-trainable"

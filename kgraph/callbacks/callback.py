@@ -158,7 +158,7 @@ def check_save_freq(owner: str, save_freq):
         return save_freq
     if isinstance(save_freq, bool) or not isinstance(save_freq, (int, np.integer)) or (
             save_freq < 1):
-        raise ValueError(f"Invalid value for argument `save_freq` of {owner}. Received: "
-                         f"save_freq={save_freq!r}. Expected either 'epoch' or a positive "
+        raise ValueError(f"Invalid value for argument `save_freq` of {owner}. Unrecognized "
+                         f"save_freq: {save_freq!r}. Expected either 'epoch' or a positive "
                          "integer value (a number of batches).")
     return int(save_freq)

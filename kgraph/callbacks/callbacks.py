@@ -20,7 +20,6 @@ from __future__ import annotations
 import collections
 import csv
 import math
-import operator
 import os
 import warnings
 
@@ -31,71 +30,18 @@ import numpy as np
 from kgraph.callbacks.callback import Callback
 from kgraph.callbacks.callback_list import CallbackList
 from kgraph.callbacks.history import History
-from kgraph.callbacks.log_values import scalar
+from kgraph.callbacks.monitor_callback import MonitorCallback
 from kgraph.callbacks.progress import ProgressBar
 from kgraph.utils import io_utils
 
 ProgbarLogger = ProgressBar
 
 __all__ = ["CSVLogger", "Callback", "CallbackList", "EarlyStopping",
-           "History", "LambdaCallback", "LearningRateScheduler",
+           "History", "LambdaCallback", "LearningRateScheduler", "MonitorCallback",
            "ProgbarLogger", "ProgressBar", "ReduceLROnPlateau",
            "SwapEMAWeights", "TerminateOnNaN"]
 
-# Metric names (without "val_") by the direction "auto" mode infers for them.
-_MAXIMIZED = ("acc", "auc", "precision", "recall", "f1", "fbeta", "iou", "r2",
-              "true_positives", "true_negatives", "specificity", "sensitivity",
-              "cosine_similarity", "correlation")
-_MINIMIZED = ("loss", "error", "crossentropy", "hinge", "divergence", "poisson", "logcosh",
-              "false_positives", "false_negatives", "mse", "mae", "mape", "msle", "rmse")
-
-
-def _monitor_op(owner: str, monitor: str, mode: str):
-    """``operator.lt`` (minimize) or ``operator.gt`` (maximize) for ``monitor``."""
-    if mode == "min":
-        return operator.lt
-    if mode == "max":
-        return operator.gt
-    name = monitor.removeprefix("val_")
-    if name.endswith("loss"):
-        return operator.lt
-    if any(marker in name for marker in _MAXIMIZED):
-        return operator.gt
-    if any(marker in name for marker in _MINIMIZED):
-        return operator.lt
-    raise ValueError(f"{owner} callback received monitor={monitor}, but can't tell whether "
-                     "that metric should be maximized or minimized. Pass `mode='max'` in "
-                     "order to monitor based on the highest metric value, or pass "
-                     "`mode='min'` in order to use the lowest value.")
-
-
-class _MonitorCallback(Callback):
-    """Shared by callbacks that watch one logged quantity for improvement (Keras's).
-
-    ``mode="auto"`` minimizes losses and errors and maximizes accuracy-like metrics
-    (accuracy, AUC, precision, recall, F1, IoU, R2); other names need ``mode``.
-    """
-
-    def __init__(self, monitor="val_loss", mode="auto", baseline=None, min_delta=0):
-        super().__init__()
-        if mode not in ("auto", "min", "max"):
-            warnings.warn(f"{type(self).__name__} mode '{mode}' is unknown, fallback to auto "
-                          "mode.", stacklevel=2)
-            mode = "auto"
-        self.monitor = monitor
-        self.mode = mode
-        self.best = baseline
-        self.monitor_op = _monitor_op(type(self).__name__, monitor, mode)
-        self.min_delta = abs(min_delta) * (-1 if self.monitor_op is operator.lt else 1)
-
-    def _is_improvement(self, monitor_value, reference_value) -> bool:
-        monitor_value = scalar(type(self).__name__, self.monitor, monitor_value)
-        if reference_value is None:
-            return True
-        return bool(self.monitor_op(monitor_value - self.min_delta, reference_value))
-
-
-class EarlyStopping(_MonitorCallback):
+class EarlyStopping(MonitorCallback):
     """Stop training when ``monitor`` has stopped improving for ``patience`` epochs.
 
     Args (as Keras 3):
@@ -113,8 +59,9 @@ class EarlyStopping(_MonitorCallback):
     ``BackupAndRestore`` checkpoint, so a resumed run stops when the whole run would.
 
     >>> stop = EarlyStopping(monitor="loss", patience=3)
+    >>> stop._set_monitor_op()  # at the first epoch end, when the model's metrics exist
     >>> stop.monitor_op.__name__
-    'lt'
+    'less'
     """
 
     _state_fields = ("wait", "stopped_epoch", "best", "best_epoch", "best_weights")
@@ -140,6 +87,8 @@ class EarlyStopping(_MonitorCallback):
         self.best_epoch = 0
 
     def on_epoch_end(self, epoch, logs=None):
+        if self.monitor_op is None:  # now that the model's metrics exist
+            self._set_monitor_op()
         current = self.get_monitor_value(logs)
         if current is None or epoch < self.start_from_epoch:
             return
@@ -194,10 +143,25 @@ class EarlyStopping(_MonitorCallback):
             self.model.set_weights(weights)
 
 
-class ReduceLROnPlateau(_MonitorCallback):
+def _learning_rate_holder(callback):
+    """What ``callback`` reads and sets the learning rate through: the running loop (in
+    ``fit``), else its model's optimizer (Keras's ``model.optimizer.learning_rate``)."""
+    if callback.loop is not None:
+        return callback.loop
+    optimizer = getattr(callback.model, "optimizer", None)
+    if optimizer is not None and hasattr(optimizer, "learning_rate"):
+        return optimizer
+    raise RuntimeError(f"{type(callback).__name__} changes the learning rate of the training "
+                       "loop or of its model's optimizer, but it has neither; use it in "
+                       "model.fit(callbacks=[...]), or call set_model(model) with a compiled "
+                       "model.")
+
+
+class ReduceLROnPlateau(MonitorCallback):
     """Multiply the learning rate by ``factor`` when ``monitor`` stops improving.
 
-    Acts on ``loop.learning_rate``, so the optimizer needs an injectable learning rate:
+    Acts on ``loop.learning_rate`` (outside ``fit``, on the model's optimizer), so the
+    optimizer needs an injectable learning rate: a Keras optimizer with a float rate, or
     ``optax.inject_hyperparams(optax.adam)(learning_rate=1e-3)``. Adds the epoch's
     learning rate to the logs as ``learning_rate``, as Keras does.
 
@@ -211,7 +175,9 @@ class ReduceLROnPlateau(_MonitorCallback):
       cooldown: epochs to wait after a reduction before counting again.
       min_lr: the learning rate never goes below this.
 
-    >>> ReduceLROnPlateau(factor=0.5, patience=2).min_delta
+    >>> reduce = ReduceLROnPlateau(factor=0.5, patience=2)
+    >>> reduce._set_monitor_op()  # at the first epoch end: val_loss is minimized
+    >>> reduce.min_delta
     -0.0001
     """
 
@@ -233,26 +199,26 @@ class ReduceLROnPlateau(_MonitorCallback):
         self.cooldown_counter = 0
         self.wait = 0
 
-    @property
-    def _loop(self):
-        if self.loop is None:
-            raise RuntimeError("ReduceLROnPlateau changes the learning rate through the "
-                               "training loop, but it has none; use it in "
-                               "model.fit(callbacks=[...]) or call set_loop(loop).")
-        return self.loop
-
     def in_cooldown(self) -> bool:
         return self.cooldown_counter > 0
 
-    def on_train_begin(self, logs=None):
+    def _reset(self):
+        """Forget the last run's progress (each ``fit`` starts afresh, as Keras)."""
         self.best = None
         self.cooldown_counter = 0
         self.wait = 0
-        _ = self._loop.learning_rate  # fails now, not after an epoch, if it can't be changed
+
+    def on_train_begin(self, logs=None):
+        self._reset()
+        if self.loop is not None:  # fails now, not after an epoch, if it can't be changed
+            _ = self.loop.learning_rate
 
     def on_epoch_end(self, epoch, logs=None):
+        if self.monitor_op is None:  # now that the model's metrics exist
+            self._set_monitor_op()
+        holder = _learning_rate_holder(self)
         logs = logs if logs is not None else {}
-        old_lr = float(self._loop.learning_rate)
+        old_lr = float(holder.learning_rate)
         logs["learning_rate"] = old_lr
         current = logs.get(self.monitor)
         if current is None:
@@ -270,7 +236,7 @@ class ReduceLROnPlateau(_MonitorCallback):
             self.wait += 1
             if self.wait >= self.patience and old_lr > np.float32(self.min_lr):
                 new_lr = max(old_lr * self.factor, self.min_lr)
-                self.loop.learning_rate = new_lr
+                holder.learning_rate = new_lr
                 if self.verbose > 0:
                     io_utils.print_msg(f"\nEpoch {epoch + 1}: ReduceLROnPlateau reducing "
                                        f"learning rate to {new_lr}.")
@@ -291,14 +257,8 @@ class LearningRateScheduler(Callback):
         self.schedule = schedule
         self.verbose = verbose
 
-    def _rate_holder(self):
-        if self.loop is None:
-            raise RuntimeError("LearningRateScheduler changes the learning rate through the "
-                               "training loop; use it in model.fit(callbacks=[...]).")
-        return self.loop
-
     def on_epoch_begin(self, epoch, logs=None):
-        holder = self._rate_holder()
+        holder = _learning_rate_holder(self)
         try:
             learning_rate = self.schedule(epoch, float(holder.learning_rate))
         except TypeError:  # schedule(epoch), as Keras tries
@@ -315,7 +275,7 @@ class LearningRateScheduler(Callback):
 
     def on_epoch_end(self, epoch, logs=None):
         if logs is not None:
-            logs["learning_rate"] = float(self._rate_holder().learning_rate)
+            logs["learning_rate"] = float(_learning_rate_holder(self).learning_rate)
 
 
 class SwapEMAWeights(Callback):
@@ -333,8 +293,11 @@ class SwapEMAWeights(Callback):
             return
         ts = self.loop.train_state
         optimizer = self.loop.trainer.optimizer
-        if not getattr(optimizer, "_config", {}).get("use_ema"):
-            raise ValueError("SwapEMAWeights needs an optimizer with use_ema=True.")
+        use_ema = getattr(optimizer, "_config", {}).get("use_ema", False)
+        if not use_ema:
+            name = getattr(optimizer, "name", type(optimizer).__name__)
+            raise ValueError("SwapEMAWeights must be used when `use_ema=True` is set on the "
+                             f"optimizer. Received: use_ema={use_ema} (optimizer {name!r}).")
         self._saved = ts.params
         self.loop.train_state = ts._replace(params=optimizer.ema_weights(ts.opt_state))
 
@@ -443,7 +406,9 @@ class LambdaCallback(Callback):
     ``on_epoch_begin/end(epoch, logs)``, ``on_train_begin/end(logs)``,
     ``on_train_batch_begin/end(batch, logs)``; any other hook by keyword
     (``on_test_end=fn``). Only the given hooks count as overridden, so the loop does
-    per-batch work only if a batch hook is given.
+    per-batch work only if a batch hook is given. Other keywords become attributes, as in
+    Keras, except names starting with ``on_`` that are no hook (a misspelt hook is an
+    error, not a hook never called).
 
     >>> seen = []
     >>> callback = LambdaCallback(on_epoch_end=lambda epoch, logs: seen.append(logs["loss"]))
@@ -461,10 +426,12 @@ class LambdaCallback(Callback):
                      on_train_batch_end=on_train_batch_end, **kwargs)
         known = sorted(name for name in vars(Callback) if name.startswith("on_"))
         for name, fn in hooks.items():
-            if name not in known:
+            if name not in known and name.startswith("on_"):  # a misspelt hook
                 raise TypeError(f"LambdaCallback got an unknown hook {name!r}; expected "
                                 f"one of {known}.")
-            if fn is not None:
+            if name not in known:  # Keras keeps any other argument as an attribute
+                setattr(self, name, fn)
+            elif fn is not None:
                 if not callable(fn):
                     raise TypeError(f"LambdaCallback's {name} must be callable, received "
                                     f"{type(fn).__name__}.")

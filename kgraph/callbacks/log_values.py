@@ -43,13 +43,18 @@ def python_logs(logs) -> dict:
 
 
 def scalar(owner: str, monitor: str, value) -> float:
-    """``value`` of the monitored quantity as a float, or a ValueError saying why an
-    array can't be monitored."""
+    """``value`` of the monitored quantity as a float (an array of one value too, as Keras
+    compares it: ``F1Score()`` of one class), or a ValueError saying why an array of
+    several values can't be monitored.
+
+    >>> scalar("EarlyStopping", "f1", np.full((1,), 0.5))
+    0.5
+    """
     array = np.asarray(value)
-    if array.ndim:
+    if array.size != 1:
         raise ValueError(
             f"{owner} monitors {monitor!r}, whose value is an array of shape {array.shape} "
             "(a metric with one value per class or threshold), but it needs one number to "
             "compare: monitor a scalar, e.g. a metric with average='macro' or a single "
             "threshold.")
-    return float(array)
+    return float(array.reshape(()))

@@ -14,14 +14,14 @@ import warnings
 import numpy as np
 
 from kgraph.callbacks.callback import check_save_freq
-from kgraph.callbacks.callbacks import _MonitorCallback
+from kgraph.callbacks.monitor_callback import MonitorCallback
 from kgraph.callbacks.log_values import scalar
 from kgraph.utils import io_utils
 
 __all__ = ["ModelCheckpoint"]
 
 
-class ModelCheckpoint(_MonitorCallback):
+class ModelCheckpoint(MonitorCallback):
     """Save the model to ``filepath`` every epoch (or every ``save_freq`` batches).
 
     Args (as Keras 3):

@@ -20,14 +20,14 @@ import jax
 import jax.numpy as jnp
 
 from kgraph.callbacks.callback import check_save_freq
-from kgraph.callbacks.callbacks import _MonitorCallback
+from kgraph.callbacks.monitor_callback import MonitorCallback
 from kgraph.saving import keras_file, checkpoint_folders
 from kgraph.utils import io_utils
 
 __all__ = ["OrbaxCheckpoint"]
 
 
-class OrbaxCheckpoint(_MonitorCallback):
+class OrbaxCheckpoint(MonitorCallback):
     """Save the model's state (weights, optimizer and metrics variables, config) with Orbax.
 
     Args (as Keras 3):

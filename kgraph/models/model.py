@@ -96,9 +96,20 @@ class Model(ModelBatches, Layer):
 
     @property
     def optimizer(self):
-        """The optimizer given to ``compile`` (None before)."""
+        """The optimizer given to ``compile`` (None before, unless one was assigned)."""
         config = getattr(self._training_setup, "config", None)
-        return None if config is None else config["optimizer"]
+        if config is None:
+            return self.__dict__.get("_assigned_optimizer")
+        return config["optimizer"]
+
+    @optimizer.setter
+    def optimizer(self, optimizer):
+        """Keras's ``model.optimizer = ...``: a compiled model trains with it from then on
+        (afresh: its own state); before ``compile`` it is held, and ``compile`` chooses."""
+        if getattr(self._training_setup, "config", None) is not None:
+            self._training_setup.replace_optimizer(optimizer)
+        else:
+            self.__dict__["_assigned_optimizer"] = optimizer
 
     # Keras 3's JAX-form training protocol (runtime.keras_protocol, through kgraph.engine).
     def stateless_call(self, trainable_variables, non_trainable_variables, *args,

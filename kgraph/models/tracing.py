@@ -53,7 +53,10 @@ def trace_call(model, inputs) -> None:
     symbolic = _symbolic_inputs(inputs)
     model._trace_error = None
     try:
-        outputs = model.call(symbolic)
+        # what the call assigns while traced (a counter's next value) is dropped, as
+        # Keras's symbolic build drops it
+        with context.CallContext(collect_assignments=True):
+            outputs = model.call(symbolic)
         model._nodes = walk.topological_order(jax.tree_util.tree_leaves(symbolic),
                                                jax.tree_util.tree_leaves(outputs))
         naming.localize_names(model._tracked_layers(), model)
@@ -78,7 +81,9 @@ def _build_by_running(model, inputs) -> None:
     arrays = jax.tree_util.tree_map(zeros, inputs,
                                     is_leaf=lambda x: hasattr(x, "shape") or _is_spec(x))
     try:
-        with context.CallContext(training=False):  # (what it adds, add_loss, is dropped)
+        # what it adds (add_loss) and assigns (a counter, moving statistics) is dropped:
+        # building changes no state
+        with context.CallContext(training=False, collect_assignments=True):
             model.call(arrays)
     except Exception as error:  # noqa: BLE001 - reported by compiler.compile
         model._trace_error += (f"\nRunning call() on zeros of the input shapes failed too, "

@@ -40,7 +40,17 @@ from kgraph.base.naming import to_snake_case
 from kgraph.base.state_arrays import StateArray
 
 __all__ = ["EmaState", "Optimizer", "decayed", "from_keras_config", "keras_classes",
-           "to_keras_config"]
+           "to_keras_config", "unsettable_rate_message"]
+
+
+def unsettable_rate_message(optimizer_name, schedule) -> str:
+    """Keras's error for setting the learning rate of an optimizer made with a schedule,
+    naming the optimizer and its schedule."""
+    return ("This optimizer was created with a `LearningRateSchedule` object as its "
+            "`learning_rate` constructor argument, hence its learning rate is not settable "
+            f"(optimizer {optimizer_name!r}, learning_rate={schedule!r}). If you need the "
+            "learning rate to be settable, instantiate the optimizer with a float "
+            "`learning_rate` argument.")
 
 
 _COMMON = ("weight_decay", "clipnorm", "clipvalue", "global_clipnorm", "use_ema",
@@ -335,9 +345,7 @@ class Optimizer(optax.GradientTransformationExtraArgs):
 
     def _write_rate(self, value) -> None:
         if callable(self._config["learning_rate"]):
-            raise TypeError("This optimizer was created with a LearningRateSchedule as its "
-                            "learning_rate, so its learning rate is not settable (as in "
-                            "Keras); give the optimizer a float learning_rate to change it.")
+            raise TypeError(unsettable_rate_message(self.name, self._config["learning_rate"]))
         state = self._opt_state()
         if state is None:
             self._config["learning_rate"] = float(value)

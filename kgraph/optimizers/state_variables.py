@@ -29,7 +29,6 @@ import warnings
 import jax.numpy as jnp
 import numpy as np
 
-from kgraph.base.array_operators import ArrayOperators
 from kgraph.base.variables import Variable
 from kgraph.optimizers import keras_variables
 from kgraph.optimizers.variable_names import optimizer_variable_names
@@ -37,7 +36,7 @@ from kgraph.optimizers.variable_names import optimizer_variable_names
 __all__ = ["OptimizerVariable", "model_variables"]
 
 
-class OptimizerVariable(ArrayOperators, Variable):
+class OptimizerVariable(Variable):
     """One of Keras's optimizer variables: ``read()`` gives its value from the optimizer
     state, ``write(value)`` puts a new one there (non-trainable, as Keras's)."""
 

@@ -174,6 +174,9 @@ def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwar
             return _CATALOGS[section].deserialize(config, custom_objects)
         raise
     if isinstance(cls, type) and issubclass(cls, Layer):
+        section = _section(config.get("module"))
+        if section in _CATALOGS:  # a catalog's class named as a layer is (``Identity``)
+            return _CATALOGS[section].deserialize(config, custom_objects)
         return deserialize_layer(config, custom_objects, safe_mode)
     return _instance(cls, config["config"] or {}, custom_objects, safe_mode)
 

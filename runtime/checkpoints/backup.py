@@ -13,6 +13,7 @@ the same batches with the same keys: it ends bitwise where the uninterrupted run
 from __future__ import annotations
 
 import collections
+import os
 import warnings
 
 import jax
@@ -38,6 +39,13 @@ def _jsonable(value):
     if isinstance(value, np.generic):
         return value.item()
     return value
+
+
+def _listing(folder) -> list[str]:
+    try:
+        return os.listdir(folder)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
 
 
 class BackupAndRestore(Callback):
@@ -87,6 +95,34 @@ class BackupAndRestore(Callback):
         self._resumed = None  # (train state, callback states) of a mid-epoch resume
         self._saves = 0  # the orbax step of the last backup
         self._saved_at = 0  # the global step of the last backup
+        # Keras's counters: the epochs finished, and the last batch ended (0 at an epoch end)
+        self._current_epoch = 0
+        self._last_batch_seen = 0
+
+    # Keras's paths of the latest backup's weights and training metadata, and of the one
+    # before it (``double_checkpoint``): here, files of the backups' orbax steps (the
+    # manifest of the saved train state, the JSON of the loop's state). A backup whose
+    # files are damaged is skipped on restore for the one before it, as Keras's.
+    def _step_file(self, back: int, *parts) -> str:
+        steps = sorted(int(name) for name in _listing(self.backup_dir) if name.isdigit())
+        step = str(steps[-1 - back]) if len(steps) > back else "none"
+        return os.path.join(self.backup_dir, step, *parts)
+
+    @property
+    def _weights_path(self) -> str:
+        return self._step_file(0, "train_state", "manifest.ocdbt")
+
+    @property
+    def _training_metadata_path(self) -> str:
+        return self._step_file(0, "meta", "metadata")
+
+    @property
+    def _prev_weights_path(self) -> str:
+        return self._step_file(1, "train_state", "manifest.ocdbt")
+
+    @property
+    def _prev_training_metadata_path(self) -> str:
+        return self._step_file(1, "meta", "metadata")
 
     def uses_batch_hooks(self, mode: str = "train") -> bool:
         return super().uses_batch_hooks(mode) and mode == "train" and (
@@ -122,6 +158,7 @@ class BackupAndRestore(Callback):
         checkpoints = self._checkpoints()
         if checkpoints.latest_step() is None:
             self._saves, self._saved_at = 0, 0
+            self._current_epoch = self._last_batch_seen = 0
             return
         metrics = loop.trainer.init_metrics()
         placement = getattr(loop.trainer, "placement", None)
@@ -135,6 +172,8 @@ class BackupAndRestore(Callback):
         loop.global_step = self._saved_at = int(state["global_step"])
         loop.initial_epoch = int(state["epoch"])
         loop.initial_step = int(state["step_in_epoch"])
+        self._current_epoch = loop.initial_epoch
+        self._last_batch_seen = max(loop.initial_step - 1, 0)
         loop.data_seed = tuple(state["data_seed"])
         self._saves = max(checkpoints.all_steps())  # after a fallback too: numbers stay new
         if state.get("schedule", self._schedule()) != self._schedule():
@@ -180,11 +219,13 @@ class BackupAndRestore(Callback):
 
     # ------------------------------------------------------------------ save
     def on_train_batch_end(self, batch, logs=None):
+        self._last_batch_seen = batch
         if self.save_freq != "epoch" and (
                 self.loop.global_step - self._saved_at >= self.save_freq):
             self._save(self.loop.epoch, self.loop.step_in_epoch)
 
     def on_epoch_end(self, epoch, logs=None):
+        self._current_epoch, self._last_batch_seen = epoch + 1, 0
         if self.save_freq == "epoch":
             self._save(epoch + 1, 0)
 

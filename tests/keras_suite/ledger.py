@@ -90,6 +90,18 @@ LEDGER: list[Entry] = [
           "reads the output with .numpy(): Keras's IndexLookup returns TensorFlow tensors on "
           "every backend; kgraph's returns JAX arrays (its save_assets / load_assets are "
           "covered by the other asset cases)"),
+    # callbacks, initializers, constraints, regularizers, activations
+    Entry("keras/src/callbacks/orbax_checkpoint_test.py::OrbaxCheckpointTest::"
+          "test_checkpoint_with_assets*", TENSORFLOW,
+          "a model whose graph takes strings (Input(dtype='string') into StringLookup): "
+          "string tensors are TensorFlow's (Keras's lookups run TensorFlow ops on every "
+          "backend); JAX has no string arrays, and kgraph looks strings up on the host "
+          "before its programs"),
+    Entry("keras/src/callbacks/tensorboard_test.py::TestTensorBoardV2::test_custom_summary",
+          TENSORFLOW,
+          "a layer writing TensorFlow summaries (tf.summary.write) in its call, into the "
+          "writer the callback makes TensorFlow's default during the steps: TensorFlow's "
+          "summary API inside the model"),
 ]
 
 

@@ -1,5 +1,6 @@
 """``RemoteMonitor`` posts each epoch's logs as Keras does (form field or JSON body) to a
-local server, and only warns when the server cannot be reached."""
+local server, and only warns when the server cannot be reached: with ``requests`` (Keras's
+way) and, where it is not installed, with the standard library's ``urllib``."""
 
 import http.server
 import json
@@ -10,6 +11,14 @@ import numpy as np
 import pytest
 
 import kgraph as kg
+from kgraph.callbacks import remote_monitor
+
+
+@pytest.fixture(params=["requests", "urllib"], autouse=True)
+def sender(request, monkeypatch):
+    if request.param == "urllib":
+        monkeypatch.setattr(remote_monitor, "requests", None)
+    return request.param
 
 
 @pytest.fixture

@@ -163,8 +163,9 @@ def test_early_stopping_warns_about_a_missing_monitor_and_unknown_mode():
         stop.on_epoch_end(0, {"loss": 1.0, "acc": 0.5})
     with pytest.warns(UserWarning, match="EarlyStopping mode 'lowest' is unknown"):
         EarlyStopping(mode="lowest")
+    stop = EarlyStopping(monitor="val_widgets")  # decided at the first epoch end, as Keras
     with pytest.raises(ValueError, match="monitor=val_widgets, but can't tell whether"):
-        EarlyStopping(monitor="val_widgets")
+        stop.on_epoch_end(0, {"val_widgets": 1.0})
 
 
 def test_early_stopping_messages(capsys):
@@ -214,8 +215,10 @@ def test_reduce_lr_on_plateau_errors():
         ReduceLROnPlateau(factor=2)
     with pytest.raises(ValueError, match="inject_hyperparams"):
         drive_fit([ReduceLROnPlateau()], FakeLoop(injectable=False), [{"val_loss": 1.0}])
-    with pytest.raises(RuntimeError, match="through the training loop, but it has none"):
-        ReduceLROnPlateau().on_train_begin()
+    reduce = ReduceLROnPlateau()
+    reduce.on_train_begin()  # resets, as Keras's; the learning rate is needed at epoch end
+    with pytest.raises(RuntimeError, match="or of its model's optimizer, but it has neither"):
+        reduce.on_epoch_end(0, {"val_loss": 1.0})
 
 
 # ----------------------------------------------------------------- CSVLogger

@@ -2,6 +2,7 @@
 
 import os
 import struct
+import sys
 
 import numpy as np
 import pytest
@@ -45,15 +46,29 @@ def test_scalars_histograms_and_runs_as_keras(tmp_path):
     assert scalars[("epoch_loss", 1)] == pytest.approx(history.history["loss"][1], rel=1e-6)
     assert ("epoch_mae", 0) in scalars
     assert {step for tag, step, _ in train if tag == "batch_loss"} == {1, 2, 3, 4}
-    assert {tag for tag, _, _ in train if "/" in tag} == {"out/kernel", "out/bias"}
+    assert {tag for tag, _, _ in train if "/" in tag} == {"out/kernel/histogram",
+                                                          "out/bias/histogram"}
     validation = {(t, s): v for t, s, v in _events(tmp_path / "validation")}
     assert validation[("epoch_loss", 1)] == pytest.approx(history.history["val_loss"][1],
                                                           rel=1e-6)
 
 
-def test_unsupported_arguments():
-    with pytest.raises(ValueError, match="profile_batch"):
-        kg.callbacks.TensorBoard(profile_batch=2)
-    with pytest.raises(ValueError, match="embeddings"):
-        kg.callbacks.TensorBoard(embeddings_freq=1)
+def test_profile_batch_is_checked_and_needs_python_3_12():
+    with pytest.raises(ValueError, match="profile_batch must be a non-negative integer"):
+        kg.callbacks.TensorBoard(profile_batch=(3, 1))
+    if sys.version_info < (3, 12):
+        with pytest.warns(UserWarning, match="requires python >= 3.12"):
+            assert not kg.callbacks.TensorBoard(profile_batch=2).uses_batch_hooks("train")
     assert not kg.callbacks.TensorBoard().uses_batch_hooks("train")
+
+
+def test_non_finite_weights_are_said_and_left_out_of_histograms(tmp_path):
+    model = _model()
+    model.layers[-1].kernel.assign(np.array([[np.inf], [1.0], [2.0]], np.float32))
+    board = kg.callbacks.TensorBoard(tmp_path, histogram_freq=1)
+    board.set_model(model)
+    with pytest.warns(RuntimeWarning, match="'out/kernel' has non-finite values at epoch 0"):
+        board.on_epoch_end(0, {"loss": 1.0})
+    board.on_train_end()
+    counts = {tag: count for tag, _, count in _events(tmp_path / "train") if "/" in tag}
+    assert counts == {"out/kernel/histogram": 2, "out/bias/histogram": 1}
