@@ -91,6 +91,7 @@ def names_internal_module(fullname: str) -> bool:
 # -> the same path's place under ``kgraph`` (its submodules follow).
 RELOCATED = {
     "backend.config": ("config",),
+    "backend.common.dtypes": ("dtypes",),
     "backend.common.remat": ("base.remat_scope",),
     "dtype_policies.dtype_policy": ("dtype_policy", "config"),
     "layers.preprocessing.image_preprocessing.bounding_boxes": ("utils.bounding_boxes",),

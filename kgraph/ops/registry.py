@@ -28,7 +28,7 @@ from typing import Callable
 import jax
 import jax.numpy as jnp
 
-from kgraph.base import shape_inference
+from kgraph.base import auto_config, shape_inference
 from kgraph.base.layer import Layer
 from kgraph.base.variable_value import values_of
 from kgraph.graph.keras_tensor import KerasTensor
@@ -61,25 +61,53 @@ class Operation(Layer):
     """A weightless layer wrapping an array function (one per symbolic op call).
 
     ``Operation(fn, **fn_kwargs)(*args)`` computes ``fn(*args, **fn_kwargs)``; ``op_name``
-    is the registered name of ``fn`` (see ``get_op``).
+    is the registered name of ``fn`` (see ``get_op``). As Keras's ``keras.Operation``, it
+    is also the base of operations written as a class: a subclass made with
+    ``super().__init__(name=name)`` defines ``call`` (and ``compute_output_spec``), and its
+    config is its name with the constructor's arguments.
+
+    >>> import jax.numpy as jnp
+    >>> class Affine(Operation):
+    ...     def __init__(self, alpha, *, name=None):
+    ...         super().__init__(name=name)
+    ...         self.alpha = alpha
+    ...     def call(self, x):
+    ...         return self.alpha * x + 1
+    >>> op = Affine(2.0, name="affine")
+    >>> op(jnp.ones(2)).tolist(), op.get_config()
+    ([3.0, 3.0], {'name': 'affine', 'alpha': 2.0})
     """
 
     autocast = False  # operations keep their operands' dtypes, as jax.numpy does
 
-    def __init__(self, fn, name=None, **fn_kwargs):
-        op_name = _NAME_OF_IMPL.get(fn) or getattr(fn, "__name__", "operation")
-        self._name_base = op_name
+    def __init__(self, fn=None, name=None, **fn_kwargs):
+        if name is not None and (not isinstance(name, str) or "/" in name):
+            raise ValueError("Argument `name` must be a string and cannot contain character "
+                             f"`/`. Received: name={name} (of type {type(name)})")
+        if fn is not None:
+            self._name_base = _NAME_OF_IMPL.get(fn) or getattr(fn, "__name__", "operation")
         super().__init__(name=name)
-        self.fn = fn
-        self.op_name = op_name
-        self.fn_kwargs = fn_kwargs
         self.built = True
-        # Operations are stateless, so shape inference is shared across instances.
-        self._output_spec_cache = _shared_spec_cache.setdefault((fn, _kwargs_key(fn_kwargs)),
-                                                                {})
+        self._set_function(fn, fn_kwargs)
 
-    def call(self, *args):
-        return self.fn(*args, **self.fn_kwargs)
+    def _set_function(self, fn, fn_kwargs) -> None:
+        """Make this operation compute ``fn(*args, **fn_kwargs)``."""
+        self.fn = fn
+        self.op_name = _NAME_OF_IMPL.get(fn) or getattr(fn, "__name__", None)
+        self.fn_kwargs = fn_kwargs
+        # Operations are stateless, so shape inference is shared across instances.
+        self._output_spec_cache = _shared_spec_cache.setdefault(
+            (fn or type(self), _kwargs_key(fn_kwargs)), {})
+
+    def call(self, *args, **kwargs):
+        if self.fn is None:  # an Operation subclass defines its own call
+            raise NotImplementedError(f"Operation {type(self).__name__} must define `call`.")
+        return self.fn(*args, **kwargs, **self.fn_kwargs)
+
+    def symbolic_call(self, *args, **kwargs):
+        """The call's output KerasTensors, recorded as a node of the graph (the operands
+        may be KerasTensors or arrays)."""
+        return self._symbolic_call(args, kwargs)
 
     def compute_output_spec(self, *args, **kwargs):
         if self.fn in _ELEMENTWISE and not kwargs and builtins.all(a is not None for a in args):
@@ -92,11 +120,19 @@ class Operation(Layer):
             return KerasTensor(shape, _result_dtype(self.fn, self.fn_kwargs, args))
         return super().compute_output_spec(*args, **kwargs)
 
+    @auto_config.default_get_config
     def get_config(self):
+        if self.fn is None:  # a subclass: its name and its constructor's arguments
+            config = {"name": self.name}
+            if auto_config.applies(type(self)):
+                return auto_config.config_of(self, config)
+            return config
         return {"name": self.name, "op": self.op_name, "kwargs": dict(self.fn_kwargs)}
 
     @classmethod
     def from_config(cls, config):
+        if cls is not Operation or "op" not in config:
+            return cls(**config)
         if config.get("op") not in _IMPLS:
             raise ValueError(f"Unknown operation {config.get('op')!r} in config {config}. "
                              f"Registered ops: {sorted(_IMPLS)}.")
