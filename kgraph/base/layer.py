@@ -129,6 +129,7 @@ class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtoco
         self.built = False
         self.input_spec = None
         self._inbound_nodes: list[Node] = []
+        self._outbound_nodes: list[Node] = []  # the calls this layer's outputs feed
         self._own_variables: list[Variable] = []
         self._output_spec_cache: dict = {}
         remat_mode = remat_scope.get_current_remat_mode()

@@ -8,6 +8,7 @@ code in this module must not call those builtins by their bare names.
 from __future__ import annotations
 
 import builtins
+import inspect
 
 import jax
 import jax.numpy as jnp
@@ -134,6 +135,11 @@ def einsum(*args, **kwargs):
     return Operation(_einsum_impl, subscripts=subscripts)(*operands)
 
 
+# Keras's signature (what code reading it sees); ``einsum(*operands, subscripts=...)`` works too
+einsum.__signature__ = inspect.Signature([
+    inspect.Parameter("subscripts", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+    inspect.Parameter("operands", inspect.Parameter.VAR_POSITIONAL),
+    inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)])
 register_custom("einsum", _einsum_impl, einsum)
 
 

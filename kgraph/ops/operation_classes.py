@@ -22,7 +22,7 @@ import types
 
 import jax.numpy as jnp
 
-from kgraph.ops.registry import Operation, get_impl, get_op, op_names
+from kgraph.ops.registry import Operation, check_static, get_impl, get_op, op_names
 
 __all__ = ["KerasOperation", "class_name", "operation_class", "operation_classes"]
 
@@ -80,6 +80,7 @@ class KerasOperation(Operation):
         static.pop("name", None)
         if static.get("dtype") is not None:
             static["dtype"] = jnp.dtype(static["dtype"]).name
+        check_static(type(self).op_name, static)
         self._set_function(get_impl(type(self).op_name), static)
 
     def _tensors(self, args, kwargs):

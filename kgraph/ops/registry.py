@@ -34,8 +34,8 @@ from kgraph.base.variable_value import values_of
 from kgraph.graph.keras_tensor import KerasTensor
 
 __all__ = [
-    "Operation", "get_impl", "get_op", "is_symbolic", "op_names", "register_array_function",
-    "register_custom", "register_op", "static_axis"
+    "Operation", "check_static", "get_impl", "get_op", "is_symbolic", "op_names",
+    "register_array_function", "register_custom", "register_op", "static_axis"
 ]
 
 
@@ -45,6 +45,7 @@ _REGISTRY: dict[str, Callable] = {}  # op name -> public function
 _IMPLS: dict[str, Callable] = {}  # op name -> array function run by the node
 _NAME_OF_IMPL: dict = {}  # array function -> op name (first registered wins)
 _ELEMENTWISE: set = set()  # array functions whose output shape is the broadcast shape
+_STATIC_CHECKS: dict[str, Callable] = {}  # op name -> check of its static arguments
 
 
 def static_axis(axis):
@@ -108,6 +109,24 @@ class Operation(Layer):
         """The call's output KerasTensors, recorded as a node of the graph (the operands
         may be KerasTensors or arrays)."""
         return self._symbolic_call(args, kwargs)
+
+    @property
+    def input(self):
+        """The input tensor(s) of the operation's first call (Keras's ``Operation``)."""
+        inputs = self._first_call("input").input_tensors
+        return inputs[0] if len(inputs) == 1 else inputs
+
+    @property
+    def output(self):
+        """The output tensor(s) of the operation's first call (Keras's ``Operation``)."""
+        node = self._first_call("output")
+        return node.outputs[0] if len(node.outputs) == 1 else list(node.outputs)
+
+    def _first_call(self, attr):
+        if not self._inbound_nodes:
+            raise AttributeError(f"The operation {self.name} has never been called and thus "
+                                 f"has no defined {attr}.")
+        return self._inbound_nodes[0]
 
     def compute_output_spec(self, *args, **kwargs):
         if self.fn in _ELEMENTWISE and not kwargs and builtins.all(a is not None for a in args):
@@ -181,6 +200,14 @@ def _register(name, impl, public, elementwise):
     public.op_name = name
 
 
+def check_static(name, static) -> None:
+    """Run op ``name``'s check of its static arguments (``register_op(check=...)``), if
+    any: the op function and Keras's op class both refuse bad values before any call."""
+    check = _STATIC_CHECKS.get(name)
+    if check is not None:
+        check(**static)
+
+
 def _make_public(name, impl, signature, tensor_names, static_names):
     def public(*args, **kwargs):
         try:
@@ -193,6 +220,7 @@ def _make_public(name, impl, signature, tensor_names, static_names):
         static = {n: values[n] for n in static_names}
         if static.get("dtype") is not None:
             static["dtype"] = jnp.dtype(static["dtype"]).name  # a string in configs
+        check_static(name, static)
         if not is_symbolic(tensors, static):
             try:
                 return impl(*tensors, **static)
@@ -216,12 +244,13 @@ def _make_public(name, impl, signature, tensor_names, static_names):
     return public
 
 
-def register_op(name, tensors=1, elementwise=False):
+def register_op(name, tensors=1, elementwise=False, check=None):
     """Decorator: register ``impl`` (a function on arrays) as the op ``name``.
 
     Its first ``tensors`` parameters are tensor parameters, the rest static ones.
     ``elementwise=True`` means the output has the broadcast shape of the tensor operands
-    (shape inference then skips tracing). Returns the public op function, e.g.::
+    (shape inference then skips tracing). ``check(**static)``, if given, refuses bad static
+    arguments before any call. Returns the public op function, e.g.::
 
         @register_op("scale_by")
         def scale_by(x, factor=2.0):
@@ -235,6 +264,8 @@ def register_op(name, tensors=1, elementwise=False):
         public.__doc__ = impl.__doc__
         public.__wrapped__ = impl
         _register(name, impl, public, elementwise)
+        if check is not None:
+            _STATIC_CHECKS[name] = check
         return public
 
     return decorator
