@@ -132,14 +132,22 @@ def scatter(indices, values, shape):
     return zeros.at[tuple(jnp.moveaxis(indices, -1, 0))].add(values)
 
 
+_SCATTER_REDUCTIONS = {None: "set", "add": "add", "max": "max", "min": "min",
+                       "mul": "multiply"}
+
+
 @register_op("scatter_update", tensors=3)
-def scatter_update(inputs, indices, updates):
-    """``inputs`` with ``updates`` written at ``indices``."""
+def scatter_update(inputs, indices, updates, reduction=None):
+    """``inputs`` with ``updates`` written at ``indices``, or combined with the values
+    there by ``reduction`` (``"add"``, ``"max"``, ``"min"``, ``"mul"``)."""
+    if reduction not in _SCATTER_REDUCTIONS:
+        raise ValueError(f"ops.scatter_update: Unsupported reduction: {reduction}")
     indices = jnp.asarray(indices)
-    return jnp.asarray(inputs).at[tuple(jnp.moveaxis(indices, -1, 0))].set(updates)
+    at = jnp.asarray(inputs).at[tuple(jnp.moveaxis(indices, -1, 0))]
+    return getattr(at, _SCATTER_REDUCTIONS[reduction])(updates)
 
 
-@register_op("slice_update", tensors=2)
+@register_op("slice_update", tensors=3)
 def slice_update(inputs, start_indices, updates):
     """``inputs`` with the block ``updates`` written from ``start_indices``."""
     return jax.lax.dynamic_update_slice(inputs, jnp.asarray(updates, inputs.dtype),

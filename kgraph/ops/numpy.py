@@ -62,7 +62,7 @@ def rsqrt(x):
     return jax.lax.rsqrt(x if jnp.issubdtype(x.dtype, jnp.inexact) else x.astype(jnp.float32))
 
 
-@register_op("clip", tensors=3, elementwise=True)
+@register_op("clip", elementwise=True)
 def clip(x, x_min, x_max):
     """Clip ``x`` to ``[x_min, x_max]``."""
     return jnp.clip(x, x_min, x_max)
@@ -332,14 +332,18 @@ def moveaxis(x, source, destination):
     return jnp.moveaxis(x, _axis(source), _axis(destination))
 
 
-@register_op("pad")
+@register_op("pad", tensors=("x", "constant_values"))
 def pad(x, pad_width, mode="constant", constant_values=None):
+    """``x`` padded by ``pad_width`` (an int, a pair, or a pair per axis); ``mode`` as
+    NumPy's; ``constant_values`` (0 by default) only with ``mode="constant"``."""
+    if constant_values is not None and mode != "constant":
+        raise ValueError("ops.pad: Argument `constant_values` can only be provided when "
+                         f"`mode == 'constant'`. Received: mode={mode}")
     width = tuple(tuple(w) if isinstance(w, (list, tuple)) else w for w in pad_width) \
         if isinstance(pad_width, (list, tuple)) else pad_width
     if mode == "constant":
-        return jnp.pad(x, width, mode=mode, constant_values=constant_values or 0)
-    if constant_values is not None:
-        raise ValueError(f"ops.pad: `constant_values` needs mode='constant', got mode={mode!r}.")
+        return jnp.pad(x, width, mode=mode,
+                       constant_values=0 if constant_values is None else constant_values)
     return jnp.pad(x, width, mode=mode)
 
 

@@ -47,7 +47,7 @@ def empty(shape, dtype=None):
     return jnp.zeros(shape, _dt(dtype))
 
 
-@register_op("full", tensors=0)
+@register_op("full", tensors=("fill_value",))
 def full(shape, fill_value, dtype=None):
     """An array filled with ``fill_value`` (``floatx()`` unless ``dtype`` is given)."""
     return jnp.full(shape, fill_value, _dt(dtype))
@@ -71,30 +71,34 @@ def tri(N, M=None, k=0, dtype=None):  # noqa: N803 - keras.ops names
     return jnp.tri(N, M, k, dtype=_dt(dtype))
 
 
-@register_op("arange", tensors=0)
+@register_op("arange", tensors=3)
 def arange(start, stop=None, step=None, dtype=None):
     """Evenly spaced values in ``[start, stop)`` (ints stay int32, as Keras)."""
     if step is None:
         step = 1
     if dtype is None:
         values = [v for v in (start, stop, step) if v is not None]
-        dtype = "int32" if builtins.all(isinstance(v, (int, np.integer)) for v in values) \
-            else _float()
+        dtype = "int32" if builtins.all(_is_integer(v) for v in values) else _float()
     return jnp.arange(start, stop, step, dtype=dtype)
 
 
-@register_op("linspace", tensors=0)
+def _is_integer(value) -> bool:
+    return isinstance(value, (int, np.integer)) or (
+        hasattr(value, "dtype") and jnp.issubdtype(value.dtype, jnp.integer))
+
+
+@register_op("linspace", tensors=2)
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
     """``num`` evenly spaced values from ``start`` to ``stop``."""
     return jnp.linspace(start, stop, num, endpoint, retstep, dtype or _float(), axis)
 
 
-@register_op("logspace", tensors=0)
+@register_op("logspace", tensors=2)
 def logspace(start, stop, num=50, endpoint=True, base=10, dtype=None, axis=0):
     return jnp.logspace(start, stop, num, endpoint, base, dtype or _float(), axis)
 
 
-@register_op("geomspace", tensors=0)
+@register_op("geomspace", tensors=2)
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     return jnp.geomspace(start, stop, num, endpoint, dtype or _float(), axis)
 
@@ -115,7 +119,7 @@ def kaiser(x, beta):
     return jnp.kaiser(x, beta).astype(_float())
 
 
-@register_op("array", tensors=0)
+@register_op("array")
 def array(x, dtype=None):
     """``x`` as an array."""
     return jnp.asarray(x, dtype)
@@ -137,6 +141,9 @@ _BINARY = {
     "gcd": jnp.gcd, "lcm": jnp.lcm, "heaviside": jnp.heaviside, "hypot": jnp.hypot,
     "ldexp": jnp.ldexp, "logaddexp": jnp.logaddexp, "logaddexp2": jnp.logaddexp2,
     "nextafter": jnp.nextafter, "true_divide": jnp.true_divide,
+}
+# Keras names these operands x and y
+_BITWISE = {
     "bitwise_and": jnp.bitwise_and, "bitwise_or": jnp.bitwise_or,
     "bitwise_xor": jnp.bitwise_xor, "bitwise_left_shift": jnp.left_shift,
     "bitwise_right_shift": jnp.right_shift, "left_shift": jnp.left_shift,
@@ -146,9 +153,22 @@ for _name, _fn in _UNARY.items():
     globals()[_name] = register_array_function(_name, _fn, ("x",))
 for _name, _fn in _BINARY.items():
     globals()[_name] = register_array_function(_name, _fn, ("x1", "x2"))
-for _name, _fn in {"cross": jnp.cross, "inner": jnp.inner, "kron": jnp.kron,
-                   "vdot": jnp.vdot, "correlate": jnp.correlate}.items():
+for _name, _fn in _BITWISE.items():
+    globals()[_name] = register_array_function(_name, _fn, ("x", "y"))
+for _name, _fn in {"inner": jnp.inner, "kron": jnp.kron, "vdot": jnp.vdot}.items():
     globals()[_name] = register_array_function(_name, _fn, ("x1", "x2"), elementwise=False)
+
+
+@register_op("correlate", tensors=2)
+def correlate(x1, x2, mode="valid"):
+    """The cross-correlation of two 1-D sequences (``mode``: valid, same or full)."""
+    return jnp.correlate(x1, x2, mode=mode)
+
+
+@register_op("cross", tensors=2)
+def cross(x1, x2, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """The cross product of (batches of) 2- or 3-vectors."""
+    return jnp.cross(x1, x2, axisa=axisa, axisb=axisb, axisc=axisc, axis=axis)
 
 
 @register_op("divide_no_nan", tensors=2, elementwise=True)
@@ -158,7 +178,7 @@ def divide_no_nan(x1, x2):
     return jnp.where(x2 == 0, 0, jnp.true_divide(x1, safe))
 
 
-@register_op("isclose", tensors=2, elementwise=True)
+@register_op("isclose", tensors=4, elementwise=True)
 def isclose(x1, x2, rtol=1e-5, atol=1e-8, equal_nan=False):
     return jnp.isclose(x1, x2, rtol, atol, equal_nan)
 
@@ -217,7 +237,7 @@ def nancumprod(x, axis=None, dtype=None):
     return jnp.nancumprod(x, axis=axis, dtype=dtype)
 
 
-@register_op("quantile")
+@register_op("quantile", tensors=2)
 def quantile(x, q, axis=None, method="linear", keepdims=False):
     x = jnp.asarray(x)
     x = x if jnp.issubdtype(x.dtype, jnp.floating) else x.astype(_float())
@@ -225,7 +245,7 @@ def quantile(x, q, axis=None, method="linear", keepdims=False):
                         keepdims=keepdims)
 
 
-@register_op("percentile")
+@register_op("percentile", tensors=2)
 def percentile(x, q, axis=None, method="linear", keepdims=False):
     x = jnp.asarray(x)
     x = x if jnp.issubdtype(x.dtype, jnp.floating) else x.astype(_float())
@@ -233,12 +253,12 @@ def percentile(x, q, axis=None, method="linear", keepdims=False):
                           keepdims=keepdims)
 
 
-@register_op("nanquantile")
+@register_op("nanquantile", tensors=2)
 def nanquantile(x, q, axis=None, method="linear", keepdims=False):
     return jnp.nanquantile(x, q, axis=axis, method=method, keepdims=keepdims)
 
 
-@register_op("nanpercentile")
+@register_op("nanpercentile", tensors=2)
 def nanpercentile(x, q, axis=None, method="linear", keepdims=False):
     return jnp.nanpercentile(x, q, axis=axis, method=method, keepdims=keepdims)
 
@@ -254,7 +274,7 @@ def trace(x, offset=0, axis1=0, axis2=1):
     return jnp.trace(x, offset, axis1, axis2)
 
 
-@register_op("trapezoid", tensors=2)
+@register_op("trapezoid")
 def trapezoid(y, x=None, dx=1.0, axis=-1):
     return jax.scipy.integrate.trapezoid(y, x, dx, axis)
 
@@ -264,7 +284,7 @@ def corrcoef(x):
     return jnp.corrcoef(x)
 
 
-@register_op("bincount", tensors=2)
+@register_op("bincount")
 def bincount(x, weights=None, minlength=0, sparse=False):
     """Counts of each value (eager: the length depends on the values unless
     ``minlength`` covers them)."""
@@ -378,7 +398,7 @@ def vander(x, N=None, increasing=False):  # noqa: N803 - keras.ops name
     return jnp.vander(x, N, increasing)
 
 
-@register_op("select", tensors=2)
+@register_op("select", tensors=3)
 def select(condlist, choicelist, default=0):
     return jnp.select(condlist, choicelist, default)
 
@@ -395,11 +415,16 @@ def nonzero(x):
 
 
 @register_op("unique")
-def unique(x, sorted=True, return_inverse=False, return_counts=False,  # noqa: A002
-           axis=None, size=None, fill_value=None):
-    """The distinct values (eager unless ``size`` is given)."""
-    return jnp.unique(x, return_inverse=return_inverse, return_counts=return_counts,
-                      axis=axis, size=size, fill_value=fill_value)
+def unique(x, sorted=True, return_index=False, return_inverse=False,  # noqa: A002
+           return_counts=False, axis=None, size=None, fill_value=None):
+    """The distinct values (eager unless ``size`` is given); with ``return_index``,
+    ``return_inverse``, ``return_counts``: a tuple, as NumPy's."""
+    found = jnp.unique(x, return_index=return_index, return_inverse=return_inverse,
+                       return_counts=return_counts, axis=axis, size=size,
+                       fill_value=fill_value)
+    if isinstance(found, tuple):
+        return tuple(found[:1]) + tuple(a.astype("int32") for a in found[1:])
+    return found
 
 
 @register_op("unravel_index")

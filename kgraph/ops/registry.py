@@ -244,10 +244,24 @@ def _make_public(name, impl, signature, tensor_names, static_names):
     return public
 
 
+def _tensors_first(impl, tensor_names):
+    """``impl`` taking its tensors first, positionally (as a node passes them), and its
+    static parameters by name: for an op whose tensor parameters are not all leading
+    (``pad(x, pad_width, mode, constant_values)``)."""
+
+    def node_fn(*tensors, **static):
+        return impl(**dict(zip(tensor_names, tensors)), **static)
+
+    node_fn.__name__ = node_fn.__qualname__ = impl.__name__
+    node_fn.__doc__ = impl.__doc__
+    return node_fn
+
+
 def register_op(name, tensors=1, elementwise=False, check=None):
     """Decorator: register ``impl`` (a function on arrays) as the op ``name``.
 
-    Its first ``tensors`` parameters are tensor parameters, the rest static ones.
+    Its first ``tensors`` parameters are tensor parameters, the rest static ones; or
+    ``tensors`` names them (``("x", "constant_values")``) when they are not all leading.
     ``elementwise=True`` means the output has the broadcast shape of the tensor operands
     (shape inference then skips tracing). ``check(**static)``, if given, refuses bad static
     arguments before any call. Returns the public op function, e.g.::
@@ -260,10 +274,15 @@ def register_op(name, tensors=1, elementwise=False, check=None):
     def decorator(impl):
         signature = inspect.signature(impl)
         names = list(signature.parameters)
-        public = _make_public(name, impl, signature, names[:tensors], names[tensors:])
+        tensor_names = list(tensors) if isinstance(tensors, (tuple, list)) else names[:tensors]
+        static_names = [n for n in names if n not in tensor_names]
+        node_fn = impl
+        if names[:len(tensor_names)] != tensor_names:  # tensors among the static parameters
+            node_fn = _tensors_first(impl, tensor_names)
+        public = _make_public(name, node_fn, signature, tensor_names, static_names)
         public.__doc__ = impl.__doc__
         public.__wrapped__ = impl
-        _register(name, impl, public, elementwise)
+        _register(name, node_fn, public, elementwise)
         if check is not None:
             _STATIC_CHECKS[name] = check
         return public
