@@ -124,10 +124,17 @@ def custom_gradient(fun):
     return jax.custom_gradient(fun)
 
 
+def _integer(indices):
+    """Indices as an integer array (float indices, as a KerasTensor's default dtype gives,
+    are truncated)."""
+    indices = jnp.asarray(indices)
+    return indices if jnp.issubdtype(indices.dtype, jnp.integer) else indices.astype("int32")
+
+
 @register_op("scatter", tensors=2)
 def scatter(indices, values, shape):
     """Zeros of ``shape`` with ``values`` added at ``indices`` (rows of index tuples)."""
-    indices = jnp.asarray(indices)
+    indices = _integer(indices)
     zeros = jnp.zeros(shape, jnp.asarray(values).dtype)
     return zeros.at[tuple(jnp.moveaxis(indices, -1, 0))].add(values)
 
@@ -142,7 +149,7 @@ def scatter_update(inputs, indices, updates, reduction=None):
     there by ``reduction`` (``"add"``, ``"max"``, ``"min"``, ``"mul"``)."""
     if reduction not in _SCATTER_REDUCTIONS:
         raise ValueError(f"ops.scatter_update: Unsupported reduction: {reduction}")
-    indices = jnp.asarray(indices)
+    indices = _integer(indices)
     at = jnp.asarray(inputs).at[tuple(jnp.moveaxis(indices, -1, 0))]
     return getattr(at, _SCATTER_REDUCTIONS[reduction])(updates)
 
@@ -151,7 +158,7 @@ def scatter_update(inputs, indices, updates, reduction=None):
 def slice_update(inputs, start_indices, updates):
     """``inputs`` with the block ``updates`` written from ``start_indices``."""
     return jax.lax.dynamic_update_slice(inputs, jnp.asarray(updates, inputs.dtype),
-                                        tuple(start_indices))
+                                        tuple(_integer(start_indices)))
 
 
 def _segment(name, reducer):
@@ -206,41 +213,48 @@ def _complex_pair(x):
     return jnp.asarray(real) + 1j * jnp.asarray(imag)
 
 
+@register_op("fft")
 def fft(x):
     """FFT over the last axis of ``x = (real, imag)``; returns ``(real, imag)``."""
     out = jnp.fft.fft(_complex_pair(x))
     return jnp.real(out), jnp.imag(out)
 
 
+@register_op("fft2")
 def fft2(x):
     """2-D FFT over the last two axes of ``x = (real, imag)``; returns ``(real, imag)``."""
     out = jnp.fft.fft2(_complex_pair(x))
     return jnp.real(out), jnp.imag(out)
 
 
+@register_op("ifft2")
 def ifft2(x):
     """Inverse 2-D FFT of ``x = (real, imag)``; returns ``(real, imag)``."""
     out = jnp.fft.ifft2(_complex_pair(x))
     return jnp.real(out), jnp.imag(out)
 
 
+@register_op("rfft")
 def rfft(x, fft_length=None):
     """FFT of a real signal over its last axis; returns ``(real, imag)``."""
     out = jnp.fft.rfft(x, n=fft_length)
     return jnp.real(out), jnp.imag(out)
 
 
+@register_op("irfft")
 def irfft(x, fft_length=None):
     """The real signal of the half spectrum ``x = (real, imag)``."""
     return jnp.fft.irfft(_complex_pair(x), n=fft_length)
 
 
+@register_op("view_as_complex")
 def view_as_complex(x):
     """``(..., 2)`` real pairs as complex numbers."""
     x = jnp.asarray(x)
     return x[..., 0] + 1j * x[..., 1]
 
 
+@register_op("view_as_real")
 def view_as_real(x):
     """Complex numbers as ``(..., 2)`` real pairs."""
     x = jnp.asarray(x)

@@ -19,7 +19,8 @@ import numpy as np
 
 from kgraph import config
 from kgraph.base.tensor_kinds import dense_only
-from kgraph.ops.registry import register_array_function, register_op
+from kgraph.ops.registry import (Operation, is_symbolic, register_array_function,
+                                 register_custom, register_op)
 
 _float = config.floatx
 
@@ -388,9 +389,25 @@ def dsplit(x, indices_or_sections):
     return jnp.dsplit(x, indices_or_sections)
 
 
+def _meshgrid_impl(*x, indexing="xy"):
+    return tuple(jnp.meshgrid(*(jnp.ravel(v) for v in x), indexing=indexing))
+
+
+_meshgrid_impl.__name__ = "meshgrid"
+
+
 def meshgrid(*x, indexing="xy"):
-    """Coordinate grids from 1-D arrays (arrays only)."""
-    return jnp.meshgrid(*x, indexing=indexing)
+    """Coordinate grids from arrays (each flattened), ``indexing`` ``"xy"`` (Cartesian) or
+    ``"ij"`` (matrix); a list of arrays."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"ops.meshgrid: Valid values for `indexing` are 'xy' and 'ij'. "
+                         f"Received: indexing={indexing}")
+    if not is_symbolic(x):
+        return list(_meshgrid_impl(*x, indexing=indexing))
+    return list(Operation(_meshgrid_impl, indexing=indexing)(*x))
+
+
+register_custom("meshgrid", _meshgrid_impl, meshgrid)
 
 
 @register_op("vander")
@@ -440,10 +457,12 @@ def size(x) -> int:
     return int(np.prod(dims, dtype=np.int64))
 
 
+@register_op("view")
 def view(x, dtype=None):
-    """``x``'s bytes reinterpreted as ``dtype`` (arrays only)."""
-    return jax.lax.bitcast_convert_type(jnp.asarray(x), jnp.dtype(dtype)) if jnp.dtype(
-        dtype).itemsize == jnp.asarray(x).dtype.itemsize else jnp.asarray(x).view(dtype)
+    """``x``'s bytes reinterpreted as ``dtype`` (the last axis rescaled when the item sizes
+    differ)."""
+    x = jnp.asarray(x)
+    return x if dtype is None else x.view(dtype)
 
 
 def vectorize(pyfunc, *, excluded=None, signature=None):
@@ -454,7 +473,8 @@ def vectorize(pyfunc, *, excluded=None, signature=None):
 __all__ = sorted(name for name, value in list(globals().items())
                  if callable(value) and not name.startswith("_") and getattr(
                      value, "__module__", None) in (__name__, "kgraph.ops.registry")
-                 and name not in ("register_op", "register_array_function"))
+                 and name not in ("Operation", "is_symbolic", "register_array_function",
+                                  "register_custom", "register_op"))
 
 
 from kgraph.ops.core import empty_like  # noqa: E402 - keras.ops.numpy names these too
