@@ -73,14 +73,21 @@ def round(x, decimals=0):  # noqa: A001 - keras.ops name
     return jnp.round(x, decimals)
 
 
-@register_op("where", tensors=3, elementwise=True)
+def _where_spec(condition, x1=None, x2=None):
+    if x1 is None and x2 is None:  # the nonzero indices: as many as the values say
+        return tuple(KerasTensor((None,), "int32") for _ in condition.shape)
+    return None
+
+
+@register_op("where", tensors=3, elementwise=True, spec=_where_spec)
 def where(condition, x1=None, x2=None):
     """``x1`` where ``condition`` else ``x2``; with only ``condition``: its nonzero indices
-    (eager only: the output size depends on the values)."""
+    (int32; the output size depends on the values)."""
     if x1 is None and x2 is None:
-        return jnp.nonzero(condition)
+        return tuple(i.astype(jnp.int32) for i in jnp.nonzero(condition))
     if x1 is None or x2 is None:
-        raise ValueError("ops.where needs both `x1` and `x2`, or neither.")
+        raise ValueError("ops.where: `x1` and `x2` either both should be `None` or both "
+                         f"should have non-None value. Received: x1={x1}, x2={x2}")
     return jnp.where(condition, x1, x2)
 
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from kgraph import config
 from kgraph.base.tensor_kinds import dense_only
+from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.ops.registry import (Operation, is_symbolic, register_array_function,
                                  register_custom, register_op)
 
@@ -425,13 +426,37 @@ def argpartition(x, kth, axis=-1):
     return jnp.argpartition(x, kth, axis).astype("int32")
 
 
-@register_op("nonzero")
+def _nonzero_spec(x):
+    """One index vector per axis, of a length the values decide."""
+    return tuple(KerasTensor((None,), "int32") for _ in x.shape)
+
+
+@register_op("nonzero", spec=_nonzero_spec)
 def nonzero(x):
     """Indices of the nonzero entries (eager: the size depends on the values)."""
     return tuple(i.astype("int32") for i in jnp.nonzero(x))
 
 
-@register_op("unique")
+def _unique_spec(x, sorted=True, return_index=False, return_inverse=False,  # noqa: A002
+                 return_counts=False, axis=None, size=None, fill_value=None):
+    """The distinct values (``size`` of them, unknown when None) and the requested index
+    vectors."""
+    if axis is None:
+        values_shape = (size,)
+    else:
+        values_shape = list(x.shape)
+        values_shape[axis] = size
+    outputs = [KerasTensor(tuple(values_shape), x.dtype)]
+    if return_index:
+        outputs.append(KerasTensor((size,), "int32"))
+    if return_inverse:
+        outputs.append(KerasTensor(x.shape if axis is None else (x.shape[axis],), "int32"))
+    if return_counts:
+        outputs.append(KerasTensor((size,), "int32"))
+    return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+
+@register_op("unique", spec=_unique_spec)
 def unique(x, sorted=True, return_index=False, return_inverse=False,  # noqa: A002
            return_counts=False, axis=None, size=None, fill_value=None):
     """The distinct values (eager unless ``size`` is given); with ``return_index``,

@@ -82,6 +82,9 @@ class KerasOperation(Operation):
             static["dtype"] = jnp.dtype(static["dtype"]).name
         check_static(type(self).op_name, static)
         self._set_function(get_impl(type(self).op_name), static)
+        for key, value in static.items():  # readable as attributes, as Keras's op classes
+            if not hasattr(type(self), key):
+                self.__dict__[key] = value
 
     def _tensors(self, args, kwargs):
         try:

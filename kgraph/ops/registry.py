@@ -46,6 +46,7 @@ _IMPLS: dict[str, Callable] = {}  # op name -> array function run by the node
 _NAME_OF_IMPL: dict = {}  # array function -> op name (first registered wins)
 _ELEMENTWISE: set = set()  # array functions whose output shape is the broadcast shape
 _STATIC_CHECKS: dict[str, Callable] = {}  # op name -> check of its static arguments
+_SPECS: dict = {}  # array function -> its output spec function (register_op(spec=...))
 
 
 def static_axis(axis):
@@ -129,6 +130,10 @@ class Operation(Layer):
         return self._inbound_nodes[0]
 
     def compute_output_spec(self, *args, **kwargs):
+        if self.fn in _SPECS and not kwargs:  # the op's own rule (an output size that
+            spec = _SPECS[self.fn](*args, **self.fn_kwargs)  # depends on values, ...)
+            if spec is not None:  # None: the rule leaves this call to the general ways
+                return spec
         if self.fn in _ELEMENTWISE and not kwargs and builtins.all(a is not None for a in args):
             shapes = [a.shape if isinstance(a, KerasTensor) else jnp.shape(a) for a in args]
             try:
@@ -257,14 +262,16 @@ def _tensors_first(impl, tensor_names):
     return node_fn
 
 
-def register_op(name, tensors=1, elementwise=False, check=None):
+def register_op(name, tensors=1, elementwise=False, check=None, spec=None):
     """Decorator: register ``impl`` (a function on arrays) as the op ``name``.
 
     Its first ``tensors`` parameters are tensor parameters, the rest static ones; or
     ``tensors`` names them (``("x", "constant_values")``) when they are not all leading.
     ``elementwise=True`` means the output has the broadcast shape of the tensor operands
     (shape inference then skips tracing). ``check(**static)``, if given, refuses bad static
-    arguments before any call. Returns the public op function, e.g.::
+    arguments before any call. ``spec(*tensors, **static)``, if given, makes the output
+    KerasTensors of a symbolic call (for outputs whose size depends on values, where tracing
+    cannot tell), or returns None to leave the call to tracing. Returns the public op function, e.g.::
 
         @register_op("scale_by")
         def scale_by(x, factor=2.0):
@@ -285,6 +292,8 @@ def register_op(name, tensors=1, elementwise=False, check=None):
         _register(name, node_fn, public, elementwise)
         if check is not None:
             _STATIC_CHECKS[name] = check
+        if spec is not None:
+            _SPECS[node_fn] = spec
         return public
 
     return decorator
