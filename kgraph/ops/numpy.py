@@ -62,7 +62,7 @@ def rsqrt(x):
     return jax.lax.rsqrt(x if jnp.issubdtype(x.dtype, jnp.inexact) else x.astype(jnp.float32))
 
 
-@register_op("clip", elementwise=True)
+@register_op("clip", tensors=3, elementwise=True)
 def clip(x, x_min, x_max):
     """Clip ``x`` to ``[x_min, x_max]``."""
     return jnp.clip(x, x_min, x_max)

@@ -276,7 +276,7 @@ def trace(x, offset=0, axis1=0, axis2=1):
     return jnp.trace(x, offset, axis1, axis2)
 
 
-@register_op("trapezoid")
+@register_op("trapezoid", tensors=2)
 def trapezoid(y, x=None, dx=1.0, axis=-1):
     return jax.scipy.integrate.trapezoid(y, x, dx, axis)
 
@@ -286,7 +286,7 @@ def corrcoef(x):
     return jnp.corrcoef(x)
 
 
-@register_op("bincount")
+@register_op("bincount", tensors=2)
 def bincount(x, weights=None, minlength=0, sparse=False):
     """Counts of each value (eager: the length depends on the values unless
     ``minlength`` covers them)."""

@@ -38,6 +38,12 @@ _CLASS_NAMES = {
 }
 
 
+# Operands that Keras's class takes at construction (kgraph's op functions also take them
+# as tensors, e.g. ``clip``'s bounds): the class passes them to the op with the call's.
+_CONSTRUCTOR_OPERANDS = {"bincount": ("weights",), "clip": ("x_min", "x_max"),
+                         "trapezoid": ("x",)}
+
+
 def class_name(op_name: str) -> str:
     """Keras's class name of the op ``op_name`` (``"expand_dims"`` -> ``"ExpandDims"``)."""
     return _CLASS_NAMES.get(op_name) or "".join(
@@ -52,6 +58,10 @@ def _parameters(op_name):
         tensors = [signature.parameters[n] for n in public.tensor_params]
         static = [signature.parameters[n] for n in public.static_params]
         return tensors, static
+    return _custom_parameters(op_name)
+
+
+def _custom_parameters(op_name):
     # an op written by hand (einsum): its array function's positional parameters are the
     # tensors, its keyword-only ones the static parameters
     impl = inspect.signature(get_impl(op_name)).parameters.values()
@@ -68,6 +78,8 @@ class KerasOperation(Operation):
     op_name = None  # the registered op (a class attribute of each subclass)
     _init_signature = None  # (static parameters, name) of the constructor
     _call_signature = None  # the tensor parameters of call
+    _operand_order = ()  # every tensor parameter of the op, in its order
+    _constructor_operands = ()  # the tensors given at construction
 
     def __init__(self, *args, name=None, **kwargs):
         super().__init__(name=name)
@@ -78,6 +90,7 @@ class KerasOperation(Operation):
         bound.apply_defaults()
         static = dict(bound.arguments)
         static.pop("name", None)
+        self._operands = {n: static.pop(n) for n in self._constructor_operands}
         if static.get("dtype") is not None:
             static["dtype"] = jnp.dtype(static["dtype"]).name
         check_static(type(self).op_name, static)
@@ -93,12 +106,14 @@ class KerasOperation(Operation):
             raise TypeError(f"{type(self).__name__}.call{self._call_signature}: "
                             f"{error}") from None
         bound.apply_defaults()
+        given = {**bound.arguments, **self._operands}
         values = []
-        for name, param in self._call_signature.parameters.items():
-            if param.kind is inspect.Parameter.VAR_POSITIONAL:
-                values.extend(bound.arguments.get(name, ()))
+        for name in self._operand_order:
+            param = self._call_signature.parameters.get(name)
+            if param is not None and param.kind is inspect.Parameter.VAR_POSITIONAL:
+                values.extend(given.get(name, ()))
             else:
-                values.append(bound.arguments[name])
+                values.append(given[name])
         return values
 
     def call(self, *args, **kwargs):
@@ -109,7 +124,7 @@ class KerasOperation(Operation):
         return super().compute_output_spec(*self._tensors(args, kwargs))
 
     def get_config(self):
-        return {"name": self.name, **self.fn_kwargs}
+        return {"name": self.name, **self._operands, **self.fn_kwargs}
 
 
 def _with_signature(function, signature, qualname):
@@ -127,7 +142,10 @@ def _with_signature(function, signature, qualname):
 @functools.cache
 def operation_class(op_name: str) -> type:
     """Keras's class of the registered op ``op_name`` (made once)."""
-    tensors, static = _parameters(op_name)
+    operands, static = _parameters(op_name)
+    given_at_init = _CONSTRUCTOR_OPERANDS.get(op_name, ())
+    tensors = [p for p in operands if p.name not in given_at_init]
+    static = [p for p in operands if p.name in given_at_init] + static
     self_param = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
     name_param = inspect.Parameter("name", inspect.Parameter.KEYWORD_ONLY, default=None)
     init_signature = inspect.Signature([*static, name_param])
@@ -137,6 +155,8 @@ def operation_class(op_name: str) -> type:
         "op_name": op_name,
         "_init_signature": init_signature,
         "_call_signature": call_signature,
+        "_operand_order": tuple(p.name for p in operands),
+        "_constructor_operands": given_at_init,
         "__module__": __name__,
         "__doc__": f"Keras's op class of ``ops.{op_name}``: static parameters at "
                    "construction, tensors at call.",
