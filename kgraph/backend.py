@@ -13,6 +13,7 @@ import jax.numpy as jnp
 
 from kgraph import dtype_policy
 from kgraph.base.naming import reset_names
+from kgraph.dtypes import result_type
 from kgraph.config import (backend, epsilon, floatx, image_data_format, set_epsilon, set_floatx,
                            set_image_data_format, standardize_dtype)
 from kgraph.graph.keras_tensor import is_keras_tensor
@@ -53,6 +54,3 @@ def is_int_dtype(dtype) -> bool:
     return jnp.issubdtype(jnp.dtype(standardize_dtype(dtype)), jnp.integer)
 
 
-def result_type(*dtypes) -> str:
-    """The dtype arrays of ``dtypes`` combine to (JAX's promotion rules)."""
-    return standardize_dtype(jnp.result_type(*[standardize_dtype(d) for d in dtypes]))

@@ -211,11 +211,18 @@ def max_steps_per_epoch():
     return _MAX_STEPS_PER_EPOCH
 
 
+_PYTHON_DTYPES = {bool: "bool", int: "int32", float: "float32", complex: "complex64",
+                  str: "string", "int": "int32", "string": "string"}
+
+
 def standardize_dtype(dtype) -> str:
     """A dtype's canonical name: ``standardize_dtype(np.float32) == "float32"``; None is
-    ``floatx()``."""
+    ``floatx()``, Python's ``int`` is ``"int32"`` and ``float`` is ``"float32"`` (Keras on
+    JAX)."""
     if dtype is None:
         return floatx()
+    if isinstance(dtype, (type, str)) and dtype in _PYTHON_DTYPES:  # a Python type, as Keras on JAX names it
+        return _PYTHON_DTYPES[dtype]
     if hasattr(dtype, "name") and not isinstance(dtype, str) and not isinstance(dtype, type):
         return str(dtype.name)
     return np.dtype(dtype).name if str(dtype) != "bfloat16" else "bfloat16"

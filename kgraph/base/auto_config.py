@@ -28,7 +28,8 @@ import weakref
 
 from kgraph import dtype_policies, regularizers
 
-__all__ = ["AutoConfig", "LayerConfig", "applies", "config_dtype_for_init", "config_of", "record"]
+__all__ = ["AutoConfig", "LayerConfig", "applies", "config_dtype_for_init", "config_of",
+           "default_get_config", "record"]
 
 _PLAIN = (str, int, float, bool, type(None))
 _SIGNATURES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -57,6 +58,16 @@ class AutoConfig:
         self.values, self.positional = values, positional
 
 
+_DEFAULT_GET_CONFIGS: set = set()  # base classes' get_config that auto config stands in for
+
+
+def default_get_config(get_config):
+    """Mark a base class's ``get_config`` as the default one: a subclass that does not
+    override it takes its config from its constructor's arguments (as ``Layer``'s)."""
+    _DEFAULT_GET_CONFIGS.add(get_config)
+    return get_config
+
+
 _KGRAPH = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _APPLIES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -69,8 +80,9 @@ def applies(cls) -> bool:
     if found is None:
         init = getattr(getattr(cls, "__init__", None), "__code__", None)
         own = init is not None and os.path.abspath(init.co_filename).startswith(_KGRAPH)
-        found = _APPLIES[cls] = (getattr(cls, "get_config", None) is LayerConfig.get_config
-                                 and not own)
+        get_config = getattr(cls, "get_config", None)
+        found = _APPLIES[cls] = ((get_config is LayerConfig.get_config
+                                  or get_config in _DEFAULT_GET_CONFIGS) and not own)
     return found
 
 

@@ -140,6 +140,7 @@ class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtoco
         self.built = False
         self.input_spec = None
         self._inbound_nodes: list[Node] = []
+        self._outbound_nodes: list[Node] = []  # the calls this layer's outputs feed
         if "_own_variables" not in self.__dict__:  # (variables set before this __init__)
             self._own_variables: list[Variable] = []
         self._output_spec_cache: dict = {}

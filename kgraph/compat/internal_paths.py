@@ -85,9 +85,10 @@ class InternalPath(types.ModuleType):
         return None
 
     def __dir__(self):
-        names = set()
-        for source in self._sources:
-            names.update(dir(importlib.import_module(source)))
+        names = set(super().__dir__())
+        for source in self._sources:  # their names, not their own module attributes
+            names.update(name for name in dir(importlib.import_module(source))
+                         if not name.startswith("__"))
         return sorted(names)
 
 
@@ -120,13 +121,18 @@ def names_internal_module(fullname: str) -> bool:
 # -> the same path's place under ``kgraph`` (its submodules follow).
 RELOCATED = {
     "backend.config": ("config",),
+    "backend.common.dtypes": ("dtypes",),
+    "backend.numpy": ("src.ops.numpy",),  # kgraph's backend ops, not Keras's NumPy backend
     "backend.common.remat": ("base.remat_scope",),
     "backend.numpy": ("ops.numpy",),  # the backend's numpy module (Keras's NumPy backend aside)
     "dtype_policies.dtype_policy": ("dtype_policy", "config"),
     "layers.preprocessing.image_preprocessing.bounding_boxes": ("utils.bounding_boxes",),
     "layers.preprocessing.feature_space": ("utils.feature_space",),
     "losses.loss": ("losses.weighting",),
+    "ops.node": ("graph.node",),
+    "ops.symbolic_arguments": ("graph.symbolic_arguments",),
     "trainers.data_adapters.py_dataset_adapter": ("utils",),
+    "utils.naming": ("base.naming",),
 }
 
 

@@ -5,8 +5,9 @@ appends it to ``layer._inbound_nodes``, and gives every output tensor a
 ``_keras_history = KerasHistory(layer, node_index, tensor_index)``: the producing layer,
 which of its calls produced it, and which of that call's outputs it is. A node keeps the
 call's arguments (``node.call_args`` / ``node.call_kwargs``, with KerasTensors in place of
-values) and the flat list of its input tensors, ``node._keras_inputs``; each input tensor's
-own history points at its parent node. These back-pointers form a DAG whose vertices are
+values; ``node.arguments``) and the flat list of its input tensors, ``node.input_tensors``;
+each input tensor's own history points at its parent node, and the parent layer lists the
+node among its ``_outbound_nodes``. These back-pointers form a DAG whose vertices are
 layer calls and whose edges are KerasTensors; ``kgraph.interpreter.walk`` walks it from the outputs
 back to the inputs. A layer called twice has two nodes and one set of weights.
 """
@@ -18,6 +19,7 @@ from typing import NamedTuple
 import jax
 
 from kgraph.graph.keras_tensor import KerasTensor
+from kgraph.graph.symbolic_arguments import SymbolicArguments
 
 __all__ = ["KerasHistory", "Node"]
 
@@ -51,11 +53,39 @@ class Node:
         self._keras_inputs = [leaves[i] for i in self._tensor_positions]
         self._tensor_args = None  # {name: argument}, filled by kgraph.interpreter.masking when needed
         flat_outputs, self._output_treedef = jax.tree_util.tree_flatten(outputs)
+        for output in flat_outputs:
+            if not _is_tensor(output):
+                raise ValueError(f"All operation outputs must be tensors. Operation "
+                                 f"{getattr(layer, 'name', layer)} returned a non-tensor. "
+                                 f"Non-tensor received: {output}")
         self.outputs = flat_outputs
         node_index = len(layer._inbound_nodes)
         layer._inbound_nodes.append(self)
+        for tensor in self._keras_inputs:
+            history = getattr(tensor, "_keras_history", None)
+            if history is not None and hasattr(history.layer, "_outbound_nodes"):
+                history.layer._outbound_nodes.append(self)
         for tensor_index, tensor in enumerate(flat_outputs):
             tensor._keras_history = KerasHistory(layer, node_index, tensor_index)
+
+    @property
+    def operation(self):
+        """The layer (operation) this node is a call of (Keras's name)."""
+        return self.layer
+
+    @property
+    def input_tensors(self) -> list:
+        """The KerasTensors among the call's arguments, in order."""
+        return list(self._keras_inputs)
+
+    @property
+    def output_tensors(self) -> list:
+        return self.outputs
+
+    @property
+    def arguments(self) -> SymbolicArguments:
+        """The call's arguments (``.args``, ``.kwargs``, ``.keras_tensors``)."""
+        return SymbolicArguments(*self.call_args, **self.call_kwargs)
 
     @property
     def node_index(self) -> int:
@@ -71,7 +101,7 @@ class Node:
     def is_input(self) -> bool:
         return not self._keras_inputs and getattr(self.layer, "is_input_layer", False)
 
-    def arguments(self, values, training=None):
+    def arguments_with(self, values, training=None):
         """``(args, kwargs)`` of this call with ``values[i]`` for the i-th input tensor.
 
         ``training``: the run's training mode, if it has one; as in Keras it wins over a

@@ -86,7 +86,7 @@ def _call_block(node, runner, training, variables, weights, inputs, hashes, key,
     scope.weights.assignments.update({id(v): w for v, w in zip(variables, weights)})
     try:
         with scope:
-            args, kwargs = node.arguments(inputs, training)
+            args, kwargs = node.arguments_with(inputs, training)
             out, mask = runner(node, args, kwargs, None)
     except _Unscannable:
         raise

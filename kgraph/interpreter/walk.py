@@ -231,7 +231,7 @@ def run_graph(plan: Plan, values: Sequence, run_node: Callable, input_masks=None
                 env[id(run.nodes[-1].outputs[0])] = result
                 skip.update(id(n) for n in run.nodes[1:])
                 continue
-        args, kwargs = node.arguments([env[id(t)] for t in node._keras_inputs], training)
+        args, kwargs = node.arguments_with([env[id(t)] for t in node._keras_inputs], training)
         for hook in hooks:
             hook.before_node(node, path, args, kwargs)
         runner = run_node

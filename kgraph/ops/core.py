@@ -18,6 +18,7 @@ import numpy as np
 
 from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.base.tensor_kinds import dense_only
+from kgraph.ops.complex_parts import complex_parts
 from kgraph.ops.registry import is_symbolic, register_op
 
 
@@ -124,44 +125,73 @@ def custom_gradient(fun):
     return jax.custom_gradient(fun)
 
 
+def _integer(indices):
+    """Indices as an integer array (float indices, as a KerasTensor's default dtype gives,
+    are truncated)."""
+    indices = jnp.asarray(indices)
+    return indices if jnp.issubdtype(indices.dtype, jnp.integer) else indices.astype("int32")
+
+
 @register_op("scatter", tensors=2)
 def scatter(indices, values, shape):
     """Zeros of ``shape`` with ``values`` added at ``indices`` (rows of index tuples)."""
-    indices = jnp.asarray(indices)
+    indices = _integer(indices)
     zeros = jnp.zeros(shape, jnp.asarray(values).dtype)
     return zeros.at[tuple(jnp.moveaxis(indices, -1, 0))].add(values)
 
 
+_SCATTER_REDUCTIONS = {None: "set", "add": "add", "max": "max", "min": "min",
+                       "mul": "multiply"}
+
+
 @register_op("scatter_update", tensors=3)
-def scatter_update(inputs, indices, updates):
-    """``inputs`` with ``updates`` written at ``indices``."""
-    indices = jnp.asarray(indices)
-    return jnp.asarray(inputs).at[tuple(jnp.moveaxis(indices, -1, 0))].set(updates)
+def scatter_update(inputs, indices, updates, reduction=None):
+    """``inputs`` with ``updates`` written at ``indices``, or combined with the values
+    there by ``reduction`` (``"add"``, ``"max"``, ``"min"``, ``"mul"``)."""
+    if reduction not in _SCATTER_REDUCTIONS:
+        raise ValueError(f"ops.scatter_update: Unsupported reduction: {reduction}")
+    indices = _integer(indices)
+    at = jnp.asarray(inputs).at[tuple(jnp.moveaxis(indices, -1, 0))]
+    return getattr(at, _SCATTER_REDUCTIONS[reduction])(updates)
 
 
-@register_op("slice_update", tensors=2)
+@register_op("slice_update", tensors=3)
 def slice_update(inputs, start_indices, updates):
     """``inputs`` with the block ``updates`` written from ``start_indices``."""
     return jax.lax.dynamic_update_slice(inputs, jnp.asarray(updates, inputs.dtype),
-                                        tuple(start_indices))
+                                        tuple(_integer(start_indices)))
 
 
 def _segment(name, reducer):
     def segment(data, segment_ids, num_segments=None, sorted=False):  # noqa: A002
-        if num_segments is None:
-            num_segments = int(jnp.max(segment_ids)) + 1
+        data, segment_ids = jnp.asarray(data), jnp.asarray(segment_ids)
+        if segment_ids.ndim != 1:
+            raise ValueError(f"ops.segment_{name}: Argument `segment_ids` should be an 1-D "
+                             f"vector, got shape: {segment_ids.shape}.")
+        if data.ndim < 1 or data.shape[0] != segment_ids.shape[0]:
+            raise ValueError(f"ops.segment_{name}: Argument `segment_ids` and `data` should "
+                             f"have same leading dimension. Got {segment_ids.shape} v.s. "
+                             f"{data.shape}.")
+        if num_segments is None:  # the output's size would depend on the values
+            raise ValueError(f"ops.segment_{name}: Argument `num_segments` must be set when "
+                             "using the JAX backend.")
         return reducer(data, segment_ids, num_segments=num_segments,
                        indices_are_sorted=sorted)
 
-    segment.__doc__ = f"The {name} of ``data``'s rows per segment id."
+    segment.__doc__ = (f"The {name} of ``data``'s rows per segment id (``num_segments`` "
+                       "segments: the output's size cannot depend on the values).")
     return segment
 
 
-segment_sum = register_op("segment_sum", tensors=2)(_segment("sum", jax.ops.segment_sum))
-segment_max = register_op("segment_max", tensors=2)(_segment("max", jax.ops.segment_max))
-segment_min = register_op("segment_min", tensors=2)(_segment("min", jax.ops.segment_min))
-segment_prod = register_op("segment_prod", tensors=2)(_segment("product",
-                                                                jax.ops.segment_prod))
+def _segment_spec(data, segment_ids, num_segments=None, sorted=False):  # noqa: A002
+    """A segment reduction's output: ``num_segments`` rows (unknown when None)."""
+    return KerasTensor((num_segments, *data.shape[1:]), data.dtype)
+
+
+segment_sum, segment_max, segment_min, segment_prod = (
+    register_op(f"segment_{name}", tensors=2, spec=_segment_spec)(_segment(name, reducer))
+    for name, reducer in (("sum", jax.ops.segment_sum), ("max", jax.ops.segment_max),
+                          ("min", jax.ops.segment_min), ("prod", jax.ops.segment_prod)))
 
 
 @register_op("saturate_cast")
@@ -193,46 +223,60 @@ def cdist(x, y):
     return jnp.sqrt(jnp.sum(diff * diff, axis=-1))
 
 
-def _complex_pair(x):
-    real, imag = x
-    return jnp.asarray(real) + 1j * jnp.asarray(imag)
+def _complex(op, x, min_rank=1):
+    real, imag = complex_parts(op, x, min_rank)
+    return real + 1j * imag
 
 
+@register_op("fft")
 def fft(x):
     """FFT over the last axis of ``x = (real, imag)``; returns ``(real, imag)``."""
-    out = jnp.fft.fft(_complex_pair(x))
+    out = jnp.fft.fft(_complex("fft", x))
     return jnp.real(out), jnp.imag(out)
 
 
+@register_op("fft2")
 def fft2(x):
     """2-D FFT over the last two axes of ``x = (real, imag)``; returns ``(real, imag)``."""
-    out = jnp.fft.fft2(_complex_pair(x))
+    out = jnp.fft.fft2(_complex("fft2", x, 2))
     return jnp.real(out), jnp.imag(out)
 
 
+@register_op("ifft2")
 def ifft2(x):
     """Inverse 2-D FFT of ``x = (real, imag)``; returns ``(real, imag)``."""
-    out = jnp.fft.ifft2(_complex_pair(x))
+    out = jnp.fft.ifft2(_complex("ifft2", x, 2))
     return jnp.real(out), jnp.imag(out)
 
 
+@register_op("rfft")
 def rfft(x, fft_length=None):
     """FFT of a real signal over its last axis; returns ``(real, imag)``."""
+    x = jnp.asarray(x)
+    if x.ndim < 1:
+        raise ValueError(f"ops.rfft: Input should have rank >= 1. Received: input.shape = "
+                         f"{x.shape}")
     out = jnp.fft.rfft(x, n=fft_length)
     return jnp.real(out), jnp.imag(out)
 
 
+@register_op("irfft")
 def irfft(x, fft_length=None):
     """The real signal of the half spectrum ``x = (real, imag)``."""
-    return jnp.fft.irfft(_complex_pair(x), n=fft_length)
+    return jnp.fft.irfft(_complex("irfft", x), n=fft_length)
 
 
+@register_op("view_as_complex")
 def view_as_complex(x):
     """``(..., 2)`` real pairs as complex numbers."""
     x = jnp.asarray(x)
+    if x.ndim < 1 or x.shape[-1] != 2:
+        raise ValueError("ops.view_as_complex: Last dimension of input must be size 2 (real "
+                         f"and imaginary). Received shape: {x.shape}")
     return x[..., 0] + 1j * x[..., 1]
 
 
+@register_op("view_as_real")
 def view_as_real(x):
     """Complex numbers as ``(..., 2)`` real pairs."""
     x = jnp.asarray(x)
@@ -244,6 +288,9 @@ def extract_sequences(x, sequence_length, sequence_stride):
     """Frames of ``sequence_length`` along the last axis, every ``sequence_stride``:
     ``(..., L)`` -> ``(..., frames, sequence_length)`` (Keras's signal framing)."""
     x = jnp.asarray(x)
+    if x.ndim < 1:
+        raise ValueError("ops.extract_sequences: Input should have rank >= 1. Received: "
+                         f"input.shape = {x.shape}")
     if sequence_length < 1 or sequence_stride < 1:
         raise ValueError(f"extract_sequences: sequence_length and sequence_stride must be "
                          f">= 1, received {sequence_length} and {sequence_stride}.")

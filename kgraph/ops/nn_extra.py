@@ -49,7 +49,8 @@ def average_pool(inputs, pool_size, strides=None, padding="valid", data_format=N
     return total / count
 
 
-@register_op("batch_normalization", tensors=6)
+@register_op("batch_normalization",
+             tensors=("x", "mean", "variance", "offset", "scale"))
 def batch_normalization(x, mean, variance, axis, offset=None, scale=None, epsilon=1e-3):
     """``(x - mean) / sqrt(variance + epsilon) * scale + offset`` along ``axis``."""
     shape = [1] * x.ndim
@@ -99,7 +100,7 @@ def multi_hot(inputs, num_classes=None, axis=-1, dtype=None, sparse=False):
     return jnp.max(encoded, axis=reduce_axis if jnp.ndim(inputs) > 1 else 0)
 
 
-@register_op("dot_product_attention", tensors=5)
+@register_op("dot_product_attention", tensors=6)
 def dot_product_attention(query, key, value, bias=None, mask=None, scale=None,
                           is_causal=False, flash_attention=None, attn_logits_soft_cap=None):
     """``softmax(q k^T * scale + bias) v`` on ``(batch, length, heads, head_dim)`` inputs

@@ -8,6 +8,7 @@ code in this module must not call those builtins by their bare names.
 from __future__ import annotations
 
 import builtins
+import inspect
 
 import jax
 import jax.numpy as jnp
@@ -72,14 +73,21 @@ def round(x, decimals=0):  # noqa: A001 - keras.ops name
     return jnp.round(x, decimals)
 
 
-@register_op("where", tensors=3, elementwise=True)
+def _where_spec(condition, x1=None, x2=None):
+    if x1 is None and x2 is None:  # the nonzero indices: as many as the values say
+        return tuple(KerasTensor((None,), "int32") for _ in condition.shape)
+    return None
+
+
+@register_op("where", tensors=3, elementwise=True, spec=_where_spec)
 def where(condition, x1=None, x2=None):
     """``x1`` where ``condition`` else ``x2``; with only ``condition``: its nonzero indices
-    (eager only: the output size depends on the values)."""
+    (int32; the output size depends on the values)."""
     if x1 is None and x2 is None:
-        return jnp.nonzero(condition)
+        return tuple(i.astype(jnp.int32) for i in jnp.nonzero(condition))
     if x1 is None or x2 is None:
-        raise ValueError("ops.where needs both `x1` and `x2`, or neither.")
+        raise ValueError("ops.where: `x1` and `x2` either both should be `None` or both "
+                         f"should have non-None value. Received: x1={x1}, x2={x2}")
     return jnp.where(condition, x1, x2)
 
 
@@ -134,6 +142,11 @@ def einsum(*args, **kwargs):
     return Operation(_einsum_impl, subscripts=subscripts)(*operands)
 
 
+# Keras's signature (what code reading it sees); ``einsum(*operands, subscripts=...)`` works too
+einsum.__signature__ = inspect.Signature([
+    inspect.Parameter("subscripts", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+    inspect.Parameter("operands", inspect.Parameter.VAR_POSITIONAL),
+    inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)])
 register_custom("einsum", _einsum_impl, einsum)
 
 
@@ -326,14 +339,18 @@ def moveaxis(x, source, destination):
     return jnp.moveaxis(x, _axis(source), _axis(destination))
 
 
-@register_op("pad")
+@register_op("pad", tensors=("x", "constant_values"))
 def pad(x, pad_width, mode="constant", constant_values=None):
+    """``x`` padded by ``pad_width`` (an int, a pair, or a pair per axis); ``mode`` as
+    NumPy's; ``constant_values`` (0 by default) only with ``mode="constant"``."""
+    if constant_values is not None and mode != "constant":
+        raise ValueError("ops.pad: Argument `constant_values` can only be provided when "
+                         f"`mode == 'constant'`. Received: mode={mode}")
     width = tuple(tuple(w) if isinstance(w, (list, tuple)) else w for w in pad_width) \
         if isinstance(pad_width, (list, tuple)) else pad_width
     if mode == "constant":
-        return jnp.pad(x, width, mode=mode, constant_values=constant_values or 0)
-    if constant_values is not None:
-        raise ValueError(f"ops.pad: `constant_values` needs mode='constant', got mode={mode!r}.")
+        return jnp.pad(x, width, mode=mode,
+                       constant_values=0 if constant_values is None else constant_values)
     return jnp.pad(x, width, mode=mode)
 
 

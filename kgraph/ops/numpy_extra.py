@@ -19,7 +19,9 @@ import numpy as np
 
 from kgraph import config
 from kgraph.base.tensor_kinds import dense_only
-from kgraph.ops.registry import register_array_function, register_op
+from kgraph.graph.keras_tensor import KerasTensor
+from kgraph.ops.registry import (Operation, is_symbolic, register_array_function,
+                                 register_custom, register_op)
 
 _float = config.floatx
 
@@ -47,7 +49,7 @@ def empty(shape, dtype=None):
     return jnp.zeros(shape, _dt(dtype))
 
 
-@register_op("full", tensors=0)
+@register_op("full", tensors=("fill_value",))
 def full(shape, fill_value, dtype=None):
     """An array filled with ``fill_value`` (``floatx()`` unless ``dtype`` is given)."""
     return jnp.full(shape, fill_value, _dt(dtype))
@@ -71,30 +73,34 @@ def tri(N, M=None, k=0, dtype=None):  # noqa: N803 - keras.ops names
     return jnp.tri(N, M, k, dtype=_dt(dtype))
 
 
-@register_op("arange", tensors=0)
+@register_op("arange", tensors=3)
 def arange(start, stop=None, step=None, dtype=None):
     """Evenly spaced values in ``[start, stop)`` (ints stay int32, as Keras)."""
     if step is None:
         step = 1
     if dtype is None:
         values = [v for v in (start, stop, step) if v is not None]
-        dtype = "int32" if builtins.all(isinstance(v, (int, np.integer)) for v in values) \
-            else _float()
+        dtype = "int32" if builtins.all(_is_integer(v) for v in values) else _float()
     return jnp.arange(start, stop, step, dtype=dtype)
 
 
-@register_op("linspace", tensors=0)
+def _is_integer(value) -> bool:
+    return isinstance(value, (int, np.integer)) or (
+        hasattr(value, "dtype") and jnp.issubdtype(value.dtype, jnp.integer))
+
+
+@register_op("linspace", tensors=2)
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
     """``num`` evenly spaced values from ``start`` to ``stop``."""
     return jnp.linspace(start, stop, num, endpoint, retstep, dtype or _float(), axis)
 
 
-@register_op("logspace", tensors=0)
+@register_op("logspace", tensors=2)
 def logspace(start, stop, num=50, endpoint=True, base=10, dtype=None, axis=0):
     return jnp.logspace(start, stop, num, endpoint, base, dtype or _float(), axis)
 
 
-@register_op("geomspace", tensors=0)
+@register_op("geomspace", tensors=2)
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     return jnp.geomspace(start, stop, num, endpoint, dtype or _float(), axis)
 
@@ -115,7 +121,7 @@ def kaiser(x, beta):
     return jnp.kaiser(x, beta).astype(_float())
 
 
-@register_op("array", tensors=0)
+@register_op("array")
 def array(x, dtype=None):
     """``x`` as an array."""
     return jnp.asarray(x, dtype)
@@ -137,6 +143,9 @@ _BINARY = {
     "gcd": jnp.gcd, "lcm": jnp.lcm, "heaviside": jnp.heaviside, "hypot": jnp.hypot,
     "ldexp": jnp.ldexp, "logaddexp": jnp.logaddexp, "logaddexp2": jnp.logaddexp2,
     "nextafter": jnp.nextafter, "true_divide": jnp.true_divide,
+}
+# Keras names these operands x and y
+_BITWISE = {
     "bitwise_and": jnp.bitwise_and, "bitwise_or": jnp.bitwise_or,
     "bitwise_xor": jnp.bitwise_xor, "bitwise_left_shift": jnp.left_shift,
     "bitwise_right_shift": jnp.right_shift, "left_shift": jnp.left_shift,
@@ -146,9 +155,22 @@ for _name, _fn in _UNARY.items():
     globals()[_name] = register_array_function(_name, _fn, ("x",))
 for _name, _fn in _BINARY.items():
     globals()[_name] = register_array_function(_name, _fn, ("x1", "x2"))
-for _name, _fn in {"cross": jnp.cross, "inner": jnp.inner, "kron": jnp.kron,
-                   "vdot": jnp.vdot, "correlate": jnp.correlate}.items():
+for _name, _fn in _BITWISE.items():
+    globals()[_name] = register_array_function(_name, _fn, ("x", "y"))
+for _name, _fn in {"inner": jnp.inner, "kron": jnp.kron, "vdot": jnp.vdot}.items():
     globals()[_name] = register_array_function(_name, _fn, ("x1", "x2"), elementwise=False)
+
+
+@register_op("correlate", tensors=2)
+def correlate(x1, x2, mode="valid"):
+    """The cross-correlation of two 1-D sequences (``mode``: valid, same or full)."""
+    return jnp.correlate(x1, x2, mode=mode)
+
+
+@register_op("cross", tensors=2)
+def cross(x1, x2, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """The cross product of (batches of) 2- or 3-vectors."""
+    return jnp.cross(x1, x2, axisa=axisa, axisb=axisb, axisc=axisc, axis=axis)
 
 
 @register_op("divide_no_nan", tensors=2, elementwise=True)
@@ -158,7 +180,7 @@ def divide_no_nan(x1, x2):
     return jnp.where(x2 == 0, 0, jnp.true_divide(x1, safe))
 
 
-@register_op("isclose", tensors=2, elementwise=True)
+@register_op("isclose", tensors=4, elementwise=True)
 def isclose(x1, x2, rtol=1e-5, atol=1e-8, equal_nan=False):
     return jnp.isclose(x1, x2, rtol, atol, equal_nan)
 
@@ -217,7 +239,7 @@ def nancumprod(x, axis=None, dtype=None):
     return jnp.nancumprod(x, axis=axis, dtype=dtype)
 
 
-@register_op("quantile")
+@register_op("quantile", tensors=2)
 def quantile(x, q, axis=None, method="linear", keepdims=False):
     x = jnp.asarray(x)
     x = x if jnp.issubdtype(x.dtype, jnp.floating) else x.astype(_float())
@@ -225,7 +247,7 @@ def quantile(x, q, axis=None, method="linear", keepdims=False):
                         keepdims=keepdims)
 
 
-@register_op("percentile")
+@register_op("percentile", tensors=2)
 def percentile(x, q, axis=None, method="linear", keepdims=False):
     x = jnp.asarray(x)
     x = x if jnp.issubdtype(x.dtype, jnp.floating) else x.astype(_float())
@@ -233,12 +255,12 @@ def percentile(x, q, axis=None, method="linear", keepdims=False):
                           keepdims=keepdims)
 
 
-@register_op("nanquantile")
+@register_op("nanquantile", tensors=2)
 def nanquantile(x, q, axis=None, method="linear", keepdims=False):
     return jnp.nanquantile(x, q, axis=axis, method=method, keepdims=keepdims)
 
 
-@register_op("nanpercentile")
+@register_op("nanpercentile", tensors=2)
 def nanpercentile(x, q, axis=None, method="linear", keepdims=False):
     return jnp.nanpercentile(x, q, axis=axis, method=method, keepdims=keepdims)
 
@@ -368,9 +390,25 @@ def dsplit(x, indices_or_sections):
     return jnp.dsplit(x, indices_or_sections)
 
 
+def _meshgrid_impl(*x, indexing="xy"):
+    return tuple(jnp.meshgrid(*(jnp.ravel(v) for v in x), indexing=indexing))
+
+
+_meshgrid_impl.__name__ = "meshgrid"
+
+
 def meshgrid(*x, indexing="xy"):
-    """Coordinate grids from 1-D arrays (arrays only)."""
-    return jnp.meshgrid(*x, indexing=indexing)
+    """Coordinate grids from arrays (each flattened), ``indexing`` ``"xy"`` (Cartesian) or
+    ``"ij"`` (matrix); a list of arrays."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"ops.meshgrid: Valid values for `indexing` are 'xy' and 'ij'. "
+                         f"Received: indexing={indexing}")
+    if not is_symbolic(x):
+        return list(_meshgrid_impl(*x, indexing=indexing))
+    return list(Operation(_meshgrid_impl, indexing=indexing)(*x))
+
+
+register_custom("meshgrid", _meshgrid_impl, meshgrid)
 
 
 @register_op("vander")
@@ -378,7 +416,7 @@ def vander(x, N=None, increasing=False):  # noqa: N803 - keras.ops name
     return jnp.vander(x, N, increasing)
 
 
-@register_op("select", tensors=2)
+@register_op("select", tensors=3)
 def select(condlist, choicelist, default=0):
     return jnp.select(condlist, choicelist, default)
 
@@ -388,18 +426,47 @@ def argpartition(x, kth, axis=-1):
     return jnp.argpartition(x, kth, axis).astype("int32")
 
 
-@register_op("nonzero")
+def _nonzero_spec(x):
+    """One index vector per axis, of a length the values decide."""
+    return tuple(KerasTensor((None,), "int32") for _ in x.shape)
+
+
+@register_op("nonzero", spec=_nonzero_spec)
 def nonzero(x):
     """Indices of the nonzero entries (eager: the size depends on the values)."""
     return tuple(i.astype("int32") for i in jnp.nonzero(x))
 
 
-@register_op("unique")
-def unique(x, sorted=True, return_inverse=False, return_counts=False,  # noqa: A002
-           axis=None, size=None, fill_value=None):
-    """The distinct values (eager unless ``size`` is given)."""
-    return jnp.unique(x, return_inverse=return_inverse, return_counts=return_counts,
-                      axis=axis, size=size, fill_value=fill_value)
+def _unique_spec(x, sorted=True, return_index=False, return_inverse=False,  # noqa: A002
+                 return_counts=False, axis=None, size=None, fill_value=None):
+    """The distinct values (``size`` of them, unknown when None) and the requested index
+    vectors."""
+    if axis is None:
+        values_shape = (size,)
+    else:
+        values_shape = list(x.shape)
+        values_shape[axis] = size
+    outputs = [KerasTensor(tuple(values_shape), x.dtype)]
+    if return_index:
+        outputs.append(KerasTensor((size,), "int32"))
+    if return_inverse:
+        outputs.append(KerasTensor(x.shape if axis is None else (x.shape[axis],), "int32"))
+    if return_counts:
+        outputs.append(KerasTensor((size,), "int32"))
+    return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+
+@register_op("unique", spec=_unique_spec)
+def unique(x, sorted=True, return_index=False, return_inverse=False,  # noqa: A002
+           return_counts=False, axis=None, size=None, fill_value=None):
+    """The distinct values (eager unless ``size`` is given); with ``return_index``,
+    ``return_inverse``, ``return_counts``: a tuple, as NumPy's."""
+    found = jnp.unique(x, return_index=return_index, return_inverse=return_inverse,
+                       return_counts=return_counts, axis=axis, size=size,
+                       fill_value=fill_value)
+    if isinstance(found, tuple):
+        return tuple(found[:1]) + tuple(a.astype("int32") for a in found[1:])
+    return found
 
 
 @register_op("unravel_index")
@@ -415,10 +482,12 @@ def size(x) -> int:
     return int(np.prod(dims, dtype=np.int64))
 
 
+@register_op("view")
 def view(x, dtype=None):
-    """``x``'s bytes reinterpreted as ``dtype`` (arrays only)."""
-    return jax.lax.bitcast_convert_type(jnp.asarray(x), jnp.dtype(dtype)) if jnp.dtype(
-        dtype).itemsize == jnp.asarray(x).dtype.itemsize else jnp.asarray(x).view(dtype)
+    """``x``'s bytes reinterpreted as ``dtype`` (the last axis rescaled when the item sizes
+    differ)."""
+    x = jnp.asarray(x)
+    return x if dtype is None else x.view(dtype)
 
 
 def vectorize(pyfunc, *, excluded=None, signature=None):
@@ -429,7 +498,8 @@ def vectorize(pyfunc, *, excluded=None, signature=None):
 __all__ = sorted(name for name, value in list(globals().items())
                  if callable(value) and not name.startswith("_") and getattr(
                      value, "__module__", None) in (__name__, "kgraph.ops.registry")
-                 and name not in ("register_op", "register_array_function"))
+                 and name not in ("Operation", "is_symbolic", "register_array_function",
+                                  "register_custom", "register_op"))
 
 
 from kgraph.ops.core import empty_like  # noqa: E402 - keras.ops.numpy names these too

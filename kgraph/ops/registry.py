@@ -28,14 +28,14 @@ from typing import Callable
 import jax
 import jax.numpy as jnp
 
-from kgraph.base import shape_inference
+from kgraph.base import auto_config, shape_inference
 from kgraph.base.layer import Layer
 from kgraph.base.variable_value import values_of
 from kgraph.graph.keras_tensor import KerasTensor
 
 __all__ = [
-    "Operation", "get_impl", "get_op", "is_symbolic", "op_names", "register_array_function",
-    "register_custom", "register_op", "static_axis"
+    "Operation", "check_static", "get_impl", "get_op", "is_symbolic", "op_names",
+    "register_array_function", "register_custom", "register_op", "static_axis"
 ]
 
 
@@ -45,6 +45,8 @@ _REGISTRY: dict[str, Callable] = {}  # op name -> public function
 _IMPLS: dict[str, Callable] = {}  # op name -> array function run by the node
 _NAME_OF_IMPL: dict = {}  # array function -> op name (first registered wins)
 _ELEMENTWISE: set = set()  # array functions whose output shape is the broadcast shape
+_STATIC_CHECKS: dict[str, Callable] = {}  # op name -> check of its static arguments
+_SPECS: dict = {}  # array function -> its output spec function (register_op(spec=...))
 
 
 def static_axis(axis):
@@ -61,28 +63,78 @@ class Operation(Layer):
     """A weightless layer wrapping an array function (one per symbolic op call).
 
     ``Operation(fn, **fn_kwargs)(*args)`` computes ``fn(*args, **fn_kwargs)``; ``op_name``
-    is the registered name of ``fn`` (see ``get_op``).
+    is the registered name of ``fn`` (see ``get_op``). As Keras's ``keras.Operation``, it
+    is also the base of operations written as a class: a subclass made with
+    ``super().__init__(name=name)`` defines ``call`` (and ``compute_output_spec``), and its
+    config is its name with the constructor's arguments.
+
+    >>> import jax.numpy as jnp
+    >>> class Affine(Operation):
+    ...     def __init__(self, alpha, *, name=None):
+    ...         super().__init__(name=name)
+    ...         self.alpha = alpha
+    ...     def call(self, x):
+    ...         return self.alpha * x + 1
+    >>> op = Affine(2.0, name="affine")
+    >>> op(jnp.ones(2)).tolist(), op.get_config()
+    ([3.0, 3.0], {'name': 'affine', 'alpha': 2.0})
     """
 
     autocast = False  # operations keep their operands' dtypes, as jax.numpy does
     _allow_non_tensor_positional_args = True  # an op's operands may be Python numbers
 
-    def __init__(self, fn, name=None, **fn_kwargs):
-        op_name = _NAME_OF_IMPL.get(fn) or getattr(fn, "__name__", "operation")
-        self._name_base = op_name
+    def __init__(self, fn=None, name=None, **fn_kwargs):
+        if name is not None and (not isinstance(name, str) or "/" in name):
+            raise ValueError("Argument `name` must be a string and cannot contain character "
+                             f"`/`. Received: name={name} (of type {type(name)})")
+        if fn is not None:
+            self._name_base = _NAME_OF_IMPL.get(fn) or getattr(fn, "__name__", "operation")
         super().__init__(name=name)
-        self.fn = fn
-        self.op_name = op_name
-        self.fn_kwargs = fn_kwargs
         self.built = True
-        # Operations are stateless, so shape inference is shared across instances.
-        self._output_spec_cache = _shared_spec_cache.setdefault((fn, _kwargs_key(fn_kwargs)),
-                                                                {})
+        self._set_function(fn, fn_kwargs)
 
-    def call(self, *args):
-        return self.fn(*args, **self.fn_kwargs)
+    def _set_function(self, fn, fn_kwargs) -> None:
+        """Make this operation compute ``fn(*args, **fn_kwargs)``."""
+        self.fn = fn
+        self.op_name = _NAME_OF_IMPL.get(fn) or getattr(fn, "__name__", None)
+        self.fn_kwargs = fn_kwargs
+        # Operations are stateless, so shape inference is shared across instances.
+        self._output_spec_cache = _shared_spec_cache.setdefault(
+            (fn or type(self), _kwargs_key(fn_kwargs)), {})
+
+    def call(self, *args, **kwargs):
+        if self.fn is None:  # an Operation subclass defines its own call
+            raise NotImplementedError(f"Operation {type(self).__name__} must define `call`.")
+        return self.fn(*args, **kwargs, **self.fn_kwargs)
+
+    def symbolic_call(self, *args, **kwargs):
+        """The call's output KerasTensors, recorded as a node of the graph (the operands
+        may be KerasTensors or arrays)."""
+        return self._symbolic_call(args, kwargs)
+
+    @property
+    def input(self):
+        """The input tensor(s) of the operation's first call (Keras's ``Operation``)."""
+        inputs = self._first_call("input").input_tensors
+        return inputs[0] if len(inputs) == 1 else inputs
+
+    @property
+    def output(self):
+        """The output tensor(s) of the operation's first call (Keras's ``Operation``)."""
+        node = self._first_call("output")
+        return node.outputs[0] if len(node.outputs) == 1 else list(node.outputs)
+
+    def _first_call(self, attr):
+        if not self._inbound_nodes:
+            raise AttributeError(f"The operation {self.name} has never been called and thus "
+                                 f"has no defined {attr}.")
+        return self._inbound_nodes[0]
 
     def compute_output_spec(self, *args, **kwargs):
+        if self.fn in _SPECS and not kwargs:  # the op's own rule (an output size that
+            spec = _SPECS[self.fn](*args, **self.fn_kwargs)  # depends on values, ...)
+            if spec is not None:  # None: the rule leaves this call to the general ways
+                return spec
         if self.fn in _ELEMENTWISE and not kwargs and builtins.all(a is not None for a in args):
             shapes = [a.shape if isinstance(a, KerasTensor) else jnp.shape(a) for a in args]
             try:
@@ -93,11 +145,19 @@ class Operation(Layer):
             return KerasTensor(shape, _result_dtype(self.fn, self.fn_kwargs, args))
         return super().compute_output_spec(*args, **kwargs)
 
+    @auto_config.default_get_config
     def get_config(self):
+        if self.fn is None:  # a subclass: its name and its constructor's arguments
+            config = {"name": self.name}
+            if auto_config.applies(type(self)):
+                return auto_config.config_of(self, config)
+            return config
         return {"name": self.name, "op": self.op_name, "kwargs": dict(self.fn_kwargs)}
 
     @classmethod
     def from_config(cls, config):
+        if cls is not Operation or "op" not in config:
+            return cls(**config)
         if config.get("op") not in _IMPLS:
             raise ValueError(f"Unknown operation {config.get('op')!r} in config {config}. "
                              f"Registered ops: {sorted(_IMPLS)}.")
@@ -146,6 +206,14 @@ def _register(name, impl, public, elementwise):
     public.op_name = name
 
 
+def check_static(name, static) -> None:
+    """Run op ``name``'s check of its static arguments (``register_op(check=...)``), if
+    any: the op function and Keras's op class both refuse bad values before any call."""
+    check = _STATIC_CHECKS.get(name)
+    if check is not None:
+        check(**static)
+
+
 def _make_public(name, impl, signature, tensor_names, static_names):
     def public(*args, **kwargs):
         try:
@@ -158,6 +226,7 @@ def _make_public(name, impl, signature, tensor_names, static_names):
         static = {n: values[n] for n in static_names}
         if static.get("dtype") is not None:
             static["dtype"] = jnp.dtype(static["dtype"]).name  # a string in configs
+        check_static(name, static)
         if not is_symbolic(tensors, static):
             try:
                 return impl(*tensors, **static)
@@ -181,12 +250,29 @@ def _make_public(name, impl, signature, tensor_names, static_names):
     return public
 
 
-def register_op(name, tensors=1, elementwise=False):
+def _tensors_first(impl, tensor_names):
+    """``impl`` taking its tensors first, positionally (as a node passes them), and its
+    static parameters by name: for an op whose tensor parameters are not all leading
+    (``pad(x, pad_width, mode, constant_values)``)."""
+
+    def node_fn(*tensors, **static):
+        return impl(**dict(zip(tensor_names, tensors)), **static)
+
+    node_fn.__name__ = node_fn.__qualname__ = impl.__name__
+    node_fn.__doc__ = impl.__doc__
+    return node_fn
+
+
+def register_op(name, tensors=1, elementwise=False, check=None, spec=None):
     """Decorator: register ``impl`` (a function on arrays) as the op ``name``.
 
-    Its first ``tensors`` parameters are tensor parameters, the rest static ones.
+    Its first ``tensors`` parameters are tensor parameters, the rest static ones; or
+    ``tensors`` names them (``("x", "constant_values")``) when they are not all leading.
     ``elementwise=True`` means the output has the broadcast shape of the tensor operands
-    (shape inference then skips tracing). Returns the public op function, e.g.::
+    (shape inference then skips tracing). ``check(**static)``, if given, refuses bad static
+    arguments before any call. ``spec(*tensors, **static)``, if given, makes the output
+    KerasTensors of a symbolic call (for outputs whose size depends on values, where tracing
+    cannot tell), or returns None to leave the call to tracing. Returns the public op function, e.g.::
 
         @register_op("scale_by")
         def scale_by(x, factor=2.0):
@@ -196,10 +282,19 @@ def register_op(name, tensors=1, elementwise=False):
     def decorator(impl):
         signature = inspect.signature(impl)
         names = list(signature.parameters)
-        public = _make_public(name, impl, signature, names[:tensors], names[tensors:])
+        tensor_names = list(tensors) if isinstance(tensors, (tuple, list)) else names[:tensors]
+        static_names = [n for n in names if n not in tensor_names]
+        node_fn = impl
+        if names[:len(tensor_names)] != tensor_names:  # tensors among the static parameters
+            node_fn = _tensors_first(impl, tensor_names)
+        public = _make_public(name, node_fn, signature, tensor_names, static_names)
         public.__doc__ = impl.__doc__
         public.__wrapped__ = impl
-        _register(name, impl, public, elementwise)
+        _register(name, node_fn, public, elementwise)
+        if check is not None:
+            _STATIC_CHECKS[name] = check
+        if spec is not None:
+            _SPECS[node_fn] = spec
         return public
 
     return decorator

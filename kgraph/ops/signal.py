@@ -21,6 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from kgraph.ops.complex_parts import complex_parts
 from kgraph.ops.registry import register_op
 
 __all__ = ["istft", "stft"]
@@ -41,27 +42,36 @@ def _window(window, sequence_length, fft_length, dtype):
         return jnp.ones((fft_length,), dtype)
     if isinstance(window, str):
         if window not in ("hann", "hamming"):
-            raise ValueError(f'A window given by name must be "hann" or "hamming", received '
-                             f"window={window!r}.")
+            raise ValueError('If a string is passed to `window`, it must be one of `"hann"`, '
+                             f'`"hamming"`. Received: window={window!r}.')
         window = _periodic_window(window, sequence_length)
     window = jnp.asarray(window, dtype)
     if window.shape != (sequence_length,):
-        raise ValueError(f"The window must have shape ({sequence_length},) (sequence_length), "
-                         f"received shape {window.shape}.")
+        raise ValueError("The shape of `window` must be equal to [sequence_length]. "
+                         f"Received: sequence_length={sequence_length}, window shape="
+                         f"{window.shape}.")
     left = (fft_length - sequence_length) // 2
     return jnp.pad(window, (left, fft_length - sequence_length - left))
 
 
-@register_op("stft")
+def _check_stride(sequence_stride, **_) -> None:
+    if not isinstance(sequence_stride, int) or sequence_stride < 1:
+        raise ValueError("`sequence_stride` must be a positive integer. Received: "
+                         f"sequence_stride={sequence_stride}")
+
+
+@register_op("stft", check=_check_stride)
 def stft(x, sequence_length, sequence_stride, fft_length, window="hann", center=True):
     """The short-time Fourier transform of real signals ``x`` (last axis): ``(real, imag)``
     of shape ``(..., frames, fft_length // 2 + 1)``."""
     x = jnp.asarray(x)
     if x.dtype not in (jnp.float32, jnp.float64):
-        raise TypeError(f"ops.stft expects float32 or float64 signals, received {x.dtype}.")
+        raise TypeError("ops.stft: Invalid input type. Expected `float32` or `float64`. "
+                        f"Received: input type={x.dtype}")
     if fft_length < sequence_length:
-        raise ValueError(f"fft_length ({fft_length}) must be at least sequence_length "
-                         f"({sequence_length}).")
+        raise ValueError("ops.stft: `fft_length` must equal or larger than `sequence_length`. "
+                         f"Received: sequence_length={sequence_length}, "
+                         f"fft_length={fft_length}")
     if center:
         pad = [(0, 0)] * (x.ndim - 1) + [(fft_length // 2, fft_length // 2)]
         x = jnp.pad(x, pad, mode="reflect")
@@ -75,15 +85,12 @@ def stft(x, sequence_length, sequence_stride, fft_length, window="hann", center=
     return jnp.real(spectrum), jnp.imag(spectrum)
 
 
-@register_op("istft")
+@register_op("istft", check=_check_stride)
 def istft(x, sequence_length, sequence_stride, fft_length, length=None, window="hann",
           center=True):
     """The signals whose ``stft`` is ``x = (real, imag)`` (inverse by overlap-add);
     ``length`` trims the result."""
-    real, imag = (jnp.asarray(part) for part in x)
-    if real.ndim < 2:
-        raise ValueError(f"ops.istft expects (..., frames, bins) spectra, received shape "
-                         f"{real.shape}.")
+    real, imag = complex_parts("istft", x, min_rank=2)
     import jax.scipy.signal  # loaded on first use: it costs a second at import
 
     win = _window(window, sequence_length, fft_length, real.dtype)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import inspect
 
 from kgraph.base import naming
-from kgraph.ops import registry
+from kgraph.ops import operation_classes, registry
 from kgraph.saving.validation import ConfigError
 
 __all__ = ["ACTIVATION_OPS", "NO_KERAS_CLASS", "from_keras", "keras_class_name", "keras_module",
@@ -53,8 +53,9 @@ _MODULES = {  # op name -> module of its Keras class (the rest are in keras.src.
     **dict.fromkeys(("cholesky", "cholesky_inverse", "det", "eig", "eigh", "inv", "lstsq",
                      "lu_factor", "matrix_rank", "norm", "pinv", "qr", "solve",
                      "solve_triangular", "svd"), "linalg"),
-    **dict.fromkeys(("erf", "erfc", "erfinv", "extract_sequences", "in_top_k", "logdet",
-                     "istft", "logsumexp", "rsqrt", "stft",
+    **dict.fromkeys(("erf", "erfc", "erfinv", "extract_sequences", "fft", "fft2", "ifft2",
+                     "in_top_k", "irfft", "logdet", "istft", "logsumexp", "rfft", "rsqrt",
+                     "stft", "view_as_complex", "view_as_real",
                      "segment_max", "segment_min", "segment_prod", "segment_sum", "top_k"),
                     "math"),
 }
@@ -63,13 +64,18 @@ NO_KERAS_CLASS = frozenset(("bartlett", "blackman", "cdist", "empty", "extract_p
                             "eye", "hamming", "hanning", "identity", "kaiser", "ones", "swish",
                             "tri", "zeros"))
 ACTIVATION_OPS = ("mish", "relu_activation")  # ops of keras.src.activations.activations
-_CLASS_NAMES = {"allclose": "AllClose", "relu_activation": "ReLU", "batch_normalization": "BatchNorm",
-                "ctc_decode": "CTCDecode", "ctc_loss": "CTCLoss", "hard_swish": "HardSilu",
-                "hsv_to_rgb": "HSVToRGB", "isin": "IsIn", "istft": "ISTFT", "stft": "STFT", "layer_normalization": "LayerNorm",
-                "psnr": "PSNR", "rgb_to_grayscale": "RGBToGrayscale", "rgb_to_hsv": "RGBToHSV",
-                "rms_normalization": "RMSNorm", "searchsorted": "SearchSorted", "ssim": "SSIM",
-                "svd": "SVD"}
+# Keras's class names beyond the op classes' own (kgraph.ops.operation_classes.class_name)
+_CLASS_NAMES = {"relu_activation": "ReLU", "hard_swish": "HardSilu"}
 _OP_NAMES = {class_name: op for op, class_name in _CLASS_NAMES.items()}
+
+
+def _op_name(class_name: str) -> str:
+    """The op of Keras's op class ``class_name`` (``"FFT"`` -> ``"fft"``)."""
+    op = _OP_NAMES.get(class_name)
+    if op is None:
+        op = next((name for name in registry.op_names()
+                   if operation_classes.class_name(name) == class_name), None)
+    return op or naming.to_snake_case(class_name)
 # The parameters Keras passes as call arguments, where they differ from kgraph's tensor
 # parameters (kgraph stores the others on the node; Keras gives them to the constructor).
 _KERAS_CALL_PARAMS = {
@@ -84,21 +90,15 @@ _KERAS_CALL_PARAMS = {
     "slice_update": ("inputs", "start_indices", "updates"), "trapezoid": ("y",),
 }
 # Parameters only Keras's op has: read when they hold Keras's default, refused otherwise.
-_KERAS_ONLY_PARAMS = {
-    "cholesky": {"upper": False}, "correlate": {"mode": "valid"},
-    "cross": {"axisa": -1, "axisb": -1, "axisc": -1, "axis": None},
-    "layer_normalization": {"rms_scaling": False},
-    "pinv": {"rcond": None}, "scatter_update": {"reduction": None},
-    "unique": {"return_index": False},
-}
+_KERAS_ONLY_PARAMS = {"layer_normalization": {"rms_scaling": False}}
 
 # Parameters only kgraph's op has: written for Keras when at their default (left out).
-_KGRAPH_ONLY_PARAMS = {"matrix_rank": {"rtol": None}, "pinv": {"rtol": 1e-15}}
+_KGRAPH_ONLY_PARAMS: dict = {}
 
 
 def keras_class_name(op: str) -> str:
     """``"not_equal"`` -> ``"NotEqual"`` (Keras's op class names)."""
-    return _CLASS_NAMES.get(op) or "".join(part.capitalize() for part in op.split("_"))
+    return _CLASS_NAMES.get(op) or operation_classes.class_name(op)
 
 
 def keras_module(op: str) -> str:
@@ -110,7 +110,8 @@ def keras_module(op: str) -> str:
 def _op_parameters(op: str):
     """``(all parameters in order, kgraph's tensor parameters)`` of kgraph's op ``op``."""
     public = registry.get_op(op)
-    params = tuple(inspect.signature(registry.get_impl(op)).parameters)
+    function = getattr(public, "__wrapped__", None) or registry.get_impl(op)
+    params = tuple(inspect.signature(function).parameters)
     tensors = getattr(public, "tensor_params", None)
     return params, (params if tensors is None else tensors)
 
@@ -191,7 +192,7 @@ def _op_entry_to_keras(entry, path):
 
 def _op_entry_from_keras(entry, path):
     class_name = entry.get("class_name")
-    op = _OP_NAMES.get(class_name) or naming.to_snake_case(class_name)
+    op = _op_name(class_name)
     if op not in registry.op_names():
         raise ConfigError(f"Invalid config at {path}: Keras op {class_name!r} "
                           f"({entry.get('module')}) has no kgraph equivalent.")

@@ -37,7 +37,8 @@ REBUILD_ERRORS = (TypeError, ValueError, KeyError, IndexError, AttributeError, A
 def _operation_config(layer) -> dict:
     config = layer.get_config()
     if "op" not in config:  # an Operation without the registry contract: name the function
-        config = {"name": layer.name, "op": getattr(layer.fn, "__name__", None),
+        op = getattr(layer, "op_name", None) or getattr(layer.fn, "__name__", None)
+        config = {"name": layer.name, "op": op,
                   "kwargs": dict(getattr(layer, "fn_kwargs", {}))}
     config = dict(config)
     config["kwargs"] = encode_value(dict(config.get("kwargs") or {}),

@@ -81,7 +81,7 @@ def test_merge_node_records_all_inputs_and_parents():
     assert node.parent_nodes == [da._keras_history.layer._inbound_nodes[0],
                                  b._keras_history.layer._inbound_nodes[0]]
     # node.arguments rebuilds the call's structure with values in place of tensors
-    args, kwargs = node.arguments(["A", "B"])
+    args, kwargs = node.arguments_with(["A", "B"])
     assert args == (["A", "B"],) and kwargs == {}
 
 

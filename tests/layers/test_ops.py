@@ -281,7 +281,7 @@ def test_nodes_rebuild_from_config_with_get_op(build, rng):
     node = layer._inbound_nodes[y._keras_history.node_index]
     config = layer.get_config()
     values = {id(t): v for t, v in zip(node._keras_inputs, _parent_values(node, x, data))}
-    args, _ = node.arguments([values[id(t)] for t in node._keras_inputs])
+    args, _ = node.arguments_with([values[id(t)] for t in node._keras_inputs])
     again = ops.get_op(config["op"])(*args, **config["kwargs"])
     clone = Operation.from_config(config)
     again_layer = clone(*args)

@@ -106,9 +106,9 @@ def test_an_op_keras_cannot_express_is_refused_when_writing_for_keras():
 
 
 def test_keras_op_parameters_kgraph_lacks_are_refused_with_their_path():
-    entry = {"module": "keras.src.ops.linalg", "class_name": "Cholesky",
-             "config": {"name": "c", "upper": True}, "registered_name": "Cholesky",
+    entry = {"module": "keras.src.ops.nn", "class_name": "LayerNorm",
+             "config": {"name": "c", "rms_scaling": True}, "registered_name": "LayerNorm",
              "name": "c", "inbound_nodes": [{"args": [], "kwargs": {}}]}
     with pytest.raises(kg.saving.ConfigError, match=r'config\["config"\]\["layers"\]\[0\].*'
-                                                    "supports only upper=False"):
+                                                    "supports only rms_scaling=False"):
         dialect.from_keras({"config": {"layers": [entry]}})

@@ -2,7 +2,8 @@
 kgraph, whose backend is always JAX: the configuration (``floatx``, ``backend()``, ...),
 dtypes, ``Variable`` and ``KerasTensor``, a tensor's Keras mask (``_keras_mask``), the scopes,
 and the array functions of Keras's JAX backend (``convert_to_tensor``, ``cast``, ...; the
-modules ``numpy``, ``random``, ``image``, ``nn``, ``linalg`` are kgraph's ops).
+modules ``core``, ``math``, ``numpy``, ``random``, ``image``, ``nn``, ``linalg`` are kgraph's
+ops).
 
 >>> backend(), SUPPORTS_SPARSE_TENSORS
 ('jax', False)
@@ -25,14 +26,15 @@ from kgraph.ops import (cast, cond, convert_to_numpy, convert_to_tensor, image, 
                         linalg, nn, numpy, scatter, shape, stop_gradient, vectorized_map)
 from kgraph.ops.conv_utils import standardize_data_format
 from kgraph.src.backend.shapes import any_symbolic_tensors, compute_output_spec, standardize_shape
+from kgraph.src.ops import core, math
 
 __all__ = ["KerasTensor", "SUPPORTS_COMPLEX_DTYPES", "SUPPORTS_RAGGED_TENSORS",
            "SUPPORTS_SPARSE_TENSORS", "StatelessScope", "SymbolicScope", "Variable",
            "any_symbolic_tensors", "backend", "cast", "compute_output_spec", "cond", "config",
-           "convert_to_numpy",
+           "core", "convert_to_numpy",
            "convert_to_tensor", "device", "epsilon", "floatx", "get_keras_mask", "image",
            "image_data_format", "in_symbolic_scope", "is_float_dtype", "is_int_dtype",
-           "is_keras_tensor", "is_tensor", "linalg", "name_scope", "nn", "numpy",
+           "is_keras_tensor", "is_tensor", "linalg", "math", "name_scope", "nn", "numpy",
            "random", "result_type", "scatter", "set_epsilon", "set_floatx",
            "set_image_data_format", "set_keras_mask", "shape", "standardize_data_format",
            "standardize_dtype", "standardize_shape", "stop_gradient", "vectorized_map"]

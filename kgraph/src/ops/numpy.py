@@ -1,0 +1,54 @@
+"""``keras.src.ops.numpy``: kgraph's NumPy-like ops, their Keras op classes (``Sum``,
+``ExpandDims``, ...) and Keras's shape helpers ``broadcast_shapes`` and ``shape_equal``.
+
+>>> Sum(axis=0).get_config()["axis"]
+0
+>>> broadcast_shapes((None, 3), (5, 1)), shape_equal((2, None), (2, 7))
+([5, 3], True)
+"""
+
+import builtins
+
+from kgraph.ops import numpy as _ops
+from kgraph.ops.numpy import *  # noqa: F401,F403 - the module's functions
+from kgraph.ops.operation_classes import operation_classes
+
+_CLASSES = operation_classes(_ops.__all__)
+globals().update(_CLASSES)
+
+
+def broadcast_shapes(shape1, shape2) -> list:
+    """The shape two shapes broadcast to, as a list; an unknown dimension (None) takes the
+    other shape's. ValueError when they cannot broadcast."""
+    shape1, shape2 = list(shape1), list(shape2)
+    width = builtins.max(len(shape1), len(shape2))
+    shape1 = [1] * (width - len(shape1)) + shape1
+    shape2 = [1] * (width - len(shape2)) + shape2
+    out = []
+    for a, b in zip(shape1, shape2):
+        if a == 1 or a is None or a == b:
+            out.append(b if a == 1 or a is None else a)
+        elif b == 1 or b is None:
+            out.append(a)
+        else:
+            raise ValueError("Cannot broadcast shape, the failure dim has value "
+                             f"{a}, which cannot be broadcasted to {b}. Input shapes are: "
+                             f"{shape1} and {shape2}.")
+    return out
+
+
+def shape_equal(shape1, shape2, axis=None, allow_none=True) -> bool:
+    """Whether two shapes are equal, ignoring the axes ``axis``; with ``allow_none`` an
+    unknown dimension matches any."""
+    if len(shape1) != len(shape2):
+        return False
+    shape1, shape2 = list(shape1), list(shape2)
+    for ax in [axis] if isinstance(axis, int) else (axis or ()):
+        shape1[ax] = shape2[ax] = -1
+    if allow_none:
+        shape1 = [b if a is None else a for a, b in zip(shape1, shape2)]
+        shape2 = [a if b is None else b for a, b in zip(shape1, shape2)]
+    return shape1 == shape2
+
+
+__all__ = [*_ops.__all__, *_CLASSES, "broadcast_shapes", "shape_equal"]
