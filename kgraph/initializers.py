@@ -25,7 +25,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from kgraph.base import naming, seed_stream
-from kgraph.random import SeedGenerator
 from kgraph.serializable import Serializable, from_config_or_name
 
 __all__ = [
@@ -99,7 +98,7 @@ def _keyless_call_key(initializer):
     same values at every call of this object (unseeded: a key drawn from the eager stream
     at its first call, so a clone draws other values)."""
     seed = getattr(initializer, "seed", None)
-    if isinstance(seed, SeedGenerator):
+    if isinstance(seed, seed_stream.seed_generator_class()):
         return seed.next()
     if seed is not None:
         return jax.random.PRNGKey(0)
@@ -287,16 +286,15 @@ class RandomInitializer(KerasInitializer):
     or a ``SeedGenerator`` (its seed; called without a key, as Keras calls initializers, it
     draws the generator's next key, so every call differs) or that generator's config.
 
-    >>> from kgraph.random import SeedGenerator
-    >>> init = RandomNormal(seed=SeedGenerator(1))
+    >>>     >>> init = RandomNormal(seed=SeedGenerator(1))
     >>> bool((init(shape=(3,)) != init(shape=(3,))).all()), init.get_config()["seed"]["config"]
     (True, {'seed': 1, 'name': 'seed_generator'})
     """
 
     def __init__(self, seed=None):
         if isinstance(seed, dict) and seed.get("class_name") == "SeedGenerator":
-            seed = SeedGenerator.from_config(seed.get("config") or {})
-        if seed is not None and not isinstance(seed, (int, SeedGenerator)):
+            seed = seed_stream.seed_generator_class().from_config(seed.get("config") or {})
+        if seed is not None and not isinstance(seed, (int, seed_stream.seed_generator_class())):
             raise ValueError("`seed` argument should be an instance of `keras.random."
                              "SeedGenerator()` or an integer (or None). "
                              f"Received: seed={seed!r}")
@@ -307,11 +305,11 @@ class RandomInitializer(KerasInitializer):
         key = _default_key(key)
         if self.seed is None:
             return key
-        seed = self.seed.seed if isinstance(self.seed, SeedGenerator) else self.seed
+        seed = self.seed.seed if isinstance(self.seed, seed_stream.seed_generator_class()) else self.seed
         return jax.random.fold_in(key, seed)
 
     def get_config(self):
-        if isinstance(self.seed, SeedGenerator):  # as Keras writes it
+        if isinstance(self.seed, seed_stream.seed_generator_class()):  # as Keras writes it
             return {"seed": {"module": "keras.random", "class_name": "SeedGenerator",
                              "config": self.seed.get_config(), "registered_name": None}}
         return {"seed": self.seed}

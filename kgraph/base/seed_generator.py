@@ -29,7 +29,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kgraph.base import naming
+from kgraph.base import naming, seed_stream
 from kgraph.base.name_scope import name_scope
 from kgraph.base.variables import Variable
 from kgraph.interpreter import context
@@ -40,6 +40,7 @@ __all__ = ["SEED_DTYPE", "SeedGenerator"]
 SEED_DTYPE = "uint32"
 
 
+@seed_stream.register_seed_generator
 class SeedGenerator:
     """A seed that advances at every draw (see the module docstring).
 

@@ -9,7 +9,7 @@ True
 
 import jax
 
-__all__ = ["next_key", "seed", "set_seed"]
+__all__ = ["next_key", "register_seed_generator", "seed", "seed_generator_class", "set_seed"]
 
 _seed = 0
 _key = None
@@ -35,3 +35,21 @@ def next_key():
             _key = jax.random.PRNGKey(_seed)
         _count += 1
         return jax.random.fold_in(_key, _count)
+
+
+# The class of seed objects, ``SeedGenerator`` (``kgraph.base.seed_generator``), registered by
+# its module: the initializers beneath it take one as their seed, while its state is a
+# Variable, made with initializers.
+_seed_generator_class = None
+
+
+def register_seed_generator(cls) -> type:
+    """Make ``cls`` the class of seed objects (``seed_generator_class``); returns ``cls``."""
+    global _seed_generator_class
+    _seed_generator_class = cls
+    return cls
+
+
+def seed_generator_class() -> type:
+    """``SeedGenerator``, the class of seed objects (registered when kgraph is imported)."""
+    return _seed_generator_class

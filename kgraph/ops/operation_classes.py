@@ -29,7 +29,8 @@ __all__ = ["KerasOperation", "class_name", "operation_class", "operation_classes
 # Keras's class names that are not the CamelCase of the op's name.
 _CLASS_NAMES = {
     "allclose": "AllClose", "batch_normalization": "BatchNorm", "cdist": "CDist",
-    "ctc_decode": "CTCDecode", "ctc_loss": "CTCLoss", "fft": "FFT", "fft2": "FFT2",
+    "ctc_decode": "CTCDecode", "ctc_loss": "CTCLoss", "extract_patches_3d": "ExtractPatches3D",
+    "fft": "FFT", "fft2": "FFT2",
     "hsv_to_rgb": "HSVToRGB", "ifft2": "IFFT2", "irfft": "IRFFT", "isin": "IsIn",
     "istft": "ISTFT", "jvp": "JVP", "layer_normalization": "LayerNorm", "psnr": "PSNR",
     "rfft": "RFFT", "rgb_to_grayscale": "RGBToGrayscale", "rgb_to_hsv": "RGBToHSV",
