@@ -114,13 +114,18 @@ def weight_groups(model, models_list_layers=True) -> list[WeightGroup]:
             else:
                 container(value, join(path, attr))
 
-    def container(items, path):
+    def container(items, path, seen=None):
+        # a container holding itself (directly or deeper) is walked once, as Keras
+        seen = set() if seen is None else seen
+        if id(items) in seen:
+            return
+        seen.add(id(items))
         used: dict = {}
         for item in (items.values() if isinstance(items, dict) else items):
             if isinstance(item, Layer):
                 visit(item, join(path, unique(naming.to_snake_case(type(item).__name__), used)))
             elif isinstance(item, (list, tuple, dict)):
-                container(item, join(path, unique("container", used)))
+                container(item, join(path, unique("container", used)), seen)
 
     visit(model, "")
     return groups
