@@ -381,13 +381,19 @@ def _blocks(batches, k):
         yield data_lib.stack([batch]), 1
 
 
-def evaluate_data(trainer, train_state, data, callbacks=None):
+def _asked_to_stop(model, flag) -> bool:
+    """Whether a callback set ``model.<flag>`` (``stop_evaluating``, ``stop_predicting``)."""
+    return model is not None and bool(getattr(model, flag, False))
+
+
+def evaluate_data(trainer, train_state, data, callbacks=None, model=None):
     """``(logs, state)``: mean loss and metrics over ``data`` (padded batches; one compiled
     program), and the state the model assigned while evaluating, carried from batch to
     batch (a stateful RNN's states), or None if it assigned none.
 
     In-memory data runs as one device call (a scan over its batches) unless a callback
-    needs every batch; the progress bar then just sees the last one.
+    needs every batch; the progress bar then just sees the last one. A callback setting
+    ``model.stop_evaluating`` ends the loop after its batch (as Keras).
     """
     metrics = trainer.init_metrics()
     # evaluation reads the weights and the key only: fit's validation and evaluate share
@@ -418,7 +424,9 @@ def evaluate_data(trainer, train_state, data, callbacks=None):
             if clock.interval is not None and (per_batch or start + steps == data.steps):
                 _batch_end(callbacks.on_test_batch_end, start + steps - 1, trainer.results,
                            metrics)
-        count = data.steps
+            count = start + steps
+            if _asked_to_stop(model, "stop_evaluating"):
+                break
     else:
         batches = data.host_batches() if isinstance(data, data_lib.ArrayData) else data.epoch()
         for i, (batch, _) in enumerate(data_lib.prefetch_to_device(
@@ -432,15 +440,18 @@ def evaluate_data(trainer, train_state, data, callbacks=None):
             if due:
                 _batch_end(callbacks.on_test_batch_end, i, trainer.results, metrics)
             count = i + 1
+            if _asked_to_stop(model, "stop_evaluating"):
+                break
     if count == 0:
         raise ValueError("No data to evaluate: the data produced no batches.")
     return _epoch_logs(trainer, metrics), assigned
 
 
-def predict_data(trainer, train_state, data, callbacks=None):
+def predict_data(trainer, train_state, data, callbacks=None, model=None):
     """``(outputs, state)``: model outputs for every sample of ``data`` as NumPy arrays,
     and the state the model assigned while predicting, carried from batch to batch (a
-    stateful RNN's states), or None if it assigned none."""
+    stateful RNN's states), or None if it assigned none. A callback setting
+    ``model.stop_predicting`` ends the loop after its batch (as Keras)."""
     clock = _HookClock(callbacks, "predict")
     _place_resident(trainer, data, losses=False)
     if isinstance(data, data_lib.ArrayData) and data.device_resident and clock.interval != 0.0:
@@ -465,6 +476,8 @@ def predict_data(trainer, train_state, data, callbacks=None):
         pieces.append(jax.tree_util.tree_map(lambda a, r=real: np.asarray(a[:r]), out))
         if due:
             callbacks.on_predict_batch_end(i, {"outputs": out})
+        if _asked_to_stop(model, "stop_predicting"):
+            break
     if not pieces:
         raise ValueError("No data to predict: the data produced no batches.")
     return jax.tree_util.tree_map(lambda *parts: np.concatenate(parts), *pieces), assigned

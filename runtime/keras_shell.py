@@ -399,9 +399,10 @@ def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weig
     callback_list = CallbackList(callbacks, model=model, add_history=False,
                                  add_progbar=verbose != 0, verbose=verbose, epochs=1,
                                  steps=data.steps)
+    model.stop_evaluating = False
     callback_list.on_test_begin()
     state = trainer.init_from_model(setup.train_key, opt_state=(), read_only=True)
-    logs, assigned = fit_loop.evaluate_data(trainer, state, data, callback_list)
+    logs, assigned = fit_loop.evaluate_data(trainer, state, data, callback_list, model)
     trainer.keep_state(assigned)
     callback_list.on_test_end(logs)
     record_metrics(model, logs)
@@ -423,9 +424,10 @@ def predict(model, x, batch_size=None, verbose="auto", steps=None, callbacks=Non
     callback_list = CallbackList(callbacks, model=model, add_history=False,
                                  add_progbar=verbose != 0, verbose=verbose, epochs=1,
                                  steps=data.steps)
+    model.stop_predicting = False
     callback_list.on_predict_begin()
     ts = predictor.init_from_model(jax.random.PRNGKey(0), opt_state=(), read_only=True)
-    outputs, assigned = fit_loop.predict_data(predictor, ts, data, callback_list)
+    outputs, assigned = fit_loop.predict_data(predictor, ts, data, callback_list, model)
     predictor.keep_state(assigned)
     callback_list.on_predict_end()
     return outputs

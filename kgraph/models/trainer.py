@@ -93,9 +93,26 @@ class Trainer(ModelBatches):
 
     @property
     def metrics(self) -> list:
-        """Keras's list: a ``Mean`` named "loss", then the compiled metrics (a subclass may
-        return its own trackers instead)."""
-        return engine.runtime().keras_protocol.default_metrics(self)
+        """Keras's list: once compiled, a ``Mean`` named "loss" and the compiled metrics;
+        then the metrics held as attributes, the object's own and its layers' (not those
+        of nested trainers: a nested model's compiled metrics are its own). A subclass
+        may return its own trackers instead."""
+        compiled = engine.runtime().keras_protocol.default_metrics(self)
+        return compiled + self._held_metrics(lambda layer: not isinstance(layer, Trainer))
+
+    @property
+    def _loss_tracker(self):
+        """Keras's loss tracker (the ``Mean`` named "loss"), None before ``compile``."""
+        compiled = engine.runtime().keras_protocol.default_metrics(self)
+        return compiled[0] if compiled else None
+
+    @property
+    def _compile_metrics(self):
+        """Keras's compiled metrics (one metric of every ``metrics`` and
+        ``weighted_metrics`` given to ``compile``), None without them."""
+        compiled = engine.runtime().keras_protocol.default_metrics(self)
+        return compiled[1] if len(compiled) > 1 and compiled[1].name == "compile_metrics" \
+            else None
 
     @property
     def metrics_variables(self) -> list:
