@@ -5,10 +5,11 @@ Writing follows ``keras_layout.weight_groups``: one ``<path>/vars`` group per la
 ``dtype="bfloat16"``, as Keras). Reading treats the file as untrusted data: before any
 data is read, every object is checked against what the model expects. Only hard-linked
 groups and plain numeric datasets are accepted (no soft or external links, external
-storage, virtual datasets, filters or chunked storage); each dataset's shape and dtype must
-equal its weight's, every weight must be present and no other data may be, so a file can
-neither read other files, nor make the loader allocate more than the model needs, nor be
-loaded into the wrong weights silently.
+storage, virtual datasets, filters or chunked storage); each dataset's shape must equal its
+weight's and its dtype be of the same kind (floating or integer; a float16 file loads into
+a float32 model, cast as Keras casts it), every weight must be present and no other data
+may be, so a file can neither read other files, nor make the loader allocate more than a
+few times what the model needs, nor be loaded into the wrong weights silently.
 
 >>> import io, numpy as np
 >>> buffer = io.BytesIO()
@@ -30,7 +31,7 @@ from kgraph.saving.errors import LoadError
 
 __all__ = [
     "BFLOAT16", "OPTIMIZER_VARS", "Mismatch", "OptimizerVariables", "nbytes", "open_file",
-    "read", "read_dataset", "scan", "write", "write_dataset"
+    "loads_into", "read", "read_as", "read_dataset", "scan", "write", "write_dataset"
 ]
 
 
@@ -170,6 +171,18 @@ def _kind(dtype) -> str:
     return "f" if np.dtype(dtype) == BFLOAT16 else np.dtype(dtype).kind
 
 
+def loads_into(stored, want) -> bool:
+    """Whether a dataset of dtype ``stored`` loads into a weight of dtype ``want``: the
+    same kind of number (Keras casts on load: a float16 file into a float32 model)."""
+    return _kind(stored) == _kind(want)
+
+
+def read_as(dataset, shape, stored, want, where):
+    """A checked dataset's data (of dtype ``stored``) as an array of dtype ``want``."""
+    array = read_dataset(dataset, shape, stored, where)
+    return array if np.dtype(stored) == np.dtype(want) else array.astype(want)
+
+
 def _read_optimizer(datasets, specs, where) -> OptimizerVariables:
     """The ``optimizer/vars`` arrays if they are ``"0".."n-1"`` with ``specs``' shapes and
     number kinds (a Keras backend may keep ``iterations`` in another integer width, a
@@ -254,11 +267,11 @@ def _read_checked(expected, expected_datasets, found, where):
         for i in range(len(specs)):
             key = f"{_vars_path(path)}/{i}"
             (dataset, dtype), (shape, want) = found[key], expected_datasets[key]
-            if tuple(dataset.shape) != shape or dtype != want:
+            if tuple(dataset.shape) != shape or not loads_into(dtype, want):
                 raise LoadError(f"{where}: weight {key!r} is {dtype.name} of shape "
                                 f"{tuple(dataset.shape)} in the file; the model expects "
                                 f"{want.name} of shape {shape}.")
-            arrays.append(read_dataset(dataset, shape, dtype, where))
+            arrays.append(read_as(dataset, shape, dtype, want, where))
         result.append(arrays)
     return result
 
@@ -287,7 +300,8 @@ def _read_matching(expected, expected_datasets, found, others, where):
             result.append(Mismatch(f"the file has no weights at {_vars_path(path)!r}"))
             continue
         differing = [key for key in keys if tuple(found[key][0].shape)
-                     != expected_datasets[key][0] or found[key][1] != expected_datasets[key][1]]
+                     != expected_datasets[key][0]
+                     or not loads_into(found[key][1], expected_datasets[key][1])]
         if differing:
             key = differing[0]
             (dataset, dtype), (shape, want) = found[key], expected_datasets[key]
@@ -295,8 +309,8 @@ def _read_matching(expected, expected_datasets, found, others, where):
                                    f"{tuple(dataset.shape)} in the file; the layer expects "
                                    f"{want.name} of shape {shape}"))
             continue
-        result.append([read_dataset(found[key][0], *expected_datasets[key], where)
-                       for key in keys])
+        result.append([read_as(found[key][0], expected_datasets[key][0], found[key][1],
+                               expected_datasets[key][1], where) for key in keys])
     return result
 
 

@@ -11,6 +11,6 @@ the names such libraries use are offered; this is not a copy of Keras's internal
 'kgraph.interpreter.masking'
 """
 
-from kgraph.src import backend, saving, testing, trainers, utils
+from kgraph.src import backend, legacy, saving, testing, trainers, utils
 
-__all__ = ["backend", "saving", "testing", "trainers", "utils"]
+__all__ = ["backend", "legacy", "saving", "testing", "trainers", "utils"]
