@@ -127,12 +127,9 @@ class Model(Trainer, Layer):
     def save(self, filepath, overwrite=True, zipped=None, **kwargs):
         """Write the model (config and weights) to a ``.keras`` file, as Keras 3 does;
         ``kg.load_model`` (or Keras's) reads it back. See ``kgraph.saving.save_model``."""
-        if kwargs:
-            raise TypeError(f"save got unexpected arguments {sorted(kwargs)}.")
-        saving.save_model(self, filepath, overwrite=overwrite,
-                          zipped=True if zipped is None else zipped)
+        saving.save_model(self, filepath, overwrite=overwrite, zipped=zipped, **kwargs)
 
-    def save_weights(self, filepath, overwrite=True):
+    def save_weights(self, filepath, overwrite=True, max_shard_size=None, **kwargs):
         """Write the weights: ``*.weights.h5`` as Keras 3 lays them out, or
         ``*.safetensors`` keyed ``params/<layer>/<weight>`` and ``state/...`` (the pytrees
         of ``compiler.variables``; ``compiler.load_safetensors`` reads them back)."""
@@ -140,9 +137,10 @@ class Model(Trainer, Layer):
             params, state = weight_tree.variables(self)
             safetensors_io.save_safetensors(filepath, params, state, overwrite=overwrite)
             return
-        saving.save_weights(self, filepath, overwrite=overwrite)
+        saving.save_weights(self, filepath, overwrite=overwrite,
+                            max_shard_size=max_shard_size, **kwargs)
 
-    def load_weights(self, filepath, skip_mismatch=False):
+    def load_weights(self, filepath, skip_mismatch=False, **kwargs):
         """Load weights written by ``save_weights`` (``.weights.h5``, ``.safetensors``) or
         in a ``.keras`` file; the file must hold exactly this model's weights, unless
         ``skip_mismatch=True`` (``.weights.h5``, ``.keras``): then, as Keras, the layers
@@ -153,7 +151,7 @@ class Model(Trainer, Layer):
                                  "files; a .safetensors file must match the model exactly.")
             safetensors_io.load_safetensors_into(self, filepath)
             return
-        saving.load_weights(self, filepath, skip_mismatch=skip_mismatch)
+        saving.load_weights(self, filepath, skip_mismatch=skip_mismatch, **kwargs)
 
     def get_state_tree(self, value_format="backend_tensor"):
         """Keras's state tree: ``trainable_variables``, ``non_trainable_variables``,

@@ -6,6 +6,9 @@ accepted, each at most once, with plain relative names (no ``..``, absolute path
 backslashes or links), stored or deflated, within a size cap and a compression-ratio cap;
 members are read into memory, never onto disk.
 
+``KerasFolder`` reads the same members from a folder (a model saved with ``zipped=False``):
+plain files only (no links), with the same names and caps.
+
 ``atomic_write(path)`` writes through a temporary file in the same folder, flushed and
 synced, then renamed over ``path``: an interrupted save leaves the previous file intact.
 
@@ -28,7 +31,7 @@ import zipfile
 from kgraph.saving.errors import LoadError
 
 __all__ = [
-    "ASSETS", "CONFIG", "KerasArchive", "MAX_CONFIG_BYTES", "MAX_MEMBERS",
+    "ASSETS", "CONFIG", "KerasArchive", "KerasFolder", "MAX_CONFIG_BYTES", "MAX_MEMBERS",
     "MAX_METADATA_BYTES", "MAX_RATIO", "METADATA", "WEIGHTS", "atomic_write"
 ]
 
@@ -150,3 +153,64 @@ class KerasArchive:
 
     def __exit__(self, *exc_info):
         self.close()
+
+
+class KerasFolder:
+    """A model folder's files (``save_model(..., zipped=False)``), read as ``KerasArchive``
+    reads a ``.keras`` zip: the same member names, plain files only (no symbolic links),
+    each read within its cap. ``members`` maps each name to its size in bytes."""
+
+    def __init__(self, path):
+        self.where = os.fspath(path)
+        self.members = {}
+        count = 0
+        for root, folders, files in os.walk(self.where, followlinks=False):
+            for name in folders + files:
+                count += 1
+                if count > MAX_MEMBERS:
+                    raise LoadError(f"{self.where}: more than {MAX_MEMBERS} files.")
+                full = os.path.join(root, name)
+                member = os.path.relpath(full, self.where).replace(os.sep, "/")
+                if os.path.islink(full):
+                    raise LoadError(f"{self.where}: {member!r} is a symbolic link.")
+                if name in files:
+                    self._admit(member, os.path.getsize(full))
+        if CONFIG not in self.members:
+            raise LoadError(f"{self.where}: missing {CONFIG}; not a Keras 3 model folder.")
+
+    def _admit(self, name, size):
+        _check_name(name, self.where)
+        if name not in (CONFIG, METADATA, WEIGHTS) and not name.startswith(ASSETS):
+            raise LoadError(f"{self.where}: unexpected file {name!r}; a model folder holds "
+                            f"{CONFIG}, {METADATA}, {WEIGHTS} and {ASSETS}.")
+        self.members[name] = _Sized(size)
+
+    def read(self, name: str, cap: int) -> bytes:
+        """File ``name``'s bytes, refusing more than ``cap`` bytes."""
+        info = self.members.get(name)
+        if info is None:
+            raise LoadError(f"{self.where}: missing file {name!r}.")
+        if info.file_size > cap:
+            raise LoadError(f"{self.where}: file {name!r} holds {info.file_size} bytes, more "
+                            f"than the {cap} this model can need.")
+        with open(os.path.join(self.where, name), "rb") as file:
+            data = file.read(cap + 1)
+        if len(data) != info.file_size:
+            raise LoadError(f"{self.where}: file {name!r} changed while it was read.")
+        return data
+
+    def close(self):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        pass
+
+
+class _Sized:
+    """A folder member's size, as a zip member's info gives it (``file_size``)."""
+
+    def __init__(self, size: int):
+        self.file_size = size

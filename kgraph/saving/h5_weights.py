@@ -130,12 +130,14 @@ def nbytes(shape, dtype) -> int:
     return int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
 
 
-def _walk(file, expected_datasets, side_budget, where, skip_mismatch=False):
+def _walk(file, expected_datasets, side_budget, where, skip_mismatch=False,
+          ignored=frozenset()):
     """``(weights, optimizer, others)``: the expected datasets of ``file``, those of its
     ``optimizer/vars`` group and the paths of any others. Groups the model does not have
     are allowed only empty of data (Keras writes a group for weightless sub-layers, such as
-    a dropout inside an attention layer), unless ``skip_mismatch``; the optimizer's and
-    metrics' datasets are bounded in size."""
+    a dropout inside an attention layer), unless ``skip_mismatch``, or they are among the
+    group paths ``ignored`` (the layers a load skips: their data stays unread); the
+    optimizer's and metrics' datasets are bounded in size."""
     found, optimizer, others, side_bytes = {}, {}, [], 0
     # objects: each weight's dataset and, beside it, up to 4 optimizer slots (twice under
     # Keras's LossScaleOptimizer), and the groups
@@ -149,6 +151,8 @@ def _walk(file, expected_datasets, side_budget, where, skip_mismatch=False):
                 optimizer[path[len(OPTIMIZER_VARS) + 1:]] = (dataset, dtype)
         elif skip_mismatch:
             others.append(path)
+        elif path.rsplit("/", 2)[0] in ignored:  # <group>/vars/<i> of a skipped layer
+            side_bytes += nbytes(dataset.shape, dtype)
         else:
             raise LoadError(f"{where}: unexpected dataset {path!r}; the model has no such "
                             "weight (was the file saved from another model?).")
@@ -204,7 +208,8 @@ def _read_optimizer(datasets, specs, where) -> OptimizerVariables:
     return OptimizerVariables(len(datasets), arrays)
 
 
-def read(source, expected, where, side_budget=None, optimizer=None, skip_mismatch=False):
+def read(source, expected, where, side_budget=None, optimizer=None, skip_mismatch=False,
+         ignored=frozenset()):
     """The arrays of ``expected`` (``[(path, [(shape, dtype), ...])]``) from ``source``,
     after checking the file holds exactly those weights (see the module docstring).
 
@@ -212,6 +217,9 @@ def read(source, expected, where, side_budget=None, optimizer=None, skip_mismatc
     the file lacks or holds otherwise (other shapes, dtypes or number of weights) reads as
     a ``Mismatch`` (saying how) instead of refusing the file, and data the model has no
     place for is left unread.
+
+    ``ignored``: the group paths of layers the load skips (Keras's ``objects_to_skip``),
+    whose data, if the file has it, is left unread (counted in ``side_budget``).
 
     ``where`` names the file in errors; ``side_budget`` bounds the bytes the optimizer
     and metric groups may declare (default: 10x the weights' bytes plus 1 MiB: Adam with
@@ -229,7 +237,7 @@ def read(source, expected, where, side_budget=None, optimizer=None, skip_mismatc
         side_budget = 10 * weight_bytes + (1 << 20)
     with open_file(source, where) as file:
         found, optimizer_datasets, others = _walk(file, expected_datasets, side_budget, where,
-                                                  skip_mismatch)
+                                                  skip_mismatch, ignored)
         if skip_mismatch:
             arrays = _read_matching(expected, expected_datasets, found, others, where)
         else:

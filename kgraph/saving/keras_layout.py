@@ -95,10 +95,11 @@ def has_layers_list(layer) -> bool:
             and bool(layer._tracked_layers()))
 
 
-def weight_groups(model, models_list_layers=True) -> list[WeightGroup]:
+def weight_groups(model, models_list_layers=True, skip=()) -> list[WeightGroup]:
     """Every ``vars`` group Keras 3 writes for ``model`` (a model or a layer), in file order
-    (``models_list_layers``: see ``named_sublayers``)."""
-    groups, visited = [], set()
+    (``models_list_layers``: see ``named_sublayers``); the objects in ``skip`` (Keras's
+    ``objects_to_skip``) and what is reached only through them are left out."""
+    groups, visited = [], {id(obj) for obj in skip}
 
     def visit(obj, path):
         if id(obj) in visited:
