@@ -193,11 +193,29 @@ def _fewer_rows_than_a_batch(model, data):
     batch size or that runs on a mesh (the batch must split over its devices)."""
     if (not isinstance(data, data_lib.ArrayData) or data.size >= data.batch_size
             or jax.process_count() > 1 or _mesh_placement(model) is not None
-            or any(getattr(t, "shape", (None,))[:1] != (None,)
-                   for t in getattr(model, "inputs", None) or ())):
+            or _fixed_batch_inputs(model)):
         return data
     x, y, sample_weight = data.arrays
     return data_lib.ArrayData(x, y, sample_weight, batch_size=1 << (data.size - 1).bit_length())
+
+
+def _fixed_batch_inputs(model) -> bool:
+    """Whether ``model``'s inputs fix their batch size (``Input(batch_size=...)``)."""
+    return model.built and any(getattr(t, "shape", (None,))[:1] != (None,)
+                               for t in getattr(model, "inputs", None) or ())
+
+
+def _one_batch_if_smaller(model, data):
+    """In-memory data smaller than one batch, for a model whose inputs fix their batch
+    size: one batch of all its rows, unpadded, as Keras batches it (padding to the batch
+    size would not match the inputs' batch size)."""
+    if (not isinstance(data, data_lib.ArrayData) or data.size >= data.batch_size
+            or not _fixed_batch_inputs(model)):
+        return data
+    x, y, sample_weight = data.arrays
+    made = data_lib.ArrayData(x, y, sample_weight, batch_size=data.size)  # (weights merged)
+    made.shuffle = data.shuffle
+    return made
 
 
 def _check_inputs(model, data):
@@ -247,8 +265,9 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
     batch_size = _process_batch_size(model, batch_size)
     if validation_batch_size is not None:  # else it follows batch_size, as on one process
         validation_batch_size = _process_batch_size(model, validation_batch_size)
-    data = _make_data(x, y, sample_weight, batch_size, class_weight, steps_per_epoch,
-                      targets=_has_compiled_loss(model))  # else x alone (add_loss)
+    data = _one_batch_if_smaller(model, _make_data(
+        x, y, sample_weight, batch_size, class_weight, steps_per_epoch,
+        targets=_has_compiled_loss(model)))  # (else x alone: add_loss)
     _check_inputs(model, data)
     if shuffle not in (True, False, "batch"):
         raise ValueError(f"shuffle must be True, False or 'batch', received {shuffle!r}.")
@@ -256,7 +275,8 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
         data.shuffle = shuffle
         _same_on_every_process("batches per epoch", data.steps)
     val_batch = data_checks.check_batch_size(validation_batch_size, "validation_batch_size")
-    val_data = _validation(validation_data, val_batch or batch_size or 32)
+    val_data = _one_batch_if_smaller(model, _validation(validation_data,
+                                                        val_batch or batch_size or 32))
     validation_steps = _capped_steps(validation_steps) if val_data is not None else None
     if val_data is not None and isinstance(val_data, data_lib.IterableData):
         val_data.steps = validation_steps
@@ -386,6 +406,7 @@ def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weig
     steps = _capped_steps(steps)
     data = _first_batches(_make_data(x, y, sample_weight, _process_batch_size(model, batch_size),
                                      None, steps, targets=_has_compiled_loss(model)), steps)
+    data = _one_batch_if_smaller(model, data)
     _check_inputs(model, data)
     if isinstance(data, data_lib.ArrayData):
         _same_on_every_process("batches to evaluate", data.steps)
@@ -414,7 +435,7 @@ def predict(model, x, batch_size=None, verbose="auto", steps=None, callbacks=Non
     steps = _capped_steps(steps)
     data = _first_batches(_make_data(x, None, None, _process_batch_size(model, batch_size), None,
                                      steps, targets=False), steps)
-    data = _fewer_rows_than_a_batch(model, data)
+    data = _one_batch_if_smaller(model, _fewer_rows_than_a_batch(model, data))
     _check_inputs(model, data)
     if isinstance(data, data_lib.ArrayData):
         _same_on_every_process("batches to predict", data.steps)

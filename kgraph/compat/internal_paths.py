@@ -28,7 +28,8 @@ class InternalPath(types.ModuleType):
     module of its own for: its names are those of the nearest kgraph modules on the same
     path (``kgraph.src.layers.core.dense``, ``kgraph.layers.core.dense``, then the same for
     ``...core`` and ``...layers``), so ``from keras.src.layers.core.dense import Dense`` is
-    ``kgraph.layers.Dense``. A package: deeper paths import too."""
+    ``kgraph.layers.Dense``. A package: deeper paths import too. Setting a name one of
+    those modules defines sets it in that module (patching a setting reaches its user)."""
 
     def __init__(self, name: str, sources: list[str]):
         super().__init__(name)
@@ -54,6 +55,36 @@ class InternalPath(types.ModuleType):
                 pass
         raise AttributeError(f"kgraph has no {name!r} under Keras's internal path "
                              f"{self.__name__!r} (looked in {', '.join(self._sources)}).")
+
+    def __setattr__(self, name, value):
+        # A name one of its kgraph modules defines is set there (``mock.patch.object`` of
+        # a Keras-internal setting reaches the code that reads it), its own value kept to
+        # come back on ``del``; any other name stays on this module.
+        owner = self._owner_of(name)
+        if owner is None:
+            super().__setattr__(name, value)
+            return
+        self.__dict__.setdefault("_overridden", {}).setdefault(name, (owner, vars(owner)[name]))
+        setattr(owner, name, value)
+
+    def __delattr__(self, name):
+        overridden = self.__dict__.get("_overridden", {})
+        if name in overridden:  # the module's own value comes back
+            owner, value = overridden.pop(name)
+            setattr(owner, name, value)
+            return
+        super().__delattr__(name)
+
+    def _owner_of(self, name):
+        """The first of this path's kgraph modules that defines ``name`` (None if none)."""
+        if (name.startswith("__") or name in ("_sources", "_overridden")
+                or "_sources" not in self.__dict__):
+            return None
+        for source in self._sources:
+            module = sys.modules.get(source) or importlib.import_module(source)
+            if name in vars(module):
+                return module
+        return None
 
     def __dir__(self):
         names = set()
@@ -95,6 +126,7 @@ RELOCATED = {
     "dtype_policies.dtype_policy": ("dtype_policy", "config"),
     "layers.preprocessing.image_preprocessing.bounding_boxes": ("utils.bounding_boxes",),
     "losses.loss": ("losses.weighting",),
+    "saving.saving_lib": ("saving.keras_file", "saving.archive"),
     "trainers.data_adapters.py_dataset_adapter": ("utils",),
 }
 

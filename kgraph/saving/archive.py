@@ -3,7 +3,8 @@
 ``KerasArchive`` opens a ``.keras`` file without extracting it: only the members Keras 3
 writes (``metadata.json``, ``config.json``, ``model.weights.h5``, ``assets/...``) are
 accepted, each at most once, with plain relative names (no ``..``, absolute paths,
-backslashes or links), stored or deflated, within a size cap and a compression-ratio cap;
+backslashes or links), stored or deflated, within a size cap and a compression-ratio cap
+(a decompression bomb is refused);
 members are read into memory, never onto disk.
 
 ``KerasFolder`` reads the same members from a folder (a model saved with ``zipped=False``):
@@ -32,7 +33,7 @@ from kgraph.saving.errors import LoadError
 
 __all__ = [
     "ASSETS", "CONFIG", "KerasArchive", "KerasFolder", "MAX_CONFIG_BYTES", "MAX_MEMBERS",
-    "MAX_METADATA_BYTES", "MAX_RATIO", "METADATA", "WEIGHTS", "atomic_write"
+    "MAX_METADATA_BYTES", "METADATA", "WEIGHTS", "atomic_write"
 ]
 
 
@@ -43,7 +44,12 @@ ASSETS = "assets/"
 MAX_CONFIG_BYTES = 64 << 20  # a config of this size describes ~10^5 layers
 MAX_METADATA_BYTES = 1 << 20
 MAX_MEMBERS = 10_000
-MAX_RATIO = 100  # uncompressed / compressed, for members over 64 KiB
+# The guard against decompression bombs, under Keras's names for its settings: a member
+# larger than the floor (``assets/`` members: their own floor) may expand at most
+# ``_ZIP_MEMBER_MAX_EXPANSION`` times its stored size.
+_ZIP_MEMBER_BOMB_FLOOR_BYTES = 64 << 10
+_ZIP_EXTRACT_BOMB_FLOOR_BYTES = 64 << 10
+_ZIP_MEMBER_MAX_EXPANSION = 100
 _OTHER_WEIGHTS = ("model.weights.npz", "model.weights.json")
 
 
@@ -121,10 +127,14 @@ class KerasArchive:
         if name not in (CONFIG, METADATA, WEIGHTS) and not name.startswith(ASSETS):
             raise LoadError(f"{where}: unexpected member {name!r}; a .keras file holds "
                             f"{CONFIG}, {METADATA}, {WEIGHTS} and {ASSETS}.")
-        if info.file_size > 65536 and info.file_size > MAX_RATIO * max(info.compress_size, 1):
+        floor = (_ZIP_EXTRACT_BOMB_FLOOR_BYTES if name.startswith(ASSETS)
+                 else _ZIP_MEMBER_BOMB_FLOOR_BYTES)
+        if info.file_size > floor and info.file_size > _ZIP_MEMBER_MAX_EXPANSION * max(
+                info.compress_size, 1):
             raise LoadError(f"{where}: member {name!r} expands {info.file_size} bytes from "
-                            f"{info.compress_size}: a compression ratio above {MAX_RATIO} "
-                            "(a zip bomb?).")
+                            f"{info.compress_size}: a compression ratio above "
+                            f"{_ZIP_MEMBER_MAX_EXPANSION}; refusing to load a potential "
+                            "decompression bomb.")
         self.members[name] = info
 
     def read(self, name: str, cap: int) -> bytes:

@@ -25,13 +25,14 @@ import datetime
 import io
 import json
 import os
+import tempfile
 import warnings
 import zipfile
 
 from kgraph.saving import (archive, compile_config, h5_weights, keras_dialect, keras_layout,
                            legacy_h5, legacy_h5_save, checkpoint_folders, validation)
 from kgraph.base import catalog
-from kgraph.base.memory import physical_memory
+from kgraph.base.memory import available_memory, physical_memory
 from kgraph.optimizers import keras_variables
 from kgraph.saving.errors import LoadError
 from kgraph.saving.layer_config import deserialize_layer, serialize_layer
@@ -43,16 +44,25 @@ __all__ = [
 
 
 KERAS_FORMAT_VERSION = "3.15.1"  # the Keras release whose file format this follows
+# The weights file is made in memory when its arrays take at most this fraction of the
+# memory free, else through a temporary file (Keras's setting of the same name).
+_MEMORY_UPPER_BOUND = 0.5
 _H5_OVERHEAD = 1 << 20  # HDF5 superblock, groups and headers: bytes per file ...
 _H5_PER_DATASET = 8 << 10  # ... and per dataset
 
 
-def _check_built(model, what):
+def _check_model(model, what):
     if not catalog.is_instance(model, "Model"):
         raise TypeError(f"{what} expects a kgraph Model, received {type(model).__name__}.")
+
+
+def _check_built(model, what, doing="saving a model"):
+    """As Keras: a model's weights are saved and loaded once it is built."""
+    _check_model(model, what)
     if not model.built:
-        raise ValueError(f'Model "{model.name}" is not built yet: call it on data (or '
-                         f"build it) before {what}, so that its weights exist.")
+        raise ValueError(f'You are {doing} that has not yet been built: model "{model.name}" '
+                         f"has no weights yet. Try building the model first by calling it on "
+                         f"some data or by using `build()` (before {what}).")
 
 
 def _optimizer_variables(model):
@@ -63,8 +73,10 @@ def _optimizer_variables(model):
     return keras_variables
 
 
-def _weights_h5(model, skip=()) -> bytes:
-    buffer = io.BytesIO()
+def _weights_h5(model, skip=(), target=None):
+    """The weights file's bytes (or, given ``target``, a path or file object, written
+    there)."""
+    buffer = io.BytesIO() if target is None else target
     groups = []
     for group in keras_layout.weight_groups(model, skip=skip):
         store: dict = {}
@@ -75,7 +87,15 @@ def _weights_h5(model, skip=()) -> bytes:
     if optimizer is not None:  # a compiled model's optimizer state, as Keras writes it
         groups.append(("optimizer", *optimizer))
     h5_weights.write(buffer, groups)
-    return buffer.getvalue()
+    return buffer.getvalue() if target is None else None
+
+
+def _weights_fit_in_memory(model) -> bool:
+    """Whether the weights file may be made in memory: its arrays take at most
+    ``_MEMORY_UPPER_BOUND`` of the memory free now (else it is written through a temporary
+    file, as Keras does)."""
+    needed = sum(h5_weights.nbytes(v.shape, v.dtype) for v in model.weights)
+    return needed <= available_memory() * _MEMORY_UPPER_BOUND
 
 
 def model_config(model) -> dict:
@@ -93,7 +113,11 @@ def save_model(model, filepath, overwrite=True, zipped=True, include_optimizer=T
     folder of the same files (``zipped=False``), or (with Keras's warning that the format
     is legacy) an ``.h5`` / ``.hdf5`` model file (``include_optimizer=False``: without the
     optimizer's variables)."""
-    _check_built(model, "save")
+    _check_model(model, "save")
+    if not model.built:  # its config alone, and the weights that exist (as Keras)
+        warnings.warn("You are saving a model that has not yet been built. It might not "
+                      "contain any weights yet. Consider building the model first by calling "
+                      "it on some data.", stacklevel=4)
     filepath = os.fspath(filepath)
     if filepath.endswith((".h5", ".hdf5")) and not filepath.endswith(".weights.h5"):
         legacy_h5_save.save_model(model, filepath, model_config(model),
@@ -109,15 +133,22 @@ def save_model(model, filepath, overwrite=True, zipped=True, include_optimizer=T
     parts = {archive.METADATA: json.dumps({
                  "keras_version": KERAS_FORMAT_VERSION,
                  "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S")}),
-             archive.CONFIG: json.dumps(model_config(model)),
-             archive.WEIGHTS: _weights_h5(model)}
+             archive.CONFIG: json.dumps(model_config(model))}
     if not zipped:
-        _write_folder(filepath, parts)
+        _write_folder(filepath, {**parts, archive.WEIGHTS: _weights_h5(model)})
         return
     with archive.atomic_write(filepath) as file:
         with zipfile.ZipFile(file, "w", zipfile.ZIP_STORED) as zf:
             for name, data in parts.items():
                 zf.writestr(name, data)
+            if _weights_fit_in_memory(model):
+                zf.writestr(archive.WEIGHTS, _weights_h5(model))
+            else:  # a large model: its weights go to disk once, not to memory and disk
+                with tempfile.TemporaryDirectory(dir=os.path.dirname(
+                        os.path.abspath(filepath))) as folder:
+                    path = os.path.join(folder, archive.WEIGHTS)
+                    _weights_h5(model, target=path)
+                    zf.write(path, archive.WEIGHTS)
 
 
 def _write_folder(folder, parts) -> None:
@@ -292,7 +323,7 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
         validation.check_no_file_references(config)
         model = deserialize_layer(keras_dialect.from_keras(config),
                                   custom_objects=custom_objects, safe_mode=safe_mode)
-        _check_built(model, "load_model")
+        _check_model(model, "load_model")  # (one saved unbuilt loads unbuilt, as Keras)
         if compile and "compile_config" in config:  # first, so the optimizer state loads
             compile_config.compile_from_config(model, config["compile_config"],
                                                custom_objects)
@@ -323,7 +354,7 @@ def load_weights(model, filepath, skip_mismatch=False, objects_to_skip=None) -> 
     ``skip_mismatch=True`` (``.weights.h5`` and ``.keras`` files), as Keras: the layers
     whose weights the file holds as the model has them are loaded, the others keep theirs
     and a warning lists them (a trained body reused under a new head)."""
-    _check_built(model, "load_weights")
+    _check_built(model, "load_weights", "loading weights into a model")
     where = os.fspath(filepath)
     if where.endswith(".keras"):
         with archive.KerasArchive(filepath) as zf:
