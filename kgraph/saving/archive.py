@@ -88,8 +88,9 @@ def _check_name(name: str, where: str) -> None:
 class KerasArchive:
     """A ``.keras`` file's members, checked (see the module docstring)."""
 
-    def __init__(self, path):
-        self.where = os.fspath(path)
+    def __init__(self, path, where=None):
+        """``path``: a file path, or a binary file object (``where`` names it in errors)."""
+        self.where = where if where is not None else os.fspath(path)
         try:
             self._zip = zipfile.ZipFile(path)
         except (zipfile.BadZipFile, OSError) as err:
@@ -170,8 +171,8 @@ class KerasFolder:
     reads a ``.keras`` zip: the same member names, plain files only (no symbolic links),
     each read within its cap. ``members`` maps each name to its size in bytes."""
 
-    def __init__(self, path):
-        self.where = os.fspath(path)
+    def __init__(self, path, where=None):
+        self.where = where if where is not None else os.fspath(path)
         self.members = {}
         count = 0
         for root, folders, files in os.walk(self.where, followlinks=False):

@@ -267,8 +267,12 @@ def _read_checked(expected, expected_datasets, found, where):
     """The expected arrays, after ``_walk`` has checked the whole file."""
     missing = sorted(set(expected_datasets) - set(found))
     if missing:
+        group = missing[0].rsplit("/", 1)[0]
+        wanted = sum(key.rsplit("/", 1)[0] == group for key in expected_datasets)
+        held = sum(key.rsplit("/", 1)[0] == group for key in found)
         raise LoadError(f"{where}: the file lacks {len(missing)} weight(s) the model has, "
-                        f"first {missing[0]!r}.")
+                        f"first {missing[0]!r}: {group!r} expected {wanted} variables, but "
+                        f"received {held} variables during loading.")
     result = []
     for path, specs in expected:
         arrays = []
@@ -278,7 +282,8 @@ def _read_checked(expected, expected_datasets, found, where):
             if tuple(dataset.shape) != shape or not loads_into(dtype, want):
                 raise LoadError(f"{where}: weight {key!r} is {dtype.name} of shape "
                                 f"{tuple(dataset.shape)} in the file; the model expects "
-                                f"{want.name} of shape {shape}.")
+                                f"{want.name} of shape {shape} (shapes must match, and "
+                                "the kind of number).")
             arrays.append(read_as(dataset, shape, dtype, want, where))
         result.append(arrays)
     return result

@@ -112,12 +112,16 @@ def save_model(model, filepath, overwrite=True, zipped=True, include_optimizer=T
     """Write ``model`` to ``filepath`` as Keras 3 does, atomically: a ``.keras`` file, a
     folder of the same files (``zipped=False``), or (with Keras's warning that the format
     is legacy) an ``.h5`` / ``.hdf5`` model file (``include_optimizer=False``: without the
-    optimizer's variables)."""
+    optimizer's variables). ``filepath`` may also be a binary file object (``io.BytesIO``):
+    the ``.keras`` zip is written into it."""
     _check_model(model, "save")
     if not model.built:  # its config alone, and the weights that exist (as Keras)
         warnings.warn("You are saving a model that has not yet been built. It might not "
                       "contain any weights yet. Consider building the model first by calling "
                       "it on some data.", stacklevel=4)
+    if hasattr(filepath, "write"):
+        _write_zip(model, filepath, tempfile.gettempdir())
+        return
     filepath = os.fspath(filepath)
     if filepath.endswith((".h5", ".hdf5")) and not filepath.endswith(".weights.h5"):
         legacy_h5_save.save_model(model, filepath, model_config(model),
@@ -130,25 +134,34 @@ def save_model(model, filepath, overwrite=True, zipped=True, include_optimizer=T
                          "save_weights('*.weights.h5').")
     if not overwrite and os.path.exists(filepath):
         raise FileExistsError(f"{filepath} exists and overwrite=False.")
-    parts = {archive.METADATA: json.dumps({
-                 "keras_version": KERAS_FORMAT_VERSION,
-                 "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S")}),
-             archive.CONFIG: json.dumps(model_config(model))}
     if not zipped:
-        _write_folder(filepath, {**parts, archive.WEIGHTS: _weights_h5(model)})
+        _write_folder(filepath, {**_config_parts(model), archive.WEIGHTS: _weights_h5(model)})
         return
     with archive.atomic_write(filepath) as file:
-        with zipfile.ZipFile(file, "w", zipfile.ZIP_STORED) as zf:
-            for name, data in parts.items():
-                zf.writestr(name, data)
-            if _weights_fit_in_memory(model):
-                zf.writestr(archive.WEIGHTS, _weights_h5(model))
-            else:  # a large model: its weights go to disk once, not to memory and disk
-                with tempfile.TemporaryDirectory(dir=os.path.dirname(
-                        os.path.abspath(filepath))) as folder:
-                    path = os.path.join(folder, archive.WEIGHTS)
-                    _weights_h5(model, target=path)
-                    zf.write(path, archive.WEIGHTS)
+        _write_zip(model, file, os.path.dirname(os.path.abspath(filepath)))
+
+
+def _config_parts(model) -> dict:
+    """The ``.keras`` file's ``metadata.json`` and ``config.json``."""
+    return {archive.METADATA: json.dumps({
+                "keras_version": KERAS_FORMAT_VERSION,
+                "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S")}),
+            archive.CONFIG: json.dumps(model_config(model))}
+
+
+def _write_zip(model, file, scratch) -> None:
+    """The ``.keras`` zip of ``model`` into the binary file object ``file`` (a large model's
+    weights go through a temporary file in the folder ``scratch``)."""
+    with zipfile.ZipFile(file, "w", zipfile.ZIP_STORED) as zf:
+        for name, data in _config_parts(model).items():
+            zf.writestr(name, data)
+        if _weights_fit_in_memory(model):
+            zf.writestr(archive.WEIGHTS, _weights_h5(model))
+        else:  # a large model: its weights go to disk once, not to memory and disk
+            with tempfile.TemporaryDirectory(dir=scratch) as folder:
+                path = os.path.join(folder, archive.WEIGHTS)
+                _weights_h5(model, target=path)
+                zf.write(path, archive.WEIGHTS)
 
 
 def _write_folder(folder, parts) -> None:
@@ -170,7 +183,7 @@ def _assign(groups, arrays, where):
     for group, values in zip(groups, arrays):
         if isinstance(values, h5_weights.Mismatch):
             skipped.append((group.layer, values.reason))
-        elif values or group.variables:
+        else:  # every layer, with or without weights of its own, as Keras
             group.layer.load_own_variables({str(i): v for i, v in enumerate(values)})
     if skipped:
         layer, reason = skipped[0]
@@ -302,7 +315,7 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     losses, metrics) compiles the model, and the file's optimizer variables (step count,
     learning rate, moments) become its state: the next ``fit`` continues from them.
     """
-    where = os.fspath(filepath)
+    where = repr(filepath) if hasattr(filepath, "read") else os.fspath(filepath)
     if checkpoint_folders.is_orbax_checkpoint(where):  # an OrbaxCheckpoint folder: its latest step
         return checkpoint_folders.load_model(where, custom_objects=custom_objects,
                                        compile=compile, safe_mode=safe_mode)
@@ -310,7 +323,7 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
         return legacy_h5.load_model(where, custom_objects=custom_objects, safe_mode=safe_mode,
                                     compile=compile)
     opened = archive.KerasFolder if os.path.isdir(where) else archive.KerasArchive
-    with opened(filepath) as zf:
+    with opened(filepath, where) as zf:
         config = _parse_config(zf.read(archive.CONFIG, archive.MAX_CONFIG_BYTES), where)
         loader = _FILE_LOADERS.get(config.get("class_name"))
         if archive.METADATA in zf.members:

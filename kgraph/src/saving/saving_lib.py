@@ -23,9 +23,14 @@ import pathlib
 
 import h5py
 
-from kgraph.saving import h5_weights, keras_file
+from kgraph.saving import archive, h5_weights, keras_file
 
 __all__ = ["H5IOStore", "load_weights_only", "save_weights_only"]
+
+# Keras's names of a .keras file's members
+_CONFIG_FILENAME = archive.CONFIG
+_METADATA_FILENAME = archive.METADATA
+_VARS_FNAME = archive.WEIGHTS.rsplit(".", 1)[0]
 
 
 def save_weights_only(model, filepath, max_shard_size=None, objects_to_skip=None):
