@@ -193,27 +193,31 @@ def _fewer_rows_than_a_batch(model, data):
     batch size or that runs on a mesh (the batch must split over its devices)."""
     if (not isinstance(data, data_lib.ArrayData) or data.size >= data.batch_size
             or jax.process_count() > 1 or _mesh_placement(model) is not None
-            or _fixed_batch_inputs(model)):
+            or any(getattr(t, "shape", (None,))[:1] != (None,)
+                   for t in getattr(model, "inputs", None) or ())):
         return data
     x, y, sample_weight = data.arrays
     return data_lib.ArrayData(x, y, sample_weight, batch_size=1 << (data.size - 1).bit_length())
 
 
-def _fixed_batch_inputs(model) -> bool:
-    """Whether ``model``'s inputs fix their batch size (``Input(batch_size=...)``)."""
-    return model.built and any(getattr(t, "shape", (None,))[:1] != (None,)
-                               for t in getattr(model, "inputs", None) or ())
+def _fixed_batch_size(model):
+    """The batch size ``model``'s inputs fix (``Input(batch_size=...)``), else None."""
+    if not model.built:
+        return None
+    sizes = {t.shape[0] for t in getattr(model, "inputs", None) or ()
+             if getattr(t, "shape", (None,))[:1] != (None,)}
+    return sizes.pop() if len(sizes) == 1 else None
 
 
 def _one_batch_if_smaller(model, data):
     """In-memory data smaller than one batch, for a model whose inputs fix their batch
-    size: one batch of all its rows, unpadded, as Keras batches it (padding to the batch
-    size would not match the inputs' batch size)."""
+    size: batched by that size (padded up to it if smaller), as the inputs take it."""
+    fixed = _fixed_batch_size(model)
     if (not isinstance(data, data_lib.ArrayData) or data.size >= data.batch_size
-            or not _fixed_batch_inputs(model)):
+            or fixed is None or fixed == data.batch_size):
         return data
     x, y, sample_weight = data.arrays
-    made = data_lib.ArrayData(x, y, sample_weight, batch_size=data.size)  # (weights merged)
+    made = data_lib.ArrayData(x, y, sample_weight, batch_size=fixed)  # (weights merged)
     made.shuffle = data.shuffle
     return made
 
@@ -353,8 +357,9 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
             fit_loop._check_finite(loop, metrics, epoch_start, callback_list)
             if val_data is not None and (epoch + 1) % validation_freq == 0:
                 callback_list.on_test_begin()
-                val_logs, assigned = fit_loop.evaluate_data(trainer, loop.train_state,
-                                                            val_data, callback_list)
+                val_logs, assigned = fit_loop.evaluate_data(
+                    trainer, loop.train_state, val_data, callback_list,
+                    steps_per_execution=model.steps_per_execution)
                 if assigned is not None:  # as Keras: training goes on from that state
                     loop.train_state = loop.train_state._replace(state=assigned)
                 callback_list.on_test_end(val_logs)
@@ -423,7 +428,8 @@ def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weig
     model.stop_evaluating = False
     callback_list.on_test_begin()
     state = trainer.init_from_model(setup.train_key, opt_state=(), read_only=True)
-    logs, assigned = fit_loop.evaluate_data(trainer, state, data, callback_list, model)
+    logs, assigned = fit_loop.evaluate_data(trainer, state, data, callback_list, model,
+                                            model.steps_per_execution)
     trainer.keep_state(assigned)
     callback_list.on_test_end(logs)
     record_metrics(model, logs)
@@ -448,7 +454,8 @@ def predict(model, x, batch_size=None, verbose="auto", steps=None, callbacks=Non
     model.stop_predicting = False
     callback_list.on_predict_begin()
     ts = predictor.init_from_model(jax.random.PRNGKey(0), opt_state=(), read_only=True)
-    outputs, assigned = fit_loop.predict_data(predictor, ts, data, callback_list, model)
+    outputs, assigned = fit_loop.predict_data(predictor, ts, data, callback_list, model,
+                                              model.steps_per_execution)
     predictor.keep_state(assigned)
     callback_list.on_predict_end()
     return outputs
