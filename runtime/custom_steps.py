@@ -243,6 +243,7 @@ def _evaluate(steps, ts, data, callbacks) -> dict:
     trainable, non_trainable = ts.params, ts.state
     metrics = metric_state(steps.model.metrics)
     logs = {}
+    steps.model.stop_evaluating = False
     callbacks.on_test_begin()
     for index, batch in enumerate(batches(data)):
         callbacks.on_test_batch_begin(index)
@@ -250,6 +251,8 @@ def _evaluate(steps, ts, data, callbacks) -> dict:
             (trainable, non_trainable, metrics), batch)
         logs = python_logs(new_logs)
         callbacks.on_test_batch_end(index, logs)
+        if steps.model.stop_evaluating:  # a callback ended the loop (as Keras)
+            break
     if not logs:
         raise ValueError("No data to evaluate: the data produced no batches.")
     callbacks.on_test_end(logs)
@@ -274,6 +277,7 @@ def predict(model, data, verbose, callbacks):
     callback_list = CallbackList(callbacks, model=model, add_history=False,
                                  add_progbar=verbose != 0, verbose=verbose, epochs=1,
                                  steps=getattr(data, "steps", None))
+    model.stop_predicting = False
     callback_list.on_predict_begin()
     outputs = []
     for index, x in enumerate(batches(data, targets=False)):
@@ -281,6 +285,8 @@ def predict(model, data, verbose, callbacks):
         result = steps.predict(weights, x)
         outputs.append(result)
         callback_list.on_predict_batch_end(index, {"outputs": result})
+        if model.stop_predicting:  # a callback ended the loop (as Keras)
+            break
     callback_list.on_predict_end()
     if not outputs:
         raise ValueError("No data to predict: the data produced no batches.")

@@ -6,7 +6,8 @@ on the device, or, for small batches, one gather puts the epoch's rows in order 
 step slices its batch from them. The last partial batch is padded to the full batch size
 with a weight-0 row mask (``valid``), so one compiled step serves every batch and padded
 rows count for nothing. Iterables yield host batches, which are padded the same way (to the
-first batch's size) and put on the device one step ahead of their use. Where a loss cannot
+largest batch so far: a larger batch than the first is one more compiled step) and put on
+the device one step ahead of their use. Where a loss cannot
 leave padding rows out (one value for the whole batch), the last batch runs unpadded, as
 Keras runs it (``pad_check``; one more compiled step).
 
@@ -298,7 +299,7 @@ class IterableData:
     Each item is ``(x, y)``, ``(x, y, sample_weight)`` (``x`` alone for predict). A
     re-iterable (a list, or an object whose ``__iter__`` starts over) restarts every
     epoch; a one-shot iterator continues where the last epoch stopped. Batches are padded
-    to the first batch's size; every batch must have the first batch's structure.
+    to the largest batch seen so far; every batch must have the first batch's structure.
     """
 
     def __init__(self, source, *, steps=None, targets=True, class_weight=None):
@@ -367,10 +368,8 @@ class IterableData:
                              f"batch: expected structure {self._signature[0]} with per-sample "
                              f"shapes/dtypes {self._signature[1]}, received {signature[0]} "
                              f"with {signature[1]}.")
-        if rows > self.batch_size:
-            raise ValueError(f"Batch {number} from the data iterable has {rows} samples, more "
-                             f"than the first batch's {self.batch_size}; batches are padded "
-                             "to the first batch's size, so make the first batch the largest.")
+        if rows > self.batch_size:  # a larger batch: batches are padded to it from now on
+            self.batch_size = rows      # (one more compiled program, as Keras compiles anew)
         return batch, rows
 
     def epoch(self, shuffle_rng=None):

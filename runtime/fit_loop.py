@@ -9,7 +9,6 @@ ends, and in batch callbacks that read their logs (the progress bar, throttled).
 from __future__ import annotations
 
 import itertools
-import time
 import warnings
 from collections.abc import Mapping
 
@@ -20,6 +19,7 @@ from optax import tree_utils as optax_tree
 
 from kgraph.base.layer import trainability_changes
 from runtime import data as data_lib
+from runtime.batch_hooks import Executions, HookClock
 from kgraph.callbacks.callbacks import TerminateOnNaN
 from kgraph.callbacks.log_values import python_value
 from kgraph.optimizers.base import unsettable_rate_message
@@ -257,24 +257,6 @@ def _check_finite(loop, metrics, epoch_start_step, callbacks=()):
     loop.stop_training = True
 
 
-class _HookClock:
-    """When to call batch hooks: never, every batch, or once per interval (the progress
-    bar asks for ~0.15 s) and always on the epoch's last batch."""
-
-    def __init__(self, callbacks, mode):
-        self.interval = callbacks.batch_hook_interval(mode) if callbacks is not None else None
-        self.last = -float("inf")
-
-    def due(self, last_batch: bool) -> bool:
-        if self.interval is None:
-            return False
-        now = time.perf_counter()
-        if self.interval == 0.0 or last_batch or now - self.last >= self.interval:
-            self.last = now
-            return True
-        return False
-
-
 def _batch_end(hook, batch, results, metrics):
     logs = LazyLogs(results, metrics)
     hook(batch, logs)
@@ -289,19 +271,20 @@ def train_epoch(loop, callbacks, data, *, shuffle_rng, steps_per_execution: int,
     (``ArrayData.window``; default: all of them)."""
     trainer, k = loop.trainer, steps_per_execution
     _place_resident(trainer, data)
-    clock = _HookClock(callbacks, "train")
     first, total = window if window is not None else (0, getattr(data, "steps", None))
+    # the batch hooks: once per execution of k steps, as Keras (``batch_hooks``)
+    hooks = Executions(k, HookClock(callbacks, "train"),
+                       callbacks.on_train_batch_begin if callbacks is not None else None,
+                       lambda step: _batch_end(callbacks.on_train_batch_end, step,
+                                               loop.trainer.results,
+                                               lambda: loop.train_state.metrics))
 
     def run(done, steps, step_fn):
-        due = clock.due(total is not None and done + steps >= total)
-        if due:
-            callbacks.on_train_batch_begin(done)
+        hooks.begin(done, last=total is not None and done + k >= total)
         loop.run_packed(step_fn)
         loop.global_step += steps
         loop.step_in_epoch = done + steps
-        if due:
-            _batch_end(callbacks.on_train_batch_end, done + steps - 1, loop.trainer.results,
-                       lambda: loop.train_state.metrics)
+        hooks.end(done + steps - 1)
         return done + steps
 
     if isinstance(data, data_lib.ArrayData) and data.device_resident:
@@ -322,6 +305,7 @@ def train_epoch(loop, callbacks, data, *, shuffle_rng, steps_per_execution: int,
         if done < total and not (loop.stop_training and done > skip):
             block = _on_devices(trainer, data_lib.stack([data.last_batch(order)[0]]), True)
             done = run(done, 1, lambda trainer, packed: trainer.fit_batches(packed, block))
+        hooks.close(done - 1)
         return done
     if isinstance(data, data_lib.ArrayData):
         order = data.epoch_order(shuffle_rng)
@@ -338,6 +322,7 @@ def train_epoch(loop, callbacks, data, *, shuffle_rng, steps_per_execution: int,
         done = run(done, steps, lambda trainer, packed, b=block: trainer.fit_batches(packed, b))
         if loop.stop_training:
             break
+    hooks.close(done - 1)
     return done
 
 
@@ -382,20 +367,32 @@ def _blocks(batches, k):
         yield data_lib.stack([batch]), 1
 
 
-def evaluate_data(trainer, train_state, data, callbacks=None):
+def _asked_to_stop(model, flag) -> bool:
+    """Whether a callback set ``model.<flag>`` (``stop_evaluating``, ``stop_predicting``)."""
+    return model is not None and bool(getattr(model, flag, False))
+
+
+def evaluate_data(trainer, train_state, data, callbacks=None, model=None,
+                  steps_per_execution=1):
     """``(logs, state)``: mean loss and metrics over ``data`` (padded batches; one compiled
     program), and the state the model assigned while evaluating, carried from batch to
     batch (a stateful RNN's states), or None if it assigned none.
 
     In-memory data runs as one device call (a scan over its batches) unless a callback
-    needs every batch; the progress bar then just sees the last one.
+    needs every batch; the progress bar then just sees the last one. A callback setting
+    ``model.stop_evaluating`` ends the loop after its batch (as Keras). Batch hooks come
+    once per execution of ``steps_per_execution`` batches, as Keras calls them.
     """
     metrics = trainer.init_metrics()
     # evaluation reads the weights and the key only: fit's validation and evaluate share
     # one compiled program
     train_state = train_state._replace(opt_state=(), metrics=None)
     _place_resident(trainer, data)
-    clock = _HookClock(callbacks, "test")
+    clock = HookClock(callbacks, "test")
+    hooks = Executions(steps_per_execution, clock,
+                       callbacks.on_test_batch_begin if callbacks is not None else None,
+                       lambda step: _batch_end(callbacks.on_test_batch_end, step,
+                                               trainer.results, metrics))
     count, assigned = 0, None
     if isinstance(data, data_lib.ArrayData) and data.device_resident:
         device_data, index, valid = data.device_epoch()
@@ -406,7 +403,7 @@ def evaluate_data(trainer, train_state, data, callbacks=None):
                  [(0, indexed)] * (indexed > 0) + [(indexed, 1)] * exact_last)
         for start, steps in spans:
             if per_batch:
-                callbacks.on_test_batch_begin(start)
+                hooks.begin(start)
             if start >= indexed:
                 metrics, new = trainer.eval_batch(train_state, metrics,
                                                   _on_devices(trainer, data.last_batch()[0]))
@@ -416,33 +413,44 @@ def evaluate_data(trainer, train_state, data, callbacks=None):
                     jnp.asarray(start, jnp.int32), jnp.asarray(start + steps, jnp.int32))
             if new is not None:
                 train_state, assigned = train_state._replace(state=new), new
-            if clock.interval is not None and (per_batch or start + steps == data.steps):
+            if per_batch:
+                hooks.end(start)
+            elif clock.interval is not None and start + steps == data.steps:
                 _batch_end(callbacks.on_test_batch_end, start + steps - 1, trainer.results,
                            metrics)
-        count = data.steps
+            count = start + steps
+            if _asked_to_stop(model, "stop_evaluating"):
+                break
     else:
         batches = data.host_batches() if isinstance(data, data_lib.ArrayData) else data.epoch()
         for i, (batch, _) in enumerate(data_lib.prefetch_to_device(
                 batches, place=_placer(trainer))):
-            due = clock.due(False)
-            if due:
-                callbacks.on_test_batch_begin(i)
+            hooks.begin(i)
             metrics, new = trainer.eval_batch(train_state, metrics, batch)
             if new is not None:
                 train_state, assigned = train_state._replace(state=new), new
-            if due:
-                _batch_end(callbacks.on_test_batch_end, i, trainer.results, metrics)
+            hooks.end(i)
             count = i + 1
+            if _asked_to_stop(model, "stop_evaluating"):
+                break
+    hooks.close(count - 1)
     if count == 0:
         raise ValueError("No data to evaluate: the data produced no batches.")
     return _epoch_logs(trainer, metrics), assigned
 
 
-def predict_data(trainer, train_state, data, callbacks=None):
+def predict_data(trainer, train_state, data, callbacks=None, model=None,
+                 steps_per_execution=1):
     """``(outputs, state)``: model outputs for every sample of ``data`` as NumPy arrays,
     and the state the model assigned while predicting, carried from batch to batch (a
-    stateful RNN's states), or None if it assigned none."""
-    clock = _HookClock(callbacks, "predict")
+    stateful RNN's states), or None if it assigned none. A callback setting
+    ``model.stop_predicting`` ends the loop after its batch (as Keras). Batch hooks come
+    once per execution of ``steps_per_execution`` batches, as Keras calls them."""
+    clock = HookClock(callbacks, "predict")
+    outputs = {}
+    hooks = Executions(steps_per_execution, clock,
+                       callbacks.on_predict_batch_begin if callbacks is not None else None,
+                       lambda step: callbacks.on_predict_batch_end(step, dict(outputs)))
     _place_resident(trainer, data, losses=False)
     if isinstance(data, data_lib.ArrayData) and data.device_resident and clock.interval != 0.0:
         (x_dev, _, _), index, valid = data.device_epoch()
@@ -456,16 +464,17 @@ def predict_data(trainer, train_state, data, callbacks=None):
     pieces, assigned = [], None
     for i, ((x, _y, _w, valid), real) in enumerate(data_lib.prefetch_to_device(
             batches, place=_placer(trainer))):
-        due = clock.due(False)
-        if due:
-            callbacks.on_predict_batch_begin(i)
+        hooks.begin(i)
         out, new = trainer.predict_batch(train_state, x, valid)
         if new is not None:
             train_state, assigned = train_state._replace(state=new), new
         out = trainer.placement.local_rows(out)
         pieces.append(jax.tree_util.tree_map(lambda a, r=real: np.asarray(a[:r]), out))
-        if due:
-            callbacks.on_predict_batch_end(i, {"outputs": out})
+        outputs["outputs"] = out  # (the end hook's logs: the execution's last outputs)
+        hooks.end(i)
+        if _asked_to_stop(model, "stop_predicting"):
+            break
+    hooks.close(len(pieces) - 1)
     if not pieces:
         raise ValueError("No data to predict: the data produced no batches.")
     return jax.tree_util.tree_map(lambda *parts: np.concatenate(parts), *pieces), assigned

@@ -27,7 +27,7 @@ from kgraph.base.layer_surface import given_values
 from kgraph.interpreter.walk import node_paths
 from kgraph.metrics import metric as metric_base
 from kgraph.utils.data_utils import unpack_x_y_sample_weight
-from kgraph.models.model import Model
+from kgraph.models.trainer import Trainer
 from runtime.objective import Objective
 from runtime.precision import Precision
 from runtime.remat import Remat
@@ -59,7 +59,7 @@ def step_key(key):
 
 def overrides(model, name) -> bool:
     """Whether ``model``'s class defines its own ``name`` (e.g. ``train_step``)."""
-    return getattr(type(model), name) is not getattr(Model, name)
+    return getattr(type(model), name) is not getattr(Trainer, name)
 
 
 def uses_own_steps(model, *names) -> bool:

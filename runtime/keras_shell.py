@@ -200,6 +200,28 @@ def _fewer_rows_than_a_batch(model, data):
     return data_lib.ArrayData(x, y, sample_weight, batch_size=1 << (data.size - 1).bit_length())
 
 
+def _fixed_batch_size(model):
+    """The batch size ``model``'s inputs fix (``Input(batch_size=...)``), else None."""
+    if not model.built:
+        return None
+    sizes = {t.shape[0] for t in getattr(model, "inputs", None) or ()
+             if getattr(t, "shape", (None,))[:1] != (None,)}
+    return sizes.pop() if len(sizes) == 1 else None
+
+
+def _one_batch_if_smaller(model, data):
+    """In-memory data smaller than one batch, for a model whose inputs fix their batch
+    size: batched by that size (padded up to it if smaller), as the inputs take it."""
+    fixed = _fixed_batch_size(model)
+    if (not isinstance(data, data_lib.ArrayData) or data.size >= data.batch_size
+            or fixed is None or fixed == data.batch_size):
+        return data
+    x, y, sample_weight = data.arrays
+    made = data_lib.ArrayData(x, y, sample_weight, batch_size=fixed)  # (weights merged)
+    made.shuffle = data.shuffle
+    return made
+
+
 def _check_inputs(model, data):
     """Input structure errors (e.g. a dict missing an input) before training starts."""
     if (isinstance(data, data_lib.ArrayData) and model.built
@@ -247,8 +269,9 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
     batch_size = _process_batch_size(model, batch_size)
     if validation_batch_size is not None:  # else it follows batch_size, as on one process
         validation_batch_size = _process_batch_size(model, validation_batch_size)
-    data = _make_data(x, y, sample_weight, batch_size, class_weight, steps_per_epoch,
-                      targets=_has_compiled_loss(model))  # else x alone (add_loss)
+    data = _one_batch_if_smaller(model, _make_data(
+        x, y, sample_weight, batch_size, class_weight, steps_per_epoch,
+        targets=_has_compiled_loss(model)))  # (else x alone: add_loss)
     _check_inputs(model, data)
     if shuffle not in (True, False, "batch"):
         raise ValueError(f"shuffle must be True, False or 'batch', received {shuffle!r}.")
@@ -256,7 +279,8 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
         data.shuffle = shuffle
         _same_on_every_process("batches per epoch", data.steps)
     val_batch = data_checks.check_batch_size(validation_batch_size, "validation_batch_size")
-    val_data = _validation(validation_data, val_batch or batch_size or 32)
+    val_data = _one_batch_if_smaller(model, _validation(validation_data,
+                                                        val_batch or batch_size or 32))
     validation_steps = _capped_steps(validation_steps) if val_data is not None else None
     if val_data is not None and isinstance(val_data, data_lib.IterableData):
         val_data.steps = validation_steps
@@ -333,8 +357,9 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
             fit_loop._check_finite(loop, metrics, epoch_start, callback_list)
             if val_data is not None and (epoch + 1) % validation_freq == 0:
                 callback_list.on_test_begin()
-                val_logs, assigned = fit_loop.evaluate_data(trainer, loop.train_state,
-                                                            val_data, callback_list)
+                val_logs, assigned = fit_loop.evaluate_data(
+                    trainer, loop.train_state, val_data, callback_list,
+                    steps_per_execution=model.steps_per_execution)
                 if assigned is not None:  # as Keras: training goes on from that state
                     loop.train_state = loop.train_state._replace(state=assigned)
                 callback_list.on_test_end(val_logs)
@@ -386,6 +411,7 @@ def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weig
     steps = _capped_steps(steps)
     data = _first_batches(_make_data(x, y, sample_weight, _process_batch_size(model, batch_size),
                                      None, steps, targets=_has_compiled_loss(model)), steps)
+    data = _one_batch_if_smaller(model, data)
     _check_inputs(model, data)
     if isinstance(data, data_lib.ArrayData):
         _same_on_every_process("batches to evaluate", data.steps)
@@ -399,9 +425,11 @@ def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weig
     callback_list = CallbackList(callbacks, model=model, add_history=False,
                                  add_progbar=verbose != 0, verbose=verbose, epochs=1,
                                  steps=data.steps)
+    model.stop_evaluating = False
     callback_list.on_test_begin()
     state = trainer.init_from_model(setup.train_key, opt_state=(), read_only=True)
-    logs, assigned = fit_loop.evaluate_data(trainer, state, data, callback_list)
+    logs, assigned = fit_loop.evaluate_data(trainer, state, data, callback_list, model,
+                                            model.steps_per_execution)
     trainer.keep_state(assigned)
     callback_list.on_test_end(logs)
     record_metrics(model, logs)
@@ -413,7 +441,7 @@ def predict(model, x, batch_size=None, verbose="auto", steps=None, callbacks=Non
     steps = _capped_steps(steps)
     data = _first_batches(_make_data(x, None, None, _process_batch_size(model, batch_size), None,
                                      steps, targets=False), steps)
-    data = _fewer_rows_than_a_batch(model, data)
+    data = _one_batch_if_smaller(model, _fewer_rows_than_a_batch(model, data))
     _check_inputs(model, data)
     if isinstance(data, data_lib.ArrayData):
         _same_on_every_process("batches to predict", data.steps)
@@ -423,9 +451,11 @@ def predict(model, x, batch_size=None, verbose="auto", steps=None, callbacks=Non
     callback_list = CallbackList(callbacks, model=model, add_history=False,
                                  add_progbar=verbose != 0, verbose=verbose, epochs=1,
                                  steps=data.steps)
+    model.stop_predicting = False
     callback_list.on_predict_begin()
     ts = predictor.init_from_model(jax.random.PRNGKey(0), opt_state=(), read_only=True)
-    outputs, assigned = fit_loop.predict_data(predictor, ts, data, callback_list)
+    outputs, assigned = fit_loop.predict_data(predictor, ts, data, callback_list, model,
+                                              model.steps_per_execution)
     predictor.keep_state(assigned)
     callback_list.on_predict_end()
     return outputs

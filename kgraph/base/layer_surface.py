@@ -137,9 +137,15 @@ class LayerSurface:
     @property
     def metrics(self) -> list:
         """The metric objects held as the layer's attributes, then its sublayers'."""
+        return self._held_metrics(lambda layer: True)
+
+    def _held_metrics(self, of_sublayer) -> list:
+        """The metrics held as attributes, then those of the sublayers ``of_sublayer``
+        accepts."""
         own = [v for v in vars(self).values() if _is_metric(v)]
         for layer in self._tracked_layers():
-            own.extend(layer.metrics)
+            if of_sublayer(layer):
+                own.extend(layer.metrics)
         return own
 
     @property

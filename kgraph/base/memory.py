@@ -12,7 +12,7 @@ import os
 
 import jax.numpy as jnp
 
-__all__ = ["check_allocatable", "physical_memory"]
+__all__ = ["available_memory", "check_allocatable", "physical_memory"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -22,6 +22,14 @@ def physical_memory() -> int:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (AttributeError, ValueError, OSError):
         return 2 ** 63
+
+
+def available_memory() -> int:
+    """The memory free now, in bytes (the physical memory where the OS does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return physical_memory()
 
 
 def check_allocatable(owner: str, what: str, shape, dtype) -> None:

@@ -58,16 +58,25 @@ class StateLock:
 
 def collect(value, kind):
     """Instances of ``kind`` in ``value``: itself, or inside nested lists, tuples, sets and
-    dict values (not inside other objects), in order."""
-    found, stack = [], [value]
+    dict values (not inside other objects), in order. A container that holds itself (a
+    list appended to itself) is searched once.
+
+    >>> blocks = []
+    >>> blocks.append(blocks)
+    >>> collect([blocks, "x"], str)
+    ['x']
+    """
+    found, stack, seen = [], [value], set()
     while stack:
         item = stack.pop()
         if isinstance(item, kind):
             found.append(item)
-        elif isinstance(item, dict):
-            stack.extend(reversed(list(item.values())))
-        elif isinstance(item, (list, tuple)):
-            stack.extend(reversed(item))
+        elif isinstance(item, (dict, list, tuple)):
+            if id(item) in seen:
+                continue
+            seen.add(id(item))
+            stack.extend(reversed(list(item.values())) if isinstance(item, dict)
+                         else reversed(item))
     return found
 
 

@@ -28,7 +28,8 @@ class InternalPath(types.ModuleType):
     module of its own for: its names are those of the nearest kgraph modules on the same
     path (``kgraph.src.layers.core.dense``, ``kgraph.layers.core.dense``, then the same for
     ``...core`` and ``...layers``), so ``from keras.src.layers.core.dense import Dense`` is
-    ``kgraph.layers.Dense``. A package: deeper paths import too."""
+    ``kgraph.layers.Dense``. A package: deeper paths import too. Setting a name one of
+    those modules defines sets it in that module (patching a setting reaches its user)."""
 
     def __init__(self, name: str, sources: list[str]):
         super().__init__(name)
@@ -56,32 +57,34 @@ class InternalPath(types.ModuleType):
                              f"{self.__name__!r} (looked in {', '.join(self._sources)}).")
 
     def __setattr__(self, name, value):
-        # Setting a name the module's own kgraph module defines sets it there too, so that
-        # kgraph's code sees it (``mock.patch("keras.src.backend.common.remat.remat")``);
-        # deleting it puts the original back. (Not a submodule: the import system sets those
-        # on their parent.)
-        own = (self._own_module()
-               if not name.startswith("_") and not isinstance(value, types.ModuleType) else None)
-        if own is not None and hasattr(own, name):
-            replaced = self.__dict__.setdefault("_replaced", {})
-            replaced.setdefault(name, getattr(own, name))
-            setattr(own, name, value)
-        super().__setattr__(name, value)
+        # A name one of its kgraph modules defines is set there (``mock.patch.object`` of
+        # a Keras-internal setting reaches the code that reads it), its own value kept to
+        # come back on ``del``; any other name, and a submodule (the import system sets
+        # those on their parent), stays on this module.
+        owner = None if isinstance(value, types.ModuleType) else self._owner_of(name)
+        if owner is None:
+            super().__setattr__(name, value)
+            return
+        self.__dict__.setdefault("_overridden", {}).setdefault(name, (owner, vars(owner)[name]))
+        setattr(owner, name, value)
 
     def __delattr__(self, name):
+        overridden = self.__dict__.get("_overridden", {})
+        if name in overridden:  # the module's own value comes back
+            owner, value = overridden.pop(name)
+            setattr(owner, name, value)
+            return
         super().__delattr__(name)
-        replaced = self.__dict__.get("_replaced", {})
-        if name in replaced:
-            setattr(self._own_module(), name, replaced.pop(name))
 
-    def _own_module(self):
-        """The kgraph module of exactly this path (``kgraph.src.<path>``, ``kgraph.<path>``
-        or its relocation), if there is one."""
-        exact = _candidates(self.__name__[len("keras.src."):]) if self.__name__.startswith(
-            "keras.src.") else []
+    def _owner_of(self, name):
+        """The first of this path's kgraph modules that defines ``name`` (None if none)."""
+        if (name.startswith("__") or name in ("_sources", "_overridden")
+                or "_sources" not in self.__dict__):
+            return None
         for source in self._sources:
-            if source in exact:
-                return sys.modules.get(source) or importlib.import_module(source)
+            module = sys.modules.get(source) or importlib.import_module(source)
+            if name in vars(module):
+                return module
         return None
 
     def __dir__(self):
@@ -122,15 +125,15 @@ def names_internal_module(fullname: str) -> bool:
 RELOCATED = {
     "backend.config": ("config",),
     "backend.common.dtypes": ("dtypes",),
-    "backend.numpy": ("src.ops.numpy",),  # kgraph's backend ops, not Keras's NumPy backend
+    "backend.numpy": ("src.ops.numpy",),  # the backend's ops (Keras's NumPy backend aside)
     "backend.common.remat": ("base.remat_scope",),
-    "backend.numpy": ("ops.numpy",),  # the backend's numpy module (Keras's NumPy backend aside)
     "dtype_policies.dtype_policy": ("dtype_policy", "config"),
     "layers.preprocessing.image_preprocessing.bounding_boxes": ("utils.bounding_boxes",),
     "layers.preprocessing.feature_space": ("utils.feature_space",),
     "losses.loss": ("losses.weighting",),
     "ops.node": ("graph.node",),
     "ops.symbolic_arguments": ("graph.symbolic_arguments",),
+    "saving.saving_lib": ("saving.keras_file", "saving.archive"),
     "trainers.data_adapters.py_dataset_adapter": ("utils",),
     "utils.naming": ("base.naming",),
 }

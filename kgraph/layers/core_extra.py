@@ -48,17 +48,17 @@ def _load_function(spec, what, safe_mode, custom_objects=None):
     else:
         module, name = spec["module"], spec["name"]
     where = f"{module}.{name}"
+    if safe_mode and not config.is_unsafe_deserialization_enabled():
+        raise ValueError(
+            f"Refusing to load Lambda's {what} {where!r}: a Lambda layer runs Python code, "
+            "which carries a potential risk of arbitrary code execution for configs from "
+            "untrusted sources. If you trust this config, load it with safe_mode=False and "
+            f"pass the function in custom_objects (custom_objects={{{str(name)!r}: fn}}).")
     if spec.get("deserializable") is False:
         raise ValueError(
             f"Lambda's {what} ({where}) is a Python lambda or a nested function: only its name "
             "was saved, not its code, so it cannot be loaded. Define it at module level, or "
             f"put the function object itself in the config (config[{what!r}] = fn).")
-    if safe_mode and not config.is_unsafe_deserialization_enabled():
-        raise ValueError(
-            f"Refusing to load Lambda's {what} {where!r}: a Lambda layer runs arbitrary Python "
-            "code, which is unsafe for configs from untrusted sources. If you trust this "
-            "config, load it with safe_mode=False and pass the function in custom_objects "
-            f"(custom_objects={{{str(name)!r}: fn}}).")
     for key in (where, name):
         fn = catalog.get_registered_object(key, custom_objects) if isinstance(key, str) \
             else None

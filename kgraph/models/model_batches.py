@@ -117,7 +117,7 @@ class ModelBatches:
         """``compile`` with a ``get_compile_config`` dict (Keras's warning, and nothing
         done, for a model whose class overrides ``compile``)."""
         owner = next(c for c in type(self).__mro__ if "compile" in c.__dict__)
-        if owner.__module__ != "kgraph.models.model":  # a class's own compile
+        if owner.__module__ != "kgraph.models.trainer":  # a class's own compile
             warnings.warn("`compile()` was not called as part of model loading because the "
                           "model's `compile()` method is custom. All subclassed Models that "
                           "have `compile()` overridden should also override "

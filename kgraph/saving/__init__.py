@@ -2,7 +2,7 @@
 
 Files: ``save_model`` / ``load_model`` (``.keras``, and legacy ``.h5`` models),
 ``save_weights`` / ``load_weights`` (``.weights.h5``, legacy ``.h5`` weights); see
-``keras_file``. Configs:
+``keras_file``, and ``saving_api`` for Keras's arguments. Configs:
 
 A layer serializes to ``{"module", "class_name", "config", "registered_name"}`` (plus
 ``"build_config"`` when its input shape is known); a ``Functional`` model's config is Keras
@@ -35,7 +35,7 @@ from kgraph.saving.registry import (CustomObjectScope, custom_object_scope,
                                     register_layer)
 from kgraph.saving.validation import MAX_CONFIG_DEPTH, ConfigError
 from kgraph.saving.errors import LoadError
-from kgraph.saving.keras_file import load_model, load_weights, save_model, save_weights
+from kgraph.saving.saving_api import load_model, load_weights, save_model, save_weights
 from kgraph.saving.file_editor import KerasFileEditor
 
 # Private names of the single-module version, still reachable as kgraph.saving.<name>.

@@ -3,8 +3,12 @@
 ``KerasArchive`` opens a ``.keras`` file without extracting it: only the members Keras 3
 writes (``metadata.json``, ``config.json``, ``model.weights.h5``, ``assets/...``) are
 accepted, each at most once, with plain relative names (no ``..``, absolute paths,
-backslashes or links), stored or deflated, within a size cap and a compression-ratio cap;
+backslashes or links), stored or deflated, within a size cap and a compression-ratio cap
+(a decompression bomb is refused);
 members are read into memory, never onto disk.
+
+``KerasFolder`` reads the same members from a folder (a model saved with ``zipped=False``):
+plain files only (no links), with the same names and caps.
 
 ``atomic_write(path)`` writes through a temporary file in the same folder, flushed and
 synced, then renamed over ``path``: an interrupted save leaves the previous file intact.
@@ -28,8 +32,8 @@ import zipfile
 from kgraph.saving.errors import LoadError
 
 __all__ = [
-    "ASSETS", "CONFIG", "KerasArchive", "MAX_CONFIG_BYTES", "MAX_MEMBERS",
-    "MAX_METADATA_BYTES", "MAX_RATIO", "METADATA", "WEIGHTS", "atomic_write"
+    "ASSETS", "CONFIG", "KerasArchive", "KerasFolder", "MAX_CONFIG_BYTES", "MAX_MEMBERS",
+    "MAX_METADATA_BYTES", "METADATA", "WEIGHTS", "atomic_write"
 ]
 
 
@@ -40,7 +44,12 @@ ASSETS = "assets/"
 MAX_CONFIG_BYTES = 64 << 20  # a config of this size describes ~10^5 layers
 MAX_METADATA_BYTES = 1 << 20
 MAX_MEMBERS = 10_000
-MAX_RATIO = 100  # uncompressed / compressed, for members over 64 KiB
+# The guard against decompression bombs, under Keras's names for its settings: a member
+# larger than the floor (``assets/`` members: their own floor) may expand at most
+# ``_ZIP_MEMBER_MAX_EXPANSION`` times its stored size.
+_ZIP_MEMBER_BOMB_FLOOR_BYTES = 64 << 10
+_ZIP_EXTRACT_BOMB_FLOOR_BYTES = 64 << 10
+_ZIP_MEMBER_MAX_EXPANSION = 100
 _OTHER_WEIGHTS = ("model.weights.npz", "model.weights.json")
 
 
@@ -79,8 +88,9 @@ def _check_name(name: str, where: str) -> None:
 class KerasArchive:
     """A ``.keras`` file's members, checked (see the module docstring)."""
 
-    def __init__(self, path):
-        self.where = os.fspath(path)
+    def __init__(self, path, where=None):
+        """``path``: a file path, or a binary file object (``where`` names it in errors)."""
+        self.where = where if where is not None else os.fspath(path)
         try:
             self._zip = zipfile.ZipFile(path)
         except (zipfile.BadZipFile, OSError) as err:
@@ -118,10 +128,14 @@ class KerasArchive:
         if name not in (CONFIG, METADATA, WEIGHTS) and not name.startswith(ASSETS):
             raise LoadError(f"{where}: unexpected member {name!r}; a .keras file holds "
                             f"{CONFIG}, {METADATA}, {WEIGHTS} and {ASSETS}.")
-        if info.file_size > 65536 and info.file_size > MAX_RATIO * max(info.compress_size, 1):
+        floor = (_ZIP_EXTRACT_BOMB_FLOOR_BYTES if name.startswith(ASSETS)
+                 else _ZIP_MEMBER_BOMB_FLOOR_BYTES)
+        if info.file_size > floor and info.file_size > _ZIP_MEMBER_MAX_EXPANSION * max(
+                info.compress_size, 1):
             raise LoadError(f"{where}: member {name!r} expands {info.file_size} bytes from "
-                            f"{info.compress_size}: a compression ratio above {MAX_RATIO} "
-                            "(a zip bomb?).")
+                            f"{info.compress_size}: a compression ratio above "
+                            f"{_ZIP_MEMBER_MAX_EXPANSION}; refusing to load a potential "
+                            "decompression bomb.")
         self.members[name] = info
 
     def read(self, name: str, cap: int) -> bytes:
@@ -150,3 +164,64 @@ class KerasArchive:
 
     def __exit__(self, *exc_info):
         self.close()
+
+
+class KerasFolder:
+    """A model folder's files (``save_model(..., zipped=False)``), read as ``KerasArchive``
+    reads a ``.keras`` zip: the same member names, plain files only (no symbolic links),
+    each read within its cap. ``members`` maps each name to its size in bytes."""
+
+    def __init__(self, path, where=None):
+        self.where = where if where is not None else os.fspath(path)
+        self.members = {}
+        count = 0
+        for root, folders, files in os.walk(self.where, followlinks=False):
+            for name in folders + files:
+                count += 1
+                if count > MAX_MEMBERS:
+                    raise LoadError(f"{self.where}: more than {MAX_MEMBERS} files.")
+                full = os.path.join(root, name)
+                member = os.path.relpath(full, self.where).replace(os.sep, "/")
+                if os.path.islink(full):
+                    raise LoadError(f"{self.where}: {member!r} is a symbolic link.")
+                if name in files:
+                    self._admit(member, os.path.getsize(full))
+        if CONFIG not in self.members:
+            raise LoadError(f"{self.where}: missing {CONFIG}; not a Keras 3 model folder.")
+
+    def _admit(self, name, size):
+        _check_name(name, self.where)
+        if name not in (CONFIG, METADATA, WEIGHTS) and not name.startswith(ASSETS):
+            raise LoadError(f"{self.where}: unexpected file {name!r}; a model folder holds "
+                            f"{CONFIG}, {METADATA}, {WEIGHTS} and {ASSETS}.")
+        self.members[name] = _Sized(size)
+
+    def read(self, name: str, cap: int) -> bytes:
+        """File ``name``'s bytes, refusing more than ``cap`` bytes."""
+        info = self.members.get(name)
+        if info is None:
+            raise LoadError(f"{self.where}: missing file {name!r}.")
+        if info.file_size > cap:
+            raise LoadError(f"{self.where}: file {name!r} holds {info.file_size} bytes, more "
+                            f"than the {cap} this model can need.")
+        with open(os.path.join(self.where, name), "rb") as file:
+            data = file.read(cap + 1)
+        if len(data) != info.file_size:
+            raise LoadError(f"{self.where}: file {name!r} changed while it was read.")
+        return data
+
+    def close(self):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        pass
+
+
+class _Sized:
+    """A folder member's size, as a zip member's info gives it (``file_size``)."""
+
+    def __init__(self, size: int):
+        self.file_size = size

@@ -35,15 +35,27 @@ def _tree(value, fn):
     return fn(value)
 
 
-def _serialize(value, catalog, what):
+def _serialize(value, kinds, what):
     if value is None or isinstance(value, str):
         return value
     if hasattr(value, "get_config"):
-        return catalog.serialize(value)
+        return kinds.serialize(value)
     name = getattr(value, "__name__", None)
     if name is None:
         raise TypeError(f"cannot describe the {what} {value!r}")
+    registered = catalog.get_registered_name(value)
+    if registered != name:  # registered under a package: Keras's function config
+        return {"module": "builtins", "class_name": "function", "config": registered,
+                "registered_name": "function"}
     return name
+
+
+def _function_name(value):
+    """The name a Keras function config (``class_name`` "function") gives, else None."""
+    if isinstance(value, dict) and value.get("class_name") == "function" and isinstance(
+            value.get("config"), str):
+        return value["config"]
+    return None
 
 
 def compile_config(model):
@@ -110,11 +122,13 @@ def compile_from_config(model, config, custom_objects=None) -> None:
 
     try:
         def metric(v):
+            v = _function_name(v) or v
             if v is None or isinstance(v, str):
                 return v if v is None else named(v)
             return metrics.deserialize(v, custom_objects)
 
         def loss(v):
+            v = _function_name(v) or v
             if v is None or isinstance(v, str):
                 return v if v is None else named(v)
             return losses.deserialize(v, custom_objects)

@@ -5,10 +5,11 @@ Writing follows ``keras_layout.weight_groups``: one ``<path>/vars`` group per la
 ``dtype="bfloat16"``, as Keras). Reading treats the file as untrusted data: before any
 data is read, every object is checked against what the model expects. Only hard-linked
 groups and plain numeric datasets are accepted (no soft or external links, external
-storage, virtual datasets, filters or chunked storage); each dataset's shape and dtype must
-equal its weight's, every weight must be present and no other data may be, so a file can
-neither read other files, nor make the loader allocate more than the model needs, nor be
-loaded into the wrong weights silently.
+storage, virtual datasets, filters or chunked storage); each dataset's shape must equal its
+weight's and its dtype be of the same kind (floating or integer; a float16 file loads into
+a float32 model, cast as Keras casts it), every weight must be present and no other data
+may be, so a file can neither read other files, nor make the loader allocate more than a
+few times what the model needs, nor be loaded into the wrong weights silently.
 
 >>> import io, numpy as np
 >>> buffer = io.BytesIO()
@@ -30,7 +31,7 @@ from kgraph.saving.errors import LoadError
 
 __all__ = [
     "BFLOAT16", "OPTIMIZER_VARS", "Mismatch", "OptimizerVariables", "nbytes", "open_file",
-    "read", "read_dataset", "scan", "write", "write_dataset"
+    "loads_into", "read", "read_as", "read_dataset", "scan", "write", "write_dataset"
 ]
 
 
@@ -129,12 +130,14 @@ def nbytes(shape, dtype) -> int:
     return int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
 
 
-def _walk(file, expected_datasets, side_budget, where, skip_mismatch=False):
+def _walk(file, expected_datasets, side_budget, where, skip_mismatch=False,
+          ignored=frozenset()):
     """``(weights, optimizer, others)``: the expected datasets of ``file``, those of its
     ``optimizer/vars`` group and the paths of any others. Groups the model does not have
     are allowed only empty of data (Keras writes a group for weightless sub-layers, such as
-    a dropout inside an attention layer), unless ``skip_mismatch``; the optimizer's and
-    metrics' datasets are bounded in size."""
+    a dropout inside an attention layer), unless ``skip_mismatch``, or they are among the
+    group paths ``ignored`` (the layers a load skips: their data stays unread); the
+    optimizer's and metrics' datasets are bounded in size."""
     found, optimizer, others, side_bytes = {}, {}, [], 0
     # objects: each weight's dataset and, beside it, up to 4 optimizer slots (twice under
     # Keras's LossScaleOptimizer), and the groups
@@ -148,6 +151,8 @@ def _walk(file, expected_datasets, side_budget, where, skip_mismatch=False):
                 optimizer[path[len(OPTIMIZER_VARS) + 1:]] = (dataset, dtype)
         elif skip_mismatch:
             others.append(path)
+        elif path.rsplit("/", 2)[0] in ignored:  # <group>/vars/<i> of a skipped layer
+            side_bytes += nbytes(dataset.shape, dtype)
         else:
             raise LoadError(f"{where}: unexpected dataset {path!r}; the model has no such "
                             "weight (was the file saved from another model?).")
@@ -168,6 +173,18 @@ class OptimizerVariables(NamedTuple):
 
 def _kind(dtype) -> str:
     return "f" if np.dtype(dtype) == BFLOAT16 else np.dtype(dtype).kind
+
+
+def loads_into(stored, want) -> bool:
+    """Whether a dataset of dtype ``stored`` loads into a weight of dtype ``want``: the
+    same kind of number (Keras casts on load: a float16 file into a float32 model)."""
+    return _kind(stored) == _kind(want)
+
+
+def read_as(dataset, shape, stored, want, where):
+    """A checked dataset's data (of dtype ``stored``) as an array of dtype ``want``."""
+    array = read_dataset(dataset, shape, stored, where)
+    return array if np.dtype(stored) == np.dtype(want) else array.astype(want)
 
 
 def _read_optimizer(datasets, specs, where) -> OptimizerVariables:
@@ -191,7 +208,8 @@ def _read_optimizer(datasets, specs, where) -> OptimizerVariables:
     return OptimizerVariables(len(datasets), arrays)
 
 
-def read(source, expected, where, side_budget=None, optimizer=None, skip_mismatch=False):
+def read(source, expected, where, side_budget=None, optimizer=None, skip_mismatch=False,
+         ignored=frozenset()):
     """The arrays of ``expected`` (``[(path, [(shape, dtype), ...])]``) from ``source``,
     after checking the file holds exactly those weights (see the module docstring).
 
@@ -199,6 +217,9 @@ def read(source, expected, where, side_budget=None, optimizer=None, skip_mismatc
     the file lacks or holds otherwise (other shapes, dtypes or number of weights) reads as
     a ``Mismatch`` (saying how) instead of refusing the file, and data the model has no
     place for is left unread.
+
+    ``ignored``: the group paths of layers the load skips (Keras's ``objects_to_skip``),
+    whose data, if the file has it, is left unread (counted in ``side_budget``).
 
     ``where`` names the file in errors; ``side_budget`` bounds the bytes the optimizer
     and metric groups may declare (default: 10x the weights' bytes plus 1 MiB: Adam with
@@ -216,7 +237,7 @@ def read(source, expected, where, side_budget=None, optimizer=None, skip_mismatc
         side_budget = 10 * weight_bytes + (1 << 20)
     with open_file(source, where) as file:
         found, optimizer_datasets, others = _walk(file, expected_datasets, side_budget, where,
-                                                  skip_mismatch)
+                                                  skip_mismatch, ignored)
         if skip_mismatch:
             arrays = _read_matching(expected, expected_datasets, found, others, where)
         else:
@@ -246,19 +267,24 @@ def _read_checked(expected, expected_datasets, found, where):
     """The expected arrays, after ``_walk`` has checked the whole file."""
     missing = sorted(set(expected_datasets) - set(found))
     if missing:
+        group = missing[0].rsplit("/", 1)[0]
+        wanted = sum(key.rsplit("/", 1)[0] == group for key in expected_datasets)
+        held = sum(key.rsplit("/", 1)[0] == group for key in found)
         raise LoadError(f"{where}: the file lacks {len(missing)} weight(s) the model has, "
-                        f"first {missing[0]!r}.")
+                        f"first {missing[0]!r}: {group!r} expected {wanted} variables, but "
+                        f"received {held} variables during loading.")
     result = []
     for path, specs in expected:
         arrays = []
         for i in range(len(specs)):
             key = f"{_vars_path(path)}/{i}"
             (dataset, dtype), (shape, want) = found[key], expected_datasets[key]
-            if tuple(dataset.shape) != shape or dtype != want:
+            if tuple(dataset.shape) != shape or not loads_into(dtype, want):
                 raise LoadError(f"{where}: weight {key!r} is {dtype.name} of shape "
                                 f"{tuple(dataset.shape)} in the file; the model expects "
-                                f"{want.name} of shape {shape}.")
-            arrays.append(read_dataset(dataset, shape, dtype, where))
+                                f"{want.name} of shape {shape} (shapes must match, and "
+                                "the kind of number).")
+            arrays.append(read_as(dataset, shape, dtype, want, where))
         result.append(arrays)
     return result
 
@@ -287,7 +313,8 @@ def _read_matching(expected, expected_datasets, found, others, where):
             result.append(Mismatch(f"the file has no weights at {_vars_path(path)!r}"))
             continue
         differing = [key for key in keys if tuple(found[key][0].shape)
-                     != expected_datasets[key][0] or found[key][1] != expected_datasets[key][1]]
+                     != expected_datasets[key][0]
+                     or not loads_into(found[key][1], expected_datasets[key][1])]
         if differing:
             key = differing[0]
             (dataset, dtype), (shape, want) = found[key], expected_datasets[key]
@@ -295,8 +322,8 @@ def _read_matching(expected, expected_datasets, found, others, where):
                                    f"{tuple(dataset.shape)} in the file; the layer expects "
                                    f"{want.name} of shape {shape}"))
             continue
-        result.append([read_dataset(found[key][0], *expected_datasets[key], where)
-                       for key in keys])
+        result.append([read_as(found[key][0], expected_datasets[key][0], found[key][1],
+                               expected_datasets[key][1], where) for key in keys])
     return result
 
 

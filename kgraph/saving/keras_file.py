@@ -25,13 +25,14 @@ import datetime
 import io
 import json
 import os
+import tempfile
 import warnings
 import zipfile
 
 from kgraph.saving import (archive, compile_config, h5_weights, keras_dialect, keras_layout,
                            legacy_h5, legacy_h5_save, checkpoint_folders, validation)
 from kgraph.base import catalog
-from kgraph.base.memory import physical_memory
+from kgraph.base.memory import available_memory, physical_memory
 from kgraph.optimizers import keras_variables
 from kgraph.saving.errors import LoadError
 from kgraph.saving.layer_config import deserialize_layer, serialize_layer
@@ -43,11 +44,14 @@ __all__ = [
 
 
 KERAS_FORMAT_VERSION = "3.15.1"  # the Keras release whose file format this follows
+# The weights file is made in memory when its arrays take at most this fraction of the
+# memory free, else through a temporary file (Keras's setting of the same name).
+_MEMORY_UPPER_BOUND = 0.5
 _H5_OVERHEAD = 1 << 20  # HDF5 superblock, groups and headers: bytes per file ...
 _H5_PER_DATASET = 8 << 10  # ... and per dataset
 
 
-def _check_built(model, what):
+def _check_model(model, what):
     if not catalog.is_instance(model, "Model"):
         raise TypeError(f"{what} expects a kgraph Model, received {type(model).__name__}.")
     if not model.built and catalog.is_instance(model, "Sequential") and model.layers:
@@ -56,9 +60,15 @@ def _check_built(model, what):
         config = model.layers[0].get_build_config() if model.layers[0].built else None
         if config and config.get("input_shape") is not None:
             model.build(config["input_shape"])
+
+
+def _check_built(model, what, doing="saving a model"):
+    """As Keras: a model's weights are saved and loaded once it is built."""
+    _check_model(model, what)
     if not model.built:
-        raise ValueError(f'Model "{model.name}" is not built yet: call it on data (or '
-                         f"build it) before {what}, so that its weights exist.")
+        raise ValueError(f'You are {doing} that has not yet been built: model "{model.name}" '
+                         f"has no weights yet. Try building the model first by calling it on "
+                         f"some data or by using `build()` (before {what}).")
 
 
 def _optimizer_variables(model):
@@ -69,10 +79,12 @@ def _optimizer_variables(model):
     return keras_variables
 
 
-def _weights_h5(model) -> bytes:
-    buffer = io.BytesIO()
+def _weights_h5(model, skip=(), target=None):
+    """The weights file's bytes (or, given ``target``, a path or file object, written
+    there)."""
+    buffer = io.BytesIO() if target is None else target
     groups = []
-    for group in keras_layout.weight_groups(model):
+    for group in keras_layout.weight_groups(model, skip=skip):
         store: dict = {}
         group.layer.save_own_variables(store)
         groups.append((group.path, group.name, [store[str(i)] for i in range(len(store))]))
@@ -81,7 +93,15 @@ def _weights_h5(model) -> bytes:
     if optimizer is not None:  # a compiled model's optimizer state, as Keras writes it
         groups.append(("optimizer", *optimizer))
     h5_weights.write(buffer, groups)
-    return buffer.getvalue()
+    return buffer.getvalue() if target is None else None
+
+
+def _weights_fit_in_memory(model) -> bool:
+    """Whether the weights file may be made in memory: its arrays take at most
+    ``_MEMORY_UPPER_BOUND`` of the memory free now (else it is written through a temporary
+    file, as Keras does)."""
+    needed = sum(h5_weights.nbytes(v.shape, v.dtype) for v in model.weights)
+    return needed <= available_memory() * _MEMORY_UPPER_BOUND
 
 
 def model_config(model) -> dict:
@@ -94,33 +114,72 @@ def model_config(model) -> dict:
     return config
 
 
-def save_model(model, filepath, overwrite=True, zipped=True) -> None:
-    """Write ``model`` to ``filepath`` as Keras 3 does, atomically: a ``.keras`` file, or
-    (with Keras's warning that the format is legacy) an ``.h5`` / ``.hdf5`` model file."""
-    _check_built(model, "save")
+def save_model(model, filepath, overwrite=True, zipped=True, include_optimizer=True) -> None:
+    """Write ``model`` to ``filepath`` as Keras 3 does, atomically: a ``.keras`` file, a
+    folder of the same files (``zipped=False``), or (with Keras's warning that the format
+    is legacy) an ``.h5`` / ``.hdf5`` model file (``include_optimizer=False``: without the
+    optimizer's variables). ``filepath`` may also be a binary file object (``io.BytesIO``):
+    the ``.keras`` zip is written into it."""
+    _check_model(model, "save")
+    if not model.built:  # its config alone, and the weights that exist (as Keras)
+        warnings.warn("You are saving a model that has not yet been built. It might not "
+                      "contain any weights yet. Consider building the model first by calling "
+                      "it on some data.", stacklevel=4)
+    if hasattr(filepath, "write"):
+        _write_zip(model, filepath, tempfile.gettempdir())
+        return
     filepath = os.fspath(filepath)
     if filepath.endswith((".h5", ".hdf5")) and not filepath.endswith(".weights.h5"):
         legacy_h5_save.save_model(model, filepath, model_config(model),
-                                  KERAS_FORMAT_VERSION, overwrite)
+                                  KERAS_FORMAT_VERSION, overwrite,
+                                  include_optimizer=include_optimizer)
         return
-    if not filepath.endswith(".keras"):
+    if zipped and not filepath.endswith(".keras"):
         raise ValueError(f"The file name must end in .keras (Keras 3's format) or .h5 (the "
                          f"legacy one), received {filepath!r}; for weights only use "
                          "save_weights('*.weights.h5').")
-    if not zipped:
-        raise ValueError("zipped=False (an unzipped folder) is not supported; save a .keras "
-                         "file.")
     if not overwrite and os.path.exists(filepath):
         raise FileExistsError(f"{filepath} exists and overwrite=False.")
-    config = json.dumps(model_config(model))
-    metadata = json.dumps({"keras_version": KERAS_FORMAT_VERSION,
-                           "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S")})
-    weights = _weights_h5(model)
+    if not zipped:
+        _write_folder(filepath, {**_config_parts(model), archive.WEIGHTS: _weights_h5(model)})
+        return
     with archive.atomic_write(filepath) as file:
-        with zipfile.ZipFile(file, "w", zipfile.ZIP_STORED) as zf:
-            zf.writestr(archive.METADATA, metadata)
-            zf.writestr(archive.CONFIG, config)
-            zf.writestr(archive.WEIGHTS, weights)
+        _write_zip(model, file, os.path.dirname(os.path.abspath(filepath)))
+
+
+def _config_parts(model) -> dict:
+    """The ``.keras`` file's ``metadata.json`` and ``config.json``."""
+    return {archive.METADATA: json.dumps({
+                "keras_version": KERAS_FORMAT_VERSION,
+                "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S")}),
+            archive.CONFIG: json.dumps(model_config(model))}
+
+
+def _write_zip(model, file, scratch) -> None:
+    """The ``.keras`` zip of ``model`` into the binary file object ``file`` (a large model's
+    weights go through a temporary file in the folder ``scratch``)."""
+    with zipfile.ZipFile(file, "w", zipfile.ZIP_STORED) as zf:
+        for name, data in _config_parts(model).items():
+            zf.writestr(name, data)
+        if _weights_fit_in_memory(model):
+            zf.writestr(archive.WEIGHTS, _weights_h5(model))
+        else:  # a large model: its weights go to disk once, not to memory and disk
+            with tempfile.TemporaryDirectory(dir=scratch) as folder:
+                path = os.path.join(folder, archive.WEIGHTS)
+                _weights_h5(model, target=path)
+                zf.write(path, archive.WEIGHTS)
+
+
+def _write_folder(folder, parts) -> None:
+    """A model folder (``save_model(..., zipped=False)``): the ``.keras`` file's members as
+    files, each written atomically."""
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise ValueError(f"{folder} exists and is not a folder; a model saved with "
+                         "zipped=False is a folder.")
+    os.makedirs(folder, exist_ok=True)
+    for name, data in parts.items():
+        with archive.atomic_write(os.path.join(folder, name)) as file:
+            file.write(data.encode("utf-8") if isinstance(data, str) else data)
 
 
 def _assign(groups, arrays, where):
@@ -130,7 +189,7 @@ def _assign(groups, arrays, where):
     for group, values in zip(groups, arrays):
         if isinstance(values, h5_weights.Mismatch):
             skipped.append((group.layer, values.reason))
-        elif values or group.variables:
+        else:  # every layer, with or without weights of its own, as Keras
             group.layer.load_own_variables({str(i): v for i, v in enumerate(values)})
     if skipped:
         layer, reason = skipped[0]
@@ -140,17 +199,19 @@ def _assign(groups, arrays, where):
                       f"loaded: {[layer for layer, _ in skipped]}", stacklevel=5)
 
 
-def _read_and_assign(model, groups, source, expected, where, skip_mismatch=False):
+def _read_and_assign(model, groups, source, expected, where, skip_mismatch=False,
+                     ignored=frozenset()):
     """Read the layers' weights (and, for a compiled model, the optimizer's variables,
-    from which its next ``fit`` continues) and assign them."""
+    from which its next ``fit`` continues) and assign them; the file's groups at the
+    paths ``ignored`` (skipped objects') are left unread."""
     optimizer_io = _optimizer_variables(model)
     if optimizer_io is None:  # not compiled: no optimizer to give a state to, as Keras
-        _assign(groups, h5_weights.read(source, expected, where, skip_mismatch=skip_mismatch),
-                where)
+        _assign(groups, h5_weights.read(source, expected, where, skip_mismatch=skip_mismatch,
+                                        ignored=ignored), where)
         return
     specs = optimizer_io.model_expected(model)
     arrays, optimizer = h5_weights.read(source, expected, where, optimizer=specs or [],
-                                        skip_mismatch=skip_mismatch)
+                                        skip_mismatch=skip_mismatch, ignored=ignored)
     _assign(groups, arrays, where)
     if specs is None:
         if optimizer.count > 2:  # more than a never-used optimizer's iterations and rate
@@ -179,12 +240,18 @@ def _earlier_layout(model):
     return keras_layout.weight_groups(model, models_list_layers=False)
 
 
-def _load_weights_into(model, source, where, declared_size=None, skip_mismatch=False):
+def _load_weights_into(model, source, where, declared_size=None, skip_mismatch=False,
+                       skip=()):
     """Check that the weights ``model``'s config declares fit in memory and that the file
     is no larger than they need, then read and assign them (``source``: a path, or a
     function returning a file object, called only after those checks). A file of
-    kgraph's earlier layout of subclassed models (``_earlier_layout``) is read too."""
-    groups = keras_layout.weight_groups(model)
+    kgraph's earlier layout of subclassed models (``_earlier_layout``) is read too. The
+    objects in ``skip`` (Keras's ``objects_to_skip``) are not loaded, and the file's
+    groups for them, if it has them, are left unread."""
+    groups = keras_layout.weight_groups(model, skip=skip)
+    kept = {group.path for group in groups}
+    ignored = frozenset(group.path for group in keras_layout.weight_groups(model)
+                        if group.path not in kept) if skip else frozenset()
     needed = sum(h5_weights.nbytes(v.shape, v.dtype) for g in groups for v in g.variables)
     if needed > physical_memory():
         raise LoadError(f"{where}: the model's config declares {needed} bytes of weights, "
@@ -197,9 +264,10 @@ def _load_weights_into(model, source, where, declared_size=None, skip_mismatch=F
                         f"weights need at most {cap}.")
     opened = source if callable(source) else lambda: source
     try:
-        _read_and_assign(model, groups, opened(), _expected(groups), where, skip_mismatch)
+        _read_and_assign(model, groups, opened(), _expected(groups), where, skip_mismatch,
+                         ignored)
     except LoadError as err:
-        earlier = None if skip_mismatch else _earlier_layout(model)
+        earlier = None if skip_mismatch or skip else _earlier_layout(model)
         if earlier is None:
             raise
         try:
@@ -243,8 +311,9 @@ def register_file_loader(class_name: str, loader) -> None:
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
-    """The model saved in ``filepath``: a ``.keras`` file from kgraph or Keras 3, or a
-    legacy Keras ``.h5`` model file (``legacy_h5``).
+    """The model saved in ``filepath``: a ``.keras`` file from kgraph or Keras 3 (or a
+    folder of its files, ``zipped=False``), or a legacy Keras ``.h5`` model file
+    (``legacy_h5``).
 
     Classes resolve only among kgraph's own, those registered with ``register_layer``
     and ``custom_objects``; ``safe_mode=True`` refuses layers whose config holds code
@@ -252,14 +321,15 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     losses, metrics) compiles the model, and the file's optimizer variables (step count,
     learning rate, moments) become its state: the next ``fit`` continues from them.
     """
-    where = os.fspath(filepath)
+    where = repr(filepath) if hasattr(filepath, "read") else os.fspath(filepath)
     if checkpoint_folders.is_orbax_checkpoint(where):  # an OrbaxCheckpoint folder: its latest step
         return checkpoint_folders.load_model(where, custom_objects=custom_objects,
                                        compile=compile, safe_mode=safe_mode)
     if where.endswith((".h5", ".hdf5")):
         return legacy_h5.load_model(where, custom_objects=custom_objects, safe_mode=safe_mode,
                                     compile=compile)
-    with archive.KerasArchive(filepath) as zf:
+    opened = archive.KerasFolder if os.path.isdir(where) else archive.KerasArchive
+    with opened(filepath, where) as zf:
         config = _parse_config(zf.read(archive.CONFIG, archive.MAX_CONFIG_BYTES), where)
         loader = _FILE_LOADERS.get(config.get("class_name"))
         if archive.METADATA in zf.members:
@@ -272,7 +342,7 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
         validation.check_no_file_references(config)
         model = deserialize_layer(keras_dialect.from_keras(config),
                                   custom_objects=custom_objects, safe_mode=safe_mode)
-        _check_built(model, "load_model")
+        _check_model(model, "load_model")  # (one saved unbuilt loads unbuilt, as Keras)
         if compile and "compile_config" in config:  # first, so the optimizer state loads
             compile_config.compile_from_config(model, config["compile_config"],
                                                custom_objects)
@@ -280,8 +350,9 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     return model
 
 
-def save_weights(model, filepath, overwrite=True) -> None:
-    """Write ``model``'s weights to ``filepath`` (``.weights.h5``) as Keras 3 does."""
+def save_weights(model, filepath, overwrite=True, objects_to_skip=None) -> None:
+    """Write ``model``'s weights to ``filepath`` (``.weights.h5``) as Keras 3 does, but
+    those of ``objects_to_skip`` (layers, and what is reached only through them)."""
     _check_built(model, "save_weights")
     filepath = os.fspath(filepath)
     if not filepath.endswith(".weights.h5"):
@@ -289,12 +360,12 @@ def save_weights(model, filepath, overwrite=True) -> None:
                          f"format), received {filepath!r}.")
     if not overwrite and os.path.exists(filepath):
         raise FileExistsError(f"{filepath} exists and overwrite=False.")
-    data = _weights_h5(model)
+    data = _weights_h5(model, skip=objects_to_skip or ())
     with archive.atomic_write(filepath) as file:
         file.write(data)
 
 
-def load_weights(model, filepath, skip_mismatch=False) -> None:
+def load_weights(model, filepath, skip_mismatch=False, objects_to_skip=None) -> None:
     """Load weights saved by ``save_weights`` (``.weights.h5``), in a ``.keras`` file, or
     in a legacy Keras ``.h5`` file (``legacy_h5``: pretrained keras.applications weights)
     into ``model``, which must have the architecture they were saved from.
@@ -302,7 +373,7 @@ def load_weights(model, filepath, skip_mismatch=False) -> None:
     ``skip_mismatch=True`` (``.weights.h5`` and ``.keras`` files), as Keras: the layers
     whose weights the file holds as the model has them are loaded, the others keep theirs
     and a warning lists them (a trained body reused under a new head)."""
-    _check_built(model, "load_weights")
+    _check_built(model, "load_weights", "loading weights into a model")
     where = os.fspath(filepath)
     if where.endswith(".keras"):
         with archive.KerasArchive(filepath) as zf:
@@ -315,8 +386,11 @@ def load_weights(model, filepath, skip_mismatch=False) -> None:
         checkpoint_folders.load_weights(model, where)
         return
     if not where.endswith((".h5", ".hdf5")):
-        raise ValueError(f"load_weights reads .weights.h5, .keras and legacy .h5 files, "
-                         f"received {where!r}.")
+        raise ValueError(f"File format not supported: filepath={where}. load_weights reads "
+                         ".weights.h5, .keras and legacy .h5 files.")
+    if objects_to_skip is not None and not where.endswith(".weights.h5"):
+        raise ValueError(f"`objects_to_skip` only supports loading '.weights.h5' files. "
+                         f"Received: {where}")
     if legacy_h5.is_legacy(where):
         if skip_mismatch:
             raise ValueError(f"{where}: skip_mismatch=True is not supported for legacy .h5 "
@@ -327,4 +401,4 @@ def load_weights(model, filepath, skip_mismatch=False) -> None:
         size = os.path.getsize(where)
     except OSError as err:
         raise LoadError(f"{where}: cannot read ({err}).") from None
-    _load_weights_into(model, where, where, size, skip_mismatch)
+    _load_weights_into(model, where, where, size, skip_mismatch, objects_to_skip or ())

@@ -95,10 +95,11 @@ def has_layers_list(layer) -> bool:
             and bool(layer._tracked_layers()))
 
 
-def weight_groups(model, models_list_layers=True) -> list[WeightGroup]:
+def weight_groups(model, models_list_layers=True, skip=()) -> list[WeightGroup]:
     """Every ``vars`` group Keras 3 writes for ``model`` (a model or a layer), in file order
-    (``models_list_layers``: see ``named_sublayers``)."""
-    groups, visited = [], set()
+    (``models_list_layers``: see ``named_sublayers``); the objects in ``skip`` (Keras's
+    ``objects_to_skip``) and what is reached only through them are left out."""
+    groups, visited = [], {id(obj) for obj in skip}
 
     def visit(obj, path):
         if id(obj) in visited:
@@ -114,13 +115,18 @@ def weight_groups(model, models_list_layers=True) -> list[WeightGroup]:
             else:
                 container(value, join(path, attr))
 
-    def container(items, path):
+    def container(items, path, seen=None):
+        # a container holding itself (directly or deeper) is walked once, as Keras
+        seen = set() if seen is None else seen
+        if id(items) in seen:
+            return
+        seen.add(id(items))
         used: dict = {}
         for item in (items.values() if isinstance(items, dict) else items):
             if isinstance(item, Layer):
                 visit(item, join(path, unique(naming.to_snake_case(type(item).__name__), used)))
             elif isinstance(item, (list, tuple, dict)):
-                container(item, join(path, unique("container", used)))
+                container(item, join(path, unique("container", used)), seen)
 
     visit(model, "")
     return groups

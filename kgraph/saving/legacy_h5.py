@@ -7,8 +7,9 @@ order, as Keras does: the model's layers that have weights (in ``model.layers`` 
 ``keras_layout.depth_ordered_layers``) against the named groups that have weights, and in
 each layer ``trainable_weights + non_trainable_weights``. As for ``.keras`` files the file
 is data: its whole structure is checked first (``h5_weights.scan``: hard links only, plain
-contiguous numeric datasets), every count, shape and dtype is compared with the model's
-before any weight is read, and every dataset must be used (the optimizer's aside).
+contiguous numeric datasets), every count, shape and kind of number (a float16 weight
+loads into a float32 model, cast, as Keras) is compared with the model's before any weight
+is read, and every dataset must be used (the optimizer's aside).
 """
 
 from __future__ import annotations
@@ -109,7 +110,8 @@ def _plan(file, model, where):
             if path not in datasets:
                 raise LoadError(f"{where}: weight {path!r} is listed but not stored.")
             dataset, dtype = datasets[path]
-            if tuple(dataset.shape) != variable.shape or dtype != variable.dtype:
+            if tuple(dataset.shape) != variable.shape or not h5_weights.loads_into(
+                    dtype, variable.dtype):
                 raise LoadError(f"{where}: weight {path!r} is {dtype.name} of shape "
                                 f"{tuple(dataset.shape)}; the model's {variable.path!r} is "
                                 f"{variable.dtype.name} of shape {variable.shape}.")
@@ -136,8 +138,8 @@ def load_weights(model, path) -> None:
     where = str(path)
     with h5_weights.open_file(path, where) as file:
         plan = _plan(file, model, where)
-        values = [(layer, {id(variable): h5_weights.read_dataset(dataset, variable.shape,
-                                                                  dtype, where)
+        values = [(layer, {id(variable): h5_weights.read_as(dataset, variable.shape, dtype,
+                                                             variable.dtype, where)
                            for variable, dataset, dtype in entries})
                   for layer, entries in plan]
     for layer, by_id in values:  # set_weights: layers restore derived state (statistics)

@@ -68,13 +68,16 @@ def _training_config(config):
     return config
 
 
-def save_model(model, filepath, entry, version, overwrite=True) -> None:
-    """Write ``model`` to the legacy ``.h5`` file ``filepath`` (with Keras's warning);
-    ``entry`` is its config as a ``.keras`` file holds it, ``version`` the Keras version
-    the file claims (``kgraph.saving.save_model`` passes both)."""
+def save_model(model, filepath, entry, version, overwrite=True, include_optimizer=True,
+               warn=True) -> None:
+    """Write ``model`` to the legacy ``.h5`` file ``filepath`` (with Keras's warning, unless
+    ``warn=False``); ``entry`` is its config as a ``.keras`` file holds it, ``version`` the
+    Keras version the file claims (``kgraph.saving.save_model`` passes both);
+    ``include_optimizer=False`` leaves the optimizer's variables out."""
     if not overwrite and os.path.exists(filepath):
         raise FileExistsError(f"{filepath} exists and overwrite=False.")
-    warnings.warn(LEGACY_WARNING, UserWarning, stacklevel=4)
+    if warn:
+        warnings.warn(LEGACY_WARNING, UserWarning, stacklevel=4)
     buffer = io.BytesIO()
     with h5py.File(buffer, "w") as file:
         file.attrs["backend"] = "jax"
@@ -92,7 +95,7 @@ def save_model(model, filepath, entry, version, overwrite=True) -> None:
         for layer in sorted(layers, key=lambda layer: layer.name):
             _weights(weights.create_group(layer.name), legacy_h5.legacy_weights(layer))
         _weights(weights.create_group("top_level_model_weights"), [])
-        optimizer = keras_variables.model_variables(model)
+        optimizer = keras_variables.model_variables(model) if include_optimizer else None
         if optimizer is not None:
             name, values = optimizer
             group = file.create_group("optimizer_weights")

@@ -21,8 +21,9 @@ __all__ = ["UNSAFE_MESSAGE", "is_unsafe", "resolve_class",
 
 
 UNSAFE_MESSAGE = (
-    "Refusing to deserialize {what}: deserializing it would execute arbitrary Python code "
-    "stored in the config, which is unsafe if the config comes from an untrusted source. "
+    "Refusing to deserialize {what}: deserializing it carries a potential risk of arbitrary "
+    "code execution (it runs Python code stored in the config), which is unsafe if the "
+    "config comes from an untrusted source. "
     "If you trust its source, pass safe_mode=False (e.g. "
     "kg.model_from_json(json_string, safe_mode=False) or "
     "Functional.from_config(config, safe_mode=False)).")

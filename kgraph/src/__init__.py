@@ -11,7 +11,7 @@ the names such libraries use are offered; this is not a copy of Keras's internal
 'kgraph.interpreter.masking'
 """
 
-from kgraph.src import backend, saving, trainers, utils
+from kgraph.src import backend, legacy, saving, trainers, utils
 
 # ``keras.src.testing`` (Keras's TestCase on kgraph, which needs absl-py) is imported on use.
-__all__ = ["backend", "saving", "trainers", "utils"]
+__all__ = ["backend", "legacy", "saving", "trainers", "utils"]

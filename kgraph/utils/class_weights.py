@@ -40,8 +40,8 @@ def class_weights_to_sample_weights(y, class_weight: dict) -> np.ndarray:
         classes = np.argmax(y, axis=-1)
     else:
         classes = np.round(y.reshape(y.shape[0], -1)[:, 0]).astype(np.int64)
-    table = np.ones((max(int(classes.max(initial=0)), *map(int, class_weight)) + 1,),
-                    np.float32)
+    table = np.ones((max([int(classes.max(initial=0)), *map(int, class_weight)]) + 1,),
+                    np.float32)  # (classes without a weight: 1, as Keras; {} weighs all 1)
     for c, w in class_weight.items():
         table[int(c)] = w
     return table[classes]

@@ -45,3 +45,29 @@ def test_a_registered_activation_travels_through_keras_files(tmp_path):
 def test_a_class_without_get_config_is_refused():
     with pytest.raises(ValueError, match="no get_config"):
         kg.saving.register_keras_serializable()(type("Plain", (), {}))
+
+
+@kg.saving.register_keras_serializable(package="kgraph_tests", name="doubled_mse")
+def doubled_mse(y_true, y_pred):
+    return 2 * kg.ops.mean(kg.ops.square(y_pred - y_true), axis=-1)
+
+
+@keras.saving.register_keras_serializable(package="kgraph_tests", name="doubled_mse")
+def keras_doubled_mse(y_true, y_pred):
+    return 2 * keras.ops.mean(keras.ops.square(y_pred - y_true), axis=-1)
+
+
+def test_a_registered_loss_is_saved_as_keras_saves_it_and_compiles_back(tmp_path):
+    def model(lib, loss):
+        x = lib.Input(shape=(3,))
+        made = lib.Model(x, lib.layers.Dense(1)(x))
+        made.compile(optimizer="sgd", loss=loss, metrics=[loss])
+        return made
+
+    ours, theirs = model(kg, doubled_mse), model(keras, keras_doubled_mse)
+    assert ours.get_compile_config()["loss"] == theirs.get_compile_config()["loss"]
+    assert ours.get_compile_config()["metrics"] == theirs.get_compile_config()["metrics"]
+    ours.save(tmp_path / "ours.keras")
+    back = kg.saving.load_model(tmp_path / "ours.keras")
+    assert back.compiled and back.loss is doubled_mse
+    assert keras.saving.load_model(tmp_path / "ours.keras").loss is keras_doubled_mse

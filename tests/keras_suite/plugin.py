@@ -139,8 +139,9 @@ def pytest_runtest_logstart(nodeid, location):
 CASE_SECONDS = 300  # a case that runs longer is stopped (a hang must not stall the run)
 
 
-class CaseTimeout(Exception):
-    """A case ran longer than ``CASE_SECONDS``."""
+class CaseTimeout(BaseException):
+    """A case ran longer than ``CASE_SECONDS`` (not an ``Exception``: code under test that
+    catches every ``Exception`` must not swallow it and run on)."""
 
 
 def _too_long(signum, frame):

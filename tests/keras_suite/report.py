@@ -64,7 +64,8 @@ def summarize(runs: list[dict], universe: dict[str, list[str]]) -> dict:
 
 
 def _folder(case: str) -> str:
-    return case.split("/")[2]
+    parts = case.split("/")
+    return parts[2] if len(parts) > 3 else case  # a collection error of a folder: its own row
 
 
 def table(outcomes: dict) -> str:

@@ -98,9 +98,11 @@ def _huge_shape(file):  # declares 40 TB; HDF5 allocates lazily, so the file sta
 
 
 def _retyped(file):
+    """Integers where a float weight is (another kind of number: never cast; a float64
+    dataset loads into a float32 weight, cast, as Keras)."""
     data = file["layers/dense/vars/0"][()]
     del file["layers/dense/vars/0"]
-    file["layers/dense/vars"].create_dataset("0", data=data.astype("float64"))
+    file["layers/dense/vars"].create_dataset("0", data=data.astype("int64"))
 
 
 def _symlink_member():
@@ -196,7 +198,7 @@ def corpus(tmp_path):
     h5_attack("h5_filters", _chunked_gzip, "chunked or virtual")
     # CVE-2026-0897: a dataset declaring a huge shape
     h5_attack("h5_huge_shape", _huge_shape, r"shape \(100000, 100000000\).*expects")
-    h5_attack("h5_wrong_dtype", _retyped, "float64.*expects float32")
+    h5_attack("h5_wrong_dtype", _retyped, "int64.*expects float32")
     h5_attack("h5_extra_dataset", lambda f: f["layers/dense/vars"].create_dataset(
         "7", data=np.zeros(3)), "unexpected dataset 'layers/dense/vars/7'")
     h5_attack("h5_missing_dataset", lambda f: f["layers/dense_1/vars"].__delitem__("1"),

@@ -1,6 +1,8 @@
 """``keras.src.saving.saving_lib``: ``H5IOStore``, Keras's store of named arrays in an HDF5
 file (``<path>/vars/<key>`` datasets, bfloat16 marked as Keras marks it), as libraries use it
-for their own weight files (KerasHub's LoRA weights).
+for their own weight files (KerasHub's LoRA weights); ``save_weights_only`` and
+``load_weights_only``, Keras's functions under ``save_weights`` / ``load_weights``. (Keras's
+``save_model``, ``load_model`` and settings of this path are ``kgraph.saving.keras_file``'s.)
 
 A file read is data: the whole file is checked from its metadata when opened (hard links
 only, plain numeric contiguous datasets; ``h5_weights.scan``) before any array is read.
@@ -21,9 +23,32 @@ import pathlib
 
 import h5py
 
-from kgraph.saving import h5_weights
+from kgraph.saving import archive, h5_weights, keras_file
 
-__all__ = ["H5IOStore"]
+__all__ = ["H5IOStore", "load_weights_only", "save_weights_only"]
+
+# Keras's names of a .keras file's members
+_CONFIG_FILENAME = archive.CONFIG
+_METADATA_FILENAME = archive.METADATA
+_VARS_FNAME = archive.WEIGHTS.rsplit(".", 1)[0]
+
+
+def save_weights_only(model, filepath, max_shard_size=None, objects_to_skip=None):
+    """Write ``model``'s weights to a ``.weights.h5`` file (``keras_file.save_weights``)."""
+    if max_shard_size is not None:
+        raise ValueError("max_shard_size (weights sharded over several files) is not "
+                         f"supported; save one .weights.h5 file. Received: filepath={filepath}")
+    if not str(filepath).endswith(".weights.h5"):
+        raise ValueError("Invalid `filepath` argument: expected a `.weights.h5` extension. "
+                         f"Received: filepath={filepath}")
+    keras_file.save_weights(model, filepath, objects_to_skip=objects_to_skip)
+
+
+def load_weights_only(model, filepath, skip_mismatch=False, objects_to_skip=None):
+    """Load weights from a ``.weights.h5`` or ``.keras`` file into ``model``
+    (``keras_file.load_weights``)."""
+    keras_file.load_weights(model, filepath, skip_mismatch=skip_mismatch,
+                            objects_to_skip=objects_to_skip)
 
 
 class H5IOStore:
