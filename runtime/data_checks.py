@@ -45,7 +45,10 @@ def check_sparse_labels(objective, y, output_shapes, what="y") -> None:
     aside); runs only on host arrays (NumPy), where it costs one pass over the labels."""
     if objective is None or not hasattr(objective, "losses") or y is None:
         return
-    targets = _targets(y, objective.names)
+    try:
+        targets = _targets(y, objective.names, objective._covered())
+    except ValueError:
+        return  # (the targets' structure errors come from the objective, at the step)
     for name, loss, labels, shape in zip(objective.names, objective.losses, targets,
                                          output_shapes):
         if not isinstance(loss, losses_lib.SparseCategoricalCrossentropy):

@@ -124,7 +124,8 @@ def objective(model, require_loss=True) -> Objective:
         config = setup.config
         made = setup._keras_objective = Objective(
             model, config["loss"], config["metrics"] or (), config["loss_weights"],
-            config["weighted_metrics"], require_loss=False)
+            config["weighted_metrics"], require_loss=False,
+            output_structure=setup.output_structure)
     if require_loss and not made.has_loss:
         raise ValueError(f"Model {model.name!r} has no compiled loss: call compile(loss=...) "
                          "or override compute_loss.")
@@ -251,7 +252,8 @@ def _batch_size(x):
 def _update_metrics(model, metrics_variables, loss, x, y, y_pred, sample_weight, per_output):
     """Keras's default metric updates, and the logs: every metric's result."""
     batch = jnp.asarray(_batch_size(x), jnp.float32)
-    per_output = dict(zip(objective(model, require_loss=False).names, per_output or ()))
+    per_log = {name: per_output[index] for index, name in
+               objective(model, require_loss=False).loss_logs} if per_output else {}
     logs, new, position = {}, [], 0
     for metric in model.metrics:
         count = len(metric.stateless_reset_state())
@@ -260,7 +262,7 @@ def _update_metrics(model, metrics_variables, loss, x, y, y_pred, sample_weight,
         if isinstance(metric, CompileMetrics):
             own = metric.stateless_update_state(own, y, y_pred, sample_weight)
         elif isinstance(metric, OutputLossTracker):
-            value = per_output.get(metric.name[:-len("_loss")])
+            value = per_log.get(metric.name)
             if value is not None:
                 own = metric.stateless_update_state(own, value, sample_weight=batch)
         elif metric.name == "loss" and loss is not None:

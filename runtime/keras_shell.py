@@ -14,14 +14,14 @@ import numpy as np
 
 from compiler.weights import weight_paths
 from kgraph import config as kg_config
+from kgraph.losses import losses as losses_lib
 from runtime import (custom_steps, data as data_lib, data_checks, fit_loop, keras_protocol,
-                     optimizers)
+                     loss_terms, optimizers)
 from runtime.batch_steps import (evaluate_on_batch, get_metrics_result, predict_on_batch,
                                  record_metrics, reset_metrics, train_on_batch)
 from kgraph.callbacks.callback_list import CallbackList
 from runtime.checkpoints.backup import BackupAndRestore  # noqa: F401 - kgraph.callbacks'
 from runtime.log_order import keras_results
-from runtime.objective import Objective
 from runtime.precision import Precision
 from runtime.remat import Remat
 from runtime.sharding.placement import MeshPlacement
@@ -77,14 +77,24 @@ def compile_model(model, optimizer="adam", loss=None, metrics=None, loss_weights
         Remat(remat)  # an unknown policy is an error now
     if precision is not None:
         Precision(precision)
-    if model.built:  # resolve names against the outputs now, so errors come at compile
-        Objective(model, loss, metrics or (), loss_weights, weighted_metrics,
-                  require_loss=False)  # none: the losses the layers add, as Keras
+    _check_losses(loss)  # (how they fit the outputs is checked at the first batch, as Keras)
     TrainingSetup.of(model).compile(optimizer, loss, metrics, loss_weights,
                                     steps_per_execution, seed, weighted_metrics,
                                     placement=placement, remat=remat,
                                     scan_blocks=bool(scan_blocks), precision=precision)
     model.stop_training = False
+
+
+def _check_losses(loss) -> None:
+    """Each loss given to ``compile`` resolves (a known name, a ``Loss``, a function) and
+    reduces a batch to one value: errors at ``compile``."""
+    for leaf in loss_terms.flatten(loss):
+        resolved = None if leaf is None else losses_lib.as_loss(leaf)
+        if getattr(resolved, "reduction", "") in (None, "none"):
+            raise ValueError(
+                f'The loss "{resolved.name}" has reduction={resolved.reduction!r}: it gives '
+                "one value per sample, and training and evaluation need one per batch. Use "
+                '"sum_over_batch_size" (the default), "sum" or "mean_with_sample_weight".')
 
 
 def _has_compiled_loss(model) -> bool:

@@ -27,8 +27,9 @@ import jax.numpy as jnp
 from kgraph.base import call_args
 from kgraph.losses import losses as losses_lib
 from kgraph.metrics import metrics as metrics_lib
+from runtime import loss_terms
 
-__all__ = ["NONFINITE_STEP", "Objective", "metric_log_names", "output_names"]
+__all__ = ["NONFINITE_STEP", "Objective", "metric_log_names", "output_names", "structure_of"]
 
 
 NONFINITE_STEP = "__first_nonfinite_step"  # metric-state entry: first step with a bad loss
@@ -40,6 +41,60 @@ def _has_dict_outputs(model) -> bool:
     if treedef is None or not outputs:
         return False
     return isinstance(jax.tree_util.tree_unflatten(treedef, list(range(len(outputs)))), dict)
+
+
+def structure_of(model, given=None):
+    """The model's output structure as a structure of flat output positions (one output:
+    ``0``): ``given`` (what the runtime saw the model return), the functional graph's or
+    the traced call's; None when unknown."""
+    if given is not None:
+        return given
+    treedef = getattr(model, "_out_treedef", None) or getattr(model, "_output_structure", None)
+    if treedef is None or not getattr(model, "outputs", None):
+        return None
+    return jax.tree_util.tree_unflatten(treedef, list(range(treedef.num_leaves)))
+
+
+def _layer_names(model) -> list[str] | None:
+    """Keras's ``output_names``: the layers producing the outputs (None if unknown)."""
+    outputs = list(getattr(model, "outputs", None) or ())
+    histories = [getattr(t, "_keras_history", None) for t in outputs]
+    if not outputs or any(h is None for h in histories):
+        return None
+    return output_names(model) if not _has_dict_outputs(model) else _deduped(
+        [h[0].name for h in histories])
+
+
+def _deduped(names) -> list[str]:
+    seen: dict = {}
+    result = []
+    for name in names:
+        if name in seen:
+            seen[name] += 1
+            name = f"{name}_{seen[name]}"
+        else:
+            seen[name] = 0
+        result.append(name)
+    return result
+
+
+def _path_names(structure) -> list[str]:
+    """Names of a structure's leaves by their paths (``"a/b"``; a list position
+    ``output_<i>``): the outputs of a model whose output tensors are unknown."""
+    names = []
+
+    def walk(node, path):
+        if isinstance(node, dict):
+            for key in sorted(node):
+                walk(node[key], path + (str(key),))
+        elif isinstance(node, (list, tuple)):
+            for i, item in enumerate(node):
+                walk(item, path + (f"output_{i}",) if not path else path + (str(i),))
+        else:
+            names.append("/".join(path) or "output")
+
+    walk(structure, ())
+    return names
 
 
 def output_names(model) -> list[str]:
@@ -101,8 +156,8 @@ def _per_output(value, names, what, allow_broadcast):
     if isinstance(value, dict):
         unknown = sorted(set(value) - set(names))
         if unknown:
-            raise ValueError(f"{what} has keys {unknown} that are not outputs of the model; "
-                             f"its outputs are {names}.")
+            raise ValueError(f"Invalid `{what}`: it has keys {unknown} that are not outputs "
+                             f"of the model; its outputs are {names}.")
         return [value.get(n) for n in names]
     if isinstance(value, (list, tuple)) and len(names) > 1:
         if len(value) != len(names):
@@ -143,27 +198,47 @@ def _no_unknown_keys(tree, names, what):
                          f"outputs are {names}.")
 
 
-def _loss_logs(model, loss, losses, names) -> list[tuple[int, str]]:
-    """``(output index, log name)`` of each output's own loss log, in Keras's order: none
-    unless two or more outputs have a loss; a dict ``loss`` of a dict-output model in the
-    dict's order, else the outputs' order."""
-    indices = [i for i, loss_fn in enumerate(losses) if loss_fn is not None]
-    if len(indices) < 2:
+def _loss_logs(terms) -> list[tuple[int, str]]:
+    """``(term index, log name)`` of each loss's own log (``<name>_loss``), as Keras logs
+    them: none for a single loss; a name given twice logs the later loss's value, in the
+    first one's place."""
+    if len(terms) < 2:
         return []
-    if isinstance(loss, dict) and _has_dict_outputs(model):
-        indices = [names.index(key) for key, spec in loss.items() if spec is not None]
-    return [(i, f"{names[i]}_loss") for i in indices]
+    last = {f"{term.name}_loss": i for i, term in enumerate(terms)}
+    ordered = dict.fromkeys(f"{term.name}_loss" for term in terms)
+    return [(last[name], name) for name in ordered]
 
 
-def _targets(y, names):
-    """``y`` as a list aligned with the outputs (dicts are keyed by output name)."""
+def _targets(y, names, covered=None):
+    """``y`` as a list aligned with the outputs (dicts are keyed by output name; nested
+    targets are flattened as Keras flattens them). ``covered``: the outputs that have a
+    loss, in order: targets for those alone are placed on them (Keras's partial labels)."""
     if isinstance(y, dict) and len(names) > 1:
+        if set(names) <= set(y):
+            _no_unknown_keys(y, names, "y")
+            return [y[n] for n in names]
+        leaves = loss_terms.flatten(y)
+        if len(leaves) == len(names) and not set(y) - {n.split("/")[0] for n in names}:
+            return leaves  # a nested dict of targets, flattened as the outputs are
         missing = sorted(set(names) - set(y))
-        if missing:
-            raise ValueError(f"Targets are missing output(s) {missing}; the model's outputs are "
-                             f"{names}, received keys {sorted(y)}.")
-        _no_unknown_keys(y, names, "y")
-        return [y[n] for n in names]
+        raise ValueError(f"Targets are missing output(s) {missing}; the model's outputs are "
+                         f"{names}, received keys {sorted(y)}.")
+    if (isinstance(y, (list, tuple)) and len(names) > 1 and covered is not None
+            and len(loss_terms.flatten(y)) == len(covered) < len(names)):
+        placed = [None] * len(names)
+        for index, target in zip(covered, loss_terms.flatten(y)):
+            placed[index] = target
+        return placed
+    if isinstance(y, (list, tuple)) and len(names) > 1 and any(
+            isinstance(item, (list, tuple, dict)) for item in y):
+        leaves = loss_terms.flatten(y)
+        if len(leaves) == len(names):
+            return leaves
+    if (not isinstance(y, (list, tuple, dict)) and len(names) > 1 and covered is not None
+            and len(covered) == 1):
+        placed = [None] * len(names)
+        placed[covered[0]] = y
+        return placed
     return _flat_outputs(y, len(names), "y")
 
 
@@ -201,26 +276,36 @@ class Objective:
     """
 
     def __init__(self, model, loss, metrics=(), loss_weights=None, weighted_metrics=None,
-                 require_loss=True):
+                 require_loss=True, output_structure=None):
         if loss is None and require_loss:
             raise ValueError("Training needs a loss, e.g. compile(loss='mse').")
-        self.names = output_names(model)
+        structure = structure_of(model, output_structure)
+        if structure is None or getattr(model, "outputs", None):
+            self.names = output_names(model)
+            keras_names = _layer_names(model)
+        else:  # outputs known only by their structure (a layer's own call)
+            self.names, keras_names = _path_names(structure), None
+        if structure is None:
+            structure = 0 if len(self.names) == 1 else list(range(len(self.names)))
+        self.structure = structure
         multi = len(self.names) > 1
-        self.losses = [None if spec is None else losses_lib.as_loss(spec)
-                       for spec in _per_output(loss, self.names, "loss", True)]
-        for loss_fn in self.losses:
-            if getattr(loss_fn, "reduction", "") in (None, "none"):
+        # the losses, as Keras places them on the outputs (``runtime.loss_terms``)
+        self.terms = loss_terms.loss_terms(loss, loss_weights, structure, keras_names)
+        for term in self.terms:
+            if getattr(term.loss, "reduction", "") in (None, "none"):
                 raise ValueError(
-                    f'The loss "{loss_fn.name}" has reduction={loss_fn.reduction!r}: it gives '
-                    "one value per sample, and training and evaluation need one per batch. "
-                    'Use "sum_over_batch_size" (the default), "sum" or '
+                    f'The loss "{term.loss.name}" has reduction={term.loss.reduction!r}: it '
+                    "gives one value per sample, and training and evaluation need one per "
+                    'batch. Use "sum_over_batch_size" (the default), "sum" or '
                     '"mean_with_sample_weight".')
-        self.has_loss = any(loss_fn is not None for loss_fn in self.losses)
+        # each output's loss (its first own one), for the metrics that follow it
+        self.losses = [None] * len(self.names)
+        for term in reversed(self.terms):
+            if isinstance(term.structure, int):
+                self.losses[term.indices[0]] = term.loss
+        self.has_loss = bool(self.terms)
         if not self.has_loss and require_loss:
             raise ValueError(f"No loss given for any output of the model {self.names}.")
-        weights = loss_weights if loss_weights is not None else 1.0
-        self.loss_weights = [1.0 if w is None else float(w)
-                             for w in _per_output(weights, self.names, "loss_weights", True)]
         # As Keras 3: ``metrics`` ignore sample and class weights; ``weighted_metrics`` use
         # them. Log names as Keras builds them (``metric_log_names``).
         made = []
@@ -236,8 +321,8 @@ class Objective:
         self.weighted = {name for name, (*_, weighted) in zip(names, made) if weighted}
         self.metrics: list[tuple[int, str, object]] = [  # (output index, log name, metric)
             (index, name, metric) for name, (index, _, metric, _) in zip(names, made)]
-        # (output index, log name) of each output's loss log, in Keras's order
-        self.loss_logs = _loss_logs(model, loss, self.losses, self.names)
+        # (term index, log name) of each loss's log, in Keras's order
+        self.loss_logs = _loss_logs(self.terms)
         self.log_names = ["loss"] + [name for _, name in self.loss_logs]
         self.log_names += [name for _, name, _ in self.metrics]
         duplicates = sorted({n for n in self.log_names if self.log_names.count(n) > 1})
@@ -268,21 +353,30 @@ class Objective:
         return [specs] if isinstance(specs, str) or callable(specs) else list(specs)
 
     # --------------------------------------------------------------- checking
+    def _covered(self) -> list[int]:
+        """The outputs some loss covers, in order."""
+        return sorted({i for term in self.terms for i in term.indices})
+
+    def _aligned(self, y, y_pred):
+        """``(targets, predictions)`` as lists aligned with the outputs."""
+        return (_targets(y, self.names, self._covered()),
+                _flat_outputs(y_pred, len(self.names), "the model outputs"))
+
     def check(self, y, y_pred) -> None:
         """Static checks of targets against outputs (shapes/dtypes; raise clear errors)."""
-        targets = _targets(y, self.names)
-        preds = _flat_outputs(y_pred, len(self.names), "the model outputs")
-        for name, loss_fn, t, p in zip(self.names, self.losses, targets, preds):
-            if loss_fn is None:
-                continue
-            if t is None:
-                raise ValueError(f"No target given for output {name!r}, which has a loss.")
-            check = getattr(loss_fn, "check", None)
-            if check is not None:
+        targets, preds = self._aligned(y, y_pred)
+        for term in self.terms:
+            missing = [self.names[i] for i in term.indices if targets[i] is None]
+            if missing:
+                raise ValueError(f"No target given for output {missing[0]!r}, which has a "
+                                 "loss.")
+            check = getattr(term.loss, "check", None)
+            if check is not None and isinstance(term.structure, int):
+                index = term.indices[0]
                 try:
-                    check(t, p)
+                    check(targets[index], preds[index])
                 except ValueError as error:
-                    prefix = f"Output {name!r}: " if len(self.names) > 1 else ""
+                    prefix = f"Output {self.names[index]!r}: " if len(self.names) > 1 else ""
                     raise ValueError(f"{prefix}{error}") from None
 
     def masks_rows(self, y, y_pred) -> bool:
@@ -293,29 +387,36 @@ class Objective:
         sample weights that leave padding out): their batches must come unpadded."""
         if any(getattr(metric, "_by_update_state", False) for _, _, metric in self.metrics):
             return False  # a metric's own update_state may not weigh its samples
-        targets = _targets(y, self.names)
-        preds = _flat_outputs(y_pred, len(self.names), "the model outputs")
-        return all(_leaves_rows_out(loss_fn, t, p)
-                   for loss_fn, t, p in zip(self.losses, targets, preds)
-                   if loss_fn is not None and t is not None)
+        targets, preds = self._aligned(y, y_pred)
+        return all(_leaves_rows_out(term.loss, *self._term_values(term, targets, preds))
+                   for term in self.terms
+                   if all(targets[i] is not None for i in term.indices))
+
+    @staticmethod
+    def _term_values(term, targets, preds):
+        """A term's ``(y_true, y_pred)``: one output's, or its substructure's."""
+        if isinstance(term.structure, int):
+            return targets[term.indices[0]], preds[term.indices[0]]
+        return (loss_terms.pack_as(term.structure, [targets[i] for i in term.indices]),
+                loss_terms.pack_as(term.structure, [preds[i] for i in term.indices]))
 
     # ------------------------------------------------------------------- loss
     def loss(self, y, y_pred, sample_weight=None, valid=None, masks=None):
-        """``(total, per_output)``: the weighted total loss and each output's loss."""
-        targets = _targets(y, self.names)
-        preds = _flat_outputs(y_pred, len(self.names), "the model outputs")
+        """``(total, per_term)``: the weighted total loss and each loss's (unweighted)
+        value, in the order of ``terms``."""
+        targets, preds = self._aligned(y, y_pred)
         weights = _weights(sample_weight, self.names)
         masks = masks if masks is not None else [None] * len(self.names)
-        total, per_output = jnp.zeros((), jnp.float32), []
-        for loss_fn, scale, t, p, w, m in zip(self.losses, self.loss_weights, targets, preds,
-                                              weights, masks):
-            if loss_fn is None:
-                per_output.append(None)
-                continue
-            value = _apply_loss(loss_fn, t, p, w, _with_rows(m, valid))
-            per_output.append(value)
+        total, per_term = jnp.zeros((), jnp.float32), []
+        for term in self.terms:
+            t, p = self._term_values(term, targets, preds)
+            first = term.indices[0]
+            mask = masks[first] if isinstance(term.structure, int) else None
+            value = _apply_loss(term.loss, t, p, weights[first], _with_rows(mask, valid))
+            per_term.append(value)
+            scale = 1.0 if term.weight is None else float(term.weight)
             total = total + scale * value.astype(jnp.float32)
-        return total, per_output
+        return total, per_term
 
     # ---------------------------------------------------------------- metrics
     def init_metrics(self) -> dict:
@@ -328,11 +429,10 @@ class Objective:
         states[NONFINITE_STEP] = jnp.full((), -1, jnp.int32)
         return states
 
-    def update_metrics(self, states, y, y_pred, total, per_output, *, sample_weight=None,
+    def update_metrics(self, states, y, y_pred, total, per_term, *, sample_weight=None,
                        valid=None, masks=None, step=None):
         """States updated with one batch (``valid`` weights padding rows 0)."""
-        targets = _targets(y, self.names)
-        preds = _flat_outputs(y_pred, len(self.names), "the model outputs")
+        targets, preds = self._aligned(y, y_pred)
         weights = _weights(sample_weight, self.names)
         masks = masks if masks is not None else [None] * len(self.names)
         rows = (jnp.sum(valid) if valid is not None
@@ -340,7 +440,7 @@ class Objective:
         new = dict(states)
         new["loss"] = self._mean.update(states["loss"], total, rows)
         for index, name in self.loss_logs:
-            new[name] = self._mean.update(states[name], per_output[index], rows)
+            new[name] = self._mean.update(states[name], per_term[index], rows)
         new.update(self.update_metric_states(states, targets, preds, sample_weight=weights,
                                              valid=valid, masks=masks, aligned=True))
         bad = states[NONFINITE_STEP]
@@ -356,8 +456,7 @@ class Objective:
         weights padding rows 0. ``aligned``: ``y``, ``y_pred`` and ``sample_weight`` are
         already lists aligned with the outputs."""
         if not aligned:
-            y, y_pred = _targets(y, self.names), _flat_outputs(y_pred, len(self.names),
-                                                                "the model outputs")
+            y, y_pred = self._aligned(y, y_pred)
             sample_weight = _weights(sample_weight, self.names)
         masks = masks if masks is not None else [None] * len(self.names)
         new = {}

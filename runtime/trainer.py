@@ -151,7 +151,7 @@ class Trainer(InferenceSteps):
     def __init__(self, model, optimizer="adam", loss=None, metrics=(), *, loss_weights=None,
                  weighted_metrics=None, mesh=None, sharding=None, data_axis=None,
                  placement=None, remat=None, scan_blocks=True, precision=None,
-                 stack_blocks=None, inference_only=False):
+                 stack_blocks=None, inference_only=False, output_structure=None):
         self.model = model
         self.program = compiler.compile(model, scan_blocks=scan_blocks)
         self.optimizer = optimizers.get(optimizer)
@@ -177,7 +177,7 @@ class Trainer(InferenceSteps):
         # Keras's compile without a loss does; ``inference_only``: it only predicts.
         self.objective = (_InferenceOnly(model.name) if inference_only else
                           Objective(model, loss, metrics, loss_weights, weighted_metrics,
-                                    require_loss=False))
+                                    require_loss=False, output_structure=output_structure))
         self.metric_names = self.objective.log_names
         self.traces: collections.Counter = collections.Counter()  # traces (compiles) per kind
         self.train_step = jax.jit(self._train_step, donate_argnums=0)

@@ -91,6 +91,8 @@ class TrainingSetup:
       trainer: the Trainer made from ``config`` (None until first used).
       losses_built: whether the model trained or evaluated since ``compile`` (Keras
         builds its compiled loss, and lists each output's loss tracker, from then on).
+      output_structure: a model without output tensors (a layer's own ``call``): the
+        structure of its outputs, seen on the first batch (None until then).
     """
 
     def __init__(self):
@@ -105,6 +107,9 @@ class TrainingSetup:
         self.losses_built = False
         self._predictor = None
         self._graph = ()  # the model's output tensors the Trainers were made for
+        # the output structure of a model without output tensors, seen on its first batch
+        # (its flat output positions; None: the model's outputs say it)
+        self.output_structure = None
 
     @classmethod
     def of(cls, model) -> "TrainingSetup":
@@ -172,12 +177,18 @@ class TrainingSetup:
         self._graph = graph
 
     def _build_on(self, model, x) -> None:
-        """Build ``model`` on the first row of ``x`` if needed; follow its graph."""
+        """Build ``model`` on the first row of ``x`` if needed; follow its graph. A model
+        without output tensors (a layer's own call) shows its output structure there."""
         self._follow_graph(model)
-        if not model.built and x is not None:
+        if x is not None and (not model.built or (
+                not getattr(model, "outputs", None) and self.output_structure is None)):
             # a build, as Keras's symbolic one: what the call assigns is dropped
             with context.CallContext(collect_assignments=True):
-                model(_first_rows(x))
+                outputs = model(_first_rows(x))
+            if not getattr(model, "outputs", None):
+                leaves, treedef = jax.tree_util.tree_flatten(outputs)
+                self.output_structure = jax.tree_util.tree_unflatten(
+                    treedef, list(range(len(leaves))))
             self._follow_graph(model)
 
     def trainer_for(self, model, x=None) -> Trainer:
@@ -197,7 +208,8 @@ class TrainingSetup:
                                    weighted_metrics=config["weighted_metrics"],
                                    placement=config["placement"], remat=config["remat"],
                                    scan_blocks=config["scan_blocks"],
-                                   precision=config["precision"])
+                                   precision=config["precision"],
+                                   output_structure=self.output_structure)
         return self.trainer
 
     def remade_trainer(self, model) -> Trainer:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import inspect
 
+import jax
 import jax.numpy as jnp
 
 from kgraph import config, dtype_policies
@@ -91,7 +92,8 @@ class Loss:
         """``(values, mask)``: what ``__call__`` reduces (inputs converted and checked,
         float values) and the loss's own mask."""
         y_true, y_pred = _as_inputs(y_true, y_pred, self.dtype)
-        self.check(y_true, y_pred)
+        if not isinstance(y_pred, (list, tuple, dict)):  # (a structure: the call's to check)
+            self.check(y_true, y_pred)
         values, own_mask = self.call_with_mask(y_true, y_pred)
         return jnp.asarray(values, self.dtype), own_mask
 
@@ -113,12 +115,14 @@ class Loss:
 
 
 def _as_inputs(y_true, y_pred, dtype):
-    """Predictions in the loss's dtype; targets too unless they are integer labels."""
-    y_pred = jnp.asarray(y_pred, dtype)
-    y_true = jnp.asarray(y_true)
-    if not jnp.issubdtype(y_true.dtype, jnp.integer):
-        y_true = y_true.astype(dtype)
-    return y_true, y_pred
+    """Predictions in the loss's dtype; targets too unless they are integer labels (each
+    array of a structure, for a loss placed on several outputs)."""
+    def target(value):
+        value = jnp.asarray(value)
+        return value if jnp.issubdtype(value.dtype, jnp.integer) else value.astype(dtype)
+
+    return (jax.tree_util.tree_map(target, y_true),
+            jax.tree_util.tree_map(lambda value: jnp.asarray(value, dtype), y_pred))
 
 
 class LossFunctionWrapper(Loss):

@@ -62,6 +62,7 @@ def trace_call(model, inputs) -> None:
         naming.localize_names(model._tracked_layers(), model)
         model.inputs = jax.tree_util.tree_leaves(symbolic)
         model.outputs = jax.tree_util.tree_leaves(outputs)
+        model._output_structure = jax.tree_util.tree_structure(outputs)  # (the losses')
     except Exception as error:  # noqa: BLE001 - the model runs as its own code instead
         model._nodes = []
         model._trace_error = NOT_TRACEABLE.format(

@@ -243,7 +243,11 @@ def test_multi_output_losses_weights_and_logs():
     x = kg.Input(shape=(4,), name="x")
     h = kg.layers.Dense(8, activation="relu")(x)
     model = kg.Model(x, [kg.layers.Dense(3, name="cls")(h), kg.layers.Dense(1, name="reg")(h)])
-    model.compile("adam", loss={"cls": _loss(), "reg": "mse"}, loss_weights={"reg": 0.5},
+    with pytest.raises(KeyError, match=r"no weight for the outputs \['cls'\]"):  # as Keras
+        model.compile("adam", loss={"cls": _loss(), "reg": "mse"}, loss_weights={"reg": 0.5})
+        model.evaluate(np.zeros((2, 4)), [np.zeros(2), np.zeros((2, 1))], verbose=0)
+    model.compile("adam", loss={"cls": _loss(), "reg": "mse"},
+                  loss_weights={"cls": 1.0, "reg": 0.5},
                   metrics={"cls": ["accuracy"], "reg": ["mae"]})
     rng = np.random.default_rng(0)
     xs = rng.normal(size=(24, 4)).astype(np.float32)

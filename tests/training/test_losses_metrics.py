@@ -23,14 +23,14 @@ def _softmax(z):
 def test_mse_is_mean_over_last_axis(rng):
     y, p = rng.normal(size=(5, 3)), rng.normal(size=(5, 3)).astype(np.float32)
     expected = ((p - y) ** 2).mean(-1)
-    np.testing.assert_allclose(losses.get("mse").call(y, jnp.asarray(p)), expected, rtol=1e-5)
-    np.testing.assert_allclose(losses.get("mse")(y, p), expected.mean(), rtol=1e-5)
+    np.testing.assert_allclose(losses.as_loss("mse").call(y, jnp.asarray(p)), expected, rtol=1e-5)
+    np.testing.assert_allclose(losses.as_loss("mse")(y, p), expected.mean(), rtol=1e-5)
 
 
 def test_sparse_categorical_crossentropy_logits_and_probabilities():
     expected = -np.log(_softmax(LOGITS)[np.arange(5), LABELS])
     from_logits = losses.SparseCategoricalCrossentropy(from_logits=True).call(LABELS, LOGITS)
-    from_probs = losses.get("sparse_categorical_crossentropy").call(LABELS, _softmax(LOGITS))
+    from_probs = losses.as_loss("sparse_categorical_crossentropy").call(LABELS, _softmax(LOGITS))
     np.testing.assert_allclose(from_logits, expected, rtol=1e-5)
     np.testing.assert_allclose(from_probs, expected, rtol=1e-5)
 
@@ -41,7 +41,7 @@ def test_categorical_crossentropy_matches_sparse_on_one_hot():
     np.testing.assert_allclose(
         losses.CategoricalCrossentropy(from_logits=True).call(one_hot, LOGITS), expected,
         rtol=1e-5)
-    np.testing.assert_allclose(losses.get("categorical_crossentropy")(one_hot, _softmax(LOGITS)),
+    np.testing.assert_allclose(losses.as_loss("categorical_crossentropy")(one_hot, _softmax(LOGITS)),
                                expected.mean(), rtol=1e-5)
 
 
@@ -52,24 +52,24 @@ def test_binary_crossentropy_logits_and_probabilities(rng):
     expected = (-(y * np.log(p) + (1 - y) * np.log(1 - p))).mean(-1)
     np.testing.assert_allclose(losses.BinaryCrossentropy(from_logits=True).call(y, z), expected,
                                rtol=1e-5)
-    np.testing.assert_allclose(losses.get("binary_crossentropy")(y, p), expected.mean(),
+    np.testing.assert_allclose(losses.as_loss("binary_crossentropy")(y, p), expected.mean(),
                                rtol=1e-5)
 
 
 def test_accuracy_resolves_against_the_loss():
-    assert isinstance(metrics.get("accuracy", losses.get("sparse_categorical_crossentropy")),
+    assert isinstance(metrics.get("accuracy", losses.as_loss("sparse_categorical_crossentropy")),
                       metrics.SparseCategoricalAccuracy)
-    assert isinstance(metrics.get("accuracy", losses.get("categorical_crossentropy")),
+    assert isinstance(metrics.get("accuracy", losses.as_loss("categorical_crossentropy")),
                       metrics.CategoricalAccuracy)
     binary = metrics.get("accuracy", losses.BinaryCrossentropy(from_logits=True))
     assert isinstance(binary, metrics.BinaryAccuracy) and binary.threshold == 0.0
     # Without an informative loss, Keras's shape rule: (batch,) labels -> sparse accuracy.
-    accuracy = metrics.get("accuracy", losses.get("mse"))
+    accuracy = metrics.get("accuracy", losses.as_loss("mse"))
     np.testing.assert_allclose(accuracy(LABELS, LOGITS), (LOGITS.argmax(-1) == LABELS).mean())
 
 
 def test_unknown_names_raise():
     with pytest.raises(ValueError, match="Unknown loss 'foo'"):
-        losses.get("foo")
+        losses.as_loss("foo")
     with pytest.raises(ValueError, match="Unknown metric 'foo'"):
         metrics.get("foo")

@@ -19,8 +19,10 @@ sequence_length = 25
 def custom_standardization(input_data):
     lowercase = np.char.lower(input_data)
     stripped_html = np.char.replace(lowercase, "<br />", " ")
-    return np.array([re.sub(f"[{re.escape(string.punctuation)}]", "", s)
-                     for s in stripped_html])
+    # (adapt gives the texts as a column, (n, 1), as Keras's does)
+    strip = np.vectorize(lambda s: re.sub(f"[{re.escape(string.punctuation)}]", "", s),
+                         otypes=[str])
+    return strip(stripped_html)
 
 
 vectorize_layer = keras.layers.TextVectorization(
