@@ -26,6 +26,7 @@ import jax.numpy as jnp
 
 from kgraph.base import call_args
 from kgraph.losses import losses as losses_lib
+from kgraph.losses.compile_losses import compile_loss
 from kgraph.metrics import metrics as metrics_lib
 
 __all__ = ["NONFINITE_STEP", "Objective", "metric_log_names", "output_names"]
@@ -206,7 +207,7 @@ class Objective:
             raise ValueError("Training needs a loss, e.g. compile(loss='mse').")
         self.names = output_names(model)
         multi = len(self.names) > 1
-        self.losses = [None if spec is None else losses_lib.as_loss(spec)
+        self.losses = [None if spec is None else compile_loss(spec)
                        for spec in _per_output(loss, self.names, "loss", True)]
         for loss_fn in self.losses:
             if getattr(loss_fn, "reduction", "") in (None, "none"):
@@ -227,6 +228,10 @@ class Objective:
         for weighted, group in ((False, metrics), (True, weighted_metrics)):
             for index, specs in enumerate(self._metric_specs(group)):
                 for spec in specs:
+                    if spec is None:
+                        raise ValueError("compile: Expected metric, received `None` (a "
+                                         f"metric of output {self.names[index]!r}); give "
+                                         "a name, a Metric, a Loss or a callable.")
                     metric = metrics_lib.get(spec, self.losses[index])
                     if hasattr(metric, "build_for_output") and getattr(model, "outputs", None):
                         metric.build_for_output(tuple(model.outputs[index].shape))
@@ -363,10 +368,14 @@ class Objective:
         new = {}
         for index, name, metric in self.metrics:
             weight = sample_weight[index] if name in self.weighted else None
+            mask = masks[index]
             if not getattr(metric, "_by_update_state", False):  # (those never see padding:
-                weight = _with_rows(weight, valid)               # ``masks_rows``)
+                if weight is None:  # ``masks_rows``); an unweighted metric stays unweighted
+                    mask = _with_rows(mask, valid)
+                else:
+                    weight = _with_rows(weight, valid)
             new[name] = metric.update(states[name], y[index], y_pred[index],
-                                      sample_weight=weight, mask=masks[index])
+                                      sample_weight=weight, mask=mask)
         return new
 
     def results(self, states) -> dict:

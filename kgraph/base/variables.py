@@ -25,6 +25,7 @@ import numpy as np
 
 from kgraph import initializers
 from kgraph.base import initial_values, name_scope
+from kgraph.base.array_operators import ArrayOperators
 from kgraph.interpreter import context
 
 __all__ = ["Variable", "checked_weight_shape"]
@@ -35,7 +36,7 @@ def _is_value(initializer) -> bool:
                                     tuple))
 
 
-class Variable:
+class Variable(ArrayOperators):
     """A weight: name, shape, dtype, initializer, trainable, and its value.
 
     Made as Keras 3 makes one: ``Variable(initializer, shape=None, dtype=None,
@@ -46,6 +47,13 @@ class Variable:
 
     >>> Variable([1, 2]).dtype, Variable(1.0).shape, Variable("ones", shape=(2,)).value.tolist()
     (dtype('int32'), (), [1.0, 1.0])
+
+    It computes as its value, as Keras's (operators, ``float()``, NumPy and ``jax.numpy``);
+    like Keras's it is no boolean:
+
+    >>> step = Variable(0.0)
+    >>> _ = step.assign(step + 1); float(step * 2)
+    2.0
     """
 
     def __init__(self, initializer, shape=None, dtype=None, trainable=True, autocast=True,
@@ -159,9 +167,9 @@ class Variable:
         """The stored value as a NumPy array."""
         return np.asarray(self.value)
 
-    def __array__(self, dtype=None, copy=None):
-        value = np.asarray(self.value)
-        return value if dtype is None else value.astype(dtype)
+    def __bool__(self):
+        raise TypeError(f"Variable {self.path!r} cannot be used as a boolean (as Keras's "
+                        "variables); compare its value instead.")
 
     def __repr__(self):
         kind = "trainable" if self.trainable else "non-trainable"

@@ -24,11 +24,13 @@ from kgraph.interpreter.stateless_scope import StatelessScope
 from kgraph.ops import (cast, cond, convert_to_numpy, convert_to_tensor, image, is_tensor,
                         linalg, nn, numpy, scatter, shape, stop_gradient, vectorized_map)
 from kgraph.ops.conv_utils import standardize_data_format
+from kgraph.src.backend.output_spec import compute_output_spec
 from kgraph.src.backend.shapes import any_symbolic_tensors, standardize_shape
 
 __all__ = ["KerasTensor", "SUPPORTS_COMPLEX_DTYPES", "SUPPORTS_RAGGED_TENSORS",
            "SUPPORTS_SPARSE_TENSORS", "StatelessScope", "SymbolicScope", "Variable",
-           "any_symbolic_tensors", "backend", "cast", "cond", "config", "convert_to_numpy",
+           "any_symbolic_tensors", "backend", "cast", "compute_output_spec", "cond", "config",
+           "convert_to_numpy",
            "convert_to_tensor", "device", "epsilon", "floatx", "get_keras_mask", "image",
            "image_data_format", "in_symbolic_scope", "is_float_dtype", "is_int_dtype",
            "is_keras_tensor", "is_tensor", "linalg", "name_scope", "nn", "numpy",
