@@ -25,7 +25,7 @@ from kgraph.interpreter import context
 from kgraph.base import call_args
 from kgraph.base.layer_surface import given_values
 from kgraph.interpreter.walk import node_paths
-from kgraph.metrics import metric as metric_base
+from kgraph.metrics import metric as metric_base, reduction_metrics
 from kgraph.utils.data_utils import unpack_x_y_sample_weight
 from kgraph.models.trainer import Trainer
 from runtime.objective import Objective
@@ -159,29 +159,24 @@ def stateless_compute_loss(model, trainable_variables, non_trainable_variables,
     values = given_values(model, "stateless_compute_loss", trainable_variables,
                            non_trainable_variables)
     metrics = model.metrics
-    treedefs = [jax.tree_util.tree_structure(metric._current()) for metric in metrics]
-    expected = sum(treedef.num_leaves for treedef in treedefs)
-    if len(metrics_variables) != expected:
+    counts = [len(metric._state_leaves()) for metric in metrics]
+    if len(metrics_variables) != sum(counts):
         raise ValueError(f"stateless_compute_loss on model {model.name!r}: expected "
-                         f"{expected} metrics variables (model.metrics_variables), received "
-                         f"{len(metrics_variables)}.")
-    saved = [metric.__dict__.get("_keras_state") for metric in metrics]
-    leaves = iter([getattr(v, "value", v) for v in metrics_variables])
-    try:
-        for metric, treedef in zip(metrics, treedefs):
-            metric._keras_state = jax.tree_util.tree_unflatten(
-                treedef, [next(leaves) for _ in range(treedef.num_leaves)])
+                         f"{sum(counts)} metrics variables (model.metrics_variables), "
+                         f"received {len(metrics_variables)}.")
+    given = iter(metrics_variables)
+    states = [metric._state_from_leaves([next(given) for _ in range(count)])
+              for metric, count in zip(metrics, counts)]
+    with contextlib.ExitStack() as holding:
+        for metric, state in zip(metrics, states):
+            holding.enter_context(metric._holding(state))
         scope = context.CallContext(values=values, training=training,
                                     collect_assignments=True)
         with scope:
             loss = model.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight,
                                       **({"training": training}
                                          if call_args.accepts(model.compute_loss, "training") else {}))
-        new_metrics = [leaf for metric in metrics
-                       for leaf in jax.tree_util.tree_leaves(metric._current())]
-    finally:
-        for metric, state in zip(metrics, saved):
-            metric._keras_state = state
+        new_metrics = [leaf for metric in metrics for leaf in metric._state_leaves()]
     assigned = scope.weights.assignments
     new_non_trainable = [assigned.get(id(v), values[id(v)]) for v in non_trainable]
     return loss, (list(trainable_variables), new_non_trainable, new_metrics)
@@ -213,7 +208,7 @@ class CompileMetrics(metric_base.Metric):
         return {name: metric.result(state[name]) for _, name, metric in self._objective.metrics}
 
 
-class OutputLossTracker(metric_base.Mean):
+class OutputLossTracker(reduction_metrics.Mean):
     """The mean loss of one output of a multi-output model (Keras's ``<output>_loss``)."""
 
 
@@ -229,7 +224,7 @@ def default_metrics(model) -> list:
     made = getattr(setup, "_keras_metrics", None)
     if made is None:
         config = setup.config
-        made = [metric_base.Mean(name="loss")]
+        made = [reduction_metrics.Mean(name="loss")]
         if config["metrics"] is not None or config["weighted_metrics"] is not None:
             made.append(CompileMetrics(objective(model, require_loss=False)))
         setup._keras_metrics = made

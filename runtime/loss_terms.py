@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from kgraph.losses import losses as losses_lib
+from kgraph.losses.compile_losses import compile_loss
 
 __all__ = ["Term", "flatten", "loss_terms", "pack_as"]
 
@@ -145,7 +145,7 @@ def _build(structure, loss, names, path, terms) -> None:
     if not is_nested(loss):
         if loss is None:
             return
-        resolved = losses_lib.as_loss(loss.loss)
+        resolved = compile_loss(loss.loss)
         name_path = path
         if not is_nested(names):
             output_name = names if names is not None else resolved.name

@@ -312,6 +312,10 @@ class Objective:
         for weighted, group in ((False, metrics), (True, weighted_metrics)):
             for index, specs in enumerate(self._metric_specs(group)):
                 for spec in specs:
+                    if spec is None:
+                        raise ValueError("compile: Expected metric, received `None` (a "
+                                         f"metric of output {self.names[index]!r}); give "
+                                         "a name, a Metric, a Loss or a callable.")
                     metric = metrics_lib.get(spec, self.losses[index])
                     if hasattr(metric, "build_for_output") and getattr(model, "outputs", None):
                         metric.build_for_output(tuple(model.outputs[index].shape))
@@ -462,10 +466,14 @@ class Objective:
         new = {}
         for index, name, metric in self.metrics:
             weight = sample_weight[index] if name in self.weighted else None
+            mask = masks[index]
             if not getattr(metric, "_by_update_state", False):  # (those never see padding:
-                weight = _with_rows(weight, valid)               # ``masks_rows``)
+                if weight is None:  # ``masks_rows``); an unweighted metric stays unweighted
+                    mask = _with_rows(mask, valid)
+                else:
+                    weight = _with_rows(weight, valid)
             new[name] = metric.update(states[name], y[index], y_pred[index],
-                                      sample_weight=weight, mask=masks[index])
+                                      sample_weight=weight, mask=mask)
         return new
 
     def results(self, states) -> dict:

@@ -75,29 +75,21 @@ def infer_mask_spec(layer, inputs, previous_mask):
                                                       for shape, dtype in specs])
 
 
-class _Function:
-    """A function standing where ``_evaluate`` expects a layer: no weights, its name."""
-
-    weights = ()
-
-    def __init__(self, fn):
-        self.name = getattr(fn, "__qualname__", None) or type(fn).__name__
-
-
 def infer_function_spec(fn, args, kwargs):
-    """KerasTensors (without history) describing ``fn(*args, **kwargs)``'s outputs for
-    KerasTensor arguments (Keras's ``backend.compute_output_spec``)."""
+    """KerasTensors (without history) describing ``fn(*args, **kwargs)``'s outputs, where
+    ``args`` and ``kwargs`` hold KerasTensors (Keras's ``backend.compute_output_spec``)."""
     leaves, treedef = jax.tree_util.tree_flatten((args, kwargs))
     positions = [i for i, leaf in enumerate(leaves) if isinstance(leaf, KerasTensor)]
-    out_treedef, specs = _evaluate(_Function(fn), leaves, treedef, positions,
-                                   lambda a, k: fn(*a, **k))
+    out_treedef, specs = _evaluate(None, leaves, treedef, positions,
+                                   lambda args, kwargs: fn(*args, **kwargs),
+                                   describe=f"{getattr(fn, 'name', None) or fn!r}")
     return jax.tree_util.tree_unflatten(out_treedef, [KerasTensor(shape, dtype)
                                                       for shape, dtype in specs])
 
 
-def _evaluate(layer, leaves, treedef, positions, call=None):
+def _evaluate(layer, leaves, treedef, positions, call=None, describe=None):
     tensors = [leaves[i] for i in positions]
-    variables = layer.weights
+    variables = layer.weights if layer is not None else []
     var_specs = [jax.ShapeDtypeStruct(v.shape, v.dtype) for v in variables]
     var_ids = [id(v) for v in variables]
 
@@ -127,8 +119,9 @@ def _evaluate(layer, leaves, treedef, positions, call=None):
             outs.append(jax.eval_shape(run, var_specs, concrete))
         except Exception as error:
             shapes = ", ".join(str(t.shape) for t in tensors)
-            message = (f'Layer "{layer.name}" ({type(layer).__name__}) failed while computing '
-                       f"its output shape for input shapes [{shapes}]: {error}")
+            who = describe or f'Layer "{layer.name}" ({type(layer).__name__})'
+            message = (f"{who} failed while computing its output shape for input shapes "
+                       f"[{shapes}]: {error}")
             try:
                 wrapped = type(error)(message)
             except Exception:  # noqa: BLE001 - an exception type with another signature

@@ -37,9 +37,7 @@ def _is_value(initializer) -> bool:
 
 
 class Variable(ArrayOperators):
-    """A weight: name, shape, dtype, initializer, trainable, and its value; usable as an
-    array (operators, ``kgraph.ops``, NumPy), each use reading the current value, as Keras's
-    variables (``jax.numpy`` functions take ``v.value``, as with Keras's).
+    """A weight: name, shape, dtype, initializer, trainable, and its value.
 
     Made as Keras 3 makes one: ``Variable(initializer, shape=None, dtype=None,
     trainable=True, autocast=True, aggregation="none", synchronization="auto", name=None)``,
@@ -49,6 +47,13 @@ class Variable(ArrayOperators):
 
     >>> Variable([1, 2]).dtype, Variable(1.0).shape, Variable("ones", shape=(2,)).value.tolist()
     (dtype('int32'), (), [1.0, 1.0])
+
+    It computes as its value, as Keras's (operators, ``float()``, ``kgraph.ops``, NumPy and
+    ``jax.numpy``); like Keras's it is no boolean:
+
+    >>> step = Variable(0.0)
+    >>> _ = step.assign(step + 1); float(step * 2)
+    2.0
     >>> from kgraph import ops
     >>> float(ops.sum(Variable([1.0, 2.0])) * Variable(3.0))
     9.0
@@ -168,6 +173,10 @@ class Variable(ArrayOperators):
     def numpy(self) -> np.ndarray:
         """The stored value as a NumPy array."""
         return np.asarray(self.value)
+
+    def __bool__(self):
+        raise TypeError(f"Variable {self.path!r} cannot be used as a boolean (as Keras's "
+                        "variables); compare its value instead.")
 
     def __repr__(self):
         kind = "trainable" if self.trainable else "non-trainable"

@@ -5,6 +5,8 @@
 >>> y = (x * 2 + 1)[:, :2]
 >>> y.shape, y._keras_history.layer.name.startswith("get_item")
 ((None, 2), True)
+>>> (x > 0.5).dtype.name, (abs(x) // 2).shape
+('bool', (None, 3))
 """
 
 from __future__ import annotations
@@ -78,7 +80,25 @@ class KerasTensor:
     def __rmatmul__(self, other): return OPERATORS["matmul"](other, self)
     def __pow__(self, other): return OPERATORS["power"](self, other)
     def __rpow__(self, other): return OPERATORS["power"](other, self)
+    def __floordiv__(self, other): return OPERATORS["floor_divide"](self, other)
+    def __rfloordiv__(self, other): return OPERATORS["floor_divide"](other, self)
+    def __mod__(self, other): return OPERATORS["mod"](self, other)
+    def __rmod__(self, other): return OPERATORS["mod"](other, self)
+    def __lt__(self, other): return OPERATORS["less"](self, other)
+    def __le__(self, other): return OPERATORS["less_equal"](self, other)
+    def __gt__(self, other): return OPERATORS["greater"](self, other)
+    def __ge__(self, other): return OPERATORS["greater_equal"](self, other)
+    # as Keras's: &, |, ^ and ~ are logical
+    def __and__(self, other): return OPERATORS["logical_and"](self, other)
+    def __rand__(self, other): return OPERATORS["logical_and"](other, self)
+    def __or__(self, other): return OPERATORS["logical_or"](self, other)
+    def __ror__(self, other): return OPERATORS["logical_or"](other, self)
+    def __xor__(self, other): return OPERATORS["logical_xor"](self, other)
+    def __rxor__(self, other): return OPERATORS["logical_xor"](other, self)
+    def __invert__(self): return OPERATORS["logical_not"](self)
     def __neg__(self): return OPERATORS["negative"](self)
+    def __abs__(self): return OPERATORS["absolute"](self)
+    def __round__(self, ndigits=None): return OPERATORS["round"](self, ndigits or 0)
     def __getitem__(self, index): return OPERATORS["get_item"](self, index)
 
     __hash__ = object.__hash__  # identity: tensors are graph edges, not values

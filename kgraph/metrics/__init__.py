@@ -26,8 +26,8 @@ def serialize(metric) -> dict:
 
 def deserialize(config, custom_objects=None):
     """A metric from ``serialize``'s output (or a name). Keras writes every metric's
-    ``dtype``; kgraph's metrics accumulate in float32, so a float32 (or no) dtype is read
-    where the class takes none."""
+    ``dtype``; a class that takes none (``LossMetric``, which accumulates in float32)
+    reads a float32 (or no) dtype."""
     classes = catalog(globals(), (Metric, Loss))  # a loss may serve as a metric
     cls = classes.get(config.get("class_name")) if isinstance(config, dict) else None
     inner = config.get("config") if isinstance(config, dict) else None

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from kgraph.losses.compile_losses import crossentropy_kind
 from kgraph.losses.functions import as_float
-from kgraph.metrics.metric import MeanMetricWrapper
+from kgraph.metrics.reduction_metrics import MeanMetricWrapper
 from kgraph.losses.weighting import squeeze_or_expand_to_same_rank
 
 __all__ = [
@@ -147,12 +148,9 @@ class SparseTopKCategoricalAccuracy(MeanMetricWrapper):
 
 
 def accuracy_kind(y_true_shape, y_pred_shape) -> str:
-    """Keras's choice for "accuracy" by shapes: "binary", "sparse" or "categorical"."""
-    if y_pred_shape and y_pred_shape[-1] == 1:
-        return "binary"
-    sparse = len(y_true_shape) < len(y_pred_shape) or (
-        bool(y_true_shape) and y_true_shape[-1] == 1 and y_pred_shape[-1] > 1)
-    return "sparse" if sparse else "categorical"
+    """Keras's choice for "accuracy" by shapes: "binary", "sparse" or "categorical" (the
+    one Keras's ``compile`` makes for "crossentropy")."""
+    return crossentropy_kind(y_true_shape, y_pred_shape)
 
 
 _BY_KIND = {"binary": binary_accuracy, "sparse": sparse_categorical_accuracy,

@@ -1,4 +1,5 @@
-"""Confusion-matrix metrics: ``Precision``, ``Recall`` and ``AUC``, with Keras's numbers.
+"""Confusion-matrix metrics: ``Precision`` and ``Recall``, and the counting ``AUC`` and the
+others share, with Keras's numbers.
 
 States hold weighted true/false positive/negative counts per threshold. A prediction is
 positive at threshold ``t`` when ``y_pred > t``. Evenly spaced thresholds (``AUC``'s) are
@@ -11,8 +12,6 @@ into the sample weight here, as it does for every other metric.
 >>> y_true, y_pred = jnp.array([0, 1, 1, 1]), jnp.array([0.8, 0.9, 0.2, 0.7])
 >>> round(float(Precision()(y_true, y_pred)), 4), round(float(Recall()(y_true, y_pred)), 4)
 (0.6667, 0.6667)
->>> round(float(AUC()(y_true, y_pred)), 4)
-0.3333
 """
 
 from __future__ import annotations
@@ -24,23 +23,31 @@ import jax.numpy as jnp
 import numpy as np
 
 from kgraph.config import epsilon
-from kgraph.metrics.metric import Metric, merge_weights
+from kgraph.metrics.metric import Metric
+from kgraph.metrics.reduction_metrics import merge_weights
 from kgraph.losses.weighting import divide_no_nan, squeeze_or_expand_to_same_rank
 
-__all__ = ["AUC", "NEG_INF", "Precision", "Recall", "confusion_counts", "evenly_distributed"]
+__all__ = ["COUNTS", "NEG_INF", "Precision", "Recall", "confusion_counts", "evenly_distributed",
+           "thresholds_in_range"]
 
 
 NEG_INF = -1e10  # the threshold used with top_k, as in Keras
 
-_COUNTS = ("true_positives", "false_positives", "true_negatives", "false_negatives")
+COUNTS = ("true_positives", "false_positives", "true_negatives", "false_negatives")
 
 
-def _thresholds(thresholds, default):
-    values = [default] if thresholds is None else list(np.atleast_1d(thresholds))
-    if thresholds is not None:
-        bad = [t for t in values if t is None or not 0 <= t <= 1]
-        if bad:
-            raise ValueError(f"Threshold values must be in [0, 1]; received {bad}.")
+def thresholds_in_range(thresholds, default, owner) -> list:
+    """``thresholds`` (one or several) as a list of floats, ``[default]`` if None; a value
+    outside [0, 1] is an error naming metric ``owner``."""
+    if thresholds is None:
+        return [float(default)]
+    if isinstance(thresholds, np.ndarray):
+        thresholds = thresholds.tolist()
+    values = list(thresholds) if isinstance(thresholds, (list, tuple)) else [thresholds]
+    bad = [t for t in values if t is None or not 0 <= t <= 1]
+    if bad:
+        raise ValueError(f"Metric {owner!r}: Threshold values must be in [0, 1]. "
+                         f"Received: {bad}")
     return [float(t) for t in values]
 
 
@@ -71,9 +78,6 @@ def _prepare(y_true, y_pred, sample_weight, top_k=None, class_id=None):
     if top_k is not None:
         y_pred = _filter_top_k(y_pred, top_k)
     if class_id is not None:
-        if y_pred.ndim == 1:
-            raise ValueError("With class_id, y_pred must have shape (num_samples, "
-                             f"num_classes); received shape {y_pred.shape}.")
         y_true, y_pred = y_true[..., class_id, None], y_pred[..., class_id, None]
         per_class_weight = sample_weight is not None and sample_weight.shape[-1] != 1
         if per_class_weight and sample_weight.ndim == y_pred.ndim:
@@ -113,9 +117,13 @@ def _compare_counts(labels, weights, y_pred, thresholds):
 
 
 def confusion_counts(y_true, y_pred, thresholds, sample_weight=None, top_k=None, class_id=None,
-                     multi_label=False, label_weights=None):
+                     multi_label=False, label_weights=None, owner="metric"):
     """Weighted ``{"true_positives": ..., ...}`` per threshold, shape ``(thresholds,)`` or
-    ``(thresholds, labels)`` with ``multi_label``."""
+    ``(thresholds, labels)`` with ``multi_label``; errors name metric ``owner``."""
+    if class_id is not None and jnp.ndim(y_pred) == 1:
+        raise ValueError(f"Metric {owner!r}: When class_id is provided, y_pred must be a 2D "
+                         "array with shape (num_samples, num_classes), found shape: "
+                         f"{jnp.shape(y_pred)}")
     return _confusion_counts(y_true, y_pred, sample_weight, tuple(thresholds), top_k, class_id,
                              multi_label, None if label_weights is None else
                              tuple(float(w) for w in np.ravel(label_weights)))
@@ -159,10 +167,15 @@ class _ThresholdMetric(Metric):
 
     _counts = ()
 
+    @property
+    def _variable_order(self):
+        return self._counts
+
     def __init__(self, thresholds=None, top_k=None, class_id=None, name=None, dtype=None):
         super().__init__(name, dtype)
         self.init_thresholds, self.top_k, self.class_id = thresholds, top_k, class_id
-        self.thresholds = _thresholds(thresholds, 0.5 if top_k is None else NEG_INF)
+        self.thresholds = thresholds_in_range(thresholds, 0.5 if top_k is None else NEG_INF,
+                                              self.name)
 
     def init(self):
         return {k: jnp.zeros((len(self.thresholds),), jnp.float32) for k in self._counts}
@@ -170,14 +183,14 @@ class _ThresholdMetric(Metric):
     def update(self, state, y_true, y_pred, sample_weight=None, mask=None):
         counts = confusion_counts(y_true, y_pred, self.thresholds,
                                   merge_weights(sample_weight, mask), self.top_k,
-                                  self.class_id)
+                                  self.class_id, owner=self.name)
         return {k: state[k] + counts[k] for k in self._counts}
 
     def _single(self, value):
         return value[0] if len(self.thresholds) == 1 else value
 
     def get_config(self) -> dict:
-        return {"name": self.name, "thresholds": self.init_thresholds, "top_k": self.top_k,
+        return {**Metric.get_config(self), "thresholds": self.init_thresholds, "top_k": self.top_k,
                 "class_id": self.class_id}
 
 
@@ -204,116 +217,3 @@ class Recall(_ThresholdMetric):
     def result(self, state):
         tp, fn = state["true_positives"], state["false_negatives"]
         return self._single(divide_no_nan(tp, tp + fn))
-
-
-class AUC(Metric):
-    """Area under the ROC or PR curve, by a Riemann sum over ``num_thresholds``.
-
-    Args:
-      num_thresholds: thresholds evenly spaced in [0, 1] (ignored if ``thresholds``).
-      curve: "ROC" or "PR".
-      summation_method: "interpolation", "minoring" or "majoring".
-      thresholds: explicit thresholds in [0, 1] (0 and 1 are added).
-      multi_label: one curve per label (averaged); needs ``num_labels`` so the state has
-        a fixed shape.
-      label_weights: per-label weights (of the counts, or of the per-label AUCs with
-        ``multi_label``).
-      from_logits: apply a sigmoid to ``y_pred`` first.
-    """
-
-    def __init__(self, num_thresholds=200, curve="ROC", summation_method="interpolation",
-                 name=None, thresholds=None, multi_label=False, num_labels=None,
-                 label_weights=None, from_logits=False, dtype=None):
-        super().__init__(name, dtype)
-        self.curve = str(curve).upper()
-        self.summation_method = str(summation_method).lower()
-        if self.curve not in ("ROC", "PR"):
-            raise ValueError(f"AUC curve must be 'ROC' or 'PR'; received curve={curve!r}.")
-        if self.summation_method not in ("interpolation", "minoring", "majoring"):
-            raise ValueError("AUC summation_method must be 'interpolation', 'minoring' or "
-                             f"'majoring'; received summation_method={summation_method!r}.")
-        if thresholds is not None:
-            inner = sorted(_thresholds(thresholds, None))
-            self.num_thresholds = len(inner) + 2
-        else:
-            if num_thresholds <= 1:
-                raise ValueError("AUC needs num_thresholds > 1; received "
-                                 f"num_thresholds={num_thresholds}.")
-            self.num_thresholds = num_thresholds
-            inner = [(i + 1) / (num_thresholds - 1) for i in range(num_thresholds - 2)]
-        self.init_thresholds = thresholds
-        self.thresholds = [0.0 - epsilon()] + inner + [1.0 + epsilon()]
-        if multi_label and not num_labels:
-            raise ValueError("AUC(multi_label=True) needs num_labels=<number of labels>: "
-                             "metric states have fixed shapes.")
-        if num_labels and not multi_label:
-            raise ValueError("num_labels is only used with multi_label=True.")
-        self.multi_label, self.num_labels = multi_label, num_labels
-        self.label_weights = label_weights
-        self.from_logits = from_logits
-
-    def init(self):
-        shape = (self.num_thresholds,) + ((self.num_labels,) if self.multi_label else ())
-        return {k: jnp.zeros(shape, jnp.float32) for k in _COUNTS}
-
-    def update(self, state, y_true, y_pred, sample_weight=None, mask=None):
-        y_pred = jnp.asarray(y_pred)
-        if self.multi_label and (y_pred.ndim != 2 or y_pred.shape[1] != self.num_labels):
-            raise ValueError(f"AUC(multi_label=True, num_labels={self.num_labels}) expects "
-                             f"y_pred of shape (batch, {self.num_labels}); received "
-                             f"{y_pred.shape}.")
-        if self.from_logits:
-            y_pred = jax.nn.sigmoid(y_pred)
-        counts = confusion_counts(
-            y_true, y_pred, self.thresholds, merge_weights(sample_weight, mask),
-            multi_label=self.multi_label,
-            label_weights=None if self.multi_label else self.label_weights)
-        return {k: state[k] + counts[k] for k in _COUNTS}
-
-    def result(self, state):
-        tp, fp = state["true_positives"], state["false_positives"]
-        tn, fn = state["true_negatives"], state["false_negatives"]
-        if self.curve == "PR" and self.summation_method == "interpolation":
-            areas = _interpolated_pr_areas(tp, fp, fn)
-        else:
-            recall = divide_no_nan(tp, tp + fn)
-            if self.curve == "ROC":
-                x, y = divide_no_nan(fp, fp + tn), recall
-            else:
-                x, y = recall, divide_no_nan(tp, tp + fp)
-            if self.summation_method == "interpolation":
-                heights = (y[:-1] + y[1:]) / 2.0
-            elif self.summation_method == "minoring":
-                heights = jnp.minimum(y[:-1], y[1:])
-            else:
-                heights = jnp.maximum(y[:-1], y[1:])
-            areas = (x[:-1] - x[1:]) * heights
-        by_label = jnp.sum(areas, axis=0)
-        if not self.multi_label:
-            return by_label
-        if self.label_weights is None:
-            return jnp.mean(by_label)
-        weights = jnp.asarray(self.label_weights, jnp.float32)
-        return divide_no_nan(jnp.sum(by_label * weights), jnp.sum(weights))
-
-    def get_config(self) -> dict:
-        config = {"name": self.name, "num_thresholds": self.num_thresholds,
-                  "curve": self.curve, "summation_method": self.summation_method,
-                  "multi_label": self.multi_label, "num_labels": self.num_labels,
-                  "label_weights": self.label_weights, "from_logits": self.from_logits}
-        if self.init_thresholds is not None:
-            config["thresholds"] = self.thresholds[1:-1]
-        return config
-
-
-def _interpolated_pr_areas(tp, fp, fn):
-    """Davis & Goadrich's interpolated PR-AUC terms (Keras's ``interpolate_pr_auc``)."""
-    dtp = tp[:-1] - tp[1:]
-    p = tp + fp
-    dp = p[:-1] - p[1:]
-    slope = divide_no_nan(dtp, jnp.maximum(dp, 0))
-    intercept = tp[1:] - slope * p[1:]
-    ratio = jnp.where((p[:-1] > 0) & (p[1:] > 0), divide_no_nan(p[:-1], jnp.maximum(p[1:], 0)),
-                      jnp.ones_like(p[1:]))
-    return divide_no_nan(slope * (dtp + intercept * jnp.log(ratio)),
-                         jnp.maximum(tp[1:] + fn[1:], 0))

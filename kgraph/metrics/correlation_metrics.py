@@ -16,7 +16,7 @@ import jax.numpy as jnp
 
 from kgraph.config import epsilon
 from kgraph.losses.functions import _aligned
-from kgraph.metrics.metric import MeanMetricWrapper
+from kgraph.metrics.reduction_metrics import MeanMetricWrapper
 
 __all__ = ["ConcordanceCorrelation", "PearsonCorrelation", "concordance_correlation",
            "pearson_correlation"]
@@ -52,15 +52,9 @@ class PearsonCorrelation(MeanMetricWrapper):
     def __init__(self, name="pearson_correlation", dtype=None, axis=-1):
         super().__init__(pearson_correlation, name=name, dtype=dtype, axis=axis)
 
-    def get_config(self):
-        return {**super().get_config(), "dtype": "float32"}  # accumulates in float32
-
 
 class ConcordanceCorrelation(MeanMetricWrapper):
     """The mean over samples of the concordance correlation coefficient along ``axis``."""
 
     def __init__(self, name="concordance_correlation", dtype=None, axis=-1):
         super().__init__(concordance_correlation, name=name, dtype=dtype, axis=axis)
-
-    def get_config(self):
-        return {**super().get_config(), "dtype": "float32"}  # accumulates in float32

@@ -1,12 +1,14 @@
 """Stateless metrics: ``init -> update* -> result``, with states as pytrees of arrays.
 
-A metric object holds only its configuration. Its state is a dict of fixed-shape float32
-arrays, so ``update`` and ``result`` run under ``jax.jit`` and inside ``jax.lax.scan``, and
-``merge`` combines states from shards or devices. Weights follow Keras: ``sample_weight``
-weighs samples (0 for padding rows, so a padded batch gives the unpadded result), and
-``mask`` (an output's Keras mask) multiplies into it.
+A metric object holds its configuration, and answers Keras's stateful API on a current
+state of its own. Its state is a dict of fixed-shape arrays in the metric's ``dtype``
+(``floatx()`` unless given), so ``update`` and ``result`` run under ``jax.jit`` and inside
+``jax.lax.scan``, and ``merge`` combines states from shards or devices. Weights follow
+Keras: ``sample_weight`` weighs samples (0 for padding rows, so a padded batch gives the
+unpadded result), and ``mask`` (an output's Keras mask) multiplies into it.
 
 >>> import jax, jax.numpy as jnp
+>>> from kgraph.metrics.reduction_metrics import Mean
 >>> mean = Mean()
 >>> state = mean.update(mean.init(), jnp.array([1.0, 2.0, 3.0]))
 >>> state = jax.jit(mean.update)(state, jnp.array([10.0, 0.0]), jnp.array([1.0, 0.0]))
@@ -16,74 +18,20 @@ weighs samples (0 for padding rows, so a padded batch gives the unpadded result)
 
 from __future__ import annotations
 
+import contextlib
 import functools
 
 import jax
 import jax.numpy as jnp
 
-from kgraph import dtype_policies
-from kgraph.base import call_args
+from kgraph import config, dtype_policies
 from kgraph.base.naming import to_snake_case
-from kgraph.base.state_arrays import StateArray
+from kgraph.base.state_variable import StateVariable
 from kgraph.base.variables import Variable
-from kgraph.losses.weighting import (broadcast_to_values, divide_no_nan, trailing_product,
-                                     weighted)
+from kgraph.metrics import keras_style
+from kgraph.metrics.metric_variables import leaf_names, state_from_leaves, state_leaves
 
-__all__ = ["Mean", "MeanMetricWrapper", "Metric", "Sum", "mean_totals", "merge_weights",
-           "state_dtype"]
-
-
-def _float32(x):
-    return jnp.asarray(x).astype(jnp.float32)
-
-
-def state_dtype(name, dtype) -> str:
-    """A metric's ``dtype`` argument: None (whatever ``floatx()`` is) and float32 (or a
-    policy computing in it) are what kgraph's float32 states hold; another dtype is
-    refused, not ignored."""
-    if dtype is None:
-        return "float32"
-    resolved = dtype_policies.get(dtype).compute_dtype
-    if resolved != "float32":
-        raise ValueError(f'Metric "{name}": dtype={dtype!r} is not supported; kgraph\'s '
-                         "metrics keep float32 states and results (dtype=None or "
-                         "'float32').")
-    return resolved
-
-
-def merge_weights(sample_weight, mask):
-    """One float32 weight from a sample weight and a mask (either may be None).
-
-    The lower-rank one gets trailing axes, so a ``(batch,)`` weight and a
-    ``(batch, time)`` mask give ``(batch, time)``.
-    """
-    if mask is not None:
-        mask = (jnp.asarray(mask) != 0).astype(jnp.float32)
-    if sample_weight is None or mask is None:
-        return mask if sample_weight is None else _float32(sample_weight)
-    sample_weight = _float32(sample_weight)
-    return trailing_product(sample_weight, mask)
-
-
-@functools.partial(jax.jit, static_argnames="reduce")
-def mean_totals(values, weight=None, reduce=jnp.mean):
-    """``(total, count)`` of one batch for a weighted mean, as Keras's ``Mean`` counts them.
-
-    Values are reduced to one per sample (``reduce`` over the non-batch axes) and weighed;
-    the count is the number of samples, or the sum of per-sample (mean) weights.
-    """
-    values = _float32(values)
-    if values.ndim == 0:
-        values = values.reshape(1)
-    trailing = tuple(range(1, values.ndim))
-    if weight is None:
-        per_sample = reduce(values, axis=trailing) if trailing else values
-        return jnp.sum(per_sample), jnp.asarray(values.shape[0], jnp.float32)
-    weight = broadcast_to_values(_float32(weight), values)
-    products = weighted(values, weight)
-    if trailing:
-        products, weight = reduce(products, axis=trailing), jnp.mean(weight, axis=trailing)
-    return jnp.sum(products), jnp.sum(weight)
+__all__ = ["Metric"]
 
 
 class Metric:
@@ -92,11 +40,23 @@ class Metric:
     Subclasses implement ``init() -> state``, ``update(state, y_true, y_pred,
     sample_weight=None, mask=None) -> state`` (pure) and ``result(state) -> array``;
     ``merge`` adds states leaf by leaf, which suits every metric here (sums and counts).
+    States and results are in the metric's ``dtype``, as Keras's variables and results.
+
+    A subclass may instead be written in Keras's stateful style: variables made with
+    ``add_variable`` (or ``Variable``s and metrics set as attributes), changed by its own
+    ``update_state`` and read by ``result()``; it then runs purely on a state too.
     """
+
+    # the names of the state's dict entries in Keras's order of the metric's variables
+    _variable_order = ()
+    # Keras's names of the variables whose state entry is named otherwise (the entry's
+    # name is the attribute Keras holds the variable in)
+    _variable_names = {}
 
     def __init__(self, name=None, dtype=None):
         self.name = name or to_snake_case(type(self).__name__)
-        state_dtype(self.name, dtype)  # float32 (``dtype``), or an error
+        self._dtype_policy = dtype_policies.get(dtype or config.floatx())
+        self._dtype = jnp.dtype(self._dtype_policy.compute_dtype).name
 
     def init(self):
         raise NotImplementedError(f"{type(self).__name__} must implement init().")
@@ -110,48 +70,87 @@ class Metric:
     # Keras's object API, on the stateless core: the object keeps a current state.
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        own_result = cls.__dict__.get("result")
-        if "update_state" in cls.__dict__ and not getattr(cls, "_by_update_state", False):
-            # Keras's stateful style: update_state (and result()) on the metric's
-            # variables, run purely on a state (see ``_update_by_update_state``)
-            cls._by_update_state = True
-            cls._pure = {name: _inherited(cls, name) for name in ("init", "update", "result")}
-            cls.init, cls.update = _init_by_update_state, _update_by_update_state
-            cls.result = _result_by_update_state
-        if own_result is None:
-            return
-        if getattr(cls, "_by_update_state", False):
-            cls._own_result = own_result
-            cls.result = _result_by_update_state
-        else:
-            cls.result = _result_with_default_state(own_result)
+        keras_style.prepare_class(cls, Metric)
+
+    def __setattr__(self, name, value):
+        if getattr(type(self), "_by_update_state", False):
+            object.__setattr__(self, name, value)
+            if not name.startswith("_"):
+                keras_style.track(self, value, Metric)
+        elif not (isinstance(value, Variable) and self._set_entry(name, value)):
+            object.__setattr__(self, name, value)
+
+    def _set_entry(self, name, variable) -> bool:
+        """Keras replaces a metric's variable by setting the attribute that holds it
+        (``iou.total_cm = iou.add_variable(...)``): the state entry ``name`` continues from
+        ``variable``'s value. False if the state has no such entry."""
+        if isinstance(variable, StateVariable) or name.startswith("_"):
+            return False
+        try:
+            state = self._current()
+        except Exception:  # noqa: BLE001 - no state yet (not configured)
+            return False
+        if not isinstance(state, dict) or name not in state:
+            return False
+        value = jnp.asarray(variable.value, jnp.result_type(state[name]))
+        if value.shape != jnp.shape(state[name]):
+            raise ValueError(f"Metric {self.name!r}: its variable {name!r} has shape "
+                             f"{jnp.shape(state[name])}; received a variable of shape "
+                             f"{value.shape}.")
+        self._set_state({**state, name: value})
+        return True
 
     def _current(self):
+        """The metric's current state (a fresh one if it has seen nothing)."""
+        if getattr(type(self), "_by_update_state", False):
+            return keras_style.current_state(self)
         state = self.__dict__.get("_keras_state")
         return self.init() if state is None else state
 
-    def _size_from(self, y_pred):
+    def _set_state(self, state) -> None:
+        if getattr(type(self), "_by_update_state", False):
+            keras_style.set_state(self, state)
+        else:
+            self.__dict__["_keras_state"] = state
+
+    @contextlib.contextmanager
+    def _holding(self, state=None):
+        """Within the block, the metric's current state is ``state`` (None: the one it
+        has); after it, what it was (a pure computation through the stateful API)."""
+        saved = keras_style.saved_states(self)
+        if state is not None:
+            self._set_state(state)
+        try:
+            yield
+        finally:
+            keras_style.restore_states(saved)
+
+    def _size_from(self, y_true, y_pred):
         """Metrics whose state depends on the number of classes size it here."""
 
     def update_state(self, *args, **kwargs):
         """Add a batch to the metric's own state (Keras's stateful update)."""
         if len(args) >= 2:
-            self._size_from(args[1])
-        if getattr(self, "_by_update_state", False):  # a subclass's update_state called this
-            inner, values = self._current()
-            self._keras_state = (self._pure["update"](self, inner, *args, **kwargs), values)
+            self._size_from(args[0], args[1])
+        if getattr(type(self), "_by_update_state", False):  # a subclass's update_state
+            keras_style.update_inner(self, *args, **kwargs)
             return
-        self._keras_state = self.update(self._current(), *args, **kwargs)
+        self._set_state(self.update(self._current(), *args, **kwargs))
 
     def reset_state(self):
         """Forget every batch seen by ``update_state``."""
-        self._keras_state = None
+        self.__dict__["_keras_state"] = None
+        for metric in self.__dict__.get("_sub_metrics", ()):
+            metric.reset_state()
 
     def add_variable(self, shape, initializer="zeros", dtype=None, aggregation="sum",
                      name=None):
         """A state variable, as Keras's ``Metric.add_variable``: ``update_state`` changes it
         with ``assign`` / ``assign_add``, ``result()`` reads it. Its value lives in the
-        metric's state, so training updates it inside the compiled step.
+        metric's state, so training updates it inside the compiled step. Its dtype is
+        ``floatx()`` unless given, as Keras's. (A metric on the pure core keeps its state
+        entries instead; setting one's attribute to a variable continues it from the
+        variable's value.)
 
         >>> class Count(Metric):
         ...     def __init__(self):
@@ -167,13 +166,11 @@ class Metric:
         3.0
         """
         variable = Variable(initializer if initializer is not None else "zeros",
-                            shape=shape, dtype=dtype or self.dtype, trainable=False,
+                            shape=shape, dtype=dtype or config.floatx(), trainable=False,
                             aggregation=aggregation, name=name or "variable")
-        variables = self.__dict__.setdefault("_metric_variables", [])
-        variable._metric_index = len(variables)
-        variables.append(variable)
-        variable.bind_view(self)  # reads and writes go to the metric's state
-        self.__dict__.pop("_keras_state", None)
+        variable._scope = self.name
+        if getattr(type(self), "_by_update_state", False):
+            keras_style.register_variable(self, variable)
         return variable
 
     def add_weight(self, shape=(), initializer=None, dtype=None, name=None):
@@ -181,55 +178,110 @@ class Metric:
         return self.add_variable(shape, initializer, dtype, name=name)
 
     def read_variable(self, variable):
-        return self._current()[1][variable._metric_index]
+        return keras_style.read_variable(self, variable)
 
     def write_variable(self, variable, value) -> None:
-        inner, values = self._current()
-        index = variable._metric_index
-        self._keras_state = (inner, (*values[:index], value, *values[index + 1:]))
+        keras_style.write_variable(self, variable, value)
+
+    def _state_leaves(self, state=None) -> list:
+        """The arrays of ``state`` (default: the current one), in the order of
+        ``variables``."""
+        return state_leaves(self._current() if state is None else state, self._variable_order)
+
+    def _state_from_leaves(self, leaves):
+        """A state of this metric from arrays in the order of ``variables``."""
+        return state_from_leaves(self._current(), [getattr(v, "value", v) for v in leaves],
+                                 self._variable_order)
 
     @property
     def variables(self) -> list:
-        """The current state's arrays, in a fixed order (``len`` slices Keras states); a
-        metric's own ``add_variable`` variables first."""
-        own = list(self.__dict__.get("_metric_variables", ()))
-        state = self._current()[0] if getattr(self, "_by_update_state", False) else \
-            self._current()
-        return own + [StateArray(v, f"{self.name}/{i}")
-                      for i, v in enumerate(jax.tree_util.tree_leaves(state), len(own))]
+        """Keras's variables of the metric, in Keras's order and names: views of its
+        current state (assigning one changes it)."""
+        if getattr(type(self), "_by_update_state", False):
+            return keras_style.variables(self, self._state_views)
+        return self._state_views(self._current(), lambda: self._current(), self._set_state)
+
+    def _state_views(self, state, read_state, write_state) -> list:
+        """A ``Variable`` for each array of ``state``: reading it reads ``read_state()``,
+        assigning it passes the new state to ``write_state``."""
+        order = self._variable_order
+        views = []
+        for index, (key, leaf) in enumerate(zip(leaf_names(state, order),
+                                                state_leaves(state, order))):
+            def read(index=index):
+                return state_leaves(read_state(), order)[index]
+
+            def write(value, index=index):
+                leaves = state_leaves(read_state(), order)
+                leaves[index] = value
+                write_state(state_from_leaves(read_state(), leaves, order))
+
+            views.append(StateVariable(self._variable_names.get(key, key), jnp.shape(leaf),
+                                       jnp.result_type(leaf), read, write, self.name))
+        return views
+
+    def __getattr__(self, name):
+        # Keras's metrics hold their variables as attributes (``precision.true_positives``):
+        # an entry of the state's top-level dict, as a view of the current state
+        if name.startswith("_") or "_keras_state" in name:
+            raise AttributeError(name)
+        getting = self.__dict__.setdefault("_getting_attribute", set())
+        if name in getting:
+            raise AttributeError(name)
+        getting.add(name)
+        try:
+            state = self._current()
+        except Exception:  # noqa: BLE001 - no state yet: not an attribute
+            state = None
+        finally:
+            getting.discard(name)
+        if isinstance(state, dict) and name in state:
+            keys = leaf_names(state, self._variable_order)
+            if keys.count(name) == 1:
+                return self._state_views(state, self._current, self._set_state)[
+                    keys.index(name)]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def stateless_update_state(self, metric_variables, *args, **kwargs):
-        """``update`` on a list of state arrays; returns the new list (jittable)."""
-        treedef = jax.tree_util.tree_structure(self.init())
-        state = jax.tree_util.tree_unflatten(treedef, [getattr(v, "value", v)
-                                                        for v in metric_variables])
-        return jax.tree_util.tree_leaves(self.update(state, *args, **kwargs))
+        """``update`` on a list of state arrays (``variables``' order); returns the new
+        list (jittable)."""
+        self._check_variables(metric_variables)
+        state = self._state_from_leaves(metric_variables)
+        return self._state_leaves(self.update(state, *args, **kwargs))
 
     def stateless_result(self, metric_variables):
         """``result`` of a list of state arrays."""
-        treedef = jax.tree_util.tree_structure(self.init())
-        return self.result(jax.tree_util.tree_unflatten(
-            treedef, [getattr(v, "value", v) for v in metric_variables]))
+        self._check_variables(metric_variables)
+        return self.result(self._state_from_leaves(metric_variables))
 
     def stateless_reset_state(self) -> list:
         """A fresh state as a list of arrays."""
-        return jax.tree_util.tree_leaves(self.init())
+        return self._state_leaves(self.init())
+
+    def _check_variables(self, metric_variables) -> None:
+        expected = len(self._state_leaves())
+        if len(metric_variables) != expected:
+            raise ValueError("Argument `metric_variables` must be a list of tensors "
+                             f"corresponding 1:1 to {type(self).__name__}().variables. "
+                             f"Received list with length {len(metric_variables)}, but "
+                             f"expected {expected} variables.")
 
     @property
     def dtype(self) -> str:
-        """The dtype of the metric's state and result: float32."""
-        return "float32"
+        """The dtype of the metric's state and result (``floatx()`` unless given)."""
+        return self._dtype
 
     def merge(self, a, b):
         """The state of the union of the batches behind states ``a`` and ``b``."""
         return jax.tree_util.tree_map(jnp.add, a, b)
 
     def __call__(self, *args, **kwargs):
-        """The result on one batch: ``result(update(init(), ...))``."""
-        return self.result(self.update(self.init(), *args, **kwargs))
+        """Keras's call: ``update_state(...)``, then the ``result()`` of every batch seen."""
+        self.update_state(*args, **kwargs)
+        return self.result()
 
     def get_config(self) -> dict:
-        return {"name": self.name}
+        return {"name": self.name, "dtype": self.dtype}
 
     @classmethod
     def from_config(cls, config):
@@ -239,139 +291,3 @@ class Metric:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items() if k != "fn")
         return f"{type(self).__name__}({args})"
 
-
-def _inherited(cls, name):
-    return next(base.__dict__[name] for base in cls.__mro__[1:] if name in base.__dict__)
-
-
-def _init_by_update_state(self):
-    """The state of a metric written in Keras's stateful style: ``(the state of the
-    metric it extends, or None; its variables' initial values)``."""
-    pure_init = self._pure["init"]
-    inner = None if pure_init is Metric.init else pure_init(self)
-    key = jax.random.PRNGKey(0)
-    return inner, tuple(v.initial_value(key) for v in self.__dict__.get("_metric_variables", ()))
-
-
-def _update_by_update_state(self, state, *args, mask=None, **kwargs):
-    """``update`` of a Keras-style metric: its own ``update_state`` run on ``state`` (its
-    variables read and assign the state), which is pure, so it runs inside ``jit``. A
-    ``mask`` reaches ``update_state`` only if it takes one (as Keras's compiled metrics)."""
-    if mask is not None and call_args.accepts(type(self).update_state, "mask"):
-        kwargs["mask"] = mask
-    saved = self.__dict__.get("_keras_state")
-    self._keras_state = state
-    try:
-        self.update_state(*args, **kwargs)
-        return self._keras_state
-    finally:
-        self._keras_state = saved
-
-
-def _result_by_update_state(self, state=None):
-    """``result`` of a Keras-style metric on ``state`` (None: its own): its ``result()``
-    reading the state through its variables, or the extended metric's ``result``."""
-    saved = self.__dict__.get("_keras_state")
-    if state is not None:
-        self._keras_state = state
-    try:
-        own = getattr(type(self), "_own_result", None)
-        if own is None or call_args.accepts(own, "state"):
-            return (own or self._pure["result"])(self, self._current()[0])
-        return own(self)
-    finally:
-        self._keras_state = saved
-
-
-def _result_with_default_state(result):
-    """``result(state)`` that, called as ``result()``, reads the object's own state."""
-    @functools.wraps(result)
-    def wrapped(self, state=None):
-        return result(self, self._current() if state is None else state)
-
-    return wrapped
-
-
-def _zeros(*names, shape=()):
-    return {n: jnp.zeros(shape, jnp.float32) for n in names}
-
-
-class Mean(Metric):
-    """The (weighted) mean of ``values``: ``update(state, values, sample_weight=None)``.
-
-    >>> import jax.numpy as jnp
-    >>> float(Mean()(jnp.array([[1.0, 3.0], [5.0, 7.0]]), jnp.array([1.0, 0.0])))
-    2.0
-    """
-
-    def __init__(self, name="mean", dtype=None):
-        super().__init__(name, dtype)
-
-    def init(self):
-        return _zeros("total", "count")
-
-    def update(self, state, values, sample_weight=None, mask=None):
-        total, count = mean_totals(values, merge_weights(sample_weight, mask))
-        return {"total": state["total"] + total, "count": state["count"] + count}
-
-    def result(self, state):
-        return divide_no_nan(state["total"], state["count"])
-
-
-class Sum(Metric):
-    """The (weighted) sum of ``values``: ``update(state, values, sample_weight=None)``.
-
-    >>> import jax.numpy as jnp
-    >>> float(Sum()(jnp.array([1.0, 3.0]), jnp.array([2.0, 1.0])))
-    5.0
-    """
-
-    def __init__(self, name="sum", dtype=None):
-        super().__init__(name, dtype)
-
-    def init(self):
-        return _zeros("total")
-
-    def update(self, state, values, sample_weight=None, mask=None):
-        values = _float32(values)
-        weight = merge_weights(sample_weight, mask)
-        if weight is not None:
-            values = weighted(values, broadcast_to_values(weight, values))
-        return {"total": state["total"] + jnp.sum(values)}
-
-    def result(self, state):
-        return state["total"]
-
-
-class MeanMetricWrapper(Mean):
-    """The weighted mean of ``fn(y_true, y_pred, **fn_kwargs)`` over all samples seen.
-
-    >>> import jax.numpy as jnp
-    >>> def abs_error(y_true, y_pred):
-    ...     return jnp.abs(y_true - y_pred).mean(axis=-1)
-    >>> metric = MeanMetricWrapper(abs_error)
-    >>> metric.name, float(metric(jnp.zeros((2, 2)), jnp.array([[1.0, 1.0], [3.0, 3.0]])))
-    ('abs_error', 2.0)
-    """
-
-    def __init__(self, fn, name=None, dtype=None, **fn_kwargs):
-        super().__init__(name=name or getattr(fn, "__name__", None) or to_snake_case(
-            type(fn).__name__), dtype=dtype)
-        self.fn = fn
-        self._fn_kwargs = fn_kwargs
-
-    def values_and_mask(self, y_true, y_pred):
-        """``(values, mask)``: the per-sample values and their own mask (None: all valid)."""
-        return self.fn(y_true, y_pred, **self._fn_kwargs), None
-
-    def update(self, state, y_true, y_pred, sample_weight=None, mask=None):
-        values, own_mask = self.values_and_mask(y_true, y_pred)
-        if own_mask is not None:
-            mask = own_mask if mask is None else merge_weights(jnp.asarray(mask) != 0, own_mask)
-        return super().update(state, values, sample_weight, mask)
-
-    def get_config(self) -> dict:
-        config = {"name": self.name, **self._fn_kwargs}
-        if type(self) is MeanMetricWrapper:
-            config["fn"] = self.fn
-        return config

@@ -24,11 +24,13 @@ import jax.numpy as jnp
 
 from kgraph.base.naming import to_snake_case
 from kgraph.losses import functions as fns, losses
-from kgraph.metrics.metric import Mean, MeanMetricWrapper, Metric, Sum
+from kgraph.metrics.metric import Metric
+from kgraph.metrics.reduction_metrics import Mean, MeanMetricWrapper, Sum
 from kgraph.metrics.accuracy_metrics import (Accuracy, AutoAccuracy, BinaryAccuracy,
                                       CategoricalAccuracy, SparseCategoricalAccuracy,
                                       SparseTopKCategoricalAccuracy, TopKCategoricalAccuracy)
-from kgraph.metrics.confusion_metrics import AUC, Precision, Recall
+from kgraph.metrics.auc_metric import AUC
+from kgraph.metrics.confusion_metrics import Precision, Recall
 from kgraph.losses.weighting import squeeze_or_expand_to_same_rank
 
 from kgraph.metrics import correlation_metrics as _correlation, more_metrics as _extra
@@ -186,7 +188,8 @@ def _accuracy_for(loss, name="accuracy") -> Metric:
 
 
 def get(identifier, loss=None) -> Metric:
-    """A ``Metric`` from a Keras name, a loss name or object, a ``Metric`` or a callable.
+    """A ``Metric`` from a Keras name, a loss name or object, a ``Metric`` or a callable
+    (None gives None).
 
     "accuracy"/"acc" follow the loss: sparse categorical crossentropy gives
     ``SparseCategoricalAccuracy``, categorical crossentropy ``CategoricalAccuracy``,
@@ -204,7 +207,11 @@ def get(identifier, loss=None) -> Metric:
     0.0
     >>> get("mae").name, type(get("binary_crossentropy")).__name__
     ('mae', 'LossMetric')
+    >>> get(None) is None  # as Keras's
+    True
     """
+    if identifier is None:
+        return None
     if isinstance(identifier, Metric):
         return identifier
     if isinstance(identifier, str):

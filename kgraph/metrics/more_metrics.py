@@ -15,9 +15,11 @@ import numpy as np
 
 from kgraph.config import epsilon
 from kgraph.losses import functions as fns
-from kgraph.metrics.metric import MeanMetricWrapper, Metric, merge_weights
+from kgraph.metrics.metric import Metric
+from kgraph.metrics.reduction_metrics import MeanMetricWrapper, merge_weights
 from kgraph.metrics.confusion_metrics import _ThresholdMetric, confusion_counts
-from kgraph.losses.weighting import divide_no_nan
+from kgraph.metrics.iou_metrics import BinaryIoU, IoU, MeanIoU, OneHotIoU, OneHotMeanIoU
+from kgraph.losses.weighting import divide_no_nan, squeeze_or_expand_to_same_rank
 
 __all__ = ["BinaryCrossentropy", "BinaryIoU", "CategoricalCrossentropy", "CategoricalHinge",
            "F1Score", "FBetaScore", "FalseNegatives", "FalsePositives", "Hinge", "IoU",
@@ -39,7 +41,7 @@ class _Count(_ThresholdMetric):
         return self._single(state[self._count])
 
     def get_config(self):
-        return {"name": self.name, "thresholds": self.init_thresholds}
+        return {**Metric.get_config(self), "thresholds": self.init_thresholds}
 
 
 class TruePositives(_Count):
@@ -70,6 +72,8 @@ class _AtConstraint(Metric):
     """The best ``dependent`` rate among thresholds where ``constrained >= value``."""
 
     _argument = None
+    _variable_order = ("true_positives", "false_positives", "true_negatives",
+                       "false_negatives")
 
     def __init__(self, value, num_thresholds=200, class_id=None, name=None, dtype=None):
         super().__init__(name, dtype)
@@ -80,6 +84,7 @@ class _AtConstraint(Metric):
             raise ValueError("Argument `num_thresholds` must be an integer > 0. Received: "
                              f"num_thresholds={num_thresholds}")
         self.value, self.num_thresholds, self.class_id = value, num_thresholds, class_id
+        setattr(self, self._argument, value)  # Keras's attribute: ``recall``, ...
         inner = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
         self.thresholds = [0.0] + inner + [1.0]
 
@@ -90,7 +95,8 @@ class _AtConstraint(Metric):
 
     def update(self, state, y_true, y_pred, sample_weight=None, mask=None):
         counts = confusion_counts(y_true, y_pred, self.thresholds,
-                                  merge_weights(sample_weight, mask), None, self.class_id)
+                                  merge_weights(sample_weight, mask), None, self.class_id,
+                                  owner=self.name)
         return {k: state[k] + counts[k] for k in state}
 
     def _rates(self, state):
@@ -105,7 +111,7 @@ class _AtConstraint(Metric):
         return jnp.where(jnp.any(feasible), best, 0.0)
 
     def get_config(self):
-        return {"name": self.name, self._argument: self.value,
+        return {**Metric.get_config(self), self._argument: self.value,
                 "num_thresholds": self.num_thresholds, "class_id": self.class_id}
 
 
@@ -164,23 +170,44 @@ class SpecificityAtSensitivity(_AtConstraint):
 # ---------------------------------------------------------- shape-dependent metrics
 class _PerClass(Metric):
     """A metric whose state has one entry per class: sized by ``build_for_output`` (the
-    compiled output's shape) or by the first batch seen."""
+    compiled output's shape) or by the first batch seen, from ``(batch_size,
+    output_dim)`` inputs, as Keras's ``_build`` makes the variables."""
 
     _width = None
 
     def build_for_output(self, shape):
-        if shape[-1] is None:
-            raise ValueError(f"Metric {self.name!r} needs a known last output dimension.")
-        self._width = int(shape[-1])
+        self._build(tuple(shape), tuple(shape))
 
-    def _size_from(self, y_pred):
+    def _size_from(self, y_true, y_pred):
         if self._width is None:
-            self.build_for_output(jnp.shape(y_pred))
+            y_true, y_pred = squeeze_or_expand_to_same_rank(jnp.asarray(y_true),
+                                                            jnp.asarray(y_pred))
+            self._build(y_true.shape, y_pred.shape)
+
+    def _build(self, y_true_shape, y_pred_shape):
+        """Size the state from the shapes of ``y_true`` and ``y_pred``, ``(batch_size,
+        output_dim)``, as Keras's ``_build`` makes the variables."""
+        kind = self._keras_kind
+        received = f"Received input shapes: y_pred.shape={tuple(y_pred_shape)} and " \
+                   f"y_true.shape={tuple(y_true_shape)}."
+        if len(y_pred_shape) != 2 or len(y_true_shape) != 2:
+            raise ValueError(f"Metric {self.name!r}: {kind} expects 2D inputs with shape "
+                             f"(batch_size, output_dim). {received}")
+        if y_pred_shape[-1] is None or y_true_shape[-1] is None:
+            raise ValueError(f"Metric {self.name!r}: {kind} expects 2D inputs with shape "
+                             "(batch_size, output_dim), with output_dim fully defined (not "
+                             f"None). {received}")
+        self._width = int(y_pred_shape[-1])
+        self.__dict__.pop("_keras_state", None)
 
 
 class FBetaScore(_PerClass):
     """The F-beta score per class, or averaged (``average``: None, "micro", "macro",
     "weighted"); predictions above ``threshold`` (default: each row's maximum) count."""
+
+    _variable_order = ("true_positives", "false_positives", "false_negatives",
+                       "intermediate_weights")
+    _keras_kind = "FBetaScore"  # the name Keras's errors give (also F1Score's)
 
     def __init__(self, average=None, beta=1.0, threshold=None, name="fbeta_score",
                  dtype=None):
@@ -188,9 +215,21 @@ class FBetaScore(_PerClass):
         if average not in (None, "micro", "macro", "weighted"):
             raise ValueError("Invalid `average` argument value. Expected one of: {None, "
                              f"'micro', 'macro', 'weighted'}}. Received: average={average}")
-        if not isinstance(beta, float) or beta <= 0.0:
-            raise ValueError("Invalid `beta` argument value. It should be a Python float > "
-                             f"0. Received: beta={beta} of type '{type(beta)}'")
+        if not isinstance(beta, float):
+            raise ValueError(f"Metric {self.name!r}: Invalid `beta` argument value. It should "
+                             f"be a Python float. Received: beta={beta} of type "
+                             f"'{type(beta)}'")
+        if beta <= 0.0:
+            raise ValueError(f"Metric {self.name!r}: Invalid `beta` argument value. It should "
+                             f"be > 0. Received: beta={beta}")
+        if threshold is not None and not isinstance(threshold, float):
+            raise ValueError(f"Metric {self.name!r}: Invalid `threshold` argument value. It "
+                             f"should be a Python float. Received: threshold={threshold} of "
+                             f"type '{type(threshold)}'")
+        if threshold is not None and not 0.0 < threshold <= 1.0:
+            raise ValueError(f"Metric {self.name!r}: Invalid `threshold` argument value. It "
+                             f"should verify 0 < threshold <= 1. Received: "
+                             f"threshold={threshold}")
         self.average, self.beta, self.threshold = average, beta, threshold
 
     def init(self):
@@ -238,8 +277,8 @@ class FBetaScore(_PerClass):
         return score
 
     def get_config(self):
-        return {"name": self.name, "beta": self.beta, "average": self.average,
-                "threshold": self.threshold, "dtype": "float32"}
+        return {**Metric.get_config(self), "beta": self.beta, "average": self.average,
+                "threshold": self.threshold}
 
 
 class F1Score(FBetaScore):
@@ -258,6 +297,10 @@ class F1Score(FBetaScore):
 class R2Score(_PerClass):
     """The coefficient of determination, per output column or aggregated
     (``class_aggregation``: "uniform_average", "variance_weighted_average" or None)."""
+
+    _variable_order = ("num_samples", "squared_sum", "sum", "total_mse", "count")
+    _variable_names = {"total_mse": "residual"}
+    _keras_kind = "R2Score"
 
     def __init__(self, class_aggregation="uniform_average", num_regressors=0, name="r2_score",
                  dtype=None):
@@ -281,9 +324,8 @@ class R2Score(_PerClass):
         return state
 
     def update(self, state, y_true, y_pred, sample_weight=None, mask=None):
-        y_true, y_pred = jnp.asarray(y_true, jnp.float32), jnp.asarray(y_pred, jnp.float32)
-        if y_true.ndim == 1:
-            y_true, y_pred = y_true[:, None], y_pred.reshape(y_true.shape[0], -1)
+        y_true, y_pred = squeeze_or_expand_to_same_rank(jnp.asarray(y_true, jnp.float32),
+                                                        jnp.asarray(y_pred, jnp.float32))
         weight = merge_weights(sample_weight, mask)
         weight = jnp.ones((), jnp.float32) if weight is None else weight
         weight = weight[:, None] if weight.ndim == 1 else weight
@@ -313,118 +355,9 @@ class R2Score(_PerClass):
         return score
 
     def get_config(self):
-        return {"name": self.name, "dtype": "float32",
+        return {**Metric.get_config(self),
                 "class_aggregation": self.class_aggregation,
                 "num_regressors": self.num_regressors}
-
-
-# ---------------------------------------------------------------------- IoU family
-class IoU(Metric):
-    """Intersection over union of ``target_class_ids``, averaged, from a weighted confusion
-    matrix (labels and predictions as class ids, or one-hot/scores with ``sparse_*``)."""
-
-    def __init__(self, num_classes, target_class_ids, name=None, dtype=None,
-                 ignore_class=None, sparse_y_true=True, sparse_y_pred=True, axis=-1):
-        super().__init__(name, dtype)
-        if max(target_class_ids) >= num_classes:
-            raise ValueError(f"Target class id {max(target_class_ids)} is out of range, which "
-                             f"is [0, {num_classes}).")
-        self.num_classes, self.target_class_ids = num_classes, list(target_class_ids)
-        self.ignore_class, self.axis = ignore_class, axis
-        self.sparse_y_true, self.sparse_y_pred = sparse_y_true, sparse_y_pred
-
-    def init(self):
-        return {"total_cm": jnp.zeros((self.num_classes, self.num_classes), jnp.float32)}
-
-    def _classes(self, y_pred):
-        return jnp.argmax(y_pred, axis=self.axis) if not self.sparse_y_pred else y_pred
-
-    def update(self, state, y_true, y_pred, sample_weight=None, mask=None):
-        y_true = jnp.asarray(y_true)
-        y_true = y_true if self.sparse_y_true else jnp.argmax(y_true, axis=self.axis)
-        y_pred = self._classes(jnp.asarray(y_pred))
-        y_true, y_pred = y_true.reshape(-1).astype(jnp.int32), y_pred.reshape(-1).astype(
-            jnp.int32)
-        weight = merge_weights(sample_weight, mask)
-        weight = jnp.ones(y_true.shape, jnp.float32) if weight is None else jnp.broadcast_to(
-            jnp.asarray(weight, jnp.float32).reshape(-1) if jnp.size(weight) == y_true.size
-            else jnp.asarray(weight, jnp.float32), y_true.shape)
-        if self.ignore_class is not None:
-            weight = jnp.where(y_true == self.ignore_class, 0.0, weight)
-        cm = jnp.zeros((self.num_classes, self.num_classes), jnp.float32).at[
-            y_true, y_pred].add(weight, mode="drop")
-        return {"total_cm": state["total_cm"] + cm}
-
-    def result(self, state):
-        cm = state["total_cm"]
-        predicted, actual, tp = jnp.sum(cm, 0), jnp.sum(cm, 1), jnp.diagonal(cm)
-        denominator = predicted + actual - tp
-        ids = jnp.asarray(self.target_class_ids)
-        tp, denominator = tp[ids], denominator[ids]
-        valid = jnp.sum((denominator != 0).astype(jnp.float32))
-        return divide_no_nan(jnp.sum(divide_no_nan(tp, denominator)), valid)
-
-    def get_config(self):
-        return {"name": self.name, "num_classes": self.num_classes,
-                "target_class_ids": self.target_class_ids, "ignore_class": self.ignore_class,
-                "sparse_y_true": self.sparse_y_true, "sparse_y_pred": self.sparse_y_pred,
-                "axis": self.axis}
-
-
-class MeanIoU(IoU):
-    """IoU averaged over all ``num_classes`` classes."""
-
-    def __init__(self, num_classes, name=None, dtype=None, ignore_class=None,
-                 sparse_y_true=True, sparse_y_pred=True, axis=-1):
-        super().__init__(num_classes, list(range(num_classes)), name, dtype, ignore_class,
-                         sparse_y_true, sparse_y_pred, axis)
-
-    def get_config(self):
-        config = super().get_config()
-        del config["target_class_ids"]
-        return config
-
-
-class BinaryIoU(IoU):
-    """IoU of binary labels and scores thresholded at ``threshold``."""
-
-    def __init__(self, target_class_ids=(0, 1), threshold=0.5, name=None, dtype=None):
-        super().__init__(2, list(target_class_ids), name, dtype)
-        self.threshold = threshold
-
-    def _classes(self, y_pred):
-        return (y_pred >= self.threshold).astype(jnp.int32)
-
-    def get_config(self):
-        return {"name": self.name, "target_class_ids": self.target_class_ids,
-                "threshold": self.threshold}
-
-
-class OneHotIoU(IoU):
-    """IoU of one-hot labels and class scores."""
-
-    def __init__(self, num_classes, target_class_ids, name=None, dtype=None,
-                 ignore_class=None, sparse_y_pred=False, axis=-1):
-        super().__init__(num_classes, target_class_ids, name, dtype, ignore_class, False,
-                         sparse_y_pred, axis)
-
-    def get_config(self):
-        config = super().get_config()
-        del config["sparse_y_true"]
-        return config
-
-
-class OneHotMeanIoU(MeanIoU):
-    """Mean IoU of one-hot labels and class scores."""
-
-    def __init__(self, num_classes, name=None, dtype=None, ignore_class=None,
-                 sparse_y_pred=False, axis=-1):
-        super().__init__(num_classes, name, dtype, ignore_class, False, sparse_y_pred, axis)
-
-    def get_config(self):
-        config = super().get_config()
-        del config["sparse_y_true"]
-        return config
 
 
 # ---------------------------------------------------------------- loss-valued metrics
@@ -447,13 +380,37 @@ BinaryCrossentropy = _wrapper(fns.binary_crossentropy, "binary_crossentropy",
                               "Mean binary crossentropy (``from_logits``, ``label_smoothing``).")
 CategoricalCrossentropy = _wrapper(fns.categorical_crossentropy, "categorical_crossentropy",
                                    "Mean categorical crossentropy.")
-SparseCategoricalCrossentropy = _wrapper(fns.sparse_categorical_crossentropy,
-                                         "sparse_categorical_crossentropy",
-                                         "Mean sparse categorical crossentropy.")
+
+
+class SparseCategoricalCrossentropy(MeanMetricWrapper):
+    """Mean sparse categorical crossentropy. With ``ignore_class``, ignored entries give 0
+    and, as in Keras, leave the count only when the batch is weighted (``sample_weight``):
+    unweighted, they still count as samples.
+
+    >>> import jax.numpy as jnp
+    >>> labels, scores = jnp.array([0, 1]), jnp.array([[0.5, 0.5], [0.5, 0.5]])
+    >>> metric = SparseCategoricalCrossentropy(ignore_class=0)
+    >>> round(float(metric(labels, scores)), 4), round(float(
+    ...     SparseCategoricalCrossentropy(ignore_class=0)(labels, scores, jnp.ones(2))), 4)
+    (0.3466, 0.6931)
+    """
+
+    def __init__(self, name="sparse_categorical_crossentropy", dtype=None, **kwargs):
+        super().__init__(fns.sparse_categorical_crossentropy, name=name, dtype=dtype,
+                         **kwargs)
+
+    def values_and_mask(self, y_true, y_pred):
+        return fns.sparse_categorical_crossentropy_and_mask(y_true, y_pred, **self._fn_kwargs)
+
+    def update(self, state, y_true, y_pred, sample_weight=None, mask=None):
+        values, valid = self.values_and_mask(y_true, y_pred)
+        if valid is not None and sample_weight is not None:
+            mask = valid if mask is None else merge_weights(jnp.asarray(mask) != 0, valid)
+        return super(MeanMetricWrapper, self).update(state, values, sample_weight, mask)
+
 for _name, _cls in [("Hinge", Hinge), ("SquaredHinge", SquaredHinge),
                     ("CategoricalHinge", CategoricalHinge), ("KLDivergence", KLDivergence),
                     ("Poisson", Poisson), ("BinaryCrossentropy", BinaryCrossentropy),
-                    ("CategoricalCrossentropy", CategoricalCrossentropy),
-                    ("SparseCategoricalCrossentropy", SparseCategoricalCrossentropy)]:
+                    ("CategoricalCrossentropy", CategoricalCrossentropy)]:
     _cls.__name__ = _cls.__qualname__ = _name
 del np

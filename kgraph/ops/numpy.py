@@ -453,9 +453,11 @@ def one_hot(x, num_classes, axis=-1, dtype=None, sparse=False):
     return jax.nn.one_hot(x, num_classes, axis=axis, dtype=dtype or "float32")
 
 
-# KerasTensor's operators: + - * / @ **, unary minus and indexing.
+# KerasTensor's operators: arithmetic, comparisons, logical & | ^ ~, abs, round, indexing.
 OPERATORS.update({name: get_op(name) for name in (
-    "add", "subtract", "multiply", "divide", "matmul", "power", "negative", "get_item")})
+    "add", "subtract", "multiply", "divide", "matmul", "power", "negative", "get_item",
+    "floor_divide", "mod", "less", "less_equal", "greater", "greater_equal", "logical_and",
+    "logical_or", "logical_xor", "logical_not", "absolute", "round")})
 
 __all__ = sorted(list(_UNARY) + list(_BINARY) + [
     "matmul", "dot", "rsqrt", "clip", "round", "where", "nan_to_num", "stop_gradient", "cast",

@@ -27,49 +27,17 @@ from __future__ import annotations
 import warnings
 
 import jax.numpy as jnp
-import numpy as np
 
-from kgraph.base.variables import Variable
+from kgraph.base.state_variable import StateVariable
 from kgraph.optimizers import keras_variables
 from kgraph.optimizers.variable_names import optimizer_variable_names
 
 __all__ = ["OptimizerVariable", "model_variables"]
 
 
-class OptimizerVariable(Variable):
-    """One of Keras's optimizer variables: ``read()`` gives its value from the optimizer
-    state, ``write(value)`` puts a new one there (non-trainable, as Keras's)."""
-
-    def __init__(self, name, shape, dtype, read, write, scope=None):
-        super().__init__("zeros", shape=shape, dtype=dtype, trainable=False, name=name)
-        self._read, self._write, self._scope_name = read, write, scope
-
-    @property
-    def path(self) -> str:
-        return f"{self._scope_name}/{self.name}" if self._scope_name else self.name
-
-    @property
-    def value(self):
-        # a copy: the train state's own buffers are given to (and consumed by) the next step
-        return jnp.array(self._read(), self.dtype, copy=True)
-
-    def assign(self, value):
-        value = jnp.asarray(np.asarray(value), self.dtype)
-        if tuple(value.shape) != self.shape:
-            raise ValueError(f'Cannot assign to optimizer variable "{self.path}": expected '
-                             f"shape {self.shape}, received shape {tuple(value.shape)}.")
-        self._write(value)
-        return self
-
-    def assign_add(self, delta):
-        return self.assign(self.value + np.asarray(delta))
-
-    def assign_sub(self, delta):
-        return self.assign(self.value - np.asarray(delta))
-
-    def __repr__(self):
-        return (f"<Variable path={self.path}, shape={self.shape}, dtype={self.dtype.name}, "
-                f"value={np.asarray(self.value)}>")
+class OptimizerVariable(StateVariable):
+    """One of Keras's optimizer variables: a view of the optimizer state (non-trainable,
+    as Keras's)."""
 
 
 def _layout_unavailable(optimizer, reason) -> None:

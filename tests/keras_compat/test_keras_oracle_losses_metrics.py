@@ -290,6 +290,7 @@ def test_metric_with_keras_mask_matches_keras(ours, theirs, rng):
         y_pred = jnp.asarray(probs)
         set_keras_mask(y_pred, jnp.asarray(mask))
         theirs.reset_state()
+        ours.reset_state()
         theirs.update_state(y_true, y_pred, sample_weight=w)
         np.testing.assert_allclose(float(ours(y_true, probs, sample_weight=w, mask=mask)),
                                    float(theirs.result()), rtol=2e-6)

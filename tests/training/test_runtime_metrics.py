@@ -132,7 +132,8 @@ def test_mask_combines_with_sample_weight_over_time():
     weight = np.array([1.0, 3.0], np.float32)
     # hits [[1, 0, -], [1, 0, 1]] weighted by rows 1 and 3: (1 + 3 + 3) / (2 + 9)
     np.testing.assert_allclose(metric(labels, scores, weight, mask), 7 / 11, rtol=1e-6)
-    np.testing.assert_allclose(metric(labels, scores, mask=mask), 3 / 5, rtol=1e-6)
+    np.testing.assert_allclose(metrics.SparseCategoricalAccuracy()(labels, scores, mask=mask),
+                               3 / 5, rtol=1e-6)
 
 
 def test_confusion_metrics_use_the_mask():
@@ -237,9 +238,9 @@ def test_get_rejects_unknown_metrics_listing_known_names():
 
 
 def test_invalid_configurations_raise_clearly():
-    with pytest.raises(ValueError, match="multi_label=True.*needs num_labels"):
-        metrics.AUC(multi_label=True)
-    with pytest.raises(ValueError, match="curve must be 'ROC' or 'PR'"):
+    with pytest.raises(ValueError, match="multi_label=True.*does not know the number of labels"):
+        metrics.AUC(multi_label=True).init()
+    with pytest.raises(ValueError, match='Invalid AUC curve value: "ROCK"'):
         metrics.AUC(curve="ROCK")
     with pytest.raises(ValueError, match=r"Threshold values must be in \[0, 1\]"):
         metrics.Precision(thresholds=[0.5, 1.5])

@@ -25,7 +25,8 @@ from kgraph.interpreter.stateless_scope import StatelessScope
 from kgraph.ops import (cast, cond, convert_to_numpy, convert_to_tensor, image, is_tensor,
                         linalg, nn, numpy, scatter, shape, stop_gradient, vectorized_map)
 from kgraph.ops.conv_utils import standardize_data_format
-from kgraph.src.backend.shapes import any_symbolic_tensors, compute_output_spec, standardize_shape
+from kgraph.src.backend.output_spec import compute_output_spec
+from kgraph.src.backend.shapes import any_symbolic_tensors, standardize_shape
 from kgraph.src.ops import core, math
 
 __all__ = ["KerasTensor", "SUPPORTS_COMPLEX_DTYPES", "SUPPORTS_RAGGED_TENSORS",

@@ -1,6 +1,5 @@
 """Keras's backend helpers on shapes and arguments: ``standardize_shape`` (a shape as a tuple
-of non-negative ints and ``None``), ``any_symbolic_tensors`` and ``compute_output_spec``
-(the KerasTensors a function returns for KerasTensor arguments).
+of non-negative ints and ``None``) and ``any_symbolic_tensors``.
 
 >>> standardize_shape([3, None, 2])
 (3, None, 2)
@@ -13,22 +12,9 @@ from __future__ import annotations
 from jax import export as jax_export
 
 from kgraph import tree
-from kgraph.base.shape_inference import infer_function_spec
 from kgraph.graph.keras_tensor import KerasTensor
 
-__all__ = ["any_symbolic_tensors", "compute_output_spec", "standardize_shape"]
-
-
-def compute_output_spec(fn, *args, **kwargs):
-    """KerasTensors describing ``fn``'s outputs for KerasTensor arguments (unknown sizes
-    stay None), found by abstract evaluation; ``fn`` may be a layer's ``__call__``.
-
-    >>> import kgraph as kg
-    >>> layer = kg.layers.Reshape((-1, 8))
-    >>> compute_output_spec(layer.__call__, KerasTensor((None, 6, 4))).shape
-    (None, 3, 8)
-    """
-    return infer_function_spec(fn, args, kwargs)
+__all__ = ["any_symbolic_tensors", "standardize_shape"]
 
 
 def standardize_shape(shape) -> tuple:
