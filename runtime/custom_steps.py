@@ -56,15 +56,15 @@ class KerasSteps:
         if not optimizer.built:
             optimizer.build(self.model.trainable_variables)
         trainable, non_trainable = self._lists = self._snapshot()
-        opt_state = jax.tree_util.tree_unflatten(optimizer._treedef,
-                                                 [v.value for v in optimizer.variables])
+        opt_state = optimizer._state
         return TrainState([v.value for v in trainable], [v.value for v in non_trainable],
                           opt_state, 0, key, metric_state(self.model.metrics))
 
     def keras_state(self, ts, optimizer=True):
         """Keras's state tuple of a train state."""
-        if optimizer:
-            return (ts.params, ts.state, jax.tree_util.tree_leaves(ts.opt_state), ts.metrics)
+        if optimizer:  # the optimizer's state as Keras's variables (their values)
+            return (ts.params, ts.state, self.model.optimizer._state_to_list(ts.opt_state),
+                    ts.metrics)
         return ts.params, ts.state, ts.metrics
 
     # ---------------------------------------------------- what ``FitLoop`` asks for
@@ -220,8 +220,7 @@ def _train_epoch(loop, callbacks, data, shuffle_rng, every, window=None) -> dict
             new_logs, (trainable, non_trainable, optimizer_variables, metrics) = steps.train(
                 steps.keras_state(ts), batch, jax.random.fold_in(ts.key, ts.step))
             returned["logs"] = new_logs
-            opt_state = jax.tree_util.tree_unflatten(
-                jax.tree_util.tree_structure(ts.opt_state), optimizer_variables)
+            opt_state = steps.model.optimizer._state_from_list(optimizer_variables)
             return ts._replace(params=trainable, state=non_trainable, opt_state=opt_state,
                                step=ts.step + 1, metrics=metrics)
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from compiler.weights import weight_paths
 from kgraph import config as kg_config
-from kgraph.losses import losses as losses_lib
+from kgraph.losses.compile_losses import compile_loss
 from runtime import (custom_steps, data as data_lib, data_checks, fit_loop, keras_protocol,
                      loss_terms, optimizers)
 from runtime.batch_steps import (evaluate_on_batch, get_metrics_result, predict_on_batch,
@@ -58,7 +58,7 @@ def compile_model(model, optimizer="adam", loss=None, metrics=None, loss_weights
     if int(steps_per_execution) < 1:
         raise ValueError(f"steps_per_execution must be a positive integer, received "
                          f"{steps_per_execution}.")
-    optimizer = optimizers.get(optimizer)
+    optimizer = _optimizer(optimizer)
     if scale_loss and not isinstance(optimizer, optimizers.LossScaleOptimizer):
         optimizer = optimizers.LossScaleOptimizer(optimizer)  # float16: Keras's rule
     placement = None
@@ -89,12 +89,19 @@ def _check_losses(loss) -> None:
     """Each loss given to ``compile`` resolves (a known name, a ``Loss``, a function) and
     reduces a batch to one value: errors at ``compile``."""
     for leaf in loss_terms.flatten(loss):
-        resolved = None if leaf is None else losses_lib.as_loss(leaf)
+        resolved = None if leaf is None else compile_loss(leaf)
         if getattr(resolved, "reduction", "") in (None, "none"):
             raise ValueError(
                 f'The loss "{resolved.name}" has reduction={resolved.reduction!r}: it gives '
                 "one value per sample, and training and evaluation need one per batch. Use "
                 '"sum_over_batch_size" (the default), "sum" or "mean_with_sample_weight".')
+def _optimizer(identifier):
+    """The optimizer ``compile`` trains with (None is refused: nothing to train with)."""
+    optimizer = optimizers.get(identifier)
+    if optimizer is None:
+        raise ValueError("compile needs an optimizer (a Keras name such as 'adam', a kgraph "
+                         "optimizer or an optax GradientTransformation); received None.")
+    return optimizer
 
 
 def _has_compiled_loss(model) -> bool:

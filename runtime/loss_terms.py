@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 
 from kgraph.losses.compile_losses import compile_loss
 
-__all__ = ["Term", "flatten", "loss_terms", "pack_as"]
+__all__ = ["Term", "flatten", "is_nested", "loss_terms", "pack_as"]
 
 
 class Term(NamedTuple):

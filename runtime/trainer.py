@@ -155,6 +155,9 @@ class Trainer(InferenceSteps):
         self.model = model
         self.program = compiler.compile(model, scan_blocks=scan_blocks)
         self.optimizer = optimizers.get(optimizer)
+        if self.optimizer is None:
+            raise ValueError("Trainer needs an optimizer (a Keras name, a kgraph optimizer or an "
+                             "optax GradientTransformation); received None.")
         if stack_blocks is None:
             stack_blocks = bool(getattr(self.optimizer, "elementwise", False))
         self.stack_blocks = bool(stack_blocks) and bool(self.program.stacked_runs)

@@ -127,6 +127,9 @@ RELOCATED = {
     "backend.common.dtypes": ("dtypes",),
     "backend.numpy": ("src.ops.numpy",),  # the backend's ops (Keras's NumPy backend aside)
     "backend.common.remat": ("base.remat_scope",),
+    # ``backend.numpy`` is the backend's array functions (Keras's JAX ones there); the
+    # path also names Keras's NumPy backend, which has the same functions
+    "backend.numpy": ("ops.numpy", "ops"),
     "dtype_policies.dtype_policy": ("dtype_policy", "config"),
     "layers.preprocessing.image_preprocessing.bounding_boxes": ("utils.bounding_boxes",),
     "layers.preprocessing.feature_space": ("utils.feature_space",),

@@ -32,15 +32,15 @@ import optax
 from kgraph.optimizers import schedules as schedules_lib
 from kgraph.optimizers import weight_decay as weight_decay_lib
 from kgraph.optimizers.keras_variables import with_iterations
+from kgraph.optimizers.list_api import ListAPI
 from kgraph.optimizers.state_variables import OptimizerVariable, model_variables
 from kgraph.optimizers.transforms import (EmaState, clip_by_norm, decayed, decoupled_decay,
                                           moving_average)
 from kgraph.serializable import from_keras_object_config, keras_object_config
 from kgraph.base.naming import to_snake_case
-from kgraph.base.state_arrays import StateArray
 
-__all__ = ["EmaState", "Optimizer", "decayed", "from_keras_config", "keras_classes",
-           "to_keras_config", "unsettable_rate_message"]
+__all__ = ["EmaState", "Optimizer", "clipping", "decayed", "from_keras_config",
+           "keras_classes", "to_keras_config", "unsettable_rate_message"]
 
 
 def unsettable_rate_message(optimizer_name, schedule) -> str:
@@ -58,8 +58,16 @@ _COMMON = ("weight_decay", "clipnorm", "clipvalue", "global_clipnorm", "use_ema"
            "gradient_accumulation_steps")
 
 
-def _values(variables):
-    return [getattr(v, "value", v) for v in variables]
+def clipping(config):
+    """The transformation clipping the gradients as ``config`` asks (Keras's ``clipnorm``
+    per weight, ``global_clipnorm``, ``clipvalue``), or None."""
+    if config.get("clipnorm"):
+        return clip_by_norm(config["clipnorm"])
+    if config.get("global_clipnorm"):
+        return optax.clip_by_global_norm(config["global_clipnorm"])
+    if config.get("clipvalue"):
+        return optax.clip(config["clipvalue"])
+    return None
 
 
 _KERAS_CLASSES: dict = {}  # class name -> the optimizer class of that Keras name
@@ -82,7 +90,7 @@ def from_keras_config(config, custom_objects=None):
     return from_keras_object_config(config, custom_objects, _KERAS_CLASSES, "optimizer")
 
 
-class Optimizer(optax.GradientTransformationExtraArgs):
+class Optimizer(ListAPI, optax.GradientTransformationExtraArgs):
     """Base class of the Keras optimizers. Subclasses set ``_defaults`` (their own
     arguments, Keras's defaults) and implement ``_rule(learning_rate, **hyper) ->
     GradientTransformation`` (the update rule, already scaled by ``-learning_rate``)."""
@@ -102,7 +110,8 @@ class Optimizer(optax.GradientTransformationExtraArgs):
         make = cls._chain_for(config)
         rate = config["learning_rate"]
         make(0.0 if callable(rate) else rate)  # the rule checks its arguments now, as Keras
-        transformation = optax.inject_hyperparams(make)(learning_rate=rate)
+        transformation = optax.inject_hyperparams(make)(
+            learning_rate=schedules_lib.rate_of_step(rate) if callable(rate) else rate)
         made = []  # the optimizer, once made
 
         def init(params):
@@ -119,11 +128,10 @@ class Optimizer(optax.GradientTransformationExtraArgs):
                 state = with_iterations(made[0], state, made[0]._initial_iterations)
             return state
 
-        factor = config["loss_scale_factor"]
-
         def update(grads, state, params=None, **extra_args):
             """The update of ``grads`` (of the loss times ``loss_scale_factor``, whose
             gradients are divided by it first, as Keras's ``apply``)."""
+            factor = config["loss_scale_factor"]  # (a LossScaleOptimizer clears it)
             if factor is not None:
                 grads = jax.tree_util.tree_map(lambda g: g / factor, grads)
             return transformation.update(grads, state, params, **extra_args)
@@ -133,10 +141,6 @@ class Optimizer(optax.GradientTransformationExtraArgs):
         self._config = config
         self._loop = None
         self._state = None
-        self._treedef = None
-        self._slots = []
-        self._paths = None
-        self._built_variables = None
         self._iteration_variable = OptimizerVariable(
             "iteration", (), jnp.int32, self._read_iterations, self._write_iterations,
             self._keras_scope)
@@ -201,7 +205,12 @@ class Optimizer(optax.GradientTransformationExtraArgs):
         if steps is not None and (not isinstance(steps, int) or steps < 2):
             raise ValueError("`gradient_accumulation_steps` must be an integer >= 2. "
                              f"Received: gradient_accumulation_steps={steps}")
+        cls._check(config)
         return config
+
+    @classmethod
+    def _check(cls, config) -> None:
+        """A subclass's own checks of its resolved arguments (errors name the optimizer)."""
 
     #: The rule applies ``weight_decay`` itself, to the weights it reads (Keras decays the
     #: weights before the update rule; only rules that read the weights can tell).
@@ -214,13 +223,8 @@ class Optimizer(optax.GradientTransformationExtraArgs):
             hyper["weight_decay"] = config["weight_decay"]
 
         def make(learning_rate):
-            parts = []
-            if config["clipnorm"]:
-                parts.append(clip_by_norm(config["clipnorm"]))
-            elif config["global_clipnorm"]:
-                parts.append(optax.clip_by_global_norm(config["global_clipnorm"]))
-            elif config["clipvalue"]:
-                parts.append(optax.clip(config["clipvalue"]))
+            clip = clipping(config)
+            parts = [] if clip is None else [clip]
             parts.append(cls._rule(learning_rate, **hyper))
             if config["weight_decay"] and not cls._decays_itself:
                 parts.append(decoupled_decay(learning_rate, config["weight_decay"]))
@@ -241,6 +245,27 @@ class Optimizer(optax.GradientTransformationExtraArgs):
     @staticmethod
     def _rule(learning_rate, **hyper):
         raise NotImplementedError
+
+    def _clip_gradients(self, grads) -> list:
+        """Keras's ``_clip_gradients``: ``grads`` (a list; None entries kept) clipped by
+        ``clipnorm``, ``global_clipnorm`` or ``clipvalue``, by the transformation the
+        optimizer's update starts with."""
+        clip = clipping(self._config)
+        grads = list(grads)
+        given = [jnp.asarray(g) for g in grads if g is not None]
+        if clip is None or not given:
+            return grads
+        clipped, _ = clip.update(given, clip.init(given))
+        clipped = iter(clipped)
+        return [None if g is None else next(clipped) for g in grads]
+
+    def __getattr__(self, name):
+        # Keras's optimizers hold their arguments as attributes (``optimizer.clipnorm``,
+        # ``optimizer.beta_1``)
+        config = self.__dict__.get("_config")
+        if name.startswith("_") or config is None or name not in config:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return config[name]
 
     # Keras's optimizer variables (``kgraph.optimizers.keras_variables``): a subclass maps
     # its rule's state to Keras's slots and back. ``_keras_slots(state, params)`` gives
@@ -337,7 +362,8 @@ class Optimizer(optax.GradientTransformationExtraArgs):
     def _read_rate(self):
         rate = self._config["learning_rate"]
         if callable(rate):  # Keras's schedule is evaluated at its ``_iterations``
-            return jnp.asarray(rate(self._raw_iterations()), jnp.float32)
+            return jnp.asarray(schedules_lib.rate_of_step(rate)(self._raw_iterations()),
+                               jnp.float32)
         state = self._opt_state()
         if state is None:
             return jnp.asarray(rate, jnp.float32)
@@ -398,43 +424,15 @@ class Optimizer(optax.GradientTransformationExtraArgs):
         return weight_decay_lib.decay_mask(self._decay_exclusion, variables)
 
     # --------------------------------------------------- Keras's stateful/stateless API
-    #: The rule tells weights apart by their paths (``Muon``): Keras's list API then passes
-    #: the weights to the rule as ``{variable.path: value}``, not by position.
-    _reads_paths = False
-
-    def build(self, variables) -> None:
-        """Create the optimizer state for ``variables`` (a list of weights or arrays)."""
-        variables = list(variables)
-        paths = [getattr(v, "path", None) for v in variables]
-        self._paths = (paths if self._reads_paths and all(isinstance(p, str) for p in paths)
-                       and len(set(paths)) == len(paths) else None)
-        self._built_variables = variables
-        self._state = self.init(self._as_tree(_values(variables)))
-        leaves, self._treedef = jax.tree_util.tree_flatten(self._state)
-        self._slots = [StateArray(v, f"{self.name}/slot_{i}") for i, v in enumerate(leaves)]
-
-    def _as_tree(self, values):
-        values = list(values)
-        return dict(zip(self._paths, values)) if self._paths else values
-
-    def _as_list(self, tree):
-        return [tree[p] for p in self._paths] if self._paths else list(tree)
-
-    @property
-    def built(self) -> bool:
-        return self._treedef is not None
-
     @property
     def variables(self) -> list:
         """Keras's optimizer variables: ``iterations`` and the learning rate (unless it is
         a schedule), and once a compiled model has trained, the rest of its state in
         Keras's order and names (``state_variables``), each a view of the state training
-        continues from. Built with ``build``: the state's arrays, in the order
-        ``stateless_apply`` takes them."""
-        if self._treedef is not None:
-            for slot, leaf in zip(self._slots, jax.tree_util.tree_leaves(self._state)):
-                slot.value = leaf
-            return list(self._slots)
+        continues from. Built with ``build`` on a list of weights: the same, for its
+        state (``list_api``)."""
+        if self.built:
+            return self._built_views()
         if self._iteration_variable is None:  # a class keeping its own state's layout
             return []
         header = [self._iteration_variable]
@@ -460,33 +458,6 @@ class Optimizer(optax.GradientTransformationExtraArgs):
         """``scale_loss`` with the state given as Keras's ``optimizer_variables``."""
         return self.scale_loss(loss)
 
-    def stateless_apply(self, optimizer_variables, grads, trainable_variables):
-        """``(new_trainable_variables, new_optimizer_variables)`` as lists, without touching
-        any stored state (jittable; ``build`` first)."""
-        if self._treedef is None:
-            raise ValueError(f"Optimizer {self.name!r} has not been built: call "
-                             "optimizer.build(model.trainable_variables) first.")
-        state = jax.tree_util.tree_unflatten(self._treedef, _values(optimizer_variables))
-        params = self._as_tree(_values(trainable_variables))
-        mask = self.decay_mask(self._as_tree(self._built_variables))
-        updates, state = self.update(self._as_tree(grads), state, params,
-                                     **({} if mask is None else {"decay_mask": mask}))
-        return (self._as_list(optax.apply_updates(params, updates)),
-                jax.tree_util.tree_leaves(state))
-
-    def apply(self, grads, trainable_variables=None):
-        """Update ``trainable_variables`` (kgraph Variables) in place with ``grads``."""
-        if trainable_variables is None:
-            raise ValueError("apply() needs trainable_variables (kgraph Variables).")
-        variables = list(trainable_variables)
-        if self._treedef is None:
-            self.build(variables)
-        new_params, new_state = self.stateless_apply(
-            jax.tree_util.tree_leaves(self._state), grads, variables)
-        self._state = jax.tree_util.tree_unflatten(self._treedef, new_state)
-        for variable, value in zip(variables, new_params):
-            variable.assign(value)
-
     def ema_weights(self, opt_state):
         """The moving average of the weights in ``opt_state`` (``use_ema=True``)."""
         if not self._config["use_ema"]:
@@ -501,8 +472,3 @@ class Optimizer(optax.GradientTransformationExtraArgs):
             averages = self._as_list(self.ema_weights(self._state))
             for variable, value in zip(variables, averages):
                 variable.assign(value)
-
-    def apply_gradients(self, grads_and_vars):
-        """``apply`` from ``[(grad, variable), ...]``."""
-        pairs = list(grads_and_vars)
-        self.apply([g for g, _ in pairs], [v for _, v in pairs])

@@ -126,6 +126,12 @@ class AdamW(Adam):
     _common_defaults = {"weight_decay": 0.004}
     _positional = ("learning_rate", "weight_decay", "beta_1", "beta_2", "epsilon", "amsgrad")
 
+    @classmethod
+    def _check(cls, config) -> None:
+        if config["weight_decay"] is None:
+            raise ValueError(f"Optimizer {config['name']!r} (AdamW): Argument `weight_decay` "
+                             "must be a float. Received: weight_decay=None")
+
 
 class RMSprop(Optimizer):
     """RMSprop: ``lr * g / sqrt(v + epsilon)`` (``centered``, ``momentum`` as Keras)."""
@@ -323,6 +329,15 @@ class Nadam(Optimizer):
 
     def _keras_slot_names(self):
         return [["momentum", "velocity"]], ["variable"]  # u_product: unscoped
+
+    @property
+    def _u_product(self):
+        """Keras's ``u_product`` variable (the product of the momentum schedule), once the
+        optimizer has a state."""
+        variables = self.variables
+        if len(variables) <= 2:
+            raise AttributeError(f"Nadam {self.name!r} has no u_product before it is built.")
+        return variables[-1]
 
     def _keras_slots(self, state, params):  # momentum and velocity per weight, u_product
         return _interleaved(state[0], 2, 3), [state[0][1]]

@@ -107,7 +107,7 @@ def with_iterations(optimizer, opt_state, iterations: int):
     ``_iterations``; the rule's count updates, ``iterations // gradient_accumulation_steps``),
     and ``MultiSteps``'s place in its accumulation with it."""
     config = _check(optimizer)
-    iterations = int(iterations)
+    iterations = jnp.asarray(iterations, jnp.int32)  # (a traced value too: jittable)
     every = config["gradient_accumulation_steps"] or 1
     updates = iterations // every
     parts = _parts(optimizer, opt_state)
@@ -118,7 +118,8 @@ def with_iterations(optimizer, opt_state, iterations: int):
     if accumulation is not None:  # its mean of the gradients seen keeps their sum
         seen, now = accumulation.mini_step, iterations % every
         sums = jax.tree_util.tree_map(
-            lambda a: jnp.where(seen == now, a, a * seen.astype(a.dtype) / max(now, 1)),
+            lambda a: jnp.where(seen == now, a, a * seen.astype(a.dtype)
+                                / jnp.maximum(now, 1).astype(a.dtype)),
             accumulation.acc_grads)
         accumulation = accumulation._replace(
             mini_step=jnp.array(now, jnp.int32), gradient_step=jnp.array(updates, jnp.int32),
@@ -164,7 +165,7 @@ def from_keras(optimizer, values, params, order):
     Every step counter of the state follows Keras's ``iterations`` (``with_iterations``)."""
     config = _check(optimizer)
     values = list(values)
-    iterations = int(np.asarray(values.pop(0)))
+    iterations = jnp.asarray(values.pop(0), jnp.int32)  # (a traced value too: jittable)
     template = optimizer.init(params)
     hyperparams = dict(template.hyperparams)
     if _has_rate_variable(optimizer):
@@ -185,8 +186,9 @@ def from_keras(optimizer, values, params, order):
         seen = iterations % config["gradient_accumulation_steps"]
         sums = refill(accumulation.acc_grads)
         accumulation = accumulation._replace(
-            mini_step=jnp.array(seen, jnp.int32),
-            acc_grads=jax.tree_util.tree_map(lambda a: a / max(seen, 1), sums))
+            mini_step=jnp.asarray(seen, jnp.int32),
+            acc_grads=jax.tree_util.tree_map(
+                lambda a: a / jnp.maximum(seen, 1).astype(a.dtype), sums))
     chain = list(parts.chain)
     groups, scalars = optimizer._keras_slots(chain[parts.rule], params)
     filled = [[{} for _ in group] for group in groups]

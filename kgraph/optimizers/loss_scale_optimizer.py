@@ -30,6 +30,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from kgraph.base.state_variable import StateVariable
 from kgraph.optimizers.base import Optimizer, from_keras_config, to_keras_config
 
 __all__ = ["LossScaleOptimizer", "LossScaleState"]
@@ -94,14 +95,16 @@ class LossScaleOptimizer(Optimizer):
             scale = state.dynamic_scale * jnp.where(finite, jnp.where(grow, 2.0, 1.0), 0.5)
             return updates, LossScaleState(counter.astype(jnp.int32), scale, inner)
 
+        inner_config = getattr(inner_optimizer, "_config", None)
+        if inner_config is not None:  # as Keras: else the gradients are unscaled twice
+            inner_config["loss_scale_factor"] = None
         self = optax.GradientTransformationExtraArgs.__new__(cls, init, update)
         self.inner_optimizer = inner_optimizer
         self.initial_scale, self.dynamic_growth_steps = initial_scale, growth
         inner_config = getattr(inner_optimizer, "_config", {})
         self._config = {"name": name or "loss_scale_optimizer", "learning_rate": None,
                         "loss_scale_factor": None, "use_ema": inner_config.get("use_ema")}
-        self._loop = self._state = self._treedef = None
-        self._slots, self._paths = [], None
+        self._loop = self._state = None
         return self
 
     # ------------------------------------------------------------------ the scale
@@ -126,8 +129,43 @@ class LossScaleOptimizer(Optimizer):
     def stateless_scale_loss(self, optimizer_variables, loss):
         """``loss`` times the scale held in ``optimizer_variables`` (Keras's stateless
         train step scales its loss so)."""
-        state = jax.tree_util.tree_unflatten(self._treedef, list(optimizer_variables))
-        return loss * state.dynamic_scale
+        return loss * self._state_from_list(optimizer_variables).dynamic_scale
+
+    # ------------------------------------------------------- Keras's list API
+    # Built on a list of weights, its variables are Keras's: ``step_counter``,
+    # ``dynamic_scale``, then the inner optimizer's.
+    @property
+    def _reads_paths(self) -> bool:
+        return bool(getattr(self.inner_optimizer, "_reads_paths", False))
+
+    def build(self, variables) -> None:
+        variables = list(variables)
+        if isinstance(self.inner_optimizer, Optimizer):
+            self.inner_optimizer.build(variables)
+        super().build(variables)
+
+    def _inner_lists(self) -> bool:
+        return isinstance(self.inner_optimizer, Optimizer) and self.inner_optimizer.built
+
+    def _state_to_list(self, state) -> list:
+        inner = (self.inner_optimizer._state_to_list(state.inner) if self._inner_lists()
+                 else jax.tree_util.tree_leaves(state.inner))
+        return [state.step_counter, state.dynamic_scale, *inner]
+
+    def _state_from_list(self, values):
+        values = list(values)
+        inner = (self.inner_optimizer._state_from_list(values[2:]) if self._inner_lists()
+                 else jax.tree_util.tree_unflatten(self._treedef.children()[2], values[2:]))
+        return LossScaleState(jnp.asarray(values[0], jnp.int32),
+                              jnp.asarray(values[1], jnp.float32), inner)
+
+    def _list_names(self) -> list:
+        inner = (self.inner_optimizer._list_names() if self._inner_lists() else
+                 [f"slot_{i}" for i in range(len(jax.tree_util.tree_leaves(self._state.inner)))])
+        return ["step_counter", "dynamic_scale", *inner]
+
+    def _list_header(self) -> list:
+        return []
 
     def _running_state(self):
         return self._loop.train_state.opt_state if self._loop is not None else self._state
@@ -152,13 +190,21 @@ class LossScaleOptimizer(Optimizer):
 
     @property
     def iterations(self):
-        """The updates the inner optimizer applied (skipped steps do not count)."""
-        state = self._running_state()
-        if state is None or not hasattr(state.inner, "count"):
-            return 0
-        every = getattr(self.inner_optimizer, "_config", {}).get(
-            "gradient_accumulation_steps") or 1
-        return state.inner.count // every
+        """The updates the inner optimizer applied (skipped steps do not count): a
+        variable, as Keras's (the inner optimizer's)."""
+        def read():
+            state = self._running_state()
+            if state is None or not hasattr(state.inner, "count"):
+                return jnp.zeros((), jnp.int32)
+            every = getattr(self.inner_optimizer, "_config", {}).get(
+                "gradient_accumulation_steps") or 1
+            return jnp.asarray(state.inner.count // every, jnp.int32)
+
+        def write(value):
+            raise ValueError(f"LossScaleOptimizer {self.name!r}: its iterations are the "
+                             "inner optimizer's; assign them there.")
+
+        return StateVariable("iteration", (), jnp.int32, read, write, self.name)
 
     def ema_weights(self, opt_state):
         return self.inner_optimizer.ema_weights(opt_state.inner)

@@ -114,6 +114,10 @@ class WeightView(NamedTuple):
     dtype: object
 
 
+_NO_LEARNING_RATE = ("Learning rate cannot be accessed on a MultiOptimizer. Access the "
+                     "learning rate on the individual sub-optimizers instead.")
+
+
 class MultiOptimizerState(NamedTuple):
     """The number of updates applied, and each sub-optimizer's state on its weights."""
 
@@ -179,8 +183,7 @@ class MultiOptimizer(Optimizer):
         self._inner = inner
         self._config = {"name": name or "multi_optimizer", "learning_rate": None,
                         "loss_scale_factor": None, "use_ema": False}
-        self._loop = self._state = self._treedef = None
-        self._slots, self._paths = [], None
+        self._loop = self._state = None
         return self
 
     @property
@@ -194,8 +197,12 @@ class MultiOptimizer(Optimizer):
 
     @property
     def learning_rate(self):
-        raise AttributeError("Learning rate cannot be accessed on a MultiOptimizer. Access "
-                             "the learning rate on the individual sub-optimizers instead.")
+        raise AttributeError(_NO_LEARNING_RATE)
+
+    def __getattr__(self, name):
+        if name == "learning_rate":  # (the property's error, not the config's None)
+            raise AttributeError(_NO_LEARNING_RATE)
+        return super().__getattr__(name)
 
     @learning_rate.setter
     def learning_rate(self, value):

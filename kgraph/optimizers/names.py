@@ -27,7 +27,10 @@ _BY_NAME.update({cls.__name__.lower(): cls for cls in (_recent.Muon, _recent.Sch
 
 
 def get(identifier) -> optax.GradientTransformation:
-    """An optax transformation: given one, or made from a Keras name."""
+    """An optax transformation: given one, or made from a Keras name (None gives None, as
+    Keras's ``get``)."""
+    if identifier is None:
+        return None
     if isinstance(identifier, optax.GradientTransformation):
         return identifier
     if hasattr(identifier, "init") and hasattr(identifier, "update"):  # e.g. optax.MultiSteps

@@ -7,6 +7,7 @@ Keras's arguments, numbers and configs. Pass one as an optimizer's ``learning_ra
 
 from __future__ import annotations
 
+import inspect
 import math
 
 import jax.numpy as jnp
@@ -15,7 +16,7 @@ from kgraph.serializable import from_keras_object_config, keras_object_config
 
 __all__ = ["CosineDecay", "CosineDecayRestarts", "ExponentialDecay", "InverseTimeDecay",
            "LearningRateSchedule", "PiecewiseConstantDecay", "PolynomialDecay", "deserialize",
-           "serialize"]
+           "rate_of_step", "serialize"]
 
 
 class LearningRateSchedule:
@@ -192,6 +193,29 @@ class CosineDecayRestarts(LearningRateSchedule):
 _CLASSES = {cls.__name__: cls for cls in (ExponentialDecay, InverseTimeDecay, PolynomialDecay,
                                           PiecewiseConstantDecay, CosineDecay,
                                           CosineDecayRestarts)}
+
+
+def rate_of_step(rate):
+    """A callable learning rate as a function of the step. As Keras, a schedule gets the
+    step and a plain callable taking no argument is called without one; a function of the
+    step (an optax schedule) gets the step.
+
+    >>> float(rate_of_step(lambda: 0.1)(7)), float(rate_of_step(lambda step: step / 10)(7))
+    (0.1, 0.7)
+    """
+    if isinstance(rate, LearningRateSchedule) or _takes_an_argument(rate):
+        return rate
+    return lambda step: rate()
+
+
+def _takes_an_argument(fn) -> bool:
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):  # no signature to read: Keras's schedule protocol
+        return True
+    return any(p.kind == p.VAR_POSITIONAL or (
+        p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty)
+        for p in parameters)
 
 
 def serialize(schedule) -> dict:

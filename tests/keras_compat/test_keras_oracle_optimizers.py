@@ -175,7 +175,7 @@ def test_unsupported_arguments_are_clear_errors():
         optimizers.Adam(use_ema=True, ema_momentum=2.0)
     with pytest.raises(TypeError, match="unexpected keyword"):
         optimizers.Adam(beta1=0.9)
-    with pytest.raises(ValueError, match="has not been built"):
+    with pytest.raises(ValueError, match="Adam must be built"):  # Keras's words
         optimizers.Adam().stateless_apply([], [], [])
 
 
