@@ -1,20 +1,19 @@
 """State weights written with their gradient, as Keras's ``overwrite_with_gradient``.
 
-A weight whose new value only the backward pass knows (a float8 layer's
-``outputs_grad_amax_history``: the output gradient's ``max|x|`` rolled in) is a state
-weight marked ``_written_by_gradient``, whose gradient is its new value (the layer's custom
-gradient returns it). A training step differentiates the loss with respect to those weights
-too, and puts each gradient in the new state in place of the weight's value, as Keras's
-optimizer overwrites such a weight with its gradient (a loss scale, which the gradient
-carries, divided out first, as Keras's ``LossScaleOptimizer`` unscales every gradient).
+A weight whose new value its layer computes in a training step (a float8 layer's scales
+and amax histories) is a state weight marked ``_written_by_gradient``, whose gradient is
+its new value (the layer's custom gradient returns it). A training step differentiates the
+loss with respect to those weights too, and the optimizer says what each becomes
+(``Optimizer.overwrite``: the gradient as it is, as Keras's optimizer overwrites such a
+weight; under gradient accumulation, the largest since the last update, at update steps).
+Their gradients are not divided by a loss scale (Keras's optimizers leave them unscaled).
 
 >>> import jax.numpy as jnp
 >>> writes = GradientWrites({"layer": {"history": True, "count": False}})
 >>> state = {"layer": {"history": jnp.zeros(2), "count": jnp.ones(())}}
->>> probes = writes.probes(state)
->>> [p.shape for p in probes]
-[(2,)]
->>> written = writes.written(state, [jnp.full(2, 8.0)], scale=2.0)
+>>> writes.values(state)
+{'layer': {'history': Array([0., 0.], dtype=float32)}}
+>>> written = writes.written(state, {"layer": {"history": jnp.full(2, 4.0)}})
 >>> written["layer"]["history"].tolist(), float(written["layer"]["count"])
 ([4.0, 4.0], 1.0)
 """
@@ -26,8 +25,28 @@ import jax
 __all__ = ["GradientWrites"]
 
 
+def _subset(tree: dict, flags: dict) -> dict:
+    out = {}
+    for name, flag in flags.items():
+        if isinstance(flag, dict):
+            inner = _subset(tree[name], flag)
+            if inner:
+                out[name] = inner
+        elif flag:
+            out[name] = tree[name]
+    return out
+
+
+def _merged(tree: dict, values: dict) -> dict:
+    out = dict(tree)
+    for name, value in values.items():
+        out[name] = _merged(tree[name], value) if isinstance(value, dict) else value
+    return out
+
+
 class GradientWrites:
-    """Which leaves of a state pytree a training step writes with their gradient.
+    """Which leaves of a state pytree (nested dicts) a training step writes with their
+    gradient.
 
     Args:
       flags: a pytree shaped like the state whose leaves are True for the weights
@@ -37,33 +56,23 @@ class GradientWrites:
     def __init__(self, flags):
         self._flags = flags
 
+    @property
+    def flags(self):
+        return self._flags
+
     def __bool__(self) -> bool:
         return any(jax.tree_util.tree_leaves(self._flags))
 
-    def _positions(self, state):
-        leaves, treedef = jax.tree_util.tree_flatten(state)
-        flags = treedef.flatten_up_to(self._flags)
-        return leaves, treedef, [i for i, flag in enumerate(flags) if flag]
-
-    def probes(self, state) -> list:
-        """The values of the written weights in ``state``: what to differentiate by."""
-        leaves, _, positions = self._positions(state)
-        return [leaves[i] for i in positions]
+    def values(self, state) -> dict:
+        """The written weights of ``state``, alone in a tree of the same nesting: what to
+        differentiate by (their gradients come back alike)."""
+        return _subset(state, self._flags)
 
     def with_values(self, state, values):
-        """``state`` with ``values`` (one per written weight, ``probes``' order) in place."""
-        leaves, treedef, positions = self._positions(state)
-        for i, value in zip(positions, values):
-            leaves[i] = value
-        return jax.tree_util.tree_unflatten(treedef, leaves)
+        """``state`` with ``values`` (a tree as ``values`` gives) in place."""
+        return _merged(state, values)
 
-    def written(self, state, gradients, scale=None):
-        """``state`` with each written weight's gradient (divided by the loss ``scale``
-        the gradients carry, if any) as its new value, in its dtype."""
-        leaves, _, positions = self._positions(state)
-        values = []
-        for i, gradient in zip(positions, gradients):
-            if scale is not None:
-                gradient = gradient / scale
-            values.append(gradient.astype(leaves[i].dtype))
-        return self.with_values(state, values)
+    def written(self, state, values):
+        """``with_values``, each value in its weight's dtype."""
+        return self.with_values(state, jax.tree_util.tree_map(
+            lambda value, old: value.astype(old.dtype), values, self.values(state)))

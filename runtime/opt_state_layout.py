@@ -5,7 +5,7 @@ repeated blocks under one key, ``compiler.stacking``).
 >>> import jax.numpy as jnp, optax
 >>> params = {"dense": {"kernel": jnp.ones((2, 2))}}
 >>> state = optax.sgd(0.1, momentum=0.9).init(params)
->>> fitted(optax.sgd(0.1, momentum=0.9), params, state, {}, "model") is state
+>>> fitted(optax.sgd(0.1, momentum=0.9).init, params, state, {}, "model") is state
 True
 >>> layout_key(params)[1]
 (((2, 2), dtype('float32')),)
@@ -52,8 +52,9 @@ def layout_key(tree):
     return treedef, tuple((jnp.shape(leaf), _dtype(leaf)) for leaf in leaves)
 
 
-def fitted(optimizer, params, opt_state, specs: dict, model_name: str):
-    """``opt_state`` for training ``params`` with ``optimizer`` (both in the same layout):
+def fitted(init, params, opt_state, specs: dict, model_name: str):
+    """``opt_state`` for training ``params`` with the optimizer whose fresh state for them
+    ``init(params)`` makes (both in the same layout):
     as it is if it has their structure; else (layers frozen or unfrozen since it was made)
     a fresh state into which the entries the old one also holds (same path, shape and
     dtype: the moments of weights trained before, the step count) carry over, with a
@@ -61,7 +62,7 @@ def fitted(optimizer, params, opt_state, specs: dict, model_name: str):
     shapes per weights' layout."""
     key = layout_key(params)
     if key not in specs:
-        specs[key] = jax.eval_shape(optimizer.init, params)
+        specs[key] = jax.eval_shape(init, params)
     fresh = specs[key]
     if _same_layout(fresh, opt_state):
         return opt_state
@@ -90,7 +91,7 @@ def fitted(optimizer, params, opt_state, specs: dict, model_name: str):
                   f"{started[:6]}{' ...' if len(started) > 6 else ''} start fresh; the "
                   "rest carries over.", RuntimeWarning, stacklevel=4)
     return jax.tree_util.tree_map(lambda kept, new: new if kept is None else kept,
-                                  chosen, optimizer.init(params),
+                                  chosen, init(params),
                                   is_leaf=lambda leaf: leaf is None)
 
 

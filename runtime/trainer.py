@@ -27,6 +27,7 @@ from compiler.weights import split_values, written_by_gradient
 from kgraph.interpreter import fingerprint
 from kgraph.interpreter.walk import node_paths
 from kgraph import optimizers
+from kgraph.optimizers import overwrites
 from runtime import opt_state_layout, packing as packing_lib
 from runtime.gradient_writes import GradientWrites
 from runtime.inference_steps import InferenceSteps, rows_at, unpack, unpacked as _unpacked
@@ -212,21 +213,24 @@ class Trainer(InferenceSteps):
         params, state = compiler.variables(self.model)
         if jax.tree_util.tree_leaves(opt_state):  # fitted in the named layout (layer names)
             opt_state = self.opt_state_in_layout(
-                self.fitted_opt_state(params, self.opt_state_named(opt_state)))
+                self.fitted_opt_state(params, self.opt_state_named(opt_state), state))
         if self.stack_blocks:
             params, state = self.program.stack(params, state)
         # (on a mesh: copied once, onto it; the optimizer state made there)
         return self.placement.from_weights(self, params, state, key, opt_state,
                                            read_only=read_only)
 
-    def fitted_opt_state(self, params, opt_state):
-        """``opt_state`` for training ``params`` (both in the same layout): as it is if it
-        has their structure; else (layers frozen or unfrozen since it was made) a fresh
-        state into which the entries the old one also holds carry over
+    def fitted_opt_state(self, params, opt_state, state):
+        """``opt_state`` for training ``params`` and overwriting the weights of ``state``
+        written with their gradient (all in the named layout): as it is if it has their
+        structure; else (layers frozen or unfrozen since it was made) a fresh state into
+        which the entries the old one also holds carry over
         (``runtime.opt_state_layout.fitted``)."""
         specs = self.__dict__.setdefault("_opt_state_specs", {})  # per weights' layout
-        return opt_state_layout.fitted(self.optimizer, params, opt_state, specs,
-                                       self.model.name)
+        overwritten = self.named_gradient_writes().values(state)
+        return opt_state_layout.fitted(
+            lambda p: overwrites.init_state(self.optimizer, p, overwritten), params,
+            opt_state, specs, self.model.name)
 
     def opt_state_named(self, opt_state):
         """``opt_state`` with its weight-shaped trees in the named layout (one entry per
@@ -244,8 +248,14 @@ class Trainer(InferenceSteps):
         if copy:  # steps donate their train state: the arrays given must survive
             params, state = jax.tree_util.tree_map(jnp.copy, (params, state))
         if opt_state is None:
-            opt_state = self.optimizer.init(params)
+            opt_state = self.init_opt_state(params, state)
         return TrainState(params, state, opt_state, jnp.zeros((), jnp.int32), key)
+
+    def init_opt_state(self, params, state):
+        """A fresh optimizer state for training ``params`` and overwriting the weights of
+        ``state`` written with their gradient (``gradient_writes``), this Trainer's
+        layout."""
+        return overwrites.init_state(self.optimizer, params, self.gradient_writes().values(state))
 
     def pack(self, train_state: TrainState) -> packing_lib.Packed:
         """``train_state`` with its small arrays packed into one buffer per dtype.
@@ -354,12 +364,16 @@ class Trainer(InferenceSteps):
             set_path(tree, path, jax.device_put(new, old.sharding))
         return train_state._replace(params=trees[0], state=trees[1])
 
-    def gradient_writes(self) -> GradientWrites:
+    def named_gradient_writes(self) -> GradientWrites:
         """The state weights a training step writes with their gradient
-        (``runtime.gradient_writes``), in this Trainer's layout."""
+        (``runtime.gradient_writes``), in the named layout."""
+        return GradientWrites(split_values(self.program._entries, written_by_gradient)[1])
+
+    def gradient_writes(self) -> GradientWrites:
+        """``named_gradient_writes`` in this Trainer's layout."""
         writes = self.__dict__.get("_gradient_writes")
         if writes is None:
-            _, flags = split_values(self.program._entries, written_by_gradient)
+            flags = self.named_gradient_writes().flags
             if self.stack_blocks:
                 flags = stacking.stack_tree(self.program.stacked_runs, flags,
                                             lambda leaves, path: all(leaves))
@@ -440,6 +454,7 @@ class Trainer(InferenceSteps):
         scale = scale_of(ts.opt_state) if scale_of is not None else None
 
         writes = self.gradient_writes()  # state weights whose gradient is their new value
+        current = writes.values(ts.state)
 
         def objective(params, written):
             state = writes.with_values(ts.state, written) if writes else ts.state
@@ -456,12 +471,15 @@ class Trainer(InferenceSteps):
             loss = total + run.loss
             return (loss if scale is None else loss * scale), (run, per_output, loss)
 
-        (_, (run, per_output, loss)), (grads, written) = jax.value_and_grad(
-            objective, argnums=(0, 1), has_aux=True)(
-                ts.params, writes.probes(ts.state) if writes else [])
-        state = writes.written(run.state, written, scale) if writes else run.state
+        (_, (run, per_output, loss)), (grads, proposed) = jax.value_and_grad(
+            objective, argnums=(0, 1), has_aux=True)(ts.params, current)
+        # the optimizer says what they become (Keras's overwrite_with_gradient), before
+        # its update of the same step
+        written, opt_state = overwrites.overwrite(self.optimizer, ts.opt_state, proposed,
+                                                  current)
+        state = writes.written(run.state, written) if writes else run.state
         extra = decay_arguments(self.optimizer, self.program._entries, ts.params)
-        updates, opt_state = self.optimizer.update(grads, ts.opt_state, ts.params, **extra)
+        updates, opt_state = self.optimizer.update(grads, opt_state, ts.params, **extra)
         params = self.program.constrain(optax.apply_updates(ts.params, updates))
         logs, metrics = None, ts.metrics
         if accumulate:

@@ -26,11 +26,13 @@ __all__ = ["WeightEntry", "assign", "check_weights", "get_path", "set_path", "sp
 
 
 class WeightEntry(NamedTuple):
-    """One weight: its path in the pytree, the Variable, and whether it is a param."""
+    """One weight: its path in the pytree, the Variable, whether it is a param, and whether
+    a training step writes it with its gradient (``written_by_gradient``)."""
 
     path: tuple
     variable: object
     is_param: bool
+    written: bool = False
 
 
 def weight_entries(model) -> list[WeightEntry]:
@@ -48,13 +50,22 @@ def weight_entries(model) -> list[WeightEntry]:
                 stack.append((prefix + (name,), node))
             elif id(node) not in seen:  # a layer shared at two nesting levels: once
                 seen.add(id(node))
-                entries.append(WeightEntry(prefix + (name,), node, _is_trainable(node, model)))
+                entries.append(WeightEntry(prefix + (name,), node, _is_trainable(node, model),
+                                           _is_written(node, model)))
     return entries
 
 
 def _is_trainable(variable, model) -> bool:
     """``variable in model.trainable_weights``, without listing them."""
     return bool(variable.trainable and variable.owner.trainable and model.trainable)
+
+
+def _is_written(variable, model) -> bool:
+    """Whether training writes ``variable`` with its gradient: it is marked so, and its
+    layer and ``model`` train (Keras's ``overwrite_with_gradient`` variables are trainable
+    ones, so a frozen layer's stay as they are)."""
+    return bool(getattr(variable, "_written_by_gradient", False) and variable.owner.trainable
+                and model.trainable)
 
 
 def weight_paths(model) -> list[str]:
@@ -89,9 +100,10 @@ def split_values(entries, values_of) -> tuple[dict, dict]:
 
 
 def written_by_gradient(entry: WeightEntry) -> bool:
-    """Whether a training step writes this weight with its gradient (a float8 layer's
-    ``outputs_grad_amax_history``, as Keras's optimizer overwrites it)."""
-    return bool(getattr(entry.variable, "_written_by_gradient", False))
+    """Whether a training step writes this state weight with its gradient (a trained float8
+    layer's scales and amax histories, as Keras's optimizer overwrites its
+    ``overwrite_with_gradient`` variables)."""
+    return entry.written
 
 
 def variables(model) -> tuple[dict, dict]:

@@ -3,18 +3,17 @@
 The float kernel stays and trains. At each call the inputs and the kernel are quantized to
 ``float8_e4m3fn`` with their scales and dequantized again (the gradient passes straight
 through), the contraction runs on those values, and its output's gradient is quantized to
-``float8_e5m2`` with ``outputs_grad_scale`` on the way back. In a training step the scales
-follow Keras's delayed scaling: each scale becomes ``dtype_max / max(amax history)`` (kept
-where the history is all zero) and each history rolls in this step's ``max|x|``, read before
-the update, so a step computes with the scales of the previous ones.
+``float8_e5m2`` with ``outputs_grad_scale`` on the way back. Training follows Keras's
+delayed scaling: each scale becomes ``dtype_max / max(amax history)`` (kept where the
+history is all zero) and each history rolls in this step's ``max|x|``, read before the
+update, so a step computes with the scales of the previous ones.
 
-The scales and histories are non-trainable weights (``state`` in compiled programs). Keras
-makes them trainable and overwrites each with its gradient; here the inputs' and the
-kernel's, and ``outputs_grad_scale``, are assigned inside the call in training steps (pure
-runs, such as ``fit``'s). ``outputs_grad_amax_history`` needs the output gradient itself:
-its gradient is its new value (the backward pass rolls the output gradient's ``max|x|`` in),
-and the training step writes that gradient into the state (a weight marked
-``_written_by_gradient``, ``runtime.gradient_writes``), as Keras's optimizer overwrites it.
+The scales and histories are non-trainable weights (``state`` in compiled programs) that a
+training step overwrites with their gradient, as Keras's optimizer overwrites its
+``overwrite_with_gradient`` variables: in a training call the gradient of each is its new
+value (the inputs' and the kernel's computed in the forward pass, the output gradient's in
+the backward pass), and the step writes it (``runtime.gradient_writes``; under
+``gradient_accumulation_steps``, the largest of the batches' values, at update steps only).
 
 >>> import kgraph as kg, numpy as np
 >>> layer = kg.layers.Dense(2)
@@ -55,23 +54,13 @@ def build(layer):
         history = layer.add_weight((length,), "zeros", dtype="float32", trainable=False,
                                    autocast=False, name=f"{prefix}_amax_history")
         for variable in (scale, history):
-            # Keras makes them trainable (its gradient overwrites them), so it lists them
-            # with the trainable weights; here they are state, listed where Keras lists them
+            # Keras makes them trainable (its optimizer overwrites them with their
+            # gradient), so it lists them with the trainable weights; here they are state,
+            # listed where Keras lists them, and written with their gradient
             variable._made_trainable = True
-        # the output gradient's history is filled in the backward pass
-        history._written_by_gradient = prefix == "outputs_grad"
+            variable._written_by_gradient = True
         setattr(layer, f"{prefix}_scale", scale)
         setattr(layer, f"{prefix}_amax_history", history)
-
-
-def _qdq_straight_through(x, scale, compute):
-    """``quantize_and_dequantize(x)`` to e4m3, whose gradient is the upstream one."""
-    @jax.custom_gradient
-    def run(x, scale):
-        return (quantize_and_dequantize(x, scale, E4M3, compute),
-                lambda upstream: (upstream, None))
-
-    return run(x, scale)
 
 
 def _real_rows(x, rows):
@@ -80,16 +69,44 @@ def _real_rows(x, rows):
     return x if rows is None else jnp.where(context.row_mask(rows, x), x, jnp.zeros_like(x))
 
 
+def _training() -> bool:
+    ctx = context.current()
+    return bool(ctx is not None and ctx.options.training)
+
+
+def _qdq_operand(x, scale, history, compute, rows=None):
+    """``quantize_and_dequantize(x)`` to e4m3, whose gradient is the upstream one; in
+    training the gradients of ``scale`` and ``history`` are their next values (the
+    history with ``max|x|`` rolled in, over the rows ``rows`` marks real, if given), else
+    their values."""
+    training = _training()
+
+    @jax.custom_gradient
+    def run(x, scale, history):
+        if training:
+            new_scale = compute_float8_scale(jnp.max(history, axis=0), scale,
+                                             jnp.float32(_E4M3_MAX))
+            new_history = compute_float8_amax_history(_real_rows(x, rows), history)
+        else:
+            new_scale, new_history = scale, history
+        return (quantize_and_dequantize(x, scale, E4M3, compute),
+                lambda upstream: (upstream, new_scale, new_history))
+
+    return run(x, scale, history)
+
+
 def _qdq_gradient(x, scale, history, compute):
     """``x``, whose gradient is quantized to e5m2 with ``scale`` and dequantized; the
-    gradient of ``history`` is its next value, with the gradient's ``max|x|`` (over the
-    batch's real rows) rolled in."""
+    gradients of ``scale`` and ``history`` are their next values (the history with the
+    output gradient's ``max|x|`` over the batch's real rows rolled in)."""
     rows = context.sample_mask_for(x)
 
     @jax.custom_gradient
     def run(x, scale, history):
         def backward(upstream):
-            return (quantize_and_dequantize(upstream, scale, E5M2, compute), None,
+            return (quantize_and_dequantize(upstream, scale, E5M2, compute),
+                    compute_float8_scale(jnp.max(history, axis=0), scale,
+                                         jnp.float32(_E5M2_MAX)),
                     compute_float8_amax_history(_real_rows(upstream, rows), history))
 
         return x, backward
@@ -97,29 +114,14 @@ def _qdq_gradient(x, scale, history, compute):
     return run(x, scale, history)
 
 
-def _updating() -> bool:
-    """A training step: a pure training run (``fit``'s, ``program.apply(training=True)``)."""
-    ctx = context.current()
-    return bool(ctx is not None and ctx.options.training and ctx.weights.collect)
-
-
 def call(layer, inputs):
     """The float8 forward pass (bias and activation included)."""
     compute = layer.compute_dtype
-    kernel = layer.kernel
     scales = {p: getattr(layer, f"{p}_scale") for p in _PREFIXES}
     histories = {p: getattr(layer, f"{p}_amax_history") for p in _PREFIXES}
-    if _updating():
-        for prefix, limit in (("inputs", _E4M3_MAX), ("kernel", _E4M3_MAX),
-                              ("outputs_grad", _E5M2_MAX)):
-            setattr(layer, f"{prefix}_scale", compute_float8_scale(
-                jnp.max(histories[prefix], axis=0), scales[prefix], jnp.float32(limit)))
-        for prefix, value in (("inputs", _real_rows(inputs, context.sample_mask_for(inputs))),
-                              ("kernel", kernel)):
-            setattr(layer, f"{prefix}_amax_history",
-                    compute_float8_amax_history(value, histories[prefix]))
-    x = _qdq_straight_through(inputs, scales["inputs"], compute)
-    k = _qdq_straight_through(kernel, scales["kernel"], compute)
+    x = _qdq_operand(inputs, scales["inputs"], histories["inputs"], compute,
+                     context.sample_mask_for(inputs))
+    k = _qdq_operand(layer.kernel, scales["kernel"], histories["kernel"], compute)
     if type(layer)._quantized_kind == "einsum":
         x = jnp.einsum(layer.equation, x, k)
     else:

@@ -10,6 +10,9 @@ Keras's ``loss_scale_factor`` multiplies the loss before its gradient (the train
 ``loss_scale``) and divides the gradients before anything else; ``exclude_from_weight_decay``
 keeps weights out of the decay. Under ``gradient_accumulation_steps`` the chain but
 ``use_ema``'s average runs inside ``optax.MultiSteps``; the average runs at every batch.
+Weights a step overwrites with their gradient (Keras's ``overwrite_with_gradient``: a float8
+layer's scales and amax histories) are written by ``overwrite``; under accumulation the
+state keeps their running maxima (``kgraph.optimizers.overwrites``).
 
 It also answers Keras's questions: ``learning_rate`` and ``iterations`` (Keras's variables,
 views of the state training continues from: ``state_variables``), ``variables``,
@@ -29,6 +32,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from kgraph.optimizers import overwrites as overwrites_lib
 from kgraph.optimizers import schedules as schedules_lib
 from kgraph.optimizers import weight_decay as weight_decay_lib
 from kgraph.optimizers.keras_variables import with_iterations
@@ -114,11 +118,15 @@ class Optimizer(ListAPI, optax.GradientTransformationExtraArgs):
             learning_rate=schedules_lib.rate_of_step(rate) if callable(rate) else rate)
         made = []  # the optimizer, once made
 
-        def init(params):
+        def init(params, overwritten=None):
             """A fresh state, at the learning rate and step count set last
             (``optimizer.learning_rate.assign`` before any training reaches the first fit,
-            as in Keras)."""
+            as in Keras); under accumulation it keeps zero maxima for the weights of
+            ``overwritten`` (a tree of them or of their shapes), which steps overwrite."""
             state = transformation.init(params)
+            if config["gradient_accumulation_steps"] and overwritten is not None:
+                state = overwrites_lib.with_maxima(state, jax.tree_util.tree_map(
+                    lambda v: jnp.zeros(v.shape, v.dtype), overwritten))
             current = config["learning_rate"]
             if not callable(current):
                 state = optax.tree_utils.tree_set(
@@ -234,11 +242,11 @@ class Optimizer(ListAPI, optax.GradientTransformationExtraArgs):
                        ] if config["use_ema"] else []
             if not every:
                 return optax.chain(*parts, *average)
-            # Keras averages at every batch, also those that only accumulate
+            # Keras averages at every batch, also those that only accumulate; the last
+            # piece keeps the maxima of the overwritten weights (``overwrite``)
             accumulated = optax.MultiSteps(optax.chain(*parts), every)
-            if not average:
-                return accumulated
-            return optax.chain(accumulated.gradient_transformation(), *average)
+            return optax.chain(accumulated.gradient_transformation(), *average,
+                               overwrites_lib.keeper())
 
         return make
 
@@ -457,6 +465,34 @@ class Optimizer(ListAPI, optax.GradientTransformationExtraArgs):
     def stateless_scale_loss(self, optimizer_variables, loss):
         """``scale_loss`` with the state given as Keras's ``optimizer_variables``."""
         return self.scale_loss(loss)
+
+    @property
+    def _keeps_overwrites(self) -> bool:
+        """Whether the state keeps something of the overwritten weights (their maxima under
+        ``gradient_accumulation_steps``): ``init`` then takes them."""
+        return bool(self._config.get("gradient_accumulation_steps"))
+
+    def overwrite(self, opt_state, proposed, current):
+        """``(values, opt_state)``: the new values of the weights a step overwrites with
+        their gradient (Keras's ``overwrite_with_gradient``), given those gradients
+        (``proposed``) and the weights' values (``current``), trees alike. Without
+        ``gradient_accumulation_steps`` they are the gradients; with it the weights change
+        at update steps only, to the largest of the gradients since the last one
+        (``kgraph.optimizers.overwrites``). Call it before ``update`` of the same step.
+
+        >>> import jax.numpy as jnp
+        >>> from kgraph.optimizers import SGD
+        >>> optimizer = SGD(0.1, gradient_accumulation_steps=2)
+        >>> scale = {"scale": jnp.ones(())}
+        >>> state = optimizer.init({"w": jnp.ones(2)}, overwritten=scale)
+        >>> values, state = optimizer.overwrite(state, {"scale": jnp.float32(4.0)}, scale)
+        >>> float(values["scale"])  # not an update step: unchanged
+        1.0
+        """
+        every = self._config.get("gradient_accumulation_steps")
+        if not every:
+            return proposed, opt_state
+        return overwrites_lib.accumulated_in(opt_state, every, proposed, current, self.name)
 
     def ema_weights(self, opt_state):
         """The moving average of the weights in ``opt_state`` (``use_ema=True``)."""

@@ -11,7 +11,10 @@ model saved by kgraph resumes in Keras with its moments, and one saved by Keras 
 Under ``gradient_accumulation_steps=k`` (``optax.MultiSteps`` here) ``iterations`` counts
 every batch, and each weight's ``gradient_accumulator`` (after the moving averages,
 before the rule's slots) holds the sum of the gradients since the last update, where
-optax keeps their mean. ``model_values`` / ``model_restore`` read and set a compiled
+optax keeps their mean; the weights a step overwrites with their gradient (a float8
+layer's scales and amax histories, which Keras's trainable weights include where the layer
+lists them) have one too, holding the largest of those gradients
+(``kgraph.optimizers.overwrites``). ``model_values`` / ``model_restore`` read and set a compiled
 model's variables where training continues from (a running fit's train state, or the
 state between fits): ``optimizer.variables`` are views through them (``state_variables``).
 
@@ -39,6 +42,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from kgraph.base.weight_tree import get_path, set_path, variables, weight_entries
+from kgraph.optimizers import overwrites as overwrites_lib
 
 __all__ = [
     "UnsupportedOptimizer", "expected", "from_keras", "model_expected", "model_restore",
@@ -55,13 +59,16 @@ class _Parts(NamedTuple):
     """Where Keras's variables sit in an optimizer state (inside ``inject_hyperparams``):
     the optax chain of clipping, update rule and decay (``chain``, a tuple of states; the
     rule's at ``rule``), ``optax.MultiSteps``'s state around it under
-    ``gradient_accumulation_steps`` (else None) and ``use_ema``'s ``EmaState`` (else None;
-    the chain's last under no accumulation, beside ``MultiSteps`` under it)."""
+    ``gradient_accumulation_steps`` (else None), ``use_ema``'s ``EmaState`` (else None;
+    the chain's last under no accumulation, beside ``MultiSteps`` under it) and, under
+    accumulation, the ``OverwriteState`` after them (the maxima of the weights overwritten
+    with their gradient; else None)."""
 
     chain: tuple
     rule: int
     accumulation: object
     average: object
+    overwrites: object = None
 
 
 def _check(optimizer):
@@ -80,8 +87,9 @@ def _parts(optimizer, opt_state) -> _Parts:
     inner = opt_state.inner_state
     if not config["gradient_accumulation_steps"]:
         return _Parts(inner, rule, None, inner[-1] if config["use_ema"] else None)
-    accumulation, average = (inner if config["use_ema"] else (inner, None))
-    return _Parts(accumulation.inner_opt_state, rule, accumulation, average)
+    accumulation, *average, overwrites = inner
+    return _Parts(accumulation.inner_opt_state, rule, accumulation,
+                  average[0] if average else None, overwrites)
 
 
 def _assembled(opt_state, parts: _Parts, config):
@@ -92,8 +100,8 @@ def _assembled(opt_state, parts: _Parts, config):
             chain = chain[:-1] + (parts.average,)
         return opt_state._replace(inner_state=chain)
     accumulation = parts.accumulation._replace(inner_opt_state=chain)
-    inner = (accumulation, parts.average) if config["use_ema"] else accumulation
-    return opt_state._replace(inner_state=inner)
+    average = (parts.average,) if config["use_ema"] else ()
+    return opt_state._replace(inner_state=(accumulation, *average, parts.overwrites))
 
 
 def _has_rate_variable(optimizer) -> bool:
@@ -127,15 +135,27 @@ def with_iterations(optimizer, opt_state, iterations: int):
     if average is not None:
         average = average._replace(ema_count=jnp.array(
             iterations if accumulation is not None else updates, jnp.int32))
-    state = _assembled(opt_state, _Parts(counters, parts.rule, accumulation, average), config)
+    state = _assembled(opt_state, parts._replace(chain=counters, accumulation=accumulation,
+                                                 average=average), config)
     schedules = {name: s._replace(count=jnp.array(iterations, jnp.int32))
                  for name, s in state.hyperparams_states.items()}
     return state._replace(count=jnp.array(iterations, jnp.int32), hyperparams_states=schedules)
 
 
-def to_keras(optimizer, opt_state, params, order) -> list:
+def _held(tree, path) -> bool:
+    """Whether ``tree`` (nested dicts) has an entry at ``path``."""
+    for name in path:
+        if not isinstance(tree, dict) or name not in tree:
+            return False
+        tree = tree[name]
+    return True
+
+
+def to_keras(optimizer, opt_state, params, order, accumulated=None) -> list:
     """Keras's ``optimizer.variables`` for ``opt_state`` (``params``: the trainable weights
-    in the named layout, or their shapes; ``order``: their paths in Keras's order)."""
+    in the named layout, or their shapes; ``order``: their paths in Keras's order;
+    ``accumulated``: the paths of the weights Keras keeps a ``gradient_accumulator`` of, in
+    its order: those and the weights overwritten with their gradient; None: ``order``)."""
     parts = _parts(optimizer, opt_state)
     values = [jnp.asarray(opt_state.count, jnp.int32)]
     if _has_rate_variable(optimizer):
@@ -143,37 +163,50 @@ def to_keras(optimizer, opt_state, params, order) -> list:
     if parts.average is not None:
         values += [get_path(parts.average.ema, path, "moving average") for path in order]
     accumulation = parts.accumulation
-    if accumulation is not None:  # optax's running mean, as Keras's sum
+    if accumulation is not None:
         seen = accumulation.mini_step.astype(jnp.float32)
-        values += [get_path(accumulation.acc_grads, path, "accumulator") * seen.astype(
-            get_path(accumulation.acc_grads, path, "accumulator").dtype) for path in order]
+        maxima = parts.overwrites.overwrite_maxima
+        for path in order if accumulated is None else accumulated:
+            if _held(maxima, path):  # an overwritten weight's maximum, as Keras keeps it
+                values.append(get_path(maxima, path, "overwrite maxima"))
+            else:  # optax's running mean, as Keras's sum
+                mean = get_path(accumulation.acc_grads, path, "accumulator")
+                values.append(mean * seen.astype(mean.dtype))
     groups, scalars = optimizer._keras_slots(parts.chain[parts.rule], params)
     for group in groups:
         values += [get_path(slot, path, "slot") for path in order for slot in group]
     return values + list(scalars)
 
 
-def expected(optimizer, params, order) -> list:
-    """``[(shape, dtype)]`` of the variables ``to_keras`` gives, computed without arrays."""
-    shapes = jax.eval_shape(lambda p: to_keras(optimizer, optimizer.init(p), p, order), params)
+def expected(optimizer, params, order, overwritten=None, accumulated=None) -> list:
+    """``[(shape, dtype)]`` of the variables ``to_keras`` gives, computed without arrays
+    (``overwritten``: the weights overwritten with their gradient, or their shapes, in the
+    named layout)."""
+    shapes = jax.eval_shape(
+        lambda p: to_keras(optimizer, overwrites_lib.init_state(optimizer, p, overwritten), p,
+                           order, accumulated), params)
     return [(tuple(s.shape), np.dtype(s.dtype)) for s in shapes]
 
 
-def from_keras(optimizer, values, params, order):
-    """The optimizer state whose Keras variables are ``values`` (``to_keras``'s inverse).
+def from_keras(optimizer, values, params, order, overwritten=None, accumulated=None):
+    """The optimizer state whose Keras variables are ``values`` (``to_keras``'s inverse;
+    ``overwritten`` as ``expected`` takes it).
 
     Every step counter of the state follows Keras's ``iterations`` (``with_iterations``)."""
     config = _check(optimizer)
     values = list(values)
     iterations = jnp.asarray(values.pop(0), jnp.int32)  # (a traced value too: jittable)
-    template = optimizer.init(params)
+    template = overwrites_lib.init_state(optimizer, params, overwritten)
     hyperparams = dict(template.hyperparams)
     if _has_rate_variable(optimizer):
         hyperparams["learning_rate"] = jnp.asarray(values.pop(0), jnp.float32)
     parts = _parts(optimizer, template)
 
+    def copy(tree):
+        return jax.tree_util.tree_map(lambda x: x, tree)  # a copy to fill in
+
     def refill(tree):
-        tree = jax.tree_util.tree_map(lambda x: x, tree)  # a copy to fill in
+        tree = copy(tree)
         for path in order:
             set_path(tree, path, jnp.asarray(values.pop(0)))
         return tree
@@ -181,14 +214,18 @@ def from_keras(optimizer, values, params, order):
     average = parts.average
     if average is not None:
         average = average._replace(ema=refill(average.ema))
-    accumulation = parts.accumulation
+    accumulation, kept = parts.accumulation, parts.overwrites
     if accumulation is not None:  # Keras's sums, as optax's mean over the batches seen
         seen = iterations % config["gradient_accumulation_steps"]
-        sums = refill(accumulation.acc_grads)
+        sums, maxima = copy(accumulation.acc_grads), copy(kept.overwrite_maxima)
+        for path in order if accumulated is None else accumulated:
+            tree = maxima if _held(maxima, path) else sums
+            set_path(tree, path, jnp.asarray(values.pop(0)))
         accumulation = accumulation._replace(
             mini_step=jnp.asarray(seen, jnp.int32),
             acc_grads=jax.tree_util.tree_map(
                 lambda a: a / jnp.maximum(seen, 1).astype(a.dtype), sums))
+        kept = kept._replace(overwrite_maxima=maxima)
     chain = list(parts.chain)
     groups, scalars = optimizer._keras_slots(chain[parts.rule], params)
     filled = [[{} for _ in group] for group in groups]
@@ -199,7 +236,7 @@ def from_keras(optimizer, values, params, order):
                 set_path(tree, path, jnp.asarray(value, get_path(slot, path, "slot").dtype))
     scalars = [jnp.asarray(values.pop(0), s.dtype) for s in scalars]
     chain[parts.rule] = optimizer._from_keras_slots(chain[parts.rule], filled, scalars, params)
-    state = _assembled(template, _Parts(tuple(chain), parts.rule, accumulation, average),
+    state = _assembled(template, _Parts(tuple(chain), parts.rule, accumulation, average, kept),
                        config)._replace(hyperparams=hyperparams)
     return with_iterations(optimizer, state, iterations)
 
@@ -209,6 +246,35 @@ def _keras_order(model):
     """The trainable weights' paths in Keras's order (``model.trainable_weights``)."""
     paths = {id(e.variable): e.path for e in weight_entries(model) if e.is_param}
     return [paths[id(v)] for v in model.trainable_weights]
+
+
+class _Weights(NamedTuple):
+    """What a compiled model's optimizer state is laid out by: the trainable weights'
+    shapes (named layout) and paths in Keras's order, the shapes of the weights a step
+    overwrites with their gradient, and the paths of the weights Keras's optimizer tracks
+    (both kinds, which Keras's trainable weights are), in its order."""
+
+    params: dict
+    order: list
+    overwritten: dict
+    accumulated: list
+
+
+def _shapes(entries) -> dict:
+    tree: dict = {}
+    for entry in entries:
+        set_path(tree, entry.path, jax.ShapeDtypeStruct(tuple(entry.variable.shape),
+                                                        entry.variable.dtype))
+    return tree
+
+
+def _weights(model) -> _Weights:
+    """``model``'s ``_Weights``, from shapes alone."""
+    entries = weight_entries(model)
+    tracked = {id(e.variable): e.path for e in entries if e.is_param or e.written}
+    return _Weights(_shapes([e for e in entries if e.is_param]), _keras_order(model),
+                    _shapes([e for e in entries if e.written]),
+                    [tracked[id(v)] for v in model.weights if id(v) in tracked])
 
 
 def _compiled_optimizer(model):
@@ -221,16 +287,6 @@ def _compiled_optimizer(model):
 
 def _named_params(model):
     return variables(model)[0]
-
-
-def _param_shapes(model):
-    """The trainable weights' ``ShapeDtypeStruct`` tree, without making any values."""
-    tree: dict = {}
-    for entry in weight_entries(model):
-        if entry.is_param:
-            set_path(tree, entry.path, jax.ShapeDtypeStruct(tuple(entry.variable.shape),
-                                                            entry.variable.dtype))
-    return tree
 
 
 def _local(tree) -> bool:
@@ -264,12 +320,14 @@ def _state_values(model, setup, optimizer, opt_state) -> list:
     if not _local(opt_state):
         raise UnsupportedOptimizer("it is split over several processes; save it with a "
                                    "CheckpointManager")
-    params = _param_shapes(model)
-    made_for = jax.tree_util.tree_structure(jax.eval_shape(optimizer.init, params))
+    weights = _weights(model)
+    made_for = jax.tree_util.tree_structure(jax.eval_shape(
+        lambda p: overwrites_lib.init_state(optimizer, p, weights.overwritten),
+        weights.params))
     if jax.tree_util.tree_structure(opt_state) != made_for:
         raise UnsupportedOptimizer("it was made for other trainable weights: a layer was "
                                    "frozen or unfrozen after training")
-    return to_keras(optimizer, opt_state, params, _keras_order(model))
+    return to_keras(optimizer, opt_state, weights.params, weights.order, weights.accumulated)
 
 
 def model_values(model):
@@ -311,7 +369,7 @@ def model_expected(model):
     if optimizer is None:
         return None
     try:
-        return expected(optimizer, _param_shapes(model), _keras_order(model))
+        return expected(optimizer, *_weights(model))
     except NotImplementedError:
         return None
 
@@ -324,7 +382,7 @@ def no_layout_reason(model) -> str:
         return (f"{type(setup.config['optimizer']).__name__}, an optax transformation that "
                 "Keras's variables do not describe")
     try:
-        expected(optimizer, _param_shapes(model), _keras_order(model))
+        expected(optimizer, *_weights(model))
     except NotImplementedError as error:
         return f"{type(optimizer).__name__}: {error}"
     return "none"
@@ -335,7 +393,9 @@ def model_restore(model, values) -> None:
     ``model_expected`` describes them): the next ``fit`` continues from it, and
     ``optimizer.iterations`` / ``learning_rate`` read it."""
     setup, optimizer = _compiled_optimizer(model)
-    opt_state = from_keras(optimizer, values, _named_params(model), _keras_order(model))
+    weights = _weights(model)
+    opt_state = from_keras(optimizer, values, _named_params(model), weights.order,
+                           weights.overwritten, weights.accumulated)
     loop = setup.running
     if loop is not None:  # during fit: what the next step trains from
         loop.train_state = loop.train_state._replace(

@@ -31,6 +31,7 @@ import jax.numpy as jnp
 import optax
 
 from kgraph.base.state_variable import StateVariable
+from kgraph.optimizers import overwrites as overwrites_lib
 from kgraph.optimizers.base import Optimizer, from_keras_config, to_keras_config
 
 __all__ = ["LossScaleOptimizer", "LossScaleState"]
@@ -74,10 +75,11 @@ class LossScaleOptimizer(Optimizer):
             raise ValueError("LossScaleOptimizer cannot wrap another LossScaleOptimizer.")
         growth = int(dynamic_growth_steps)
 
-        def init(params):
+        def init(params, overwritten=None):
             return LossScaleState(jnp.zeros((), jnp.int32),
                                   jnp.asarray(initial_scale, jnp.float32),
-                                  inner_optimizer.init(params))
+                                  overwrites_lib.init_state(inner_optimizer, params,
+                                                            overwritten))
 
         def update(grads, state, params=None, **extra_args):
             finite = jnp.all(jnp.asarray([jnp.all(jnp.isfinite(g))
@@ -208,6 +210,16 @@ class LossScaleOptimizer(Optimizer):
 
     def ema_weights(self, opt_state):
         return self.inner_optimizer.ema_weights(opt_state.inner)
+
+    @property
+    def _keeps_overwrites(self) -> bool:
+        return bool(getattr(self.inner_optimizer, "_keeps_overwrites", False))
+
+    def overwrite(self, opt_state, proposed, current):
+        """The inner optimizer's (the gradients are not unscaled, as Keras's)."""
+        values, inner = overwrites_lib.overwrite(self.inner_optimizer, opt_state.inner,
+                                                 proposed, current)
+        return values, opt_state._replace(inner=inner)
 
     def decay_mask(self, variables):
         """The inner optimizer's (``exclude_from_weight_decay`` on it)."""

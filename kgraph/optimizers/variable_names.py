@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from kgraph.base.naming import to_snake_case
 from kgraph.base.variable_paths import keras_variable_paths
+from kgraph.base.weight_tree import weight_entries
 
 __all__ = ["optimizer_variable_names"]
 
@@ -56,8 +57,11 @@ def optimizer_variable_names(model, count: int) -> list:
     refs = [paths[id(v)].replace("/", "_") for v in weights]
     scope = _optimizer_scope(optimizer)
     body = [f"{scope}/{r}_average" for r in refs] if config["use_ema"] else []
-    if config["gradient_accumulation_steps"]:
-        body += [f"{scope}/{r}_gradient_accumulator" for r in refs]
+    if config["gradient_accumulation_steps"]:  # also of the weights overwritten with their
+        tracked = {id(v) for v in weights} | {  # gradient, which Keras's are trainable
+            id(e.variable) for e in weight_entries(model) if e.written}
+        body += [f"{scope}/{paths[id(v)].replace('/', '_')}_gradient_accumulator"
+                 for v in model.weights if id(v) in tracked]
     for group in slots:
         body += [_slot_path(slot, w, r, scope) for w, r in zip(weights, refs) for slot in group]
     if count <= 2 and (body or scalars):  # never trained: Keras has built only these

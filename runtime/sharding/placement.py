@@ -214,8 +214,8 @@ class MeshPlacement:
         abstract = jax.eval_shape(trainer._train_state, params, state, key, opt_state)
         shardings = self.train_state_shardings(abstract)
         if opt_state is None:
-            opt_state = jax.jit(trainer.optimizer.init,
-                                out_shardings=shardings.opt_state)(params)
+            opt_state = jax.jit(trainer.init_opt_state,
+                                out_shardings=shardings.opt_state)(params, state)
         else:
             opt_state = _copied(opt_state, shardings.opt_state)
         return abstract._replace(
@@ -248,7 +248,8 @@ class MeshPlacement:
             stacked=stacked)
         abstract = jax.eval_shape(trainer._train_state, params, state, train_key)
         shardings = self.train_state_shardings(abstract)
-        opt_state = jax.jit(trainer.optimizer.init, out_shardings=shardings.opt_state)(params)
+        opt_state = jax.jit(trainer.init_opt_state,
+                            out_shardings=shardings.opt_state)(params, state)
         return abstract._replace(
             params=params, state=state, opt_state=opt_state,
             step=jax.device_put(jnp.zeros((), jnp.int32), self.replicated),

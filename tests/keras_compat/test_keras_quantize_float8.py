@@ -1,8 +1,12 @@
 """``quantize("float8")`` against Keras: the same variables and numbers, the delayed-scaling
-updates of training steps (scales and amax histories in ``state``, the output gradient's
-history filled in the backward pass as Keras's gradient overwrites it), weights and every
-scale and history equal to Keras's after several ``fit`` steps, and files both ways."""
+updates of training steps (scales and amax histories in ``state``, each written with its
+gradient as Keras's optimizer overwrites it: the gradients equal Keras's), weights and
+every scale and history equal to Keras's after several ``fit`` steps, also under
+``gradient_accumulation_steps`` (with ``use_ema``), ``loss_scale_factor`` and a frozen
+layer, with Keras's optimizer variables (the accumulators of the scales and histories
+included), and files both ways, also mid-accumulation."""
 
+import h5py
 import jax
 import keras
 import numpy as np
@@ -94,7 +98,26 @@ def test_float8_fit_records_output_gradient_amax_as_keras(policy, batch_size):
         assert float(ours.get_layer(layer).outputs_grad_scale) != 1.0
 
 
-def test_compiled_training_run_returns_the_scale_updates_and_files_load_both_ways(tmp_path):
+def _state_gradients(lib, model, params, state):
+    """The gradients of the sum of ``model``'s training-mode outputs with respect to its
+    float8 scales and histories, by path."""
+    if lib is keras:
+        trainable = [v.value for v in model.trainable_variables]
+        frozen = [v.value for v in model.non_trainable_variables]
+
+        def total(trainable):
+            return model.stateless_call(trainable, frozen, X, training=True)[0].sum()
+
+        grads = jax.grad(total)(trainable)
+        return {v.path: np.asarray(g) for v, g in zip(model.trainable_variables, grads)
+                if "_scale" in v.path or "_history" in v.path}
+    program = compiler.compile(model)
+    grads = jax.grad(lambda s: program.apply(params, s, X, training=True)[0].sum())(state)
+    return {f"{layer}/{name}": np.asarray(g) for layer, weights in grads.items()
+            for name, g in weights.items()}
+
+
+def test_compiled_training_run_gives_the_scale_updates_as_gradients_and_files_load(tmp_path):
     theirs, ours = _pair()
     for model, lib in ((theirs, keras), (ours, kg)):
         model.compile(optimizer=lib.optimizers.SGD(0.1), loss="mse")
@@ -109,8 +132,16 @@ def test_compiled_training_run_returns_the_scale_updates_and_files_load_both_way
     outputs, same = jax.jit(program.apply)(params, state, X)
     np.testing.assert_array_equal(np.asarray(outputs), np.asarray(ours(X)))
     assert jax.tree_util.tree_all(jax.tree_util.tree_map(np.array_equal, same, state))
+    # a training run leaves them (Keras's stateless_call too: its optimizer writes them);
+    # their gradients are their next values, Keras's
     _, trained = program.apply(params, state, X, training=True)
-    history = np.asarray(trained["dense"]["inputs_amax_history"])
+    assert jax.tree_util.tree_all(jax.tree_util.tree_map(np.array_equal, trained, state))
+    mine, reference = (_state_gradients(kg, ours, params, state),
+                       _state_gradients(keras, theirs, None, None))
+    assert set(mine) == set(reference) and len(mine) == 36
+    for path, value in reference.items():
+        np.testing.assert_allclose(mine[path], value, rtol=1e-5, atol=1e-12, err_msg=path)
+    history = mine["dense/inputs_amax_history"]
     previous = np.asarray(state["dense"]["inputs_amax_history"])
     np.testing.assert_array_equal(history[1:], np.roll(previous, -1)[1:])
     assert history[0] == np.abs(X).max()
@@ -139,3 +170,90 @@ def test_amax_history_length_comes_from_the_policy():
     assert layers[1].inputs_amax_history.shape == (16,)
     assert [w.name for w in layers[1]._keras_ordered_variables()] == \
         layers[0].variable_serialization_spec["float8"]
+
+
+def _assert_same_optimizer_variables(ours, theirs):
+    mine, reference = ours.optimizer.variables, theirs.optimizer.variables
+    assert [v.name for v in mine] == [v.name for v in reference]
+    for a, b in zip(mine, reference, strict=True):
+        np.testing.assert_allclose(np.asarray(a.numpy(), "float64"),
+                                   np.asarray(b.numpy(), "float64"), rtol=1e-5, atol=1e-7,
+                                   err_msg=b.path)
+
+
+@pytest.mark.parametrize("steps", [2, 3])
+@pytest.mark.parametrize("use_ema", [False, True])
+def test_float8_under_gradient_accumulation_trains_as_keras(steps, use_ema):
+    """Keras's optimizer writes the scales and histories at update steps only, with the
+    largest of the values the batches since the last update gave, kept in its
+    accumulators: seven batches (the last one partial) leave weights, scales, histories
+    and optimizer variables (accumulators mid-accumulation) equal to Keras's."""
+    theirs, ours = _pair()
+    for model, lib in ((theirs, keras), (ours, kg)):
+        model.compile(optimizer=lib.optimizers.SGD(
+            0.1, momentum=0.9, gradient_accumulation_steps=steps, use_ema=use_ema,
+            ema_momentum=0.5), loss="mse")
+        model.fit(X[:13], Y[:13], batch_size=2, epochs=1, verbose=0, shuffle=False)
+    _assert_same_weights(ours, theirs)  # after 7 batches: between updates
+    _assert_same_optimizer_variables(ours, theirs)
+    accumulator = [v for v in theirs.optimizer.variables
+                   if v.name == "dense_inputs_amax_history_gradient_accumulator"]
+    assert np.asarray(accumulator[0].numpy()).any()  # a batch since the last update
+    assert float(ours.get_layer("dense").outputs_grad_scale) != 1.0
+
+
+def test_float8_with_loss_scale_factor_trains_as_keras():
+    """The output gradient's history holds the scaled gradient's amax, as in Keras (whose
+    optimizer leaves the gradients of the weights it overwrites unscaled)."""
+    theirs, ours = _pair()
+    for model, lib in ((theirs, keras), (ours, kg)):
+        model.compile(optimizer=lib.optimizers.SGD(0.1, loss_scale_factor=4.0), loss="mse")
+        model.fit(X, Y, batch_size=4, epochs=2, verbose=0, shuffle=False)
+    _assert_same_weights(ours, theirs)
+
+
+def test_frozen_float8_layer_keeps_its_scales_as_keras():
+    theirs, ours = _pair()
+    for model, lib in ((theirs, keras), (ours, kg)):
+        model.get_layer("block_1").trainable = False
+        model.compile(optimizer=lib.optimizers.SGD(0.1), loss="mse")
+        model.fit(X, Y, batch_size=8, epochs=2, verbose=0, shuffle=False)
+    _assert_same_weights(ours, theirs)
+    assert not np.asarray(ours.get_layer("block_1").inputs_amax_history).any()
+
+
+def _optimizer_vars(path):
+    with h5py.File(path) as file:
+        group = file["optimizer/vars"]
+        return [np.asarray(group[str(i)]) for i in range(len(group))]
+
+
+def test_files_written_mid_accumulation_hold_keras_variables_and_resume(tmp_path):
+    """A weights file saved between updates holds Keras's optimizer variables, the
+    accumulators of the scales and histories included; a model loading Keras's file, or
+    kgraph's, continues as Keras does."""
+    def compiled(lib, model):
+        model.compile(optimizer=lib.optimizers.SGD(0.1, momentum=0.9,
+                                                   gradient_accumulation_steps=2), loss="mse")
+        return model
+
+    theirs, ours = _pair()
+    for model, lib in ((theirs, keras), (ours, kg)):
+        compiled(lib, model).fit(X, Y, batch_size=6, epochs=1, verbose=0, shuffle=False)
+        model.save_weights(tmp_path / f"{lib.__name__}.weights.h5")
+    mine, reference = (_optimizer_vars(tmp_path / "kgraph.weights.h5"),
+                       _optimizer_vars(tmp_path / "keras.weights.h5"))
+    assert len(mine) == len(reference) == 2 + (12 + 6 * 6) + 12  # accumulators, moments
+    for a, b in zip(mine, reference):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-7)
+    resumed = []
+    for name in ("keras", "kgraph"):
+        model = _model(kg)
+        model.quantize("float8")
+        compiled(kg, model).load_weights(tmp_path / f"{name}.weights.h5")
+        resumed.append(model)
+    for model in (theirs, *resumed):
+        model.fit(X, Y, batch_size=6, epochs=1, verbose=0, shuffle=False)
+    for model in resumed:
+        _assert_same_weights(model, theirs)
+        _assert_same_optimizer_variables(model, theirs)
