@@ -192,7 +192,9 @@ def fit(model, data, val_data, *, epochs, verbose, callbacks, shuffle, initial_e
                 break
         if optimizer._config.get("use_ema"):  # Keras's finalization: the moving average
             ts = loop.train_state
-            loop.train_state = ts._replace(params=list(optimizer.ema_weights(ts.opt_state)))
+            # (the optimizer's state holds the weights as its list API keys them)
+            loop.train_state = ts._replace(
+                params=optimizer._as_list(optimizer.ema_weights(ts.opt_state)))
         callback_list.on_train_end(logs)
     finally:
         loop.unbind()
