@@ -286,7 +286,8 @@ class RandomInitializer(KerasInitializer):
     or a ``SeedGenerator`` (its seed; called without a key, as Keras calls initializers, it
     draws the generator's next key, so every call differs) or that generator's config.
 
-    >>>     >>> init = RandomNormal(seed=SeedGenerator(1))
+    >>> from kgraph.random import SeedGenerator
+    >>> init = RandomNormal(seed=SeedGenerator(1))
     >>> bool((init(shape=(3,)) != init(shape=(3,))).all()), init.get_config()["seed"]["config"]
     (True, {'seed': 1, 'name': 'seed_generator'})
     """

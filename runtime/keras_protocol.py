@@ -106,7 +106,10 @@ def stateless_call(model, trainable_variables, non_trainable_variables, *args,
     key = key if key is not None else _STEP_KEY.get()
     run = program.run(params, state, inputs, training=training, key=key, hooks=hooks)
     paths = {id(e.variable): e.path for e in program._entries}
-    new_non_trainable = [compiler.weights.get_path(run.state, paths[id(v)], "state")
+    # a seed generator's state is not the program's: its draws come from ``key`` and
+    # leave it as given (``kgraph.base.seed_generator``)
+    new_non_trainable = [values[id(v)] if id(v) not in paths
+                         else compiler.weights.get_path(run.state, paths[id(v)], "state")
                          for v in non_trainable]
     if return_losses:
         return run.outputs, new_non_trainable, list(run.loss_terms)

@@ -15,6 +15,7 @@ import numpy as np
 from compiler.weights import weight_paths
 from kgraph import config as kg_config
 from kgraph.losses.compile_losses import compile_loss
+from kgraph.metrics import metrics as metrics_lib
 from runtime import (custom_steps, data as data_lib, data_checks, fit_loop, keras_protocol,
                      loss_terms, optimizers)
 from runtime.batch_steps import (evaluate_on_batch, get_metrics_result, predict_on_batch,
@@ -78,6 +79,8 @@ def compile_model(model, optimizer="adam", loss=None, metrics=None, loss_weights
     if precision is not None:
         Precision(precision)
     _check_losses(loss)  # (how they fit the outputs is checked at the first batch, as Keras)
+    _check_metric_names(metrics)
+    _check_metric_names(weighted_metrics)
     TrainingSetup.of(model).compile(optimizer, loss, metrics, loss_weights,
                                     steps_per_execution, seed, weighted_metrics,
                                     placement=placement, remat=remat,
@@ -95,6 +98,22 @@ def _check_losses(loss) -> None:
                 f'The loss "{resolved.name}" has reduction={resolved.reduction!r}: it gives '
                 "one value per sample, and training and evaluation need one per batch. Use "
                 '"sum_over_batch_size" (the default), "sum" or "mean_with_sample_weight".')
+
+
+def _check_metric_names(metrics) -> None:
+    """Each metric named in ``compile``'s ``metrics`` is a known name: a misspelt one is an
+    error at ``compile`` (Keras's comes at the first batch). How the metrics fit the
+    outputs is checked at the first batch, as Keras's."""
+    if isinstance(metrics, dict) and "class_name" not in metrics:
+        for key in metrics:
+            _check_metric_names(metrics[key])
+    elif isinstance(metrics, (list, tuple)):
+        for each in metrics:
+            _check_metric_names(each)
+    elif isinstance(metrics, str):
+        metrics_lib.get(metrics)  # an unknown name: "Unknown metric ...", with the known ones
+
+
 def _optimizer(identifier):
     """The optimizer ``compile`` trains with (None is refused: nothing to train with)."""
     optimizer = optimizers.get(identifier)

@@ -73,7 +73,8 @@ class SeedGenerator:
         ctx = context.current()
         if (ctx is not None and not ctx.weights.maps(self.state)
                 and (ctx.keys.key is not None or ctx.keys.required)):
-            key = ctx.next_key(self.name)
+            # the layer running (the generator's owner) names the key's path and errors
+            key = ctx.next_key(ctx.path[-1] if ctx.path else self.name)
             if self._initial_seed is not None:
                 key = jax.random.fold_in(key, self._initial_seed)
             return key

@@ -156,8 +156,11 @@ class Operation(Layer):
 
     @classmethod
     def from_config(cls, config):
-        if cls is not Operation or "op" not in config:
+        if cls is not Operation:
             return cls(**config)
+        if "op" not in config:  # the base class computes nothing: a config naming no op
+            raise ValueError(f"A config of class Operation must name its op ('op': one of "
+                             f"the registered ops); received {config}.")
         if config.get("op") not in _IMPLS:
             raise ValueError(f"Unknown operation {config.get('op')!r} in config {config}. "
                              f"Registered ops: {sorted(_IMPLS)}.")

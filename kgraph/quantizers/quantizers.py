@@ -355,7 +355,9 @@ def fake_quant_with_min_max_vars(inputs, min_vals, max_vals, num_bits=8, narrow_
     [0.0, 1.0, 0.0]
     """
     if isinstance(inputs, KerasTensor):
-        return _FakeQuantNode(num_bits, narrow_range, axis)(inputs, min_vals, max_vals)
+        # the ranges go by keyword: Keras's layers take only tensors positionally
+        return _FakeQuantNode(num_bits, narrow_range, axis)(inputs, min_vals=min_vals,
+                                                            max_vals=max_vals)
     inputs = jnp.asarray(inputs)
     min_vals, max_vals = jnp.asarray(min_vals), jnp.asarray(max_vals)
     num_bits = int(num_bits)

@@ -35,7 +35,9 @@ def _box_masks(boxes, height, width):
 
 
 GEOMETRIC = [
-    ("RandAugment", dict(num_ops=3, factor=0.3), 1.5),
+    # (a seeded layer draws from its seed's own stream, as Keras's generator: seed 3 picks
+    # rotation, contrast and translation; seed 11 picks three tonal operations only)
+    ("RandAugment", dict(num_ops=3, factor=0.3, seed=3), 1.5),
     ("RandomFlip", dict(mode="horizontal_and_vertical"), 1e-3),
     ("RandomFlip", dict(mode="horizontal"), 1e-3),
     ("RandomTranslation", dict(height_factor=0.3, width_factor=0.3, fill_mode="constant"), 1.0),
@@ -56,7 +58,7 @@ def test_boxes_follow_the_images(name, kwargs, slack):
     boxes = np.array([[5, 4, 19, 12], [22, 9, 35, 26], [3, 15, 12, 28], [14, 2, 30, 21]],
                      "float32")
     masks = _box_masks(boxes, H, W)
-    layer = getattr(kg.layers, name)(**kwargs, bounding_box_format="rel_xywh", seed=11)
+    layer = getattr(kg.layers, name)(**{"seed": 11, **kwargs}, bounding_box_format="rel_xywh")
     for operation in ("random_shear", "random_translation", "random_rotation"):
         if hasattr(layer, operation):  # the policy's masks: no reflections at the borders
             getattr(layer, operation).fill_mode = "constant"

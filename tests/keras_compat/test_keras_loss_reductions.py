@@ -145,30 +145,35 @@ def _metric_classes():
 
 
 @pytest.mark.parametrize("name", list(_metric_classes()))
-def test_every_metric_takes_float32_and_refuses_other_dtypes(name):
+def test_every_metric_dtype_is_the_given_one_as_kerass(name):
+    # A metric's dtype is its state's and result's, as Keras's: the one given (also float16
+    # and bfloat16), floatx() unless given (the IoU family: int32, its confusion matrix's).
     cls = getattr(kg.metrics, name)
     required = {p.name: _METRIC_ARGUMENTS[p.name]
                 for p in inspect.signature(cls).parameters.values()
                 if p.default is p.empty and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)}
-    assert cls(**required, dtype="float32").dtype == "float32"
-    assert cls(**required).dtype == "float32"
-    if hasattr(keras.metrics, name) and "IoU" not in name:  # (Keras's IoUs say int32:
-        # their confusion matrix's dtype; their results are float32, as kgraph's)
-        assert cls(**required).dtype == getattr(keras.metrics, name)(**required).dtype
-    with pytest.raises(ValueError, match="dtype='float16' is not supported"):
-        cls(**required, dtype="float16")
+    for dtype in ("float32", "float16", "bfloat16"):
+        assert cls(**required, dtype=dtype).dtype == dtype
+    default = "int32" if "IoU" in name else "float32"
+    assert cls(**required).dtype == default
+    if hasattr(keras.metrics, name):
+        theirs = getattr(keras.metrics, name)
+        for dtype in (None, "float32", "float16", "bfloat16"):
+            assert cls(**required, dtype=dtype).dtype == theirs(**required, dtype=dtype).dtype
 
 
 def test_metrics_and_compile_work_whatever_floatx_is():
-    previous = kg.config.floatx()
+    previous = kg.config.floatx(), keras.config.floatx()
     try:
         kg.config.set_floatx("float16")
-        assert kg.metrics.Mean().dtype == "float32"
+        keras.config.set_floatx("float16")
+        assert kg.metrics.Mean().dtype == keras.metrics.Mean().dtype == "float16"
         x = kg.Input((3,))
         model = kg.Model(x, kg.layers.Dense(1, dtype="float32", name="d")(x))
         model.compile("sgd", "mse", metrics=["mae"])
     finally:
-        kg.config.set_floatx(previous)
+        kg.config.set_floatx(previous[0])
+        keras.config.set_floatx(previous[1])
 
 
 def test_sparse_top_k_from_sorted_ids_equals_kerass():

@@ -36,7 +36,7 @@ _LAYER = {
 MISSING = {
     "model": {**_MODEL, **_LAYER},
     "sequential": {**_MODEL, **_LAYER},
-    "dense": {**_LAYER,
+    "dense": {"symbolic_call": _LAYER["symbolic_call"],  # quantized_call: Dense has it
               "variable_serialization_spec": "Keras's quantized-weight file layout"},
     "lstm": {**_LAYER, "inner_loop": "Keras's backend RNN loop"},
     "mha": dict(_LAYER),

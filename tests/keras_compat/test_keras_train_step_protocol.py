@@ -116,16 +116,24 @@ def test_stateless_call_is_pure_and_needs_a_key_for_random_layers():
     x = kg.Input(shape=(8,))
     model = kg.Model(x, kg.layers.Dropout(0.5)(kg.layers.Dense(4)(x)))
     trainable = [v.value for v in model.trainable_variables]
+    # as Keras's: the Dropout's seed generator state is among the non-trainable variables
+    seed_state = [np.asarray(v.value) for v in model.non_trainable_variables]
+    assert len(seed_state) == 1
     before = [w.copy() for w in model.get_weights()]
-    out, non_trainable = jax.jit(lambda t: model.stateless_call(t, [], _x))(trainable)
+    out, non_trainable = jax.jit(lambda t, n: model.stateless_call(t, n, _x))(trainable,
+                                                                                 seed_state)
     np.testing.assert_allclose(out, model(_x), rtol=1e-6)
-    assert non_trainable == [] and all(
-        np.array_equal(a, b) for a, b in zip(before, model.get_weights()))
-    with pytest.raises(ValueError, match="needs a random key"):
+    np.testing.assert_array_equal(non_trainable[0], seed_state[0])  # inference: no draw
+    assert all(np.array_equal(a, b) for a, b in zip(before, model.get_weights()))
+    with pytest.raises(ValueError, match="non-trainable variables"):  # Keras's count check
         model.stateless_call(trainable, [], _x, training=True)
-    dropped, _ = model.stateless_call(trainable, [], _x, training=True,
-                                      key=jax.random.PRNGKey(0))
+    with pytest.raises(ValueError, match='Layer "dropout(_[0-9]+)?" needs a random key'):
+        model.stateless_call(trainable, seed_state, _x, training=True)
+    dropped, kept = model.stateless_call(trainable, seed_state, _x, training=True,
+                                         key=jax.random.PRNGKey(0))
     assert float(np.mean(np.asarray(dropped) == 0)) > 0.3
+    np.testing.assert_array_equal(kept[0], seed_state[0])  # draws from the key given
+    np.testing.assert_array_equal(model.non_trainable_variables[0].value, seed_state[0])
 
 
 def test_a_compute_loss_override_is_the_objective_of_fit_and_evaluate():

@@ -11,6 +11,7 @@ every other case's outcome is written to the JSON file ``KGRAPH_KERAS_SUITE_RESU
 
 from __future__ import annotations
 
+import faulthandler
 import importlib.abc
 import importlib.machinery
 import importlib.util
@@ -152,9 +153,13 @@ def _too_long(signum, frame):
 def pytest_runtest_call(item):
     previous = signal.signal(signal.SIGALRM, _too_long)
     signal.alarm(CASE_SECONDS)
+    # a case stuck where the alarm cannot reach it (in native code, on a lock) ends the
+    # process a minute later, its stacks printed; the journal says which case it was
+    faulthandler.dump_traceback_later(CASE_SECONDS + 60, exit=True)
     try:
         return (yield)
     finally:
+        faulthandler.cancel_dump_traceback_later()
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
 

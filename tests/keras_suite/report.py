@@ -5,6 +5,7 @@ pass, fail, are skipped by Keras's own conditions, and are in the ledger.
     python -m tests.keras_suite.report --all      # every folder of suite.FOLDERS
     python -m tests.keras_suite.report --mode keras   # the same files under Keras itself
     python -m tests.keras_suite.report --save out/ --shard layers-3   # keep each shard's JSON
+    python -m tests.keras_suite.report --all --load out/ --write-open   # list what fails
 
 A case is counted once: a file that cannot be imported counts each of the cases Keras
 collects from it (``--collect-only`` under Keras) as failed.
@@ -19,7 +20,7 @@ import pathlib
 import subprocess
 import sys
 
-from tests.keras_suite import ledger, suite
+from tests.keras_suite import expected_failures, ledger, open_defects, suite
 
 __all__ = ["summarize", "table"]
 
@@ -69,21 +70,22 @@ def _folder(case: str) -> str:
 
 
 def table(outcomes: dict) -> str:
-    """A Markdown table by folder: passed / failed / skipped / ledger, and the pass rate of
-    the cases run (not skipped, not in the ledger)."""
+    """A Markdown table by folder: passed / failed / skipped / ledger, the pass rate of the
+    cases run (not skipped, not in the ledger) and the ledger's share of the cases."""
     counts = collections.defaultdict(collections.Counter)
     for case, (outcome, _) in outcomes.items():
         counts[_folder(case)][outcome] += 1
         counts["total"][outcome] += 1
     lines = ["| Keras folder | cases | passed | failed | skipped by Keras | in the ledger | "
-             "not run | pass rate |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+             "not run | pass rate | ledger share |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for folder in [*sorted(f for f in counts if f != "total"), "total"]:
         c = counts[folder]
         ran = c["passed"] + c["failed"]
         rate = f"{100 * c['passed'] / ran:.1f}%" if ran else "-"
+        share = f"{100 * c['ledger'] / sum(c.values()):.1f}%"
         name = f"**{folder}**" if folder == "total" else f"`{folder}/`"
         lines.append(f"| {name} | {sum(c.values())} | {c['passed']} | {c['failed']} | "
-                     f"{c['skipped']} | {c['ledger']} | {c['not run']} | {rate} |")
+                     f"{c['skipped']} | {c['ledger']} | {c['not run']} | {rate} | {share} |")
     return "\n".join(lines)
 
 
@@ -94,6 +96,10 @@ def main(argv=None) -> int:
     parser.add_argument("--shard", action="append", help="only these shards (by name)")
     parser.add_argument("--save", type=pathlib.Path, help="a folder for each shard's JSON")
     parser.add_argument("--failures", action="store_true", help="list each failing case")
+    parser.add_argument("--load", type=pathlib.Path,
+                        help="summarize the shards' JSON saved in this folder (no run)")
+    parser.add_argument("--write-open", action="store_true",
+                        help="list every failing case not listed yet in open_defects.py")
     parser.add_argument("files", nargs="*", help="only these of Keras's test files")
     args = parser.parse_args(argv)
     if args.files:
@@ -103,6 +109,12 @@ def main(argv=None) -> int:
                   if not args.shard or s.name in args.shard]
     runs = []
     for shard in chosen:
+        saved = args.load / f"{shard.name}.json" if args.load else None
+        if saved is not None:
+            if not saved.exists():
+                continue
+            runs.append(json.loads(saved.read_text()))
+            continue
         run = suite.run_shard(shard, args.mode)
         print(f"{shard.name}: {len(run['results'])} results in {run['seconds']} s",
               file=sys.stderr, flush=True)
@@ -113,11 +125,33 @@ def main(argv=None) -> int:
     universe = keras_cases([f for s in chosen for f in s.files])
     outcomes = summarize(runs, universe)
     print(table(outcomes))
+    if args.write_open:
+        write_open(outcomes, runs)
     if args.failures:
         for case, (outcome, message) in sorted(outcomes.items()):
             if outcome == "failed":
                 print(f"{case}\n    {message}")
     return 0
+
+
+def write_open(outcomes: dict, runs: list[dict]) -> None:
+    """Add each failing case not listed in ``expected_failures`` to ``open_defects.py``
+    (the defects still open, with the error each gives), keeping what it lists; a file that
+    cannot be imported is listed by its path."""
+    failing = {case: message for case, (outcome, message) in outcomes.items()
+               if outcome == "failed"}
+    failing.update({file: message for run in runs
+                    for file, (outcome, message, _) in run["results"].items()
+                    if "::" not in file and outcome in ("failed", "error")})
+    listed = expected_failures.expected(failing)
+    found = dict(open_defects.OPEN_DEFECTS)
+    found.update({case: " ".join(message.split())[:240]
+                  for case, message in failing.items() if case not in listed})
+    lines = [f"    {case!r}:\n        {message!r}," for case, message in sorted(found.items())]
+    path = pathlib.Path(open_defects.__file__)
+    text = path.read_text()
+    head = text[:text.index("OPEN_DEFECTS")]
+    path.write_text(head + "OPEN_DEFECTS: dict[str, str] = {\n" + "\n".join(lines) + "\n}\n")
 
 
 if __name__ == "__main__":

@@ -3,8 +3,8 @@ own (``run_shard``): under kgraph (``mode="kgraph"``) or under Keras itself (``"
 the oracle: what passes on Keras on this machine).
 
 The folders are those of Keras's behaviour that kgraph offers (``FOLDERS``). The suite's
-default run is a named subset of them (``QUICK``, within the CI's time); ``KGRAPH_KERAS_SUITE_ALL=1``
-(or ``report.py --all``) runs all of them.
+default run is a named subset of them (``DEFAULT``, within the CI's time);
+``KGRAPH_KERAS_SUITE_ALL=1`` (or ``report.py --all``) runs all of them.
 """
 
 from __future__ import annotations
@@ -26,7 +26,9 @@ __all__ = ["DEFAULT", "FOLDERS", "Shard", "base_environment", "run_shard", "shar
 REPOSITORY = pathlib.Path(__file__).resolve().parents[2]
 FOLDERS = ("activations", "callbacks", "constraints", "initializers", "layers", "losses",
            "metrics", "models", "ops", "optimizers", "regularizers", "saving", "trainers")
-DEFAULT = FOLDERS  # the folders the suite runs by default
+# The folders the suite runs by default: within the CI's time. ``layers`` and ``ops`` (about
+# three quarters of the cases and of the time) run with ``KGRAPH_KERAS_SUITE_ALL=1``.
+DEFAULT = tuple(f for f in FOLDERS if f not in ("layers", "ops"))
 MEMORY_LIMIT = 8 << 30
 
 
@@ -66,7 +68,7 @@ def base_environment() -> dict:
             "PYTHONPATH": os.pathsep.join([str(REPOSITORY), os.environ.get("PYTHONPATH", "")])}
 
 
-def run_shard(shard: Shard, mode: str = "kgraph", timeout: float = 3600) -> dict:
+def run_shard(shard: Shard, mode: str = "kgraph", timeout: float = 1800) -> dict:
     """Run ``shard``'s files in a new process; ``{"results": {case: (outcome, message,
     seconds)}, "ledger": {case: kind}, "seconds": ...}``."""
     with tempfile.TemporaryDirectory(prefix="keras-suite-") as folder:
@@ -77,8 +79,12 @@ def run_shard(shard: Shard, mode: str = "kgraph", timeout: float = 3600) -> dict
                    str(REPOSITORY / "tests" / "keras_suite" / "pytest.ini"),
                    "--rootdir", str(KERAS_FOLDER.parent), "-p", "tests.keras_suite.plugin",
                    "--basetemp", str(pathlib.Path(folder) / "tmp"), *shard.files]
-        done = subprocess.run(command, cwd=KERAS_FOLDER.parent, env=env, capture_output=True,
-                              text=True, timeout=timeout, preexec_fn=limit_memory)
+        try:
+            done = subprocess.run(command, cwd=KERAS_FOLDER.parent, env=env,
+                                  capture_output=True, text=True, timeout=timeout,
+                                  preexec_fn=limit_memory)
+        except subprocess.TimeoutExpired:
+            return _from_journal(out, f"the shard ran longer than {timeout} s")
         if out.exists():
             return json.loads(out.read_text())
         return _from_journal(out, f"the process died (exit {done.returncode}): "

@@ -86,7 +86,9 @@ def test_dropout_edge_rates():
     values = jnp.ones((2, 3))
     np.testing.assert_array_equal(layers.Dropout(0.0)(values, training=True), values)
     np.testing.assert_array_equal(layers.Dropout(1.0)(values, training=True), 0 * values)
-    with pytest.raises(ValueError, match=r"rate must be in \[0, 1\]"):
+    with pytest.raises(ValueError, match=r"Invalid value received for argument `rate`\. "
+                                         r"Expected a float value between 0 and 1\. "
+                                         r"Received: rate=1\.5"):  # Keras's message
         layers.Dropout(1.5)
 
 
@@ -196,9 +198,15 @@ def test_add_and_concatenate_values():
 def test_merge_shape_errors():
     with pytest.raises(ValueError, match=r'Layer "add" \(Add\) received inputs with incompatible'):
         layers.Add()([kg.Input(shape=(3,)), kg.Input(shape=(4,))])
-    with pytest.raises(ValueError, match="should be called on a list of tensors"):
+    with pytest.raises(ValueError, match=r'Layer "add_1" \(Add\): A merge layer should be called '
+                                         r"on a list of inputs\. "
+                                         r"Received: input_shape=\(None, 3\)"):
         layers.Add()(kg.Input(shape=(3,)))
-    with pytest.raises(ValueError, match="matching shapes except on the concat axis"):
+    with pytest.raises(ValueError, match=r'Layer "concatenate": A `Concatenate` layer requires '
+                                         r"inputs with matching shapes except for the "
+                                         r"concatenation axis\. "
+                                         r"Received: input_shape=\[\(None, 2, 3\), "
+                                         r"\(None, 4, 3\)\]"):
         layers.Concatenate()([kg.Input(shape=(2, 3)), kg.Input(shape=(4, 3))])
     with pytest.raises(ValueError, match="equal rank"):
         layers.Concatenate()([kg.Input(shape=(2, 3)), kg.Input(shape=(3,))])
@@ -214,7 +222,9 @@ def test_flatten_and_reshape_shapes_and_values():
 
 
 def test_reshape_errors():
-    with pytest.raises(ValueError, match="at most one -1"):
+    with pytest.raises(ValueError, match=r'Layer "reshape" \(Reshape\): There must be at most one '
+                                         r"unknown dimension \(-1\) in `target_shape`\. "
+                                         r"Received: target_shape=\(-1, -1\)"):
         layers.Reshape((-1, -1))
     with pytest.raises(ValueError, match=r"cannot reshape input of shape \(None, 5\)"):
         layers.Reshape((2, -1))(kg.Input(shape=(5,)))

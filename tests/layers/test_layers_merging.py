@@ -46,7 +46,8 @@ def test_subtract_and_lower_rank_inputs_get_axes_after_the_batch_axis(rng):
 def test_merge_argument_errors_name_the_layer():
     with pytest.raises(ValueError, match=r'"subtract".*exactly 2 inputs'):
         layers.Subtract()([kg.Input(shape=(3,))] * 3)
-    with pytest.raises(ValueError, match=r'"add".*list of tensors'):
+    with pytest.raises(ValueError, match=r'"add".*should be called on a list of inputs.*'
+                       r"Received: input_shape=\(None, 3\)"):
         layers.Add()(kg.Input(shape=(3,)))
     with pytest.raises(ValueError, match=r'"add_1".*incompatible shapes'):
         layers.Add()([kg.Input(shape=(3,)), kg.Input(shape=(4,))])
