@@ -288,8 +288,8 @@ class RandomInitializer(KerasInitializer):
 
     >>> from kgraph.random import SeedGenerator
     >>> init = RandomNormal(seed=SeedGenerator(1))
-    >>> bool((init(shape=(3,)) != init(shape=(3,))).all()), init.get_config()["seed"]["config"]
-    (True, {'seed': 1, 'name': 'seed_generator'})
+    >>> bool((init(shape=(3,)) != init(shape=(3,))).all()), init.get_config()["seed"]["config"]["seed"]
+    (True, 1)
     """
 
     def __init__(self, seed=None):

@@ -140,7 +140,11 @@ class CustomObjectScope:
         return self
 
     def __exit__(self, *exc_info):
-        _SCOPES.remove(self.custom_objects)
+        # this scope's entry (by identity), if nothing cleared the scopes meanwhile
+        for index in range(len(_SCOPES) - 1, -1, -1):
+            if _SCOPES[index] is self.custom_objects:
+                del _SCOPES[index]
+                break
 
 
 custom_object_scope = CustomObjectScope
