@@ -2,10 +2,11 @@
 
 ``DIFFERENCES``: kgraph differs from Keras on purpose (kgraph is right, or Keras's behaviour
 cannot be kgraph's); each difference is said in one sentence, which README.md's "Known
-differences from Keras" lists word for word (a test checks it). ``OPEN``: defects not fixed
-yet, each with the error the case gives; the list only shrinks. A case in either list must
-still fail (the suite says so when one passes: then it leaves the list). A Keras file that
-cannot be imported at all is listed by its path.
+differences from Keras" lists word for word (a test checks it). ``OPEN_DEFECTS``
+(``open_defects/``, by Keras folder): defects not fixed yet, each with the error the case
+gives; the list only shrinks. A case in either list must still fail (the suite says so when
+one passes: then it leaves the list). A Keras file that cannot be imported at all is listed
+by its path.
 
     python -m tests.keras_suite.report --failures   # the cases failing now, with errors
 """
@@ -16,7 +17,7 @@ import dataclasses
 
 from tests.keras_suite.open_defects import OPEN_DEFECTS
 
-__all__ = ["DIFFERENCES", "OPEN", "Difference", "expected"]
+__all__ = ["DIFFERENCES", "Difference", "expected"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,50 +68,8 @@ DIFFERENCES: list[Difference] = [
                 f"{_BACKUP}test_backup_corrupted")),
 ]
 
-# case id -> the error it gives now (a defect to fix)
-OPEN: dict[str, str] = {
-    # image preprocessing layers
-    "keras/src/layers/preprocessing/image_preprocessing/center_crop_test.py::CenterCropTest::test_dynamic_spatial_dims":
-        "ValueError: Batch 2 from the data iterable does not match the first batch "
-        "(predict on batches of changing height and width)",
-    # ops.image
-    "keras/src/ops/image_test.py::ImageOpsBehaviorTests::test_crop_images_unknown_shape":
-        "ValueError not raised: an unknown height without target_height is not detected "
-        "(shape inference falls back to concrete sizes)",
-    "keras/src/ops/image_test.py::ImageOpsDynamicShapeTest::test_pad_images":
-        "ValueError: pad_images: bottom_padding must be >= 0 (images of unknown height and "
-        "width padded to a target size: shape inference falls back to concrete sizes)",
-    "keras/src/ops/image_test.py::ImageOpsStaticShapeTest::test_gaussian_blur":
-        "TypeError: Argument `kernel_size` of ops.gaussian_blur must be a Python value "
-        "(a KerasTensor kernel_size and sigma)",
-    "keras/src/ops/image_test.py::ImageOpsCorrectnessTest::test_map_coordinates_constant_padding":
-        "TypeError: ops.map_coordinates failed ...: Error interpreting argument ... as an "
-        "abstract array (TensorFlow eager tensors as an op's inputs)",
-    # non-image preprocessing layers
-    "keras/src/layers/preprocessing/hashing_test.py::HashingTest::test_int_output_dtype_int32":
-        "TypeError: data type 'string' not understood (Input(dtype='string'): no symbolic "
-        "string tensors)",
-    "keras/src/layers/preprocessing/hashing_test.py::HashingTest::test_int_output_dtype_int64":
-        "TypeError: data type 'string' not understood (Input(dtype='string'))",
-    "keras/src/layers/preprocessing/hashing_test.py::HashingTest::test_one_hot_output_dtype_float32":
-        "TypeError: data type 'string' not understood (Input(dtype='string'))",
-    "keras/src/layers/preprocessing/hashing_test.py::HashingTest::test_one_hot_output_dtype_float64":
-        "TypeError: data type 'string' not understood (Input(dtype='string'))",
-    "keras/src/layers/preprocessing/string_lookup_test.py::StringLookupTest::test_one_hot_symbolic_output_shape_nested_input":
-        "TypeError: data type 'string' not understood (Input(dtype='string'))",
-    "keras/src/layers/preprocessing/string_lookup_test.py::StringLookupTest::test_vocabulary_file":
-        "AssertionError: ['a', 'b', 'c'] is not None (the vocabulary is kept in the config: "
-        ".keras assets are not written yet)",
-    "keras/src/layers/preprocessing/mel_spectrogram_test.py::MelSpectrogramTest::test_mel_spectrogram_basics":
-        "ValueError: Data cardinality is ambiguous (fit on a generator checks that a batch's x "
-        "and y have as many samples; Keras's generator adapter does not, and the layer test "
-        "trains on an unbatched (16000,) input with an (80, 126) target)",
-}
-
-
 def expected(cases) -> dict[str, str]:
     """Of ``cases`` (ids), those listed, with their reason."""
     listed = {case: d.why for d in DIFFERENCES for case in d.cases}
-    listed.update(OPEN)
     listed.update(OPEN_DEFECTS)
     return {case: listed[case] for case in cases if case in listed}

@@ -99,7 +99,7 @@ def main(argv=None) -> int:
     parser.add_argument("--load", type=pathlib.Path,
                         help="summarize the shards' JSON saved in this folder (no run)")
     parser.add_argument("--write-open", action="store_true",
-                        help="list every failing case not listed yet in open_defects.py")
+                        help="list the failing cases in open_defects/ (and drop those passing)")
     parser.add_argument("files", nargs="*", help="only these of Keras's test files")
     args = parser.parse_args(argv)
     if args.files:
@@ -135,24 +135,21 @@ def main(argv=None) -> int:
 
 
 def write_open(outcomes: dict, runs: list[dict]) -> None:
-    """Add each failing case not listed in ``expected_failures`` to ``open_defects.py``
-    (the defects still open, with the error each gives), keeping what it lists; a file that
-    cannot be imported is listed by its path."""
+    """List each failing case that no list holds yet in ``open_defects`` (with the error it
+    gives), and take out those the run saw pass; a file that cannot be imported is listed
+    by its path."""
     failing = {case: message for case, (outcome, message) in outcomes.items()
                if outcome == "failed"}
     failing.update({file: message for run in runs
                     for file, (outcome, message, _) in run["results"].items()
                     if "::" not in file and outcome in ("failed", "error")})
+    ran = set(outcomes) | {file for run in runs for file in run["results"]}
+    found = {case: reason for case, reason in open_defects.OPEN_DEFECTS.items()
+             if case not in ran or case in failing}
     listed = expected_failures.expected(failing)
-    found = dict(open_defects.OPEN_DEFECTS)
     found.update({case: " ".join(message.split())[:240]
                   for case, message in failing.items() if case not in listed})
-    lines = [f"    {case!r}:\n        {message!r}," for case, message in sorted(found.items())]
-    path = pathlib.Path(open_defects.__file__)
-    text = path.read_text()
-    head = text[:text.index("OPEN_DEFECTS")]
-    path.write_text(head + "OPEN_DEFECTS: dict[str, str] = {\n" + "\n".join(lines) + "\n}\n")
-
+    open_defects.write(found)
 
 if __name__ == "__main__":
     sys.exit(main())

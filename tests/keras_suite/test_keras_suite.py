@@ -6,9 +6,11 @@ folder, not only the default ones. ``python -m tests.keras_suite.report`` prints
 
 from __future__ import annotations
 
+import collections
+
 import pytest
 
-from tests.keras_suite import expected_failures, ledger, report, suite
+from tests.keras_suite import expected_failures, ledger, open_defects, report, suite
 
 pytestmark = pytest.mark.slow
 
@@ -44,3 +46,13 @@ def test_readme_lists_every_known_difference():
     readme = (suite.REPOSITORY / "README.md").read_text()
     missing = [d.why for d in expected_failures.DIFFERENCES if f"- {d.why}" not in readme]
     assert not missing, f"README.md does not list these known differences: {missing}"
+
+
+def test_readme_counts_the_open_defects():
+    """README.md's "Left open" figures are the lists' own: the total and each folder's."""
+    readme = " ".join((suite.REPOSITORY / "README.md").read_text().split())
+    listed = open_defects.OPEN_DEFECTS
+    by_folder = collections.Counter(case.split("/")[2] for case in listed)
+    stated = [f"Left open: {len(listed)} cases"] + [f"`{folder}/` {count}"
+                                                    for folder, count in by_folder.items()]
+    assert [claim for claim in stated if claim not in readme] == []
