@@ -30,11 +30,15 @@ class SetAsideKeras:
         self.saved = saved
         self.finder = finder
         self._original = builtins.__import__
+        self._active = False
 
     def start(self) -> None:
+        self._active = True
         builtins.__import__ = self._import
 
     def stop(self) -> None:
+        # (an import hook set over this one since keeps calling it: it then passes through)
+        self._active = False
         if builtins.__import__ is self._import:
             builtins.__import__ = self._original
 
@@ -43,7 +47,7 @@ class SetAsideKeras:
         return module is not None and module.__dict__ is globals
 
     def _import(self, name, globals=None, locals=None, fromlist=(), level=0):
-        if not self._is_keras_code(globals):
+        if not (self._active and self._is_keras_code(globals)):
             return self._original(name, globals, locals, fromlist, level)
         if level:
             name = importlib.util.resolve_name("." * level + name, globals["__package__"])

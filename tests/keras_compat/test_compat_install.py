@@ -76,3 +76,30 @@ def test_a_keras_imported_before_keeps_working_while_installed(tmp_path):
     # what Keras imported meanwhile is Keras's, after as during
     assert importlib.import_module("keras.src.saving.serialization_lib").__file__.startswith(
         str(importlib.util.find_spec("keras").submodule_search_locations[0]))
+
+
+def test_routing_under_another_import_hook_passes_through_once_uninstalled():
+    """An import hook set over the routing while installed keeps calling it after
+    ``uninstall``: Keras's own lazy imports then import as without kgraph (kgraph's finder
+    stays out of ``sys.meta_path``)."""
+    import builtins
+    import pkgutil
+
+    original = builtins.__import__
+    with compat.install():
+        routed = builtins.__import__
+        builtins.__import__ = lambda *args, **kwargs: routed(*args, **kwargs)
+    try:
+        meta_path = list(sys.meta_path)
+        utils = importlib.import_module("keras.src.utils")
+        fresh = next(f"keras.src.utils.{m.name}" for m in pkgutil.iter_modules(utils.__path__)
+                     if f"keras.src.utils.{m.name}" not in sys.modules
+                     and not m.name.endswith("_test"))
+        had_keras = "keras" in vars(utils)
+        exec(f"import {fresh}", vars(utils))  # Keras's code: run in a Keras module's globals
+        if not had_keras:
+            del vars(utils)["keras"]  # (the name the import statement bound there)
+        assert sys.meta_path == meta_path
+        assert sys.modules[fresh].__file__.startswith(utils.__path__[0])
+    finally:
+        builtins.__import__ = original
