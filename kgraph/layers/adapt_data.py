@@ -11,6 +11,8 @@ or any other iterable gives one batch per item, at most ``steps`` of them.
 ...         yield [1, 2]
 >>> len(list(adapt_batches(endless(), steps=3)))
 3
+>>> [b.shape for b in document_batches(["a b", "c"])]
+[(2, 1)]
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import itertools
 
 import numpy as np
 
-__all__ = ["adapt_batches", "is_single_batch"]
+__all__ = ["adapt_batches", "document_batches", "is_single_batch"]
 
 
 def is_single_batch(data) -> bool:
@@ -42,3 +44,13 @@ def adapt_batches(data, steps=None):
         data = data.take(steps)  # a tf.data.Dataset
     for batch in itertools.islice(data, steps):
         yield np.asarray(batch)
+
+
+def document_batches(data, steps=None):
+    """``adapt_batches`` of a layer that reads documents (lookups, text vectorization): a
+    single batch of one document per entry comes as a column, ``(n, 1)``, as Keras's."""
+    if is_single_batch(data):
+        batch = np.asarray(data)
+        yield batch[:, None] if batch.ndim == 1 else batch
+        return
+    yield from adapt_batches(data, steps)

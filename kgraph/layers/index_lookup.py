@@ -25,7 +25,7 @@ import numpy as np
 
 from kgraph.base.layer import Layer
 from kgraph.base.tensor_kinds import decoded, dense_only
-from kgraph.layers.adapt_data import adapt_batches, is_single_batch
+from kgraph.layers.adapt_data import document_batches
 from kgraph.layers.categorical import encode_categorical, encoded_shape
 from kgraph.layers.string_hashes import fingerprint64, salt_key, siphash64
 from kgraph.saving import scope as saving_scope
@@ -242,12 +242,8 @@ class IndexLookup(Layer):
         ``max_tokens`` indices in all; "tf_idf" also learns the inverse document
         frequencies."""
         self.reset_state()
-        if is_single_batch(data):
-            batch = np.asarray(data)
-            self.update_state(batch[:, None] if batch.ndim == 1 else batch)
-        else:
-            for batch in adapt_batches(data, steps):
-                self.update_state(batch)
+        for batch in document_batches(data, steps):
+            self.update_state(batch)
         self.finalize_state()
 
     def reset_state(self):

@@ -19,7 +19,7 @@ import numpy as np
 from kgraph import config
 from kgraph.base.layer import Layer
 from kgraph.base.tensor_kinds import decoded, dense_only
-from kgraph.layers.adapt_data import adapt_batches, is_single_batch
+from kgraph.layers.adapt_data import document_batches
 from kgraph.layers.lookup import StringLookup
 
 __all__ = ["TextVectorization"]
@@ -159,12 +159,8 @@ class TextVectorization(Layer):
         a list (one document per entry), or a ``tf.data.Dataset``, generator or other
         iterable of batches (at most ``steps`` of them)."""
         self._lookup_layer.reset_state()
-        if is_single_batch(data):
-            batch = np.asarray(data)
-            self.update_state(batch[:, None] if batch.ndim == 1 else batch)
-        else:
-            for batch in adapt_batches(data, steps):
-                self.update_state(batch)
+        for batch in document_batches(data, steps):
+            self.update_state(batch)
         self._lookup_layer.finalize_state()
 
     def update_state(self, data):

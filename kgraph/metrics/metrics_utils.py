@@ -11,7 +11,21 @@ import enum
 __all__ = ["AUCCurve", "AUCSummationMethod"]
 
 
-class AUCCurve(str, enum.Enum):
+class _Named(str, enum.Enum):
+    """An enum whose members are found by their value, in any case (``from_str``)."""
+
+    @classmethod
+    def from_str(cls, key):
+        """The member whose value is ``key`` (any case), with Keras's error otherwise."""
+        if isinstance(key, cls):
+            return key
+        for member in cls:
+            if str(key).lower() == member.value.lower():
+                return member
+        raise ValueError(cls._invalid(key))
+
+
+class AUCCurve(_Named):
     """The curve ``AUC`` integrates: ROC, precision-recall, or precision-recall-gain."""
 
     ROC = "ROC"
@@ -19,18 +33,12 @@ class AUCCurve(str, enum.Enum):
     PRGAIN = "PRGAIN"
 
     @staticmethod
-    def from_str(key) -> AUCCurve:
-        """The curve named ``key`` (any case)."""
-        if isinstance(key, AUCCurve):
-            return key
-        for curve in AUCCurve:
-            if str(key).upper() == curve.value:
-                return curve
-        raise ValueError(f'Invalid AUC curve value: "{key}". Expected values are '
-                         '["PR", "ROC", "PRGAIN"]')
+    def _invalid(key) -> str:
+        return (f'Invalid AUC curve value: "{key}". Expected values are '
+                '["PR", "ROC", "PRGAIN"]')
 
 
-class AUCSummationMethod(str, enum.Enum):
+class AUCSummationMethod(_Named):
     """How ``AUC`` sums the area between thresholds: the mid-point ("interpolation"; for
     PR, Davis & Goadrich's interpolation), the larger ("majoring") or the smaller
     ("minoring") end."""
@@ -40,12 +48,6 @@ class AUCSummationMethod(str, enum.Enum):
     MINORING = "minoring"
 
     @staticmethod
-    def from_str(key) -> AUCSummationMethod:
-        """The method named ``key`` (any case)."""
-        if isinstance(key, AUCSummationMethod):
-            return key
-        for method in AUCSummationMethod:
-            if str(key).lower() == method.value:
-                return method
-        raise ValueError(f'Invalid AUC summation method value: "{key}". Expected values '
-                         'are ["interpolation", "majoring", "minoring"]')
+    def _invalid(key) -> str:
+        return (f'Invalid AUC summation method value: "{key}". Expected values are '
+                '["interpolation", "majoring", "minoring"]')
