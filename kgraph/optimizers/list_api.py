@@ -30,7 +30,7 @@ import jax.numpy as jnp
 import optax
 
 from kgraph.base.state_variable import StateVariable
-from kgraph.optimizers import keras_variables
+from kgraph.optimizers import keras_variables, overwrites as overwrites_lib
 
 __all__ = ["ListAPI", "kept_entries"]
 
@@ -80,12 +80,18 @@ class ListAPI:
                    and len(set(paths)) == len(paths))
         self._keys = paths if by_path else [str(i) for i in range(len(variables))]
         self._built_variables = variables
-        self._state = self.init(self._as_tree(_values(variables)))
+        self._state = overwrites_lib.init_state(self, self._as_tree(_values(variables)),
+                                                self._overwritten_tree(_values(variables)))
         self._treedef = jax.tree_util.tree_structure(self._state)
         self._list_views = self._layout = None
 
     def _as_tree(self, values):
         return dict(zip(self._keys, values))
+
+    def _overwritten_tree(self, values) -> dict:
+        """``values`` of the built weights overwritten with their gradient, by key."""
+        return {k: value for k, v, value in zip(self._keys, self._built_variables, values)
+                if _overwritten(v)}
 
     def _as_list(self, tree):
         return [tree[k] for k in self._keys]
@@ -99,12 +105,13 @@ class ListAPI:
         """``(params, order)`` for ``keras_variables``' conversions of the built state, or
         None when the state has no Keras layout."""
         if self._layout is None:
-            params = self._as_tree([jax.ShapeDtypeStruct(jnp.shape(v), jnp.result_type(v))
-                                    for v in _values(self._built_variables)])
+            shapes = [jax.ShapeDtypeStruct(jnp.shape(v), jnp.result_type(v))
+                      for v in _values(self._built_variables)]
+            params, overwritten = self._as_tree(shapes), self._overwritten_tree(shapes)
             order = [(k,) for k in self._keys]
             try:
-                keras_variables.expected(self, params, order)
-                self._layout = (params, order)
+                keras_variables.expected(self, params, order, overwritten)
+                self._layout = (params, order, overwritten)
             except NotImplementedError:
                 self._layout = False
         return self._layout or None
@@ -114,16 +121,18 @@ class ListAPI:
         layout = self._list_layout()
         if layout is None:
             return jax.tree_util.tree_leaves(state)
-        return keras_variables.to_keras(self, state, *layout)
+        params, order, _ = layout
+        return keras_variables.to_keras(self, state, params, order)
 
     def _state_from_list(self, values):
         """The built state whose Keras variables are ``values`` (jittable)."""
         layout = self._list_layout()
         if layout is None:
             return jax.tree_util.tree_unflatten(self._treedef, list(values))
-        params, order = layout
-        zeros = jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype), params)
-        return keras_variables.from_keras(self, list(values), zeros, order)
+        params, order, overwritten = layout
+        zeros = jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype),
+                                       (params, overwritten))
+        return keras_variables.from_keras(self, list(values), zeros[0], order, zeros[1])
 
     def _list_names(self) -> list:
         """Keras's names of the built optimizer's variables."""
@@ -213,13 +222,17 @@ class ListAPI:
         grads = [jnp.zeros_like(v) if g is None else jnp.asarray(g, jnp.result_type(v))
                  for g, v in zip(grads, values)]
         params = self._as_tree(values)
+        # the overwritten weights' values (what the optimizer keeps of them, e.g. their
+        # maxima under accumulation), before the update of the same step, as fit's step
+        written, state = overwrites_lib.overwrite(
+            self, state, {k: g for k, g in zip(keys, grads) if k in overwritten},
+            {k: params[k] for k in overwritten})
         mask = self.decay_mask(self._as_tree(variables))
         updates, new_state = self.update(self._as_tree(grads), state, params,
                                          **({} if mask is None else {"decay_mask": mask}))
         new_state = kept_entries(state, new_state, skipped + overwritten)
-        new = self._as_list(kept_entries(params, optax.apply_updates(params, updates),
-                                         skipped))
-        new = [g if k in overwritten else value for k, g, value in zip(keys, grads, new)]
+        new = self._as_list({**kept_entries(params, optax.apply_updates(params, updates),
+                                            skipped), **written})
         return [v.constraint(value) if getattr(v, "constraint", None) is not None else value
                 for v, value in zip(variables, new)], new_state
 

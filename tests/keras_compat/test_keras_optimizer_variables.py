@@ -190,3 +190,27 @@ def test_a_schedules_learning_rate_is_its_value_at_the_current_step():
             rates[lib, every] = (before, float(np.asarray(optimizer.learning_rate)))
     for every in (None, 3):
         np.testing.assert_allclose(rates[kg, every], rates[keras, every], rtol=1e-6)
+
+
+@pytest.mark.parametrize("every", [None, 2, 3])
+def test_apply_overwrites_weights_with_their_gradient_as_keras(every):
+    """The list API's overwrite_with_gradient (float8 scales): under accumulation, the
+    largest gradient since the last update, written at update steps only, as Keras."""
+    rng = np.random.default_rng(every or 0)
+    grads = [(rng.normal(size=2).astype("float32"), np.float32(rng.uniform(0, 5)))
+             for _ in range(7)]
+    histories = []
+    for lib in (kg, keras):
+        weight = lib.Variable(np.ones(2, "float32"))
+        scale = lib.Variable(np.float32(1.0))
+        scale.overwrite_with_gradient = True
+        optimizer = lib.optimizers.SGD(0.1, gradient_accumulation_steps=every)
+        history = []
+        for g, s in grads:
+            optimizer.apply([g, s], [weight, scale])
+            history.append((np.asarray(weight.value).tolist(), float(np.asarray(scale.value))))
+        histories.append(history)
+    np.testing.assert_allclose(np.asarray([h[1] for h in histories[0]]),
+                               np.asarray([h[1] for h in histories[1]]), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray([h[0] for h in histories[0]]),
+                               np.asarray([h[0] for h in histories[1]]), rtol=1e-5)
