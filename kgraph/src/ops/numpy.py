@@ -3,12 +3,13 @@
 
 >>> Sum(axis=0).get_config()["axis"]
 0
->>> broadcast_shapes((None, 3), (5, 1)), shape_equal((2, None), (2, 7))
-([5, 3], True)
+>>> broadcast_shapes((None, 3), (5, 1)), broadcast_shapes((None,), (1,))
+([5, 3], [None])
+>>> shape_equal((2, None), (2, 7))
+True
 """
 
-import builtins
-
+from kgraph.base import shape_inference
 from kgraph.ops import numpy as _ops
 from kgraph.ops.numpy import *  # noqa: F401,F403 - the module's functions
 from kgraph.ops.operation_classes import operation_classes
@@ -19,22 +20,12 @@ globals().update(_CLASSES)
 
 def broadcast_shapes(shape1, shape2) -> list:
     """The shape two shapes broadcast to, as a list; an unknown dimension (None) takes the
-    other shape's. ValueError when they cannot broadcast."""
-    shape1, shape2 = list(shape1), list(shape2)
-    width = builtins.max(len(shape1), len(shape2))
-    shape1 = [1] * (width - len(shape1)) + shape1
-    shape2 = [1] * (width - len(shape2)) + shape2
-    out = []
-    for a, b in zip(shape1, shape2):
-        if a == 1 or a is None or a == b:
-            out.append(b if a == 1 or a is None else a)
-        elif b == 1 or b is None:
-            out.append(a)
-        else:
-            raise ValueError("Cannot broadcast shape, the failure dim has value "
-                             f"{a}, which cannot be broadcasted to {b}. Input shapes are: "
-                             f"{shape1} and {shape2}.")
-    return out
+    other's size unless that is 1. ValueError (Keras's) when they cannot broadcast."""
+    try:
+        return list(shape_inference.broadcast_shapes([tuple(shape1), tuple(shape2)]))
+    except ValueError as error:
+        raise ValueError(f"Cannot broadcast shape: {error}. Input shapes are: "
+                         f"{list(shape1)} and {list(shape2)}.") from None
 
 
 def shape_equal(shape1, shape2, axis=None, allow_none=True) -> bool:
