@@ -125,7 +125,6 @@ def names_internal_module(fullname: str) -> bool:
 RELOCATED = {
     "backend.config": ("config",),
     "backend.common.dtypes": ("dtypes",),
-    "backend.numpy": ("src.ops.numpy",),  # the backend's ops (Keras's NumPy backend aside)
     "backend.common.remat": ("base.remat_scope",),
     # ``backend.numpy`` is the backend's array functions (Keras's JAX ones there); the
     # path also names Keras's NumPy backend, which has the same functions
