@@ -13,8 +13,7 @@ import jax
 import numpy as np
 
 from compiler.weights import weight_paths
-from kgraph import config as kg_config
-from kgraph.losses.compile_losses import compile_loss
+from kgraph import config as kg_config, tree
 from kgraph.metrics import metrics as metrics_lib
 from runtime import (custom_steps, data as data_lib, data_checks, fit_loop, keras_protocol,
                      loss_terms, optimizers)
@@ -90,14 +89,10 @@ def compile_model(model, optimizer="adam", loss=None, metrics=None, loss_weights
 
 def _check_losses(loss) -> None:
     """Each loss given to ``compile`` resolves (a known name, a ``Loss``, a function) and
-    reduces a batch to one value: errors at ``compile``."""
-    for leaf in loss_terms.flatten(loss):
-        resolved = None if leaf is None else compile_loss(leaf)
-        if getattr(resolved, "reduction", "") in (None, "none"):
-            raise ValueError(
-                f'The loss "{resolved.name}" has reduction={resolved.reduction!r}: it gives '
-                "one value per sample, and training and evaluation need one per batch. Use "
-                '"sum_over_batch_size" (the default), "sum" or "mean_with_sample_weight".')
+    reduces a batch to one value (``loss_terms.resolve``): errors at ``compile``."""
+    for leaf in tree.flatten(loss):
+        if leaf is not None:
+            loss_terms.resolve(leaf)
 
 
 def _check_metric_names(metrics) -> None:

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from kgraph import tree
 from kgraph.losses.compile_losses import compile_loss
 
-__all__ = ["Term", "flatten", "is_nested", "loss_terms", "pack_as"]
+__all__ = ["Term", "loss_terms", "pack_as", "resolve"]
 
 
 class Term(NamedTuple):
@@ -38,19 +39,16 @@ class Term(NamedTuple):
     name: str
 
 
-def is_nested(value) -> bool:
-    """Keras's nesting: lists, tuples (namedtuples too) and dicts; anything else (None, a
-    name, a function, a loss) is a leaf."""
-    return isinstance(value, (list, tuple, dict))
-
-
-def flatten(value) -> list:
-    """The leaves of ``value`` in Keras's order (a dict's by sorted key)."""
-    if isinstance(value, dict):
-        return [leaf for key in sorted(value) for leaf in flatten(value[key])]
-    if isinstance(value, (list, tuple)):
-        return [leaf for item in value for leaf in flatten(item)]
-    return [value]
+def resolve(spec):
+    """The loss ``compile`` trains with for ``spec`` (``compile_loss``); refused when it
+    gives one value per sample (``reduction`` None or "none")."""
+    loss = compile_loss(spec)
+    if getattr(loss, "reduction", "") in (None, "none"):
+        raise ValueError(
+            f'The loss "{loss.name}" has reduction={loss.reduction!r}: it gives one value per '
+            "sample, and training and evaluation need one per batch. Use "
+            '"sum_over_batch_size" (the default), "sum" or "mean_with_sample_weight".')
+    return loss
 
 
 def pack_as(structure, leaves):
@@ -78,16 +76,17 @@ class _Weighted:
         self.loss, self.weight = loss, weight
 
 
-def _map(fn, *trees):
-    first = trees[0]
+def _map(fn, *structures):
+    """``fn`` over the leaves of like structures (a dict keeps its own key order)."""
+    first = structures[0]
     if isinstance(first, dict):
-        return {key: _map(fn, *(tree[key] for tree in trees)) for key in first}
+        return {key: _map(fn, *(part[key] for part in structures)) for key in first}
     if isinstance(first, (list, tuple)):
-        items = [_map(fn, *parts) for parts in zip(*trees)]
+        items = [_map(fn, *parts) for parts in zip(*structures)]
         if isinstance(first, tuple) and hasattr(first, "_fields"):
             return type(first)(*items)
         return type(first)(items)
-    return fn(*trees)
+    return fn(*structures)
 
 
 def _with_weights(loss, loss_weights):
@@ -100,10 +99,10 @@ def _with_weights(loss, loss_weights):
     if loss_weights is None:
         weights = _map(lambda _: None, loss)
     else:
-        flat = flatten(loss_weights)
-        if len(flatten(loss)) != len(flat):
+        flat = tree.flatten(loss_weights)
+        if len(tree.flatten(loss)) != len(flat):
             raise ValueError(f"`loss_weights` must match the number of losses, got "
-                             f"{len(flatten(loss))} losses and {len(flat)} weights.")
+                             f"{len(tree.flatten(loss))} losses and {len(flat)} weights.")
         weights = pack_as(loss, flat)
     return _map(lambda l, w: None if l is None else _Weighted(l, w), loss, weights)
 
@@ -128,12 +127,12 @@ def loss_terms(loss, loss_weights, structure, output_names=None) -> list[Term]:
     if output_names is not None and isinstance(loss, dict) and set(loss) == set(output_names):
         if isinstance(structure, (list, tuple)) and len(structure) == len(output_names):
             structure = dict(zip(output_names, structure))
-        elif not is_nested(structure) and len(output_names) == 1:
+        elif not tree.is_nested(structure) and len(output_names) == 1:
             structure = {output_names[0]: structure}
-    flat = flatten(structure)
+    flat = tree.flatten(structure)
     names = pack_as(structure, output_names if output_names is not None
                     and len(output_names) == len(flat) else [None] * len(flat))
-    if not is_nested(loss):
+    if not tree.is_nested(loss):
         loss = _map(lambda _: loss, structure)
     terms: list[Term] = []
     _build(structure, loss, names, (), terms)
@@ -142,12 +141,12 @@ def loss_terms(loss, loss_weights, structure, output_names=None) -> list[Term]:
 
 def _build(structure, loss, names, path, terms) -> None:
     """Keras's ``CompileLoss._build_nested`` over the output positions ``structure``."""
-    if not is_nested(loss):
+    if not tree.is_nested(loss):
         if loss is None:
             return
-        resolved = compile_loss(loss.loss)
+        resolved = resolve(loss.loss)
         name_path = path
-        if not is_nested(names):
+        if not tree.is_nested(names):
             output_name = names if names is not None else resolved.name
             if not name_path:
                 name_path = (output_name,)
@@ -156,18 +155,18 @@ def _build(structure, loss, names, path, terms) -> None:
         name = "/".join(str(part) for part in name_path)
         if name == "":
             name = "_".join(str(n) for n in (list(names) if isinstance(names, dict)
-                                             else flatten(names)))
-        terms.append(Term(path, tuple(flatten(structure)), structure, resolved,
+                                             else tree.flatten(names)))
+        terms.append(Term(path, tuple(tree.flatten(structure)), structure, resolved,
                           loss.weight, name))
         return
-    if (isinstance(loss, (list, tuple)) and not any(is_nested(l) for l in loss)
-            and len(loss) == len(flatten(structure))):
+    if (isinstance(loss, (list, tuple)) and not any(tree.is_nested(l) for l in loss)
+            and len(loss) == len(tree.flatten(structure))):
         loss = pack_as(structure, loss)
     elif isinstance(loss, (list, tuple)) and not isinstance(structure, type(loss)):
         for each in loss:  # several losses on one output (or substructure): their sum
             _build(structure, each, names, path, terms)
         return
-    if not is_nested(loss):
+    if not tree.is_nested(loss):
         _build(structure, loss, names, path, terms)
         return
     if not isinstance(loss, type(structure)):

@@ -24,6 +24,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from kgraph import tree
 from kgraph.base import call_args
 from kgraph.losses import losses as losses_lib
 from kgraph.metrics import metrics as metrics_lib
@@ -61,11 +62,11 @@ def _layer_names(model) -> list[str] | None:
     histories = [getattr(t, "_keras_history", None) for t in outputs]
     if not outputs or any(h is None for h in histories):
         return None
-    return output_names(model) if not _has_dict_outputs(model) else _deduped(
-        [h[0].name for h in histories])
+    return _deduped([h[0].name for h in histories])
 
 
 def _deduped(names) -> list[str]:
+    """``names`` with each repeat numbered (``dense``, ``dense_1``), as Keras names outputs."""
     seen: dict = {}
     result = []
     for name in names:
@@ -103,16 +104,9 @@ def output_names(model) -> list[str]:
     if _has_dict_outputs(model):
         example = jax.tree_util.tree_unflatten(model._out_treedef, list(range(len(outputs))))
         return [str(k) for k in sorted(example)]
-    names, seen = [], {}
-    for i, tensor in enumerate(outputs):
-        history = getattr(tensor, "_keras_history", None)
-        name = history[0].name if history is not None else f"output_{i}"
-        if name in seen:
-            seen[name] += 1
-            name = f"{name}_{seen[name]}"
-        else:
-            seen[name] = 0
-        names.append(name)
+    histories = [getattr(tensor, "_keras_history", None) for tensor in outputs]
+    names = _deduped([f"output_{i}" if history is None else history[0].name
+                      for i, history in enumerate(histories)])
     return names or ["output"]
 
 
@@ -151,7 +145,7 @@ def metric_log_names(specs) -> list[str]:
     return names
 
 
-def _per_output(value, names, what, allow_broadcast):
+def _per_output(value, names, what):
     """``value`` spread over the outputs: a list aligned with ``names``."""
     if isinstance(value, dict):
         unknown = sorted(set(value) - set(names))
@@ -167,9 +161,7 @@ def _per_output(value, names, what, allow_broadcast):
         return list(value)
     if len(names) == 1:
         return [value]
-    if not allow_broadcast:
-        raise ValueError(f"{what} must be a list or a dict for a model with outputs {names}.")
-    return [value] * len(names)
+    raise ValueError(f"{what} must be a list or a dict for a model with outputs {names}.")
 
 
 def _flat_outputs(tree, count, what):
@@ -217,21 +209,21 @@ def _targets(y, names, covered=None):
         if set(names) <= set(y):
             _no_unknown_keys(y, names, "y")
             return [y[n] for n in names]
-        leaves = loss_terms.flatten(y)
+        leaves = tree.flatten(y)
         if len(leaves) == len(names) and not set(y) - {n.split("/")[0] for n in names}:
             return leaves  # a nested dict of targets, flattened as the outputs are
         missing = sorted(set(names) - set(y))
         raise ValueError(f"Targets are missing output(s) {missing}; the model's outputs are "
                          f"{names}, received keys {sorted(y)}.")
     if (isinstance(y, (list, tuple)) and len(names) > 1 and covered is not None
-            and len(loss_terms.flatten(y)) == len(covered) < len(names)):
+            and len(tree.flatten(y)) == len(covered) < len(names)):
         placed = [None] * len(names)
-        for index, target in zip(covered, loss_terms.flatten(y)):
+        for index, target in zip(covered, tree.flatten(y)):
             placed[index] = target
         return placed
     if isinstance(y, (list, tuple)) and len(names) > 1 and any(
             isinstance(item, (list, tuple, dict)) for item in y):
-        leaves = loss_terms.flatten(y)
+        leaves = tree.flatten(y)
         if len(leaves) == len(names):
             return leaves
     if (not isinstance(y, (list, tuple, dict)) and len(names) > 1 and covered is not None
@@ -291,13 +283,6 @@ class Objective:
         multi = len(self.names) > 1
         # the losses, as Keras places them on the outputs (``runtime.loss_terms``)
         self.terms = loss_terms.loss_terms(loss, loss_weights, structure, keras_names)
-        for term in self.terms:
-            if getattr(term.loss, "reduction", "") in (None, "none"):
-                raise ValueError(
-                    f'The loss "{term.loss.name}" has reduction={term.loss.reduction!r}: it '
-                    "gives one value per sample, and training and evaluation need one per "
-                    'batch. Use "sum_over_batch_size" (the default), "sum" or '
-                    '"mean_with_sample_weight".')
         # each output's loss (its first own one), for the metrics that follow it
         self.losses = [None] * len(self.names)
         for term in reversed(self.terms):
@@ -341,11 +326,11 @@ class Objective:
         if isinstance(metrics, str) or callable(metrics):
             metrics = [metrics]
         if isinstance(metrics, dict):
-            return [self._as_list(m) for m in _per_output(metrics, self.names, "metrics", False)]
+            return [self._as_list(m) for m in _per_output(metrics, self.names, "metrics")]
         metrics = list(metrics)
         nested = any(isinstance(m, (list, tuple)) for m in metrics)
         if nested and len(self.names) > 1:
-            return [self._as_list(m) for m in _per_output(metrics, self.names, "metrics", False)]
+            return [self._as_list(m) for m in _per_output(metrics, self.names, "metrics")]
         if nested:
             metrics = [m for group in metrics for m in self._as_list(group)]
         return [metrics for _ in self.names]

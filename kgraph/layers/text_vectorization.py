@@ -43,7 +43,7 @@ def _text_array(values, encoding) -> np.ndarray:
         return [list(np.asarray(decoded(np.asarray(row, dtype=object), encoding)).astype(str))
                 if row else [] for row in values]
     array = np.asarray(decoded(np.asarray(values), encoding))
-    return array.astype(str) if array.size else array.astype(str)
+    return array.astype(str)
 
 
 def _check_choice(value, name, allowed):
