@@ -98,12 +98,9 @@ def _own_train_on_batch(model, setup, data) -> dict:
     steps = custom_steps.keras_steps(model)
     ts = steps.start(setup.train_key)
     batch = next(custom_steps.batches(data))
-    logs, (trainable, non_trainable, optimizer_variables, metrics) = steps.train(
-        steps.keras_state(ts), batch, jax.random.fold_in(ts.key, 0))
-    opt_state = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(ts.opt_state),
-                                             optimizer_variables)
-    steps.assign_named(trainable, non_trainable)
-    model.optimizer._state = opt_state  # Keras's optimizer keeps its variables
+    logs, ts = steps.train(ts, batch, jax.random.fold_in(ts.key, 0))
+    steps.assign_named(ts.params, ts.state)
+    model.optimizer._state = ts.opt_state  # Keras's optimizer keeps its variables
     setup.train_key = jax.random.fold_in(ts.key, 1)
     return python_logs(logs)
 

@@ -40,8 +40,7 @@ class KerasSteps:
 
     def __init__(self, model):
         self.model = model
-        self.train = jax.jit(lambda state, data, key: _with_key(
-            key, lambda: model.train_step(state, data)))
+        self._train_jit = jax.jit(self._train)
         self.test = jax.jit(lambda state, data: model.test_step(state, data))
         self.predict = jax.jit(lambda state, data: model.predict_step(state, data))
         self._lists = None
@@ -60,12 +59,23 @@ class KerasSteps:
         return TrainState([v.value for v in trainable], [v.value for v in non_trainable],
                           opt_state, 0, key, metric_state(self.model.metrics))
 
-    def keras_state(self, ts, optimizer=True):
-        """Keras's state tuple of a train state."""
-        if optimizer:  # the optimizer's state as Keras's variables (their values)
-            return (ts.params, ts.state, self.model.optimizer._state_to_list(ts.opt_state),
-                    ts.metrics)
-        return ts.params, ts.state, ts.metrics
+    def train(self, ts, data, key):
+        """``(logs, train state)`` after the model's ``train_step`` on ``data`` (the step
+        count as it was)."""
+        logs, (params, state, opt_state, metrics) = self._train_jit(
+            (ts.params, ts.state, ts.opt_state, ts.metrics), data, key)
+        return logs, ts._replace(params=params, state=state, opt_state=opt_state,
+                                 metrics=metrics)
+
+    def _train(self, parts, data, key):
+        # Keras's state tuple made and read back inside the compiled step (the optimizer's
+        # state as Keras's variables)
+        params, state, opt_state, metrics = parts
+        optimizer = self.model.optimizer
+        keras_state = (params, state, optimizer._state_to_list(opt_state), metrics)
+        logs, (params, state, optimizer_variables, metrics) = _with_key(
+            key, lambda: self.model.train_step(keras_state, data))
+        return logs, (params, state, optimizer._state_from_list(optimizer_variables), metrics)
 
     # ---------------------------------------------------- what ``FitLoop`` asks for
     def variables(self) -> list:
@@ -219,12 +229,8 @@ def _train_epoch(loop, callbacks, data, shuffle_rng, every, window=None) -> dict
         returned = {}
 
         def step(steps, ts, batch=batch):
-            new_logs, (trainable, non_trainable, optimizer_variables, metrics) = steps.train(
-                steps.keras_state(ts), batch, jax.random.fold_in(ts.key, ts.step))
-            returned["logs"] = new_logs
-            opt_state = steps.model.optimizer._state_from_list(optimizer_variables)
-            return ts._replace(params=trainable, state=non_trainable, opt_state=opt_state,
-                               step=ts.step + 1, metrics=metrics)
+            returned["logs"], ts = steps.train(ts, batch, jax.random.fold_in(ts.key, ts.step))
+            return ts._replace(step=ts.step + 1)
 
         loop.run_packed(step)
         loop.global_step += 1

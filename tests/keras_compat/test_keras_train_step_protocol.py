@@ -25,7 +25,7 @@ def _custom_class(lib):
 
         def train_step(self, state, data):
             trainable, non_trainable, optimizer_variables, metrics_variables = state
-            x, y = data
+            x, y = data[0], data[1]  # (train_on_batch gives (x, y, sample_weight))
             grad_fn = jax.value_and_grad(self.compute_loss_and_updates, has_aux=True)
             (loss, (y_pred, non_trainable)), grads = grad_fn(trainable, non_trainable, x, y,
                                                              training=True)
@@ -75,6 +75,23 @@ def test_custom_train_step_fit_matches_keras():
     # (Keras's own default test_step would call the override above with its signature.)
     loss, mae = ours.evaluate(_x, _y, verbose=0)
     assert np.isclose(loss, np.mean((ours.predict(_x, verbose=0) - _y) ** 2), rtol=1e-5)
+
+
+def test_train_on_batch_with_an_own_train_step_keeps_the_optimizer_state_as_keras():
+    """Batch after batch, the optimizer continues from the state the step returned (its
+    Keras variables read back into its own state)."""
+    ours, theirs = _build(kg), _build(keras)
+    ours.set_weights([np.asarray(w) for w in theirs.get_weights()])
+    for start in range(0, 96, 32):
+        rows = slice(start, start + 32)
+        ours.train_on_batch(_x[rows], _y[rows])
+        theirs.train_on_batch(_x[rows], _y[rows])
+    assert int(ours.optimizer.iterations) == int(theirs.optimizer.iterations) == 3
+    for a, b in zip(ours.get_weights(), theirs.get_weights()):
+        np.testing.assert_allclose(a, np.asarray(b), rtol=1e-5, atol=1e-6)
+    for a, b in zip(ours.optimizer.variables, theirs.optimizer.variables):
+        np.testing.assert_allclose(np.asarray(a.value), np.asarray(b.value), rtol=1e-5,
+                                   atol=1e-6)
 
 
 def test_own_trackers_and_test_step_and_predict_step():
