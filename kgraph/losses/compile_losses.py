@@ -17,6 +17,7 @@ import jax.numpy as jnp
 
 from kgraph.losses import functions as fns
 from kgraph.losses.losses import LossFunctionWrapper, as_loss
+from kgraph.losses.weighting import squeeze_or_expand_to_same_rank
 
 __all__ = ["ShapeResolvedCrossentropy", "compile_loss", "crossentropy_kind"]
 
@@ -45,9 +46,11 @@ class ShapeResolvedCrossentropy(LossFunctionWrapper):
         super().__init__(_BY_KIND["categorical"], reduction=reduction, name=name, dtype=dtype)
 
     def call(self, y_true, y_pred):
+        # the kind by the shapes given; the ranks then matched, as the wrapper's call does
         kind = crossentropy_kind(tuple(jnp.shape(y_true)), tuple(jnp.shape(y_pred)))
-        self.fn = _BY_KIND[kind]
-        return super().call(y_true, y_pred)
+        y_true, y_pred = squeeze_or_expand_to_same_rank(jnp.asarray(y_true),
+                                                        jnp.asarray(y_pred))
+        return _BY_KIND[kind](y_true, y_pred)
 
 
 def compile_loss(identifier):

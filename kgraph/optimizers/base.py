@@ -270,6 +270,9 @@ class Optimizer(ListAPI, optax.GradientTransformationExtraArgs):
     def __getattr__(self, name):
         # Keras's optimizers hold their arguments as attributes (``optimizer.clipnorm``,
         # ``optimizer.beta_1``)
+        attribute = getattr(type(self), name, None)
+        if isinstance(attribute, property):  # it raised AttributeError: its own error
+            return attribute.__get__(self)
         config = self.__dict__.get("_config")
         if name.startswith("_") or config is None or name not in config:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")

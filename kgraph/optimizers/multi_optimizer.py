@@ -114,9 +114,6 @@ class WeightView(NamedTuple):
     dtype: object
 
 
-_NO_LEARNING_RATE = ("Learning rate cannot be accessed on a MultiOptimizer. Access the "
-                     "learning rate on the individual sub-optimizers instead.")
-
 
 class MultiOptimizerState(NamedTuple):
     """The number of updates applied, and each sub-optimizer's state on its weights."""
@@ -197,12 +194,8 @@ class MultiOptimizer(Optimizer):
 
     @property
     def learning_rate(self):
-        raise AttributeError(_NO_LEARNING_RATE)
-
-    def __getattr__(self, name):
-        if name == "learning_rate":  # (the property's error, not the config's None)
-            raise AttributeError(_NO_LEARNING_RATE)
-        return super().__getattr__(name)
+        raise AttributeError("Learning rate cannot be accessed on a MultiOptimizer. Access "
+                             "the learning rate on the individual sub-optimizers instead.")
 
     @learning_rate.setter
     def learning_rate(self, value):
