@@ -27,6 +27,7 @@ is always one (``Layer.__call__`` resolves it).
 
 from __future__ import annotations
 
+import functools
 import inspect
 
 __all__ = ["CallContextArgs", "resolve"]
@@ -53,11 +54,16 @@ class CallContextArgs:
             dict.fromkeys([*registered, *names]))
 
 
+@functools.lru_cache(maxsize=None)
+def _call_defaults(call) -> dict:
+    """The defaults of a layer class's ``call`` parameters (read once per class)."""
+    return {name: parameter.default
+            for name, parameter in inspect.signature(call).parameters.items()
+            if parameter.default is not inspect.Parameter.empty}
+
+
 def _default(layer, name):
-    parameter = inspect.signature(type(layer).call).parameters.get(name)
-    if parameter is None or parameter.default is inspect.Parameter.empty:
-        return None
-    return parameter.default
+    return _call_defaults(type(layer).call).get(name)
 
 
 def resolve(layer, kwargs, given, options, accepted, var_kw) -> dict | None:

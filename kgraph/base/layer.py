@@ -50,7 +50,7 @@ from kgraph.base.variable_lists import VariableLists
 from kgraph.base.weight_protocol import WeightProtocol
 from kgraph.base.variable_value import VariableValue
 from kgraph.base.variables import Variable, checked_weight_shape, positional_weight_arguments
-from kgraph.graph.keras_tensor import KerasTensor
+from kgraph.graph.keras_tensor import any_keras_tensor
 from kgraph.graph.node import Node
 from kgraph.interpreter import context, masking
 
@@ -71,9 +71,6 @@ def _reader_file() -> str:
         frame = frame.f_back
     return frame.f_code.co_filename
 
-
-def _has_keras_tensor(tree) -> bool:
-    return any(isinstance(leaf, KerasTensor) for leaf in jax.tree_util.tree_leaves(tree))
 
 
 _shapes = call_args.shape_of
@@ -520,7 +517,7 @@ class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtoco
         given_context = {name: kwargs.pop(name) for name in self.__dict__.get(
             "_registered_context_args", ()) if name in kwargs and name not in names
             and not var_kw}  # registered call-context arguments ``call`` does not take
-        if _has_keras_tensor((args, kwargs)):
+        if any_keras_tensor((args, kwargs)):
             return self._symbolic_call(args, kwargs)
         ctx = context.current()
         own = ctx is None

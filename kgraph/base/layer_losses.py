@@ -16,14 +16,11 @@ import jax
 import jax.numpy as jnp
 
 from kgraph import regularizers
-from kgraph.graph.keras_tensor import KerasTensor
+from kgraph.graph.keras_tensor import any_keras_tensor
 from kgraph.interpreter import context
 
 __all__ = ["LayerLosses"]
 
-
-def _has_keras_tensor(tree) -> bool:
-    return any(isinstance(leaf, KerasTensor) for leaf in jax.tree_util.tree_leaves(tree))
 
 
 class LayerLosses:
@@ -55,7 +52,7 @@ class LayerLosses:
         self._record_loss(value, batch_wide=jnp.ndim(value) == 0)
 
     def _record_loss(self, value, batch_wide):
-        if _has_keras_tensor(value):
+        if any_keras_tensor(value):
             # a subclassed model's call traced on symbolic inputs: its compiled program
             # runs that call itself, where the loss is added
             return

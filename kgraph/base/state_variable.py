@@ -45,7 +45,7 @@ class StateVariable(Variable):
         return jnp.array(self._read(), self.dtype, copy=True)
 
     def assign(self, value):
-        value = jnp.asarray(np.asarray(value), self.dtype)
+        value = jnp.asarray(getattr(value, "value", value), self.dtype)  # (jittable)
         if tuple(value.shape) != self.shape:
             raise ValueError(f'Cannot assign to variable "{self.path}": expected shape '
                              f"{self.shape}, received shape {tuple(value.shape)}.")
@@ -53,10 +53,10 @@ class StateVariable(Variable):
         return self
 
     def assign_add(self, delta):
-        return self.assign(self.value + np.asarray(delta))
+        return self.assign(self.value + jnp.asarray(getattr(delta, "value", delta)))
 
     def assign_sub(self, delta):
-        return self.assign(self.value - np.asarray(delta))
+        return self.assign(self.value - jnp.asarray(getattr(delta, "value", delta)))
 
     # Keras's variables compare elementwise; a view stays hashable by identity
     def __eq__(self, other):

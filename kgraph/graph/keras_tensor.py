@@ -11,9 +11,10 @@
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 
-__all__ = ["KerasTensor", "OPERATORS", "is_keras_tensor"]
+__all__ = ["KerasTensor", "OPERATORS", "any_keras_tensor", "is_keras_tensor"]
 
 
 _BOOL_ERROR = (
@@ -113,3 +114,12 @@ OPERATORS: dict = {}
 def is_keras_tensor(x) -> bool:
     """True for a symbolic tensor."""
     return isinstance(x, KerasTensor)
+
+
+def any_keras_tensor(structure) -> bool:
+    """Whether a ``KerasTensor`` is anywhere in ``structure`` (nested lists, tuples, dicts).
+
+    >>> any_keras_tensor([1.0, {"x": KerasTensor((None, 2))}]), any_keras_tensor((1, [2]))
+    (True, False)
+    """
+    return any(isinstance(leaf, KerasTensor) for leaf in jax.tree_util.tree_leaves(structure))

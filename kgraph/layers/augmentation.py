@@ -102,7 +102,7 @@ class _Augmentation(KerasTransformations, _BoxesMixin, Layer):
     def call(self, inputs, training=True):
         if isinstance(inputs, dict):
             return self._call_on_dict(inputs, training)
-        x = self._batched_images(inputs)
+        self._batched_images(inputs)  # (its rank checked)
         if not training:
             return self._inference(inputs)
         return self._apply_to_images(inputs, self._augment, self._key())

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import types
 
-import numpy as np
-
 from kgraph import ops, random
 from kgraph.base.layer import Layer
 

@@ -19,7 +19,6 @@ unpadded result), and ``mask`` (an output's Keras mask) multiplies into it.
 from __future__ import annotations
 
 import contextlib
-import functools
 
 import jax
 import jax.numpy as jnp

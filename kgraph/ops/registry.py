@@ -31,7 +31,7 @@ import jax.numpy as jnp
 from kgraph.base import auto_config, shape_inference
 from kgraph.base.layer import Layer
 from kgraph.base.variable_value import values_of
-from kgraph.graph.keras_tensor import KerasTensor
+from kgraph.graph.keras_tensor import KerasTensor, any_keras_tensor
 
 __all__ = [
     "Operation", "check_static", "get_impl", "get_op", "is_symbolic", "op_names",
@@ -195,7 +195,7 @@ def _result_dtype(fn, kwargs, args):
 
 def is_symbolic(*args) -> bool:
     """True if a KerasTensor is anywhere in ``args`` (nested lists/tuples/dicts)."""
-    return builtins.any(isinstance(a, KerasTensor) for a in jax.tree_util.tree_leaves(args))
+    return any_keras_tensor(args)
 
 
 def _register(name, impl, public, elementwise):

@@ -15,9 +15,6 @@ spectrum is a ``(real, imag)`` pair of shape ``(..., frames, fft_length // 2 + 1
 
 from __future__ import annotations
 
-import math
-
-import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -29,11 +26,10 @@ __all__ = ["istft", "stft"]
 
 def _periodic_window(name, length):
     """The periodic Hann or Hamming window of ``length`` samples (SciPy's ``get_window``,
-    the window for spectral analysis): ``a - (1 - a) * cos(2 pi n / length)``."""
-    if length == 1:
-        return np.ones(1)
-    a = 0.5 if name == "hann" else 0.54
-    return a - (1.0 - a) * np.cos(2.0 * math.pi * np.arange(length) / length)
+    the window for spectral analysis): the symmetric window one sample longer, its last
+    sample left out."""
+    window = np.hanning if name == "hann" else np.hamming
+    return window(length + 1)[:-1] if length > 1 else np.ones(1)
 
 
 def _window(window, sequence_length, fft_length, dtype):

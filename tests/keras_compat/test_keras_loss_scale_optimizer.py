@@ -2,7 +2,6 @@
 ``dynamic_growth_steps`` finite steps), Keras's weights, and float16 training that keeps
 gradients Keras's loss scaling keeps."""
 
-import jax
 import jax.numpy as jnp
 import keras
 import numpy as np

@@ -15,7 +15,6 @@ import struct
 
 import keras
 import numpy as np
-import pytest
 from PIL import Image
 
 import kgraph as kg

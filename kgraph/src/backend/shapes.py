@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from jax import export as jax_export
 
-from kgraph import tree
-from kgraph.graph.keras_tensor import KerasTensor
+from kgraph.graph.keras_tensor import any_keras_tensor
 
 __all__ = ["any_symbolic_tensors", "standardize_shape"]
 
@@ -46,6 +45,5 @@ def standardize_shape(shape) -> tuple:
 
 def any_symbolic_tensors(args=None, kwargs=None) -> bool:
     """Whether any argument (nested in lists, tuples, dicts) is a ``KerasTensor``."""
-    values = list(args or ()) + list((kwargs or {}).values())
-    return any(isinstance(x, KerasTensor) for x in tree.flatten(values))
+    return any_keras_tensor((args, kwargs))
 
