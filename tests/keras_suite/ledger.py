@@ -34,6 +34,19 @@ class Entry:
 
 
 LEDGER: list[Entry] = [
+    # --- trainers: Keras's data adapters
+    *[Entry(f"keras/src/trainers/data_adapters/{name}_test.py::*", INTERNAL,
+            f"tests Keras's `{cls}` class, the private machinery Keras's fit reads data "
+            "through (its batches, shapes and specs per backend); kgraph's fit reads data "
+            "through its own pipeline (`runtime.data`), tested against Keras's fit in "
+            "kgraph's suite")
+      for name, cls in (("array_data_adapter", "ArrayDataAdapter"),
+                        ("generator_data_adapter", "GeneratorDataAdapter"),
+                        ("grain_dataset_adapter", "GrainDatasetAdapter"),
+                        ("py_dataset_adapter", "PyDatasetAdapter"),
+                        ("tf_dataset_adapter", "TFDatasetAdapter"))],
+    Entry("keras/src/trainers/data_adapters/torch_data_loader_adapter_test.py::*",
+          OTHER_BACKEND, "tests Keras's adapter of PyTorch's DataLoader (PyTorch's tensors)"),
     # --- image preprocessing / augmentation layers (layers/preprocessing/image_preprocessing)
     Entry("keras/src/layers/preprocessing/image_preprocessing/*_test.py::*"
           "::test_tf_data_compatibility", TENSORFLOW,

@@ -137,12 +137,14 @@ def main(argv=None) -> int:
 def write_open(outcomes: dict, runs: list[dict]) -> None:
     """List each failing case that no list holds yet in ``open_defects`` (with the error it
     gives), and take out those the run saw pass; a file that cannot be imported is listed
-    by its path."""
+    by its path alone."""
+    files = {file: message for run in runs
+             for file, (outcome, message, _) in run["results"].items()
+             if "::" not in file and outcome in ("failed", "error")
+             and not ledger.lists_file(file)}
     failing = {case: message for case, (outcome, message) in outcomes.items()
-               if outcome == "failed"}
-    failing.update({file: message for run in runs
-                    for file, (outcome, message, _) in run["results"].items()
-                    if "::" not in file and outcome in ("failed", "error")})
+               if outcome == "failed" and case.split("::")[0] not in files}
+    failing.update(files)  # (a file that cannot be imported: listed once, by its path)
     ran = set(outcomes) | {file for run in runs for file in run["results"]}
     found = {case: reason for case, reason in open_defects.OPEN_DEFECTS.items()
              if case not in ran or case in failing}

@@ -33,12 +33,14 @@ def test_kerass_own_tests_pass_on_kgraph(shard):
 
 
 def test_every_ledger_entry_lists_cases_keras_has():
-    """A ledger entry that matches none of Keras's cases is stale (a renamed test)."""
-    cases = [case for found in report.keras_cases(
-        [f for folder in suite.FOLDERS for f in suite.test_files(folder)]).values()
-        for case in found]
+    """A ledger entry that matches none of Keras's cases is stale (a renamed test); one
+    listing a whole file names a file Keras has (Keras may not collect it here: a file
+    importing PyTorch)."""
+    files = [f for folder in suite.FOLDERS for f in suite.test_files(folder)]
+    cases = [case for found in report.keras_cases(files).values() for case in found]
     unused = [entry.pattern for entry in ledger.LEDGER
-              if not any(ledger.fnmatch.fnmatchcase(case, entry.pattern) for case in cases)]
+              if not any(ledger.fnmatch.fnmatchcase(case, entry.pattern) for case in cases)
+              and entry.pattern.removesuffix("::*") not in files]
     assert not unused, f"ledger entries matching no case of Keras's: {unused}"
 
 
@@ -49,10 +51,11 @@ def test_readme_lists_every_known_difference():
 
 
 def test_readme_counts_the_open_defects():
-    """README.md's "Left open" figures are the lists' own: the total and each folder's."""
+    """README.md's "Left open" figures are the lists' own: cases, files, each folder's cases."""
     readme = " ".join((suite.REPOSITORY / "README.md").read_text().split())
-    listed = open_defects.OPEN_DEFECTS
-    by_folder = collections.Counter(case.split("/")[2] for case in listed)
-    stated = [f"Left open: {len(listed)} cases"] + [f"`{folder}/` {count}"
-                                                    for folder, count in by_folder.items()]
+    cases = [case for case in open_defects.OPEN_DEFECTS if "::" in case]
+    files = len(open_defects.OPEN_DEFECTS) - len(cases)
+    by_folder = collections.Counter(case.split("/")[2] for case in cases)
+    stated = [f"Left open: {len(cases)} cases and {files} files"] + [
+        f"`{folder}/` {count}" for folder, count in by_folder.items()]
     assert [claim for claim in stated if claim not in readme] == []

@@ -233,15 +233,7 @@ OPEN: dict[str, str] = {
         'NotImplementedError: Layer Bidirectional does not have a `compute_output_shape` method implemented.',
     'keras/src/layers/rnn/conv_lstm_test.py':
         "ImportError: cannot import name 'ConvLSTM' from 'keras.src.layers.rnn.conv_lstm' (unknown location)",
-    'keras/src/layers/rnn/conv_lstm_test.py::ConvLSTMCellTest::test_correctness':
-        "ImportError: cannot import name 'ConvLSTM' from 'keras.src.layers.rnn.conv_lstm' (unknown location)",
-    'keras/src/layers/rnn/conv_lstm_test.py::ConvLSTMTest::test_correctness':
-        "ImportError: cannot import name 'ConvLSTM' from 'keras.src.layers.rnn.conv_lstm' (unknown location)",
     'keras/src/layers/rnn/dropout_rnn_cell_test.py':
-        "ImportError: cannot import name 'DropoutRNNCell' from 'keras.src.layers.rnn.dropout_rnn_cell' (unknown location)",
-    'keras/src/layers/rnn/dropout_rnn_cell_test.py::DropoutRNNCellTest::test_basics':
-        "ImportError: cannot import name 'DropoutRNNCell' from 'keras.src.layers.rnn.dropout_rnn_cell' (unknown location)",
-    'keras/src/layers/rnn/dropout_rnn_cell_test.py::DropoutRNNCellTest::test_seed_tracking':
         "ImportError: cannot import name 'DropoutRNNCell' from 'keras.src.layers.rnn.dropout_rnn_cell' (unknown location)",
     'keras/src/layers/rnn/rnn_test.py::RNNTest::test_stateful_batch_size_mismatch_raises':
         'AssertionError: "batch size" does not match "Input 0 of layer "functional" is incompatible with the layer: expected shape=(4, 5, 3), found shape=(1, 5, 3)"',
