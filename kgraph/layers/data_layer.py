@@ -4,6 +4,7 @@
 is kgraph's ops (``numpy``, ``nn``, ``image``, ``linalg``, ``core``, ``random`` and the
 top-level ops such as ``shape``), and ``_get_seed_generator`` is the layer's own generator.
 
+>>> import numpy as np
 >>> class Double(DataLayer):
 ...     def call(self, inputs):
 ...         return self.backend.numpy.multiply(inputs, 2.0)

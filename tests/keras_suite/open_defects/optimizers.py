@@ -41,8 +41,6 @@ OPEN: dict[str, str] = {
         "AttributeError: 'Muon' object has no attribute '_should_use_adamw'",
     'keras/src/optimizers/optimizer_test.py::OptimizerTest::test_optimizer_auto_naming':
         'AssertionError:',
-    'keras/src/optimizers/optimizer_test.py::OptimizerTest::test_overwrite_with_gradient_with_gradient_accumulation':
-        'AssertionError:',
     'keras/src/optimizers/optimizer_test.py::OptimizerTest::test_setting_lr_to_callable_untracks_lr_var':
         "TypeError: float() argument must be a string or a real number, not 'PolynomialDecay'",
 }
