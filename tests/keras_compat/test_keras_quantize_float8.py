@@ -1,7 +1,8 @@
 """``quantize("float8")`` against Keras: the same variables and numbers, the delayed-scaling
 updates of training steps (scales and amax histories in ``state``, each written with its
 gradient as Keras's optimizer overwrites it: the gradients equal Keras's), weights and
-every scale and history equal to Keras's after several ``fit`` steps, also under
+every scale and history equal to Keras's after several ``fit`` steps (in float64 or
+mixed bfloat16: float8's rounding amplifies float32's last bits), also under
 ``gradient_accumulation_steps`` (with ``use_ema``), ``loss_scale_factor`` and a frozen
 layer, with Keras's optimizer variables (the accumulators of the scales and histories
 included), and files both ways, also mid-accumulation."""
@@ -49,8 +50,13 @@ def _differences(ours, theirs):
             for w in theirs.weights}
 
 
-@pytest.mark.parametrize("policy", ["float32", "mixed_bfloat16"])
+@pytest.mark.parametrize("policy", ["float64", "mixed_bfloat16"])
 def test_float8_model_trains_as_keras(policy):
+    with jax.enable_x64(policy == "float64"):
+        _trains_as_keras(policy)
+
+
+def _trains_as_keras(policy):
     theirs, ours = _pair(policy)
     assert [(w.path, tuple(w.shape), str(w.dtype)) for w in theirs.weights] == [
         (w.path, w.shape, w.dtype.name) for w in ours.weights]
@@ -81,17 +87,18 @@ def _assert_same_weights(ours, theirs):
                                    atol=1e-7, err_msg=w.path)
 
 
-@pytest.mark.parametrize("policy, batch_size", [("float32", 8), ("float32", 6),
+@pytest.mark.parametrize("policy, batch_size", [("float64", 8), ("float64", 6),
                                                 ("mixed_bfloat16", 8)])
 def test_float8_fit_records_output_gradient_amax_as_keras(policy, batch_size):
     """After six to nine steps, the output gradients' amax histories and scales (which
     rescale the later steps' gradients) and so every weight are Keras's; with a partial last
     batch too."""
-    theirs, ours = _pair(policy)
-    for model, lib in ((theirs, keras), (ours, kg)):
-        model.compile(optimizer=lib.optimizers.SGD(0.1), loss="mse")
-        model.fit(X, Y, batch_size=batch_size, epochs=3, verbose=0, shuffle=False)
-    _assert_same_weights(ours, theirs)
+    with jax.enable_x64(policy == "float64"):
+        theirs, ours = _pair(policy)
+        for model, lib in ((theirs, keras), (ours, kg)):
+            model.compile(optimizer=lib.optimizers.SGD(0.1), loss="mse")
+            model.fit(X, Y, batch_size=batch_size, epochs=3, verbose=0, shuffle=False)
+        _assert_same_weights(ours, theirs)
     for layer in ("dense", "block_2", "einsum"):
         history = np.asarray(ours.get_layer(layer).outputs_grad_amax_history)
         assert history[0] > 0 and history[-1] > 0  # every step's gradient amax rolled in
@@ -187,15 +194,18 @@ def test_float8_under_gradient_accumulation_trains_as_keras(steps, use_ema):
     """Keras's optimizer writes the scales and histories at update steps only, with the
     largest of the values the batches since the last update gave, kept in its
     accumulators: seven batches (the last one partial) leave weights, scales, histories
-    and optimizer variables (accumulators mid-accumulation) equal to Keras's."""
-    theirs, ours = _pair()
-    for model, lib in ((theirs, keras), (ours, kg)):
-        model.compile(optimizer=lib.optimizers.SGD(
-            0.1, momentum=0.9, gradient_accumulation_steps=steps, use_ema=use_ema,
-            ema_momentum=0.5), loss="mse")
-        model.fit(X[:13], Y[:13], batch_size=2, epochs=1, verbose=0, shuffle=False)
-    _assert_same_weights(ours, theirs)  # after 7 batches: between updates
-    _assert_same_optimizer_variables(ours, theirs)
+    and optimizer variables (accumulators mid-accumulation) equal to Keras's. In float64:
+    quantizing to float8 turns a last-bit difference of two float32 programs into a whole
+    float8 step, where a value falls near a rounding boundary."""
+    with jax.enable_x64(True):
+        theirs, ours = _pair("float64")
+        for model, lib in ((theirs, keras), (ours, kg)):
+            model.compile(optimizer=lib.optimizers.SGD(
+                0.1, momentum=0.9, gradient_accumulation_steps=steps, use_ema=use_ema,
+                ema_momentum=0.5), loss="mse")
+            model.fit(X[:13], Y[:13], batch_size=2, epochs=1, verbose=0, shuffle=False)
+        _assert_same_weights(ours, theirs)  # after 7 batches: between updates
+        _assert_same_optimizer_variables(ours, theirs)
     accumulator = [v for v in theirs.optimizer.variables
                    if v.name == "dense_inputs_amax_history_gradient_accumulator"]
     assert np.asarray(accumulator[0].numpy()).any()  # a batch since the last update
@@ -205,20 +215,23 @@ def test_float8_under_gradient_accumulation_trains_as_keras(steps, use_ema):
 def test_float8_with_loss_scale_factor_trains_as_keras():
     """The output gradient's history holds the scaled gradient's amax, as in Keras (whose
     optimizer leaves the gradients of the weights it overwrites unscaled)."""
-    theirs, ours = _pair()
-    for model, lib in ((theirs, keras), (ours, kg)):
-        model.compile(optimizer=lib.optimizers.SGD(0.1, loss_scale_factor=4.0), loss="mse")
-        model.fit(X, Y, batch_size=4, epochs=2, verbose=0, shuffle=False)
-    _assert_same_weights(ours, theirs)
+    with jax.enable_x64(True):
+        theirs, ours = _pair("float64")
+        for model, lib in ((theirs, keras), (ours, kg)):
+            model.compile(optimizer=lib.optimizers.SGD(0.1, loss_scale_factor=4.0),
+                          loss="mse")
+            model.fit(X, Y, batch_size=4, epochs=2, verbose=0, shuffle=False)
+        _assert_same_weights(ours, theirs)
 
 
 def test_frozen_float8_layer_keeps_its_scales_as_keras():
-    theirs, ours = _pair()
-    for model, lib in ((theirs, keras), (ours, kg)):
-        model.get_layer("block_1").trainable = False
-        model.compile(optimizer=lib.optimizers.SGD(0.1), loss="mse")
-        model.fit(X, Y, batch_size=8, epochs=2, verbose=0, shuffle=False)
-    _assert_same_weights(ours, theirs)
+    with jax.enable_x64(True):
+        theirs, ours = _pair("float64")
+        for model, lib in ((theirs, keras), (ours, kg)):
+            model.get_layer("block_1").trainable = False
+            model.compile(optimizer=lib.optimizers.SGD(0.1), loss="mse")
+            model.fit(X, Y, batch_size=8, epochs=2, verbose=0, shuffle=False)
+        _assert_same_weights(ours, theirs)
     assert not np.asarray(ours.get_layer("block_1").inputs_amax_history).any()
 
 
