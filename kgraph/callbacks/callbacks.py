@@ -143,18 +143,43 @@ class EarlyStopping(MonitorCallback):
             self.model.set_weights(weights)
 
 
-def _learning_rate_holder(callback):
-    """What ``callback`` reads and sets the learning rate through: the running loop (in
-    ``fit``), else its model's optimizer (Keras's ``model.optimizer.learning_rate``)."""
-    if callback.loop is not None:
-        return callback.loop
-    optimizer = getattr(callback.model, "optimizer", None)
+def learning_rate_holders(optimizer, loop=None) -> list:
+    """Keras's log keys of ``optimizer``'s learning rates and what reads and sets each:
+    ``learning_rate``, or ``learning_rate_<name>`` for each sub-optimizer of a
+    ``MultiOptimizer`` (also within a ``LossScaleOptimizer``); in ``fit``, the running
+    ``loop`` for a single rate. Empty if it has none."""
+    inner = getattr(optimizer, "inner_optimizer", optimizer)
+    if hasattr(inner, "optimizers"):
+        return [(f"learning_rate_{each.name}", each) for each in inner.optimizers]
+    if loop is not None:
+        return [("learning_rate", loop)]
     if optimizer is not None and hasattr(optimizer, "learning_rate"):
-        return optimizer
+        return [("learning_rate", optimizer)]
+    return []
+
+
+def _learning_rate_holders(callback) -> list:
+    """What ``callback`` reads and sets the learning rates through (``learning_rate_holders``
+    of the running loop's optimizer in ``fit``, else of its model's)."""
+    loop = callback.loop
+    optimizer = (getattr(getattr(loop, "trainer", None), "optimizer", None) if loop is not None
+                 else getattr(callback.model, "optimizer", None))
+    holders = learning_rate_holders(optimizer, loop)
+    if holders:
+        return holders
     raise RuntimeError(f"{type(callback).__name__} changes the learning rate of the training "
                        "loop or of its model's optimizer, but it has neither; use it in "
                        "model.fit(callbacks=[...]), or call set_model(model) with a compiled "
                        "model.")
+
+
+def _rate(holder) -> float:
+    return float(np.asarray(holder.learning_rate))
+
+
+def _named(key) -> str:
+    """How a verbose message names the rate of log key ``key``."""
+    return "learning rate" if key == "learning_rate" else f"{key[14:]} learning rate"
 
 
 class ReduceLROnPlateau(MonitorCallback):
@@ -211,15 +236,15 @@ class ReduceLROnPlateau(MonitorCallback):
     def on_train_begin(self, logs=None):
         self._reset()
         if self.loop is not None:  # fails now, not after an epoch, if it can't be changed
-            _ = self.loop.learning_rate
+            for _, holder in _learning_rate_holders(self):
+                _rate(holder)
 
     def on_epoch_end(self, epoch, logs=None):
         if self.monitor_op is None:  # now that the model's metrics exist
             self._set_monitor_op()
-        holder = _learning_rate_holder(self)
+        holders = _learning_rate_holders(self)
         logs = logs if logs is not None else {}
-        old_lr = float(holder.learning_rate)
-        logs["learning_rate"] = old_lr
+        logs.update({key: _rate(holder) for key, holder in holders})
         current = logs.get(self.monitor)
         if current is None:
             warnings.warn("Learning rate reduction is conditioned on metric "
@@ -234,14 +259,20 @@ class ReduceLROnPlateau(MonitorCallback):
             self.wait = 0
         elif not self.in_cooldown():
             self.wait += 1
-            if self.wait >= self.patience and old_lr > np.float32(self.min_lr):
-                new_lr = max(old_lr * self.factor, self.min_lr)
-                holder.learning_rate = new_lr
-                if self.verbose > 0:
-                    io_utils.print_msg(f"\nEpoch {epoch + 1}: ReduceLROnPlateau reducing "
-                                       f"learning rate to {new_lr}.")
-                self.cooldown_counter = self.cooldown
-                self.wait = 0
+            if self.wait >= self.patience:
+                reduced = False
+                for key, holder in holders:
+                    old_lr = _rate(holder)
+                    if old_lr > np.float32(self.min_lr):
+                        new_lr = max(old_lr * self.factor, self.min_lr)
+                        holder.learning_rate = new_lr
+                        reduced = True
+                        if self.verbose > 0:
+                            io_utils.print_msg(f"\nEpoch {epoch + 1}: ReduceLROnPlateau "
+                                               f"reducing {_named(key)} to {new_lr}.")
+                if reduced:
+                    self.cooldown_counter = self.cooldown
+                    self.wait = 0
 
 
 class LearningRateScheduler(Callback):
@@ -258,24 +289,24 @@ class LearningRateScheduler(Callback):
         self.verbose = verbose
 
     def on_epoch_begin(self, epoch, logs=None):
-        holder = _learning_rate_holder(self)
-        try:
-            learning_rate = self.schedule(epoch, float(holder.learning_rate))
-        except TypeError:  # schedule(epoch), as Keras tries
-            learning_rate = self.schedule(epoch)
-        try:
-            learning_rate = float(learning_rate)
-        except (TypeError, ValueError):
-            raise ValueError('The output of the "schedule" function should be a float. '
-                             f"Got: {learning_rate}") from None
-        holder.learning_rate = learning_rate
-        if self.verbose > 0:
-            io_utils.print_msg(f"\nEpoch {epoch + 1}: LearningRateScheduler setting learning "
-                               f"rate to {learning_rate}.")
+        for key, holder in _learning_rate_holders(self):
+            try:
+                learning_rate = self.schedule(epoch, _rate(holder))
+            except TypeError:  # schedule(epoch), as Keras tries
+                learning_rate = self.schedule(epoch)
+            try:
+                learning_rate = float(learning_rate)
+            except (TypeError, ValueError):
+                raise ValueError('The output of the "schedule" function should be a float. '
+                                 f"Got: {learning_rate}") from None
+            holder.learning_rate = learning_rate
+            if self.verbose > 0:
+                io_utils.print_msg(f"\nEpoch {epoch + 1}: LearningRateScheduler setting "
+                                   f"{_named(key)} to {learning_rate}.")
 
     def on_epoch_end(self, epoch, logs=None):
         if logs is not None:
-            logs["learning_rate"] = float(_learning_rate_holder(self).learning_rate)
+            logs.update({key: _rate(holder) for key, holder in _learning_rate_holders(self)})
 
 
 class SwapEMAWeights(Callback):

@@ -25,6 +25,7 @@ import numpy as np
 from kgraph import config
 from kgraph.base.variable_paths import keras_variable_paths
 from kgraph.callbacks.callback import Callback
+from kgraph.callbacks.callbacks import learning_rate_holders
 from kgraph.callbacks.log_values import python_value
 from kgraph.layers import Embedding
 
@@ -156,7 +157,7 @@ class TensorBoard(Callback):
     def on_epoch_end(self, epoch, logs=None):
         logs = dict(logs or {})
         train = {name: value for name, value in logs.items() if not name.startswith("val_")}
-        train.update(self._learning_rates())
+        self._collect_learning_rate(train)
         if self.write_steps_per_second and self._epoch_start is not None:
             elapsed = time.perf_counter() - self._epoch_start
             steps = self.params.get("steps") or self._epoch_batches
@@ -196,18 +197,15 @@ class TensorBoard(Callback):
         writer.flush()
 
     # ---------------------------------------------------------------- helpers
-    def _learning_rates(self) -> dict:
-        """Keras's ``learning_rate`` (``learning_rate_<name>`` per optimizer of a
-        multi-optimizer) of the model's Keras optimizer; nothing for other optimizers."""
+    def _collect_learning_rate(self, logs) -> dict:
+        """``logs`` with Keras's ``learning_rate`` (``learning_rate_<name>`` per optimizer of
+        a multi-optimizer) of the model's Keras optimizer; nothing for other optimizers."""
         optimizer = getattr(self.model, "optimizer", None)
-        optimizer = getattr(optimizer, "inner_optimizer", optimizer)
-        if hasattr(optimizer, "optimizers"):
-            return {f"learning_rate_{each.name}": float(np.asarray(each.learning_rate))
-                    for each in optimizer.optimizers}
-        if optimizer is not None and hasattr(optimizer, "learning_rate") and hasattr(
-                optimizer, "iterations"):
-            return {"learning_rate": float(np.asarray(optimizer.learning_rate))}
-        return {}
+        inner = getattr(optimizer, "inner_optimizer", optimizer)
+        if hasattr(inner, "optimizers") or hasattr(inner, "iterations"):
+            logs.update({key: float(np.asarray(holder.learning_rate))
+                         for key, holder in learning_rate_holders(optimizer)})
+        return logs
 
     def _log_weights(self, epoch) -> None:
         writer = self._get("train")

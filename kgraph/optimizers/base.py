@@ -153,7 +153,7 @@ class Optimizer(ListAPI, optax.GradientTransformationExtraArgs):
             "iteration", (), jnp.int32, self._read_iterations, self._write_iterations,
             self._keras_scope)
         self._rate_variable = OptimizerVariable(
-            "learning_rate", (), jnp.float32, self._read_rate, self._write_rate,
+            "learning_rate", (), jnp.float32, self._rate_variable_value, self._write_rate,
             self._keras_scope)
         return self
 
@@ -338,14 +338,23 @@ class Optimizer(ListAPI, optax.GradientTransformationExtraArgs):
             self._config["learning_rate"] = float(self._read_rate())
         self._loop = loop
 
+    # A sub-optimizer of a ``MultiOptimizer``: its state is its part of that optimizer's
+    # state (``(multi_optimizer, label)``), so its learning rate and iterations are those
+    # training uses
+    _parent = None
+
     def _opt_state(self):
         """The optimizer state training continues from (None before any)."""
+        if self._parent is not None:
+            return self._parent[0]._sub_state(self._parent[1])
         if self._loop is not None:
             return self._loop.train_state.opt_state
         return self._state
 
     def _set_opt_state(self, state) -> None:
-        if self._loop is not None:
+        if self._parent is not None:
+            self._parent[0]._set_sub_state(self._parent[1], state)
+        elif self._loop is not None:
             self._loop.train_state = self._loop.train_state._replace(opt_state=state)
         else:
             self._state = state
@@ -380,6 +389,13 @@ class Optimizer(ListAPI, optax.GradientTransformationExtraArgs):
             return jnp.asarray(rate, jnp.float32)
         return optax.tree_utils.tree_get(state, "learning_rate")
 
+    _detached_rate = None  # the rate variable's value once a schedule replaced it
+
+    def _rate_variable_value(self):
+        if self._detached_rate is not None:
+            return self._detached_rate
+        return self._read_rate()
+
     def _write_rate(self, value) -> None:
         if callable(self._config["learning_rate"]):
             raise TypeError(unsettable_rate_message(self.name, self._config["learning_rate"]))
@@ -402,7 +418,16 @@ class Optimizer(ListAPI, optax.GradientTransformationExtraArgs):
 
     @learning_rate.setter
     def learning_rate(self, value):
-        self._write_rate(value)
+        if not callable(value):
+            self._write_rate(value)
+        elif self._opt_state() is None:  # a schedule: the rate is no longer a variable
+            # the variable keeps its value (a schedule may start from it), as Keras's
+            self._detached_rate = self._read_rate()
+            self._config["learning_rate"] = value
+        else:
+            raise TypeError(f"Optimizer {self.name!r} has trained already: its learning "
+                            f"rate can become a schedule ({value!r}) only before its first "
+                            "step. Make a new optimizer with the schedule.")
 
     @property
     def iterations(self):
@@ -459,6 +484,10 @@ class Optimizer(ListAPI, optax.GradientTransformationExtraArgs):
         loss as it is): ``loss_scale_factor`` (``LossScaleOptimizer`` keeps one in its
         state). The update divides the gradients by it again."""
         return self._config.get("loss_scale_factor")
+
+    def _set_loss_scale_factor(self, factor) -> None:
+        """Scale the loss by ``factor`` (None: not at all) from now on."""
+        self._config["loss_scale_factor"] = factor
 
     def scale_loss(self, loss):
         """``loss`` as the gradient is taken of it (Keras's ``scale_loss``)."""

@@ -74,7 +74,7 @@ class SGD(Optimizer):
 
     _elementwise_rule = True
 
-    _default_learning_rate, _default_name = 0.01, "SGD"
+    _default_learning_rate, _default_name = 0.01, "sgd"
     _defaults = {"momentum": 0.0, "nesterov": False}
 
     @staticmethod
@@ -122,7 +122,7 @@ class Adam(Optimizer):
 class AdamW(Adam):
     """Adam with decoupled weight decay (default 0.004)."""
 
-    _default_name = "adamw"
+    _default_name = "adam_w"
     _common_defaults = {"weight_decay": 0.004}
     _positional = ("learning_rate", "weight_decay", "beta_1", "beta_2", "epsilon", "amsgrad")
 
@@ -138,7 +138,7 @@ class RMSprop(Optimizer):
 
     _elementwise_rule = True
 
-    _default_learning_rate, _default_name = 0.001, "rmsprop"
+    _default_learning_rate, _default_name = 0.001, "rm_sprop"
     _defaults = {"rho": 0.9, "momentum": 0.0, "epsilon": 1e-7, "centered": False}
 
     @staticmethod

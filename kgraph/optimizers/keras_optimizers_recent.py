@@ -53,6 +53,21 @@ def _newton_schulz(x, steps, a, b, c):
     return jnp.swapaxes(x, -2, -1) if tall else x
 
 
+def _rms_scaled(step, rms_rate):
+    """Moonlight's scaling of a matrix's step by ``sqrt(max(n, m)) * rms_rate`` (none for
+    ``rms_rate=None``)."""
+    if rms_rate is None:
+        return step
+    return step * jnp.sqrt(float(max(step.shape[0], step.shape[1]))) * rms_rate
+
+
+def _uses_adamw(path, ndim, exclude_layers, exclude_embeddings) -> bool:
+    """Whether Muon trains the weight at ``path`` with AdamW: not a matrix, an embedding
+    (``exclude_embeddings``), or a path matching a pattern of ``exclude_layers``."""
+    return (ndim != 2 or (exclude_embeddings and "embedding" in path.lower())
+            or any(re.search(pattern, path) for pattern in exclude_layers or ()))
+
+
 def _scale_by_keras_muon(momentum, nesterov, steps, a, b, c, rms_rate):
     """Keras's Muon direction: momentum ``m = momentum * m + g``, Nesterov's look-ahead
     ``g + momentum * m``, orthogonalised; scaled by ``sqrt(max(n, m)) * rms_rate``."""
@@ -63,10 +78,8 @@ def _scale_by_keras_muon(momentum, nesterov, steps, a, b, c, rms_rate):
         m = jax.tree_util.tree_map(lambda m, g: momentum * m + g, state, grads)
 
         def direction(m, g):
-            step = _newton_schulz(g + momentum * m if nesterov else m, steps, a, b, c)
-            if rms_rate is None:
-                return step
-            return step * jnp.sqrt(float(max(step.shape[0], step.shape[1]))) * rms_rate
+            return _rms_scaled(_newton_schulz(g + momentum * m if nesterov else m, steps,
+                                              a, b, c), rms_rate)
 
         return jax.tree_util.tree_map(direction, m, grads), m
 
@@ -96,16 +109,10 @@ class Muon(Optimizer):
     def _rule(learning_rate, weight_decay, adam_beta_1, adam_beta_2, adam_weight_decay,
               epsilon, exclude_layers, exclude_embeddings, muon_a, muon_b, muon_c,
               adam_lr_ratio, momentum, ns_steps, nesterov, rms_rate):
-        patterns = [re.compile(p) for p in (exclude_layers or [])]
-
-        def uses_adamw(path, weight):
-            return (jnp.ndim(weight) != 2
-                    or (exclude_embeddings and "embedding" in path.lower())
-                    or any(p.search(path) for p in patterns))
-
         def labels(params):
             return jax.tree_util.tree_map_with_path(
-                lambda key_path, w: "adamw" if uses_adamw(path_string(key_path), w)
+                lambda key_path, w: "adamw" if _uses_adamw(
+                    path_string(key_path), jnp.ndim(w), exclude_layers, exclude_embeddings)
                 else "muon", params)
 
         muon = optax.chain(
@@ -124,6 +131,31 @@ class Muon(Optimizer):
         config = super().get_config()
         config["exclude_layers"] = list(config["exclude_layers"] or [])
         return config
+
+    # Keras's Muon methods, on the functions its update rule uses
+    def _should_use_adamw(self, variable) -> bool:
+        """Whether ``variable`` is trained by AdamW rather than by Muon's step."""
+        return _uses_adamw(variable.path, len(variable.shape), self.exclude_layers,
+                           self.exclude_embeddings)
+
+    def lr_adjust(self, x):
+        """``x`` scaled as a matrix's step: by ``sqrt(max(n, m)) * rms_rate``."""
+        return _rms_scaled(jnp.asarray(x), self.rms_rate)
+
+    def zeropower_via_newtonschulz5(self, x, steps: int):
+        """The approximate orthogonal factor of ``x`` after ``steps`` Newton-Schulz
+        iterations with this optimizer's coefficients."""
+        return _newton_schulz(jnp.asarray(x), steps, self.muon_a, self.muon_b, self.muon_c)
+
+    def _apply_weight_decay(self, variables) -> None:
+        """Decay each of ``variables`` in place, as one step's decoupled decay does: by
+        ``adam_weight_decay`` where AdamW trains it, else by ``weight_decay``."""
+        rate = self._read_rate()
+        for variable in variables:
+            decay = (self.adam_weight_decay if self._should_use_adamw(variable)
+                     else self.weight_decay)
+            if self._decay_exclusion is None or self._decay_exclusion.decays(variable):
+                variable.assign(decayed(variable.value, rate, decay))
 
 
 def _keras_schedule_free_adamw(learning_rate, weight_decay, beta_1, beta_2, epsilon,

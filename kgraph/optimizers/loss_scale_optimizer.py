@@ -97,9 +97,8 @@ class LossScaleOptimizer(Optimizer):
             scale = state.dynamic_scale * jnp.where(finite, jnp.where(grow, 2.0, 1.0), 0.5)
             return updates, LossScaleState(counter.astype(jnp.int32), scale, inner)
 
-        inner_config = getattr(inner_optimizer, "_config", None)
-        if inner_config is not None:  # as Keras: else the gradients are unscaled twice
-            inner_config["loss_scale_factor"] = None
+        if isinstance(inner_optimizer, Optimizer):  # as Keras: else unscaled twice
+            inner_optimizer._set_loss_scale_factor(None)
         self = optax.GradientTransformationExtraArgs.__new__(cls, init, update)
         self.inner_optimizer = inner_optimizer
         self.initial_scale, self.dynamic_growth_steps = initial_scale, growth

@@ -27,18 +27,30 @@ import optax
 
 from kgraph.optimizers.base import Optimizer, from_keras_config, to_keras_config
 from kgraph.optimizers.keras_optimizers_recent import path_string
+from kgraph.optimizers.loss_scale_optimizer import LossScaleOptimizer
 from kgraph.serializable import keras_object_config
 
 __all__ = ["MultiOptimizer", "MultiOptimizerState", "OptimizerMap", "WeightView"]
 
 
 def _check_optimizer(optimizer, what):
+    """``optimizer``, if it can be a sub-optimizer (the map's entries)."""
+    for wrapper in (LossScaleOptimizer, MultiOptimizer):
+        if isinstance(optimizer, wrapper):
+            raise ValueError(f"{what}: optimizer cannot be {wrapper.__name__}.")
     if not isinstance(optimizer, Optimizer):
         raise ValueError(f"{what} must be a Keras optimizer (kgraph.optimizers.*). "
                          f"Received: {optimizer!r}")
-    if isinstance(optimizer, MultiOptimizer):
-        raise ValueError("MultiOptimizer cannot be used inside a MultiOptimizer.")
     return optimizer
+
+
+def _check_chosen(optimizer, path):
+    """``optimizer``, if it can train weight ``path`` (the map may have been edited)."""
+    for wrapper in (LossScaleOptimizer, MultiOptimizer):
+        if isinstance(optimizer, wrapper):  # (Keras's words)
+            raise ValueError(f"{wrapper.__name__} cannot be used inside an MultiOptimizer "
+                             f"(chosen for weight {path!r}).")
+    return _check_optimizer(optimizer, f"The optimizer chosen for weight {path!r}")
 
 
 class OptimizerMap(MutableMapping):
@@ -77,7 +89,7 @@ class OptimizerMap(MutableMapping):
                              "duplicated keys.")
         if not isinstance(key, str):
             raise ValueError(f"key must be a string. Received: {key!r}")
-        self._optimizer_map[key] = _check_optimizer(optimizer, "optimizer")
+        self._optimizer_map[key] = _check_optimizer(optimizer, f"OptimizerMap[{key!r}]")
 
     def __delitem__(self, key):
         del self._optimizer_map[key]
@@ -132,12 +144,6 @@ class MultiOptimizer(Optimizer):
     _keras_layout = False
 
     def __new__(cls, optimizer_map, loss_scale_factor=None, name=None):
-        if not callable(optimizer_map):
-            raise TypeError("optimizer_map must be an OptimizerMap or a function of a weight "
-                            f"returning an optimizer. Received: {optimizer_map!r}")
-        if loss_scale_factor is not None:
-            raise ValueError("MultiOptimizer: loss_scale_factor is not supported (kgraph's "
-                             "mixed precision keeps float32 weights and losses).")
         inner = []
         for optimizer in [*getattr(optimizer_map, "values", lambda: [])(),
                           getattr(optimizer_map, "default_optimizer", None)]:
@@ -153,18 +159,24 @@ class MultiOptimizer(Optimizer):
 
         def choose(key_path, weight):
             path = path_string(key_path)
-            optimizer = _check_optimizer(optimizer_map(WeightView(
+            if not callable(optimizer_map):
+                raise TypeError("optimizer_map must be an OptimizerMap or a function of a "
+                                f"weight returning an optimizer. Received: {optimizer_map!r}")
+            optimizer = _check_chosen(optimizer_map(WeightView(
                 path, path.rsplit("/", 1)[-1], tuple(jnp.shape(weight)),
-                jnp.result_type(weight))), f"The optimizer chosen for weight {path!r}")
+                jnp.result_type(weight))), path)
             for index, known in enumerate(inner):
                 if known is optimizer:
                     return index
             inner.append(optimizer)
+            optimizer._parent = (self, len(inner) - 1)
+            optimizer._set_loss_scale_factor(self._config["loss_scale_factor"])
             return len(inner) - 1
 
-        def transform(tree):
+        def transform(tree):  # over the sub-optimizers that train a weight
             chosen_labels = labels(tree)
-            return optax.multi_transform(dict(enumerate(inner)), chosen_labels,
+            used = set(jax.tree_util.tree_leaves(chosen_labels))
+            return optax.multi_transform({i: inner[i] for i in sorted(used)}, chosen_labels,
                                          mask_compatible_extra_args=True)  # decay_mask
 
         def init(params):
@@ -177,16 +189,63 @@ class MultiOptimizer(Optimizer):
 
         self = optax.GradientTransformationExtraArgs.__new__(cls, init, update)
         self._optimizer_map = optimizer_map
+        self._labels = labels
         self._inner = inner
         self._config = {"name": name or "multi_optimizer", "learning_rate": None,
                         "loss_scale_factor": None, "use_ema": False}
         self._loop = self._state = None
+        for index, optimizer in enumerate(inner):
+            optimizer._parent = (self, index)
+        self._set_loss_scale_factor(loss_scale_factor)
         return self
+
+    def _set_loss_scale_factor(self, factor) -> None:
+        # the sub-optimizers take it (each divides its gradients by it), as Keras's
+        super()._set_loss_scale_factor(factor)
+        for optimizer in self._inner:
+            optimizer._set_loss_scale_factor(factor)
+
+    def _sub_state(self, label):
+        """The state of sub-optimizer ``label`` (None before training, or while it trains
+        no weight)."""
+        state = self._opt_state()
+        masked = None if state is None else state.inner.inner_states.get(label)
+        return None if masked is None else masked.inner_state
+
+    def _set_sub_state(self, label, sub_state) -> None:
+        state = self._opt_state()
+        states = dict(state.inner.inner_states)
+        states[label] = states[label]._replace(inner_state=sub_state)
+        self._set_opt_state(state._replace(inner=state.inner._replace(inner_states=states)))
+
+    def _bind(self, loop) -> None:
+        # each sub-optimizer's learning rate carries to the next fresh state, as one's own
+        for optimizer in self._inner:
+            rate = optimizer._config["learning_rate"]
+            if (loop is not self._loop and not callable(rate)
+                    and optimizer._opt_state() is not None):
+                optimizer._config["learning_rate"] = float(optimizer._read_rate())
+        super()._bind(loop)
 
     @property
     def optimizers(self) -> list:
         """The sub-optimizers, in the order they were first chosen."""
         return list(self._inner)
+
+    def _var_key(self, variable) -> int:
+        return id(getattr(variable, "variable", variable))
+
+    @property
+    def _var_to_optimizer_idx(self) -> dict:
+        """Once built on a list of weights (``build``): each weight (by ``_var_key``) to
+        the index of the sub-optimizer training it in ``optimizers``, as Keras's."""
+        if not self.built:
+            raise AttributeError("This MultiOptimizer has not chosen its weights' optimizers "
+                                 "yet: call build(variables) first.")
+        labels = self._labels(self._as_tree([getattr(v, "value", v)
+                                             for v in self._built_variables]))
+        return {self._var_key(v): labels[key]
+                for v, key in zip(self._built_variables, self._keys)}
 
     @property
     def elementwise(self) -> bool:
@@ -212,7 +271,7 @@ class MultiOptimizer(Optimizer):
             raise NotImplementedError("A MultiOptimizer choosing with a function has no "
                                       "config; use an OptimizerMap to serialize it.")
         return {"optimizer_map": keras_object_config(self._optimizer_map, "keras.optimizers"),
-                "loss_scale_factor": None, "name": self.name}
+                "loss_scale_factor": self._config["loss_scale_factor"], "name": self.name}
 
     @classmethod
     def from_config(cls, config, custom_objects=None):

@@ -19,11 +19,12 @@ from kgraph.optimizers import keras_optimizers_recent as _recent
 __all__ = ["get"]
 
 
-_BY_NAME = {cls._default_name.lower(): cls for cls in (
+# by class name in lower case (``"adamw"``) and by default name (``"adam_w"``), as Keras's
+_BY_NAME = {name: cls for cls in (
     _classes.SGD, _classes.Adam, _classes.AdamW, _classes.RMSprop, _classes.Adagrad,
     _classes.Adadelta, _classes.Adamax, _classes.Nadam, _classes.Lion, _classes.Adafactor,
-    _more.Ftrl, _more.Lamb)}
-_BY_NAME.update({cls.__name__.lower(): cls for cls in (_recent.Muon, _recent.ScheduleFreeAdamW)})
+    _more.Ftrl, _more.Lamb, _recent.Muon, _recent.ScheduleFreeAdamW)
+    for name in (cls.__name__.lower(), cls._default_name)}
 
 
 def get(identifier) -> optax.GradientTransformation:

@@ -75,8 +75,10 @@ def test_the_map_looks_up_as_kerass():
         chooser["encoder/layer_1/dense"]  # noqa: B018
     with pytest.raises(TypeError, match="default_optimizer"):
         kg.optimizers.OptimizerMap("adam")
-    with pytest.raises(ValueError, match="inside a MultiOptimizer"):
+    with pytest.raises(ValueError, match="optimizer cannot be MultiOptimizer"):
         chooser["x"] = kg.optimizers.MultiOptimizer(chooser)
+    with pytest.raises(ValueError, match="optimizer cannot be LossScaleOptimizer"):
+        chooser["y"] = kg.optimizers.LossScaleOptimizer(kg.optimizers.SGD())
 
 
 def test_a_compiled_model_file_keeps_the_multi_optimizer(tmp_path):
