@@ -97,7 +97,8 @@ def assert_input_compatibility(input_spec, inputs, layer_name: str) -> None:
                 raise ValueError(f"{where} expected axis {axis} of input shape to have value "
                                  f"{value}, but received input with shape {format_shape(shape)}")
         if spec.shape is not None and spec.ndim == ndim:
-            for expected, got in zip(spec.shape, shape):
+            for axis, (expected, got) in enumerate(zip(spec.shape, shape)):
                 if expected is not None and got is not None and expected != got:
+                    what = " (another batch size)" if axis == 0 else ""
                     raise ValueError(f"{where} expected shape={format_shape(spec.shape)}, "
-                                     f"found shape={format_shape(shape)}")
+                                     f"found shape={format_shape(shape)}{what}")

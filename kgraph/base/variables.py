@@ -26,6 +26,7 @@ import numpy as np
 from kgraph import initializers
 from kgraph.base import initial_values, name_scope
 from kgraph.base.array_operators import ArrayOperators
+from kgraph.base.autocast_scope import get_autocast_scope
 from kgraph.interpreter import context
 
 __all__ = ["Variable", "checked_weight_shape", "positional_weight_arguments"]
@@ -114,7 +115,14 @@ class Variable(ArrayOperators):
 
     @property
     def value(self):
-        """The value in the active call context, else the stored value (made on first use)."""
+        """The value in the active call context, else the stored value (made on first use);
+        inside an ``AutocastScope``, cast to its dtype if the variable autocasts."""
+        scope = get_autocast_scope()
+        if scope is not None and getattr(self, "autocast", True):
+            return scope.maybe_cast(self._current_value())
+        return self._current_value()
+
+    def _current_value(self):
         ctx = context.current()
         if ctx is not None:
             value = ctx.weights.read(self)

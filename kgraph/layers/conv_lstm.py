@@ -30,11 +30,11 @@ from kgraph.layers.recurrent import _cell_property, _scan
 from kgraph.layers.rnn_cells import _cell_initializer, init_arguments, parameter_names
 from kgraph.layers.rnn_state import StatefulRecurrence
 
-__all__ = ["ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D"]
+__all__ = ["ConvLSTM", "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D", "ConvLSTMCell"]
 
 
-class _ConvLSTMCell(Layer):
-    """One ConvLSTM step: ``(x_t, [h, c]) -> (h, [h, c])``."""
+class ConvLSTMCell(Layer):
+    """One ConvLSTM step: ``(x_t, [h, c]) -> (h, [h, c])`` (Keras's ``ConvLSTMCell``)."""
 
     def __init__(self, rank, filters, kernel_size, strides=1, padding="valid",
                  data_format=None, dilation_rate=1, activation="tanh",
@@ -154,7 +154,7 @@ class _ConvLSTMCell(Layer):
 
 
 class _ConvLSTM(StatefulRecurrence, Layer):
-    """The recurrent layer: runs ``_ConvLSTMCell`` over the time axis."""
+    """The recurrent layer: runs ``ConvLSTMCell`` over the time axis."""
 
     rank = None
     supports_masking = True
@@ -170,14 +170,14 @@ class _ConvLSTM(StatefulRecurrence, Layer):
                  go_backwards=False, stateful=False, unroll=False, zero_output_for_mask=False,
                  **kwargs):
         arguments = init_arguments(locals())
-        cell_names = parameter_names(_ConvLSTMCell.__init__) - {"rank", "salt", "filters",
+        cell_names = parameter_names(ConvLSTMCell.__init__) - {"rank", "salt", "filters",
                                                                  "kernel_size"}
         cell_kwargs = {k: arguments.pop(k) for k in list(arguments) if k in cell_names}
         for key in ("filters", "kernel_size", "return_sequences", "return_state",
                     "go_backwards", "stateful", "unroll", "zero_output_for_mask"):
             arguments.pop(key, None)
         super().__init__(**arguments)
-        self.cell = _ConvLSTMCell(self.rank, filters, kernel_size, **cell_kwargs,
+        self.cell = ConvLSTMCell(self.rank, filters, kernel_size, **cell_kwargs,
                                   dtype=arguments.get("dtype"), salt=self.name,
                                   name="conv_lstm_cell")
         self.return_sequences = bool(return_sequences)
@@ -272,6 +272,20 @@ class _ConvLSTM(StatefulRecurrence, Layer):
                   "stateful": self.stateful, "unroll": self.unroll,
                   "zero_output_for_mask": self.zero_output_for_mask}
         return config
+
+
+class ConvLSTM(_ConvLSTM):
+    """Keras's ConvLSTM of any ``rank`` (1, 2 or 3 spatial axes), the base of
+    ``ConvLSTM1D``/``2D``/``3D``, which fix it."""
+
+    def __init__(self, rank, filters, kernel_size, **kwargs):
+        if rank not in (1, 2, 3):
+            raise ValueError(f"ConvLSTM: rank must be 1, 2 or 3. Received: rank={rank!r}")
+        self.__dict__["rank"] = rank  # read as the layer is made
+        super().__init__(filters, kernel_size, **kwargs)
+
+    def get_config(self):
+        return {**super().get_config(), "rank": self.rank}
 
 
 class ConvLSTM1D(_ConvLSTM):

@@ -87,6 +87,11 @@ class _FloatStatsLayer(Layer):
 
     autocast = False
 
+    def add_weight(self, *args, autocast=False, **kwargs):
+        """``Layer.add_weight``; the weights keep their dtype when read (also inside an
+        ``AutocastScope``), as Keras's."""
+        return super().add_weight(*args, autocast=autocast, **kwargs)
+
     def compute_output_dtype(self, input_dtype):
         return self.compute_dtype
 

@@ -33,6 +33,7 @@ from kgraph.base.input_spec import InputSpec
 from kgraph.base.layer import Layer
 from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.interpreter import context
+from kgraph.layers.dropout_rnn_cell import drawn_dropout_masks, forget_dropout_masks
 from kgraph.layers.rnn_stacked import StackedRNNCells
 from kgraph.layers.rnn_state import StatefulRecurrence
 from kgraph.layers.wrappers import deserialize_layer, serialize_layer
@@ -250,8 +251,13 @@ class RNN(StatefulRecurrence, Layer):
                     new_states = [new_states]
                 return output, list(new_states)
 
-            output, final = _scan(step, states, sequences, mask,
-                                  output_state=self._output_state(), **options)
+            if training:  # one mask per call, for every step (a DropoutRNNCell's)
+                drawn_dropout_masks(cell, sequences[:, 0], states)
+            try:
+                output, final = _scan(step, states, sequences, mask,
+                                      output_state=self._output_state(), **options)
+            finally:
+                forget_dropout_masks(cell)
         self._keep_states(sequences, states, final)
         dtype = self.compute_dtype
         output = output.astype(dtype)
@@ -285,10 +291,11 @@ class _BuiltinRNN(RNN):
     _cell_class = None
     _cell_name = None
 
-    def __init__(self, use_cudnn="auto", **arguments):
+    def __init__(self, use_cudnn=None, **arguments):
         """``arguments``: the subclass's ``__init__`` arguments (``init_arguments``); the
-        cell's go to the cell, the rest to ``RNN``."""
-        if use_cudnn not in ("auto", True, False):
+        cell's go to the cell, the rest to ``RNN``. ``use_cudnn``: LSTM's and GRU's (None:
+        the layer has none, as Keras's SimpleRNN)."""
+        if use_cudnn not in (None, "auto", True, False):
             raise ValueError("Invalid valid received for argument `use_cudnn`. Expected one of "
                              f"{{'auto', True, False}}. Received: use_cudnn={use_cudnn}")
         cell_names = parameter_names(self._cell_class.__init__)
@@ -297,7 +304,8 @@ class _BuiltinRNN(RNN):
                                 trainable=arguments.get("trainable", True), name=self._cell_name)
         super().__init__(cell, **arguments)
         cell._weight_salt = self.name
-        self.use_cudnn = use_cudnn  # accepted for compatibility; there is no cuDNN path
+        if use_cudnn is not None:
+            self.use_cudnn = use_cudnn  # accepted for compatibility; there is no cuDNN path
         self.input_spec = InputSpec(ndim=3)
 
     units = _cell_property("units")

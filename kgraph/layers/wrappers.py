@@ -110,6 +110,8 @@ class Bidirectional(Layer):
             backward_layer = _clone(layer, go_backwards=True,
                                     name="backward_" + layer.name.removeprefix("backward_"))
         self.backward_layer = backward_layer
+        if hasattr(layer, "use_cudnn"):  # not in the config: kept as Keras keeps it
+            self.forward_layer.use_cudnn = self.backward_layer.use_cudnn = layer.use_cudnn
         self._verify_layer_config()
         for sub in (self.forward_layer, self.backward_layer):
             if getattr(sub, "zero_output_for_mask", None) is not None:
@@ -220,6 +222,13 @@ class Bidirectional(Layer):
         if self.return_state:
             return (output if self.merge_mode is None else (output,)) + states
         return output
+
+    def compute_output_shape(self, sequences_shape, initial_state_shape=None):
+        spec = self.compute_output_spec(KerasTensor(tuple(sequences_shape), self.compute_dtype))
+        if isinstance(spec, KerasTensor):
+            return spec.shape
+        return tuple(t.shape if isinstance(t, KerasTensor) else tuple(x.shape for x in t)
+                     for t in spec)
 
     def compute_mask(self, inputs, mask=None):
         if isinstance(mask, (list, tuple)):

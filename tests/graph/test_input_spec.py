@@ -122,6 +122,14 @@ def test_model_checks_its_input_shapes():
         model(kg.Input(shape=(4,)))
 
 
+def test_another_batch_size_than_the_inputs_is_named():
+    x = kg.Input(shape=(3,), batch_size=4)
+    model = kg.Model(x, layers.Dense(2)(x), name="net")
+    with pytest.raises(ValueError, match=r"expected shape=\(4, 3\), found shape=\(1, 3\) "
+                                         r"\(another batch size\)"):
+        model(jnp.ones((1, 3)))
+
+
 def test_invalid_spec_construction():
     with pytest.raises(ValueError, match="greater than the rank"):
         kg.InputSpec(ndim=2, axes={2: 3})

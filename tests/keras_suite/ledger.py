@@ -103,6 +103,11 @@ LEDGER: list[Entry] = [
           "reads the output with .numpy(): Keras's IndexLookup returns TensorFlow tensors on "
           "every backend; kgraph's returns JAX arrays (its save_assets / load_assets are "
           "covered by the other asset cases)"),
+    Entry("keras/src/layers/rnn/bidirectional_test.py::SimpleRNNTest::"
+          "test_fused_*_eligibility", INTERNAL,
+          "tests `_can_attempt_fused_lstm` / `_can_attempt_fused_gru`, the private checks "
+          "by which Keras's Bidirectional chooses its fused cuDNN kernels; kgraph has no such "
+          "kernels (both directions are one XLA program on every device)"),
     # callbacks, initializers, constraints, regularizers, activations
     Entry("keras/src/callbacks/orbax_checkpoint_test.py::OrbaxCheckpointTest::"
           "test_checkpoint_with_assets*", TENSORFLOW,

@@ -15,6 +15,7 @@ from kgraph import config, random
 from kgraph.backend import (backend, epsilon, floatx, image_data_format, is_float_dtype,
                             is_int_dtype, is_keras_tensor, result_type, set_epsilon,
                             set_floatx, set_image_data_format, standardize_dtype)
+from kgraph.base.autocast_scope import AutocastScope, get_autocast_scope
 from kgraph.base.name_scope import name_scope
 from kgraph.base.symbolic_scope import SymbolicScope, in_symbolic_scope
 from kgraph.base.variables import Variable
@@ -29,11 +30,11 @@ from kgraph.src.backend.output_spec import compute_output_spec
 from kgraph.src.backend.shapes import any_symbolic_tensors, standardize_shape
 from kgraph.src.ops import core, math
 
-__all__ = ["KerasTensor", "SUPPORTS_COMPLEX_DTYPES", "SUPPORTS_RAGGED_TENSORS",
+__all__ = ["AutocastScope", "KerasTensor", "SUPPORTS_COMPLEX_DTYPES", "SUPPORTS_RAGGED_TENSORS",
            "SUPPORTS_SPARSE_TENSORS", "StatelessScope", "SymbolicScope", "Variable",
            "any_symbolic_tensors", "backend", "cast", "compute_output_spec", "cond", "config",
            "core", "convert_to_numpy",
-           "convert_to_tensor", "device", "epsilon", "floatx", "get_keras_mask", "image",
+           "convert_to_tensor", "device", "epsilon", "floatx", "get_autocast_scope", "get_keras_mask", "image",
            "image_data_format", "in_symbolic_scope", "is_float_dtype", "is_int_dtype",
            "is_keras_tensor", "is_tensor", "linalg", "math", "name_scope", "nn", "numpy",
            "random", "result_type", "scatter", "set_epsilon", "set_floatx",
