@@ -72,6 +72,19 @@ DIFFERENCES: list[Difference] = [
                "`adam_2`).",
                ("keras/src/optimizers/optimizer_test.py::OptimizerTest::"
                 "test_optimizer_auto_naming",)),
+    Difference("A `Lambda` loads only under `safe_mode=False`, and then takes its function from "
+               "`custom_objects` or the registered objects by name: kgraph never imports a "
+               "module named in a config nor runs bytecode stored in one. Keras loads a function "
+               "named by its module in safe mode too, and a Python lambda's stored bytecode "
+               "under `safe_mode=False`.",
+               ("keras/src/layers/core/lambda_layer_test.py::LambdaTest::test_lambda_basics",
+                "keras/src/layers/core/lambda_layer_test.py::LambdaTest::test_correctness",
+                "keras/src/layers/core/lambda_layer_test.py::LambdaTest::"
+                "test_correctness_lambda_shape",
+                "keras/src/models/sequential_test.py::SequentialTest::"
+                "test_serialization_with_lambda_layer",
+                "keras/src/saving/serialization_lib_test.py::SerializationLibTest::"
+                "test_lambda_layer")),
 ]
 
 def expected(cases) -> dict[str, str]:

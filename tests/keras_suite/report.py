@@ -136,8 +136,8 @@ def main(argv=None) -> int:
 
 def write_open(outcomes: dict, runs: list[dict]) -> None:
     """List each failing case that no list holds yet in ``open_defects`` (with the error it
-    gives), and take out those the run saw pass; a file that cannot be imported is listed
-    by its path alone."""
+    gives), and take out those the run saw pass and those now known differences; a file
+    that cannot be imported is listed by its path alone."""
     files = {file: message for run in runs
              for file, (outcome, message, _) in run["results"].items()
              if "::" not in file and outcome in ("failed", "error")
@@ -146,8 +146,9 @@ def write_open(outcomes: dict, runs: list[dict]) -> None:
                if outcome == "failed" and case.split("::")[0] not in files}
     failing.update(files)  # (a file that cannot be imported: listed once, by its path)
     ran = set(outcomes) | {file for run in runs for file in run["results"]}
+    differences = {case for d in expected_failures.DIFFERENCES for case in d.cases}
     found = {case: reason for case, reason in open_defects.OPEN_DEFECTS.items()
-             if case not in ran or case in failing}
+             if (case not in ran or case in failing) and case not in differences}
     listed = expected_failures.expected(failing)
     found.update({case: " ".join(message.split())[:240]
                   for case, message in failing.items() if case not in listed})
