@@ -298,8 +298,10 @@ class IterableData:
 
     Each item is ``(x, y)``, ``(x, y, sample_weight)`` (``x`` alone for predict). A
     re-iterable (a list, or an object whose ``__iter__`` starts over) restarts every
-    epoch; a one-shot iterator continues where the last epoch stopped. Batches are padded
-    to the largest batch seen so far; every batch must have the first batch's structure.
+    epoch, unless epochs have ``steps``: then, as a one-shot iterator, the next epoch
+    continues where the last one stopped (one that runs out starts over the next).
+    Batches are padded to the largest batch seen so far; every batch must have the first
+    batch's structure.
     """
 
     def __init__(self, source, *, steps=None, targets=True, class_weight=None):
@@ -318,13 +320,19 @@ class IterableData:
         self.pad_check = None  # as ``ArrayData.pad_check``
 
     def _items(self, rng=None):
+        # a one-shot iterator, and any data read in epochs of ``steps``, go on where the
+        # last epoch stopped (as Keras's do); else each epoch is a new pass
+        keeps = self.one_shot or self.steps is not None
+        if keeps and self._iterator is not None:
+            return self._iterator
         count = getattr(self.source, "num_batches", None)
         if rng is not None and isinstance(self.source, PyDataset) and count is not None:
-            return self._shuffled(count, rng)
-        if self.one_shot:
-            self._iterator = self._iterator or iter(self.source)
-            return self._iterator
-        return iter(self.source)
+            items = self._shuffled(count, rng)
+        else:
+            items = iter(self.source)
+        if keeps:
+            self._iterator = items
+        return items
 
     def first_inputs(self):
         """The first batch's inputs, read ahead (a one-shot iterator yields that batch
@@ -364,10 +372,15 @@ class IterableData:
         if self._signature is None:
             self._signature, self.batch_size = signature, rows
         elif signature != self._signature:
-            raise ValueError(f"Batch {number} from the data iterable does not match the first "
-                             f"batch: expected structure {self._signature[0]} with per-sample "
-                             f"shapes/dtypes {self._signature[1]}, received {signature[0]} "
-                             f"with {signature[1]}.")
+            if (signature[0] != self._signature[0]
+                    or [d for _, d in signature[1]] != [d for _, d in self._signature[1]]):
+                raise ValueError(f"Batch {number} from the data iterable does not match the "
+                                 f"first batch: expected structure {self._signature[0]} with "
+                                 f"per-sample shapes/dtypes {self._signature[1]}, received "
+                                 f"{signature[0]} with {signature[1]}.")
+            # other per-sample shapes (sequences of another length): batches of this shape
+            # run a program of their own, as Keras compiles one for each input shape
+            self._signature, self.batch_size = signature, rows
         if rows > self.batch_size:  # a larger batch: batches are padded to it from now on
             self.batch_size = rows      # (one more compiled program, as Keras compiles anew)
         return batch, rows
@@ -382,7 +395,7 @@ class IterableData:
             try:
                 item = next(items)
             except StopIteration:
-                if self.steps is not None and self.one_shot:
+                if self.steps is not None:  # the next epoch starts it over
                     self._iterator = None
                 break
             self.count += 1

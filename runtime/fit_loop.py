@@ -352,11 +352,16 @@ def _place_resident(trainer, data, losses=True) -> None:
             data.device_resident = False
 
 
+def _shapes(batch) -> list:
+    return [np.shape(a) for a in jax.tree_util.tree_leaves(batch)]
+
+
 def _blocks(batches, k):
-    """Group padded host batches into stacked blocks of ``k`` (a last block of 1s)."""
+    """Group padded host batches into stacked blocks of ``k`` (1s where fewer batches of
+    one shape come in a row: an unpadded last batch, or sequences of another length)."""
     pending = []
     for batch, real in batches:
-        if pending and len(batch[3]) != len(pending[0][3]):  # an unpadded last batch
+        if pending and _shapes(batch) != _shapes(pending[0]):
             yield from ((data_lib.stack([b]), 1) for b in pending)
             pending = []
         pending.append(batch)

@@ -25,19 +25,20 @@ from kgraph.interpreter import context
 from kgraph.base import call_args
 from kgraph.base.layer_surface import given_values
 from kgraph.interpreter.walk import node_paths
-from kgraph.metrics import metric as metric_base, reduction_metrics
+from kgraph.metrics import reduction_metrics
 from kgraph.utils.data_utils import unpack_x_y_sample_weight
 from kgraph.models.trainer import Trainer
+from runtime.compile_utils import CompileLoss, CompileMetrics
 from runtime.objective import Objective
 from runtime.precision import Precision
 from runtime.remat import Remat
 from runtime.training_setup import TrainingSetup
 
 __all__ = [
-    "CompileMetrics", "OutputLossTracker", "compute_loss", "default_metrics",
+    "CompileMetrics", "OutputLossTracker", "compile_loss", "compute_loss", "default_metrics",
     "default_predict_step", "default_test_step", "default_train_step", "metric_state",
-    "objective", "overrides", "stateless_call", "stateless_compute_loss", "step_key", "unpack",
-    "uses_own_steps"
+    "objective", "overrides", "stateless_call", "stateless_compute_loss", "step_key",
+    "symbolic_build", "unpack", "uses_own_steps"
 ]
 
 
@@ -161,58 +162,58 @@ def stateless_compute_loss(model, trainable_variables, non_trainable_variables,
     non_trainable = model.non_trainable_variables
     values = given_values(model, "stateless_compute_loss", trainable_variables,
                            non_trainable_variables)
+    with _metrics_at(model, metrics_variables, "stateless_compute_loss") as held:
+        scope = context.CallContext(values=values, training=training,
+                                    collect_assignments=True)
+        with scope:
+            loss = _call_compute_loss(model, x, y, y_pred, sample_weight, training)
+        new_metrics = held()
+    assigned = scope.weights.assignments
+    new_non_trainable = [assigned.get(id(v), values[id(v)]) for v in non_trainable]
+    return loss, (list(trainable_variables), new_non_trainable, new_metrics)
+
+
+def _call_compute_loss(model, x, y, y_pred, sample_weight, training):
+    """``model.compute_loss``, given ``training`` if it takes it (older overrides do not)."""
+    extra = {"training": training} if call_args.accepts(model.compute_loss, "training") else {}
+    return model.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight, **extra)
+
+
+@contextlib.contextmanager
+def _metrics_at(model, metrics_variables, caller):
+    """Within the block, ``model.metrics`` hold the states in ``metrics_variables`` (Keras's
+    flat list); yields a function giving their states then, as such a list."""
     metrics = model.metrics
     counts = [len(metric._state_leaves()) for metric in metrics]
     if len(metrics_variables) != sum(counts):
-        raise ValueError(f"stateless_compute_loss on model {model.name!r}: expected "
-                         f"{sum(counts)} metrics variables (model.metrics_variables), "
-                         f"received {len(metrics_variables)}.")
+        raise ValueError(f"{caller} on model {model.name!r}: expected {sum(counts)} metrics "
+                         f"variables (model.metrics_variables), received "
+                         f"{len(metrics_variables)}.")
     given = iter(metrics_variables)
     states = [metric._state_from_leaves([next(given) for _ in range(count)])
               for metric, count in zip(metrics, counts)]
     with contextlib.ExitStack() as holding:
         for metric, state in zip(metrics, states):
             holding.enter_context(metric._holding(state))
-        scope = context.CallContext(values=values, training=training,
-                                    collect_assignments=True)
-        with scope:
-            loss = model.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight,
-                                      **({"training": training}
-                                         if call_args.accepts(model.compute_loss, "training") else {}))
-        new_metrics = [leaf for metric in metrics for leaf in metric._state_leaves()]
-    assigned = scope.weights.assignments
-    new_non_trainable = [assigned.get(id(v), values[id(v)]) for v in non_trainable]
-    return loss, (list(trainable_variables), new_non_trainable, new_metrics)
-
-
-
-
-class CompileMetrics(metric_base.Metric):
-    """Keras's ``compile_metrics``: every compiled metric and weighted metric of every
-    output, as one metric whose result is a dict keyed by Keras's log names."""
-
-    def __init__(self, compiled: Objective):
-        super().__init__(name="compile_metrics")
-        self._objective = compiled
-
-    @property
-    def metrics(self) -> list:
-        """The compiled metric objects, every output's in turn (Keras's flat list)."""
-        return [metric for _, _, metric in self._objective.metrics]
-
-    def init(self):
-        return {name: metric.init() for _, name, metric in self._objective.metrics}
-
-    def update(self, state, y_true, y_pred, sample_weight=None, mask=None):
-        return self._objective.update_metric_states(state, y_true, y_pred,
-                                                    sample_weight=sample_weight)
-
-    def result(self, state):
-        return {name: metric.result(state[name]) for _, name, metric in self._objective.metrics}
+        yield lambda: [leaf for metric in metrics for leaf in metric._state_leaves()]
 
 
 class OutputLossTracker(reduction_metrics.Mean):
-    """The mean loss of one output of a multi-output model (Keras's ``<output>_loss``)."""
+    """The mean of one of two or more compiled losses (Keras's ``<output>_loss``); ``term``:
+    its position among the losses (``Objective.terms``)."""
+
+    def __init__(self, name, term=0):
+        super().__init__(name=name)
+        self.term = term
+
+
+def _loss_trackers(compiled: Objective) -> list:
+    """A tracker of each loss, when there are two or more (named as Keras's: two losses of
+    one name have two trackers of that name; the logs show the later one's)."""
+    if len(compiled.terms) < 2:
+        return []
+    return [OutputLossTracker(f"{term.name}_loss", index)
+            for index, term in enumerate(compiled.terms)]
 
 
 def default_metrics(model) -> list:
@@ -229,12 +230,49 @@ def default_metrics(model) -> list:
         config = setup.config
         made = [reduction_metrics.Mean(name="loss")]
         if config["metrics"] is not None or config["weighted_metrics"] is not None:
-            made.append(CompileMetrics(objective(model, require_loss=False)))
+            made.append(CompileMetrics.compiled(objective(model, require_loss=False),
+                                                built=lambda: setup.losses_built))
         setup._keras_metrics = made
     if setup.losses_built and not any(isinstance(m, OutputLossTracker) for m in made):
-        made += [OutputLossTracker(name=name)
-                 for _, name in objective(model, require_loss=False).loss_logs]
+        made += _loss_trackers(objective(model, require_loss=False))
     return made
+
+
+def compile_loss(model):
+    """Keras's ``model._compile_loss``: the compiled loss (``CompileLoss``), whose metrics
+    are the per-output loss trackers once built; None before ``compile`` or without a
+    loss."""
+    setup = TrainingSetup.of(model)
+    if setup.config is None or setup.config["loss"] is None:
+        return None
+    made = getattr(setup, "_keras_compile_loss", None)
+    if made is None:
+        made = setup._keras_compile_loss = CompileLoss.compiled(
+            objective(model, require_loss=False),
+            trackers=lambda: [m for m in default_metrics(model)
+                              if isinstance(m, OutputLossTracker)],
+            built=lambda: setup.losses_built)
+    return made
+
+
+def symbolic_build(model, iterator=None, data_batch=None) -> None:
+    """Keras's ``_symbolic_build``: build the model (on a batch's inputs, its weights
+    kept), its compiled loss and metrics and its optimizer, before any step runs."""
+    if data_batch is None:
+        if iterator is None:
+            raise ValueError("_symbolic_build needs a data_batch or an iterator of batches.")
+        data_batch = next(iter(iterator))
+        if isinstance(data_batch, tuple) and len(data_batch) == 3 and isinstance(
+                data_batch[2], list):  # an EpochIterator's (begin, end, batches)
+            data_batch = data_batch[2][0]
+    x, _, _ = unpack(data_batch)
+    setup = TrainingSetup.of(model)
+    setup._build_on(model, x)
+    if setup.config is not None:
+        setup.losses_built = True
+        optimizer = setup.config["optimizer"]
+        if hasattr(optimizer, "build") and not getattr(optimizer, "built", True):
+            optimizer.build(model.trainable_variables)
 
 
 def metric_state(metrics) -> list:
@@ -250,8 +288,6 @@ def _batch_size(x):
 def _update_metrics(model, metrics_variables, loss, x, y, y_pred, sample_weight, per_output):
     """Keras's default metric updates, and the logs: every metric's result."""
     batch = jnp.asarray(_batch_size(x), jnp.float32)
-    per_log = {name: per_output[index] for index, name in
-               objective(model, require_loss=False).loss_logs} if per_output else {}
     logs, new, position = {}, [], 0
     for metric in model.metrics:
         count = len(metric.stateless_reset_state())
@@ -260,9 +296,9 @@ def _update_metrics(model, metrics_variables, loss, x, y, y_pred, sample_weight,
         if isinstance(metric, CompileMetrics):
             own = metric.stateless_update_state(own, y, y_pred, sample_weight)
         elif isinstance(metric, OutputLossTracker):
-            value = per_log.get(metric.name)
-            if value is not None:
-                own = metric.stateless_update_state(own, value, sample_weight=batch)
+            if per_output and metric.term < len(per_output):
+                own = metric.stateless_update_state(own, per_output[metric.term],
+                                                    sample_weight=batch)
         elif metric.name == "loss" and loss is not None:
             own = metric.stateless_update_state(own, loss, sample_weight=batch)
         result = metric.stateless_result(own)
@@ -271,18 +307,24 @@ def _update_metrics(model, metrics_variables, loss, x, y, y_pred, sample_weight,
     return logs, new
 
 
-def _forward_pass(model, trainable, non_trainable, x, y, sample_weight, training):
-    """``(loss, y_pred, non_trainable, per-output losses)`` of Keras's default step."""
+def _forward_pass(model, trainable, non_trainable, metrics_variables, x, y, sample_weight,
+                  training):
+    """``(loss, y_pred, non_trainable, per-output losses, metrics_variables)`` of Keras's
+    default step; ``compute_loss`` sees the forward pass's losses as ``model.losses`` and
+    may update the model's metrics (their states from ``metrics_variables``)."""
     y_pred, non_trainable, added = model.stateless_call(trainable, non_trainable, x,
                                                         training=training, return_losses=True)
     forward = {"added": sum(added[1:], added[0]) if added else None}
     token = _FORWARD.set(forward)
+    model.__dict__["_losses_override"] = list(added)
     try:
-        loss = model.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight,
-                                  training=training)
+        with _metrics_at(model, metrics_variables, "train_step") as held:
+            loss = _call_compute_loss(model, x, y, y_pred, sample_weight, training)
+            metrics_variables = held()
     finally:
         _FORWARD.reset(token)
-    return loss, y_pred, non_trainable, forward.get("per_output")
+        model.__dict__.pop("_losses_override", None)
+    return loss, y_pred, non_trainable, forward.get("per_output"), metrics_variables
 
 
 def default_train_step(model, state, data):
@@ -291,14 +333,14 @@ def default_train_step(model, state, data):
     x, y, sample_weight = unpack(data)
 
     def loss_of(trainable):
-        loss, y_pred, new_non_trainable, per_output = _forward_pass(
-            model, trainable, non_trainable, x, y, sample_weight, True)
+        loss, y_pred, new_non_trainable, per_output, new_metrics = _forward_pass(
+            model, trainable, non_trainable, metrics_variables, x, y, sample_weight, True)
         scaled = model.optimizer.stateless_scale_loss(optimizer_variables, loss) if hasattr(
             model.optimizer, "stateless_scale_loss") else loss
-        return scaled, (y_pred, new_non_trainable, per_output, loss)
+        return scaled, (y_pred, new_non_trainable, per_output, loss, new_metrics)
 
-    (_, (y_pred, non_trainable, per_output, loss)), grads = jax.value_and_grad(
-        loss_of, has_aux=True)(trainable)
+    (_, (y_pred, non_trainable, per_output, loss, metrics_variables)), grads = \
+        jax.value_and_grad(loss_of, has_aux=True)(trainable)
     trainable, optimizer_variables = model.optimizer.stateless_apply(
         optimizer_variables, grads, trainable)
     logs, metrics_variables = _update_metrics(model, metrics_variables, loss, x, y, y_pred,
@@ -310,8 +352,8 @@ def default_test_step(model, state, data):
     """Keras's default ``test_step`` in JAX form."""
     trainable, non_trainable, metrics_variables = state
     x, y, sample_weight = unpack(data)
-    loss, y_pred, non_trainable, per_output = _forward_pass(
-        model, trainable, non_trainable, x, y, sample_weight, False)
+    loss, y_pred, non_trainable, per_output, metrics_variables = _forward_pass(
+        model, trainable, non_trainable, metrics_variables, x, y, sample_weight, False)
     logs, metrics_variables = _update_metrics(model, metrics_variables, loss, x, y, y_pred,
                                               sample_weight, per_output)
     return logs, (trainable, non_trainable, metrics_variables)

@@ -21,6 +21,8 @@ from runtime.batch_steps import (evaluate_on_batch, get_metrics_result, predict_
                                  record_metrics, reset_metrics, train_on_batch)
 from kgraph.callbacks.callback_list import CallbackList
 from runtime.checkpoints.backup import BackupAndRestore  # noqa: F401 - kgraph.callbacks'
+from runtime.compile_utils import CompileLoss, CompileMetrics  # noqa: F401 - keras.src's
+from runtime import data_adapters, epoch_iterator  # noqa: F401 - keras.src's trainers
 from runtime.log_order import keras_results
 from runtime.precision import Precision
 from runtime.remat import Remat
@@ -132,6 +134,22 @@ def _first_batch(model, data):
     if isinstance(data, data_lib.ArrayData):
         return data.arrays[0]
     return data.first_inputs() if isinstance(data, data_lib.IterableData) else None
+
+
+def _predict_key(model):
+    """The key of this ``predict``'s random draws (layers that draw in inference): a new
+    one each call, as Keras's seed generators move on."""
+    setup = TrainingSetup.of(model)
+    calls = setup.__dict__.get("_predict_calls", 0)
+    setup._predict_calls = calls + 1
+    key = jax.random.PRNGKey(0)
+    return key if calls == 0 else jax.random.fold_in(key, calls)
+
+
+def _build_on_first_batch(model, data) -> None:
+    """A model not built yet builds on the first batch of ``data`` (a model with its own
+    steps, before they run: Keras's symbolic build)."""
+    TrainingSetup.of(model)._build_on(model, _first_batch(model, data))
 
 
 def _is_iterable_source(x) -> bool:
@@ -317,8 +335,11 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
         val_data.steps = validation_steps
     val_data = _first_batches(val_data, validation_steps)
     if isinstance(data, data_lib.ArrayData) and steps_per_epoch is not None:
-        data.steps_per_epoch = int(steps_per_epoch)
+        # an epoch runs whole executions, as Keras's: steps_per_epoch rounded up to them
+        per_execution = int(getattr(model, "steps_per_execution", 1) or 1)
+        data.steps_per_epoch = -(-int(steps_per_epoch) // per_execution) * per_execution
     if keras_protocol.uses_own_steps(model, "train_step", "compute_loss"):
+        _build_on_first_batch(model, data)
         return custom_steps.fit(model, data, val_data, epochs=epochs, verbose=verbose,
                                 callbacks=callbacks, shuffle=shuffle,
                                 initial_epoch=initial_epoch, steps_per_epoch=steps_per_epoch,
@@ -447,6 +468,7 @@ def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weig
     if isinstance(data, data_lib.ArrayData):
         _same_on_every_process("batches to evaluate", data.steps)
     if keras_protocol.uses_own_steps(model, "test_step", "metrics", "compute_loss"):
+        _build_on_first_batch(model, data)
         logs = custom_steps.evaluate(model, data, verbose, callbacks)
         record_metrics(model, logs)
         return keras_results(model.metrics, logs, return_dict)
@@ -477,6 +499,7 @@ def predict(model, x, batch_size=None, verbose="auto", steps=None, callbacks=Non
     if isinstance(data, data_lib.ArrayData):
         _same_on_every_process("batches to predict", data.steps)
     if keras_protocol.uses_own_steps(model, "predict_step"):
+        _build_on_first_batch(model, data)
         return custom_steps.predict(model, data, verbose, callbacks)
     predictor = TrainingSetup.of(model).predictor_for(model, _first_batch(model, data))
     callback_list = CallbackList(callbacks, model=model, add_history=False,
@@ -484,7 +507,7 @@ def predict(model, x, batch_size=None, verbose="auto", steps=None, callbacks=Non
                                  steps=data.steps)
     model.stop_predicting = False
     callback_list.on_predict_begin()
-    ts = predictor.init_from_model(jax.random.PRNGKey(0), opt_state=(), read_only=True)
+    ts = predictor.init_from_model(_predict_key(model), opt_state=(), read_only=True)
     outputs, assigned = fit_loop.predict_data(predictor, ts, data, callback_list, model,
                                               model.steps_per_execution)
     predictor.keep_state(assigned)

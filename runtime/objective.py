@@ -268,11 +268,16 @@ class Objective:
     """
 
     def __init__(self, model, loss, metrics=(), loss_weights=None, weighted_metrics=None,
-                 require_loss=True, output_structure=None):
+                 require_loss=True, output_structure=None, names=None):
         if loss is None and require_loss:
             raise ValueError("Training needs a loss, e.g. compile(loss='mse').")
         structure = structure_of(model, output_structure)
-        if structure is None or getattr(model, "outputs", None):
+        if names is not None:  # given with the structure (``runtime.compile_utils``)
+            paths = _path_names(structure)
+            self.names = [path if name is None else name for name, path in zip(names, paths)]
+            keras_names = None if None in names else list(names)
+            prefixes = list(names)
+        elif structure is None or getattr(model, "outputs", None):
             self.names = output_names(model)
             keras_names = _layer_names(model)
         else:  # outputs known only by their structure (a layer's own call)
@@ -281,6 +286,8 @@ class Objective:
             structure = 0 if len(self.names) == 1 else list(range(len(self.names)))
         self.structure = structure
         multi = len(self.names) > 1
+        if names is None:  # metrics are named by output (``metric_log_names``)
+            prefixes = self.names
         # the losses, as Keras places them on the outputs (``runtime.loss_terms``)
         self.terms = loss_terms.loss_terms(loss, loss_weights, structure, keras_names)
         # each output's loss (its first own one), for the metrics that follow it
@@ -305,7 +312,7 @@ class Objective:
                     if hasattr(metric, "build_for_output") and getattr(model, "outputs", None):
                         metric.build_for_output(tuple(model.outputs[index].shape))
                     made.append((index, metrics_lib.name_of(metric), metric, weighted))
-        names = metric_log_names([(self.names[index] if multi else None, name, weighted)
+        names = metric_log_names([(prefixes[index] if multi else None, name, weighted)
                                   for index, name, _, weighted in made])
         self.weighted = {name for name, (*_, weighted) in zip(names, made) if weighted}
         self.metrics: list[tuple[int, str, object]] = [  # (output index, log name, metric)
@@ -325,11 +332,16 @@ class Objective:
             return [[] for _ in self.names]
         if isinstance(metrics, str) or callable(metrics):
             metrics = [metrics]
+        spread = _spread_over(self.structure, metrics) if len(self.names) > 1 else None
         if isinstance(metrics, dict):
+            if spread is not None and not set(metrics) <= set(self.names):
+                return [self._as_list(m) for m in spread]
             return [self._as_list(m) for m in _per_output(metrics, self.names, "metrics")]
         metrics = list(metrics)
-        nested = any(isinstance(m, (list, tuple)) for m in metrics)
+        nested = any(isinstance(m, (list, tuple, dict)) for m in metrics)
         if nested and len(self.names) > 1:
+            if spread is not None and len(metrics) != len(self.names):
+                return [self._as_list(m) for m in spread]
             return [self._as_list(m) for m in _per_output(metrics, self.names, "metrics")]
         if nested:
             metrics = [m for group in metrics for m in self._as_list(group)]
@@ -403,18 +415,26 @@ class Objective:
             mask = masks[first] if isinstance(term.structure, int) else None
             value = _apply_loss(term.loss, t, p, weights[first], _with_rows(mask, valid))
             per_term.append(value)
-            scale = 1.0 if term.weight is None else float(term.weight)
-            total = total + scale * value.astype(jnp.float32)
+            total = total + value.astype(jnp.float32) * (  # (a weight may be an array)
+                1.0 if term.weight is None else jnp.asarray(term.weight, jnp.float32))
         return total, per_term
 
     # ---------------------------------------------------------------- metrics
-    def init_metrics(self) -> dict:
-        """Fresh metric states for every log value (plus the non-finite-loss tracker)."""
+    def init_metrics(self, previous=None) -> dict:
+        """Fresh metric states for every log value (plus the non-finite-loss tracker).
+        With ``previous`` (the states so far, e.g. at a new epoch), a metric whose class
+        has its own ``reset_state`` gets what that makes of its state (Keras resets the
+        metrics with their ``reset_state``: one may keep what it saw)."""
         states = {"loss": self._mean.init()}
         for _, name in self.loss_logs:
             states[name] = self._mean.init()
         for _, name, metric in self.metrics:
-            states[name] = metric.init()
+            if previous is not None and name in previous and _resets_itself(metric):
+                with metric._holding(previous[name]):
+                    metric.reset_state()
+                    states[name] = metric._current()
+            else:
+                states[name] = metric.init()
         states[NONFINITE_STEP] = jnp.full((), -1, jnp.int32)
         return states
 
@@ -470,6 +490,35 @@ class Objective:
         for _, name, metric in self.metrics:
             out[name] = metric.result(states[name])
         return out
+
+
+def _resets_itself(metric) -> bool:
+    """Whether ``metric``'s class overrides ``reset_state`` (outside kgraph's metrics)."""
+    reset = getattr(type(metric), "reset_state", None)
+    return reset is not None and not reset.__module__.startswith("kgraph.")
+
+
+def _spread_over(structure, metrics):
+    """``metrics`` given in the nested structure of the outputs (Keras's deeply nested
+    case): the metrics at each output leaf, in flat order; None if the structures differ
+    (lists and tuples alike; a dict may leave outputs out)."""
+    spread = {}
+
+    def walk(node, given):
+        if not tree.is_nested(node):
+            spread[node] = given
+            return True
+        if given is None:
+            return all(walk(child, None) for child in tree.flatten(node) or [])
+        if isinstance(node, dict):
+            return isinstance(given, dict) and not set(given) - set(node) and all(
+                walk(node[key], given.get(key)) for key in sorted(node))
+        return (isinstance(given, (list, tuple)) and len(given) == len(node)
+                and all(walk(child, part) for child, part in zip(node, given)))
+
+    if not walk(structure, metrics):
+        return None
+    return [spread[position] for position in sorted(spread)]
 
 
 def _batch_size(preds):

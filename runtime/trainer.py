@@ -72,7 +72,7 @@ class _InferenceOnly:
     def __init__(self, model_name):
         self.model_name = model_name
 
-    def init_metrics(self):
+    def init_metrics(self, previous=None):
         return {}
 
     def results(self, metrics):
@@ -292,8 +292,9 @@ class Trainer(InferenceSteps):
         return self.objective.init_metrics()
 
     def reset_metrics(self, ts: TrainState) -> TrainState:
-        """``ts`` with fresh running metrics (e.g. at the start of an epoch)."""
-        return ts._replace(metrics=self.objective.init_metrics())
+        """``ts`` with fresh running metrics (e.g. at the start of an epoch; a metric with
+        its own ``reset_state`` gets what that makes of its state)."""
+        return ts._replace(metrics=self.objective.init_metrics(ts.metrics))
 
     def named_weights(self, train_state: TrainState, copy: bool = True) -> tuple[dict, dict]:
         """``(params, state)`` of ``train_state`` in the named layout (one entry per layer),

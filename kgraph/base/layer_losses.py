@@ -30,7 +30,11 @@ class LayerLosses:
     def losses(self) -> list:
         """The values ``add_loss`` added during the last eager call (this layer's and its
         sub-layers'), then the penalties of the trainable weights' regularizers, computed
-        on their current values (Keras's list)."""
+        on their current values (Keras's list). Within a training step's ``compute_loss``:
+        the losses of that step's forward pass (``_losses_override``, as Keras's)."""
+        override = self.__dict__.get("_losses_override")
+        if override is not None:
+            return list(override)
         penalties = [jnp.asarray(v.regularizer(v.value), jnp.float32)
                      for v in self.trainable_weights if v.regularizer is not None]
         return list(self.__dict__.get("_call_losses", ())) + penalties

@@ -46,7 +46,10 @@ __all__ = ["current_state", "in_dtype", "prepare_class", "read_variable", "regis
 
 
 def in_dtype(tree, dtype):
-    """The floating arrays of ``tree`` cast to ``dtype``."""
+    """The floating arrays of ``tree`` cast to ``dtype`` (a dict keeps its key order)."""
+    if isinstance(tree, dict):
+        return {key: in_dtype(value, dtype) for key, value in tree.items()}
+
     def cast(leaf):
         leaf = jnp.asarray(leaf)
         return leaf.astype(dtype) if jnp.issubdtype(leaf.dtype, jnp.floating) else leaf

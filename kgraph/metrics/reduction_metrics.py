@@ -50,6 +50,12 @@ def mean_totals(values, weight=None, reduce=jnp.mean):
     the count is the number of samples, or the sum of per-sample (mean) weights.
     """
     values = _float32(values)
+    if values.ndim == 0 and weight is not None and jnp.ndim(weight) > 0:
+        # one value for the whole batch counts once, weighed by the mean of its nonzero
+        # weights (a padded batch's 0/1 row mask: as the unpadded batch, a count of 1)
+        weight = _float32(weight)
+        scale = divide_no_nan(jnp.sum(weight), jnp.sum(weight != 0).astype(jnp.float32))
+        return values * scale, scale
     if values.ndim == 0:
         values = values.reshape(1)
     trailing = tuple(range(1, values.ndim))

@@ -126,6 +126,17 @@ class Trainer(ModelBatches):
             else None
 
     @property
+    def _compile_loss(self):
+        """Keras's compiled loss (``CompileLoss``; its metrics: each output's loss
+        tracker, once built), None without a compiled loss."""
+        return engine.runtime().keras_protocol.compile_loss(self)
+
+    def _symbolic_build(self, iterator=None, data_batch=None):
+        """Keras's: build the model, its compiled loss and metrics and its optimizer on a
+        batch (``data_batch``, or the first of ``iterator``), before training."""
+        engine.runtime().keras_protocol.symbolic_build(self, iterator, data_batch)
+
+    @property
     def metrics_variables(self) -> list:
         """The state arrays of ``metrics``, in order (Keras's ``metrics_variables``)."""
         return [variable for metric in self.metrics for variable in metric.variables]

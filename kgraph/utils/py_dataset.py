@@ -14,13 +14,16 @@ epoch, calling ``on_epoch_end`` after each pass.
 
 from __future__ import annotations
 
+import itertools
+
 __all__ = ["PyDataset", "Sequence"]
 
 
 class PyDataset:
     """Base class: implement ``__getitem__(index) -> batch`` and ``__len__`` (or the
-    ``num_batches`` property). ``workers``, ``use_multiprocessing`` and ``max_queue_size``
-    are accepted as Keras's and batches are made in the calling thread."""
+    ``num_batches`` property; None: endless, read by index until ``steps_per_epoch``).
+    ``workers``, ``use_multiprocessing`` and ``max_queue_size`` are accepted as Keras's
+    and batches are made in the calling thread."""
 
     def __init__(self, workers=1, use_multiprocessing=False, max_queue_size=10):
         self.workers = workers
@@ -48,7 +51,14 @@ class PyDataset:
     def __iter__(self):
         count = self.num_batches
         if count is None:
-            raise ValueError(f"{type(self).__name__} defines neither __len__ nor num_batches.")
+            if type(self).num_batches is PyDataset.num_batches:
+                raise ValueError(f"{type(self).__name__} defines neither __len__ nor "
+                                 "num_batches.")
+            # ``num_batches`` None: an endless dataset, read until ``steps_per_epoch``
+            return (self[index] for index in itertools.count())
+        return self._one_pass(count)
+
+    def _one_pass(self, count):
         for index in range(count):
             yield self[index]
         self.on_epoch_end()
