@@ -60,15 +60,18 @@ class EinsumDense(lora.LoRA, quantized.Quantizable, Layer):
         wa.set_weight_args(self, "bias", bias_initializer, bias_regularizer, bias_constraint)
         analyze_einsum_string(equation, bias_axes, None, self.partial_output_shape)  # validate
 
-    def _analyze(self, input_shape):
+    def _analyze(self, input_shape, strict=True):
         try:
             return analyze_einsum_string(self.equation, self.bias_axes, tuple(input_shape),
-                                         self.partial_output_shape)
+                                         self.partial_output_shape, strict)
         except ValueError as error:
             raise ValueError(f'Layer "{self.name}" (EinsumDense): {error}') from None
 
     def build(self, input_shape):
-        kernel_shape, bias_shape, _, input_axes, output_axes = self._analyze(input_shape)
+        # as Keras's build: the weights are sized even when the ranks do not fit the
+        # equation (calling the layer then fails, naming the mismatch)
+        kernel_shape, bias_shape, _, input_axes, output_axes = self._analyze(input_shape,
+                                                                             strict=False)
         if any(d is None for d in kernel_shape):
             raise ValueError(f'Layer "{self.name}" (EinsumDense) cannot size its kernel '
                              f"{tuple(kernel_shape)} from input shape {tuple(input_shape)} and "
@@ -126,10 +129,12 @@ class EinsumDense(lora.LoRA, quantized.Quantizable, Layer):
                 **self._lora_config()}
 
 
-def analyze_einsum_string(equation, bias_axes, input_shape, output_shape):
+def analyze_einsum_string(equation, bias_axes, input_shape, output_shape, strict=True):
     """``(kernel_shape, bias_shape, full_output_shape, input_axes, output_axes)`` (Keras).
 
-    With ``input_shape=None`` only the equation's form is checked.
+    With ``input_shape=None`` only the equation's form is checked. ``strict``: the input's
+    rank and ``output_shape``'s length must fit the equation (``False``: Keras's leniency,
+    which sizes the weights from the axes the letters index when those exist).
     """
     dot_replaced = re.sub(r"\.\.\.", "0", equation)
     forms = [("([a-zA-Z]+),([a-zA-Z]+)->([a-zA-Z]+)", False),
@@ -141,15 +146,16 @@ def analyze_einsum_string(equation, bias_axes, input_shape, output_shape):
             if input_shape is None:
                 return None
             return _analyze_split_string(match, bias_axes, input_shape, output_shape,
-                                         left_elided)
+                                         left_elided, strict)
     raise ValueError(f"Invalid einsum equation '{equation}'. Equations must be in the form "
                      "[X],[Y]->[Z], ...[X],[Y]->...[Z], or [X]...,[Y]->[Z]....")
 
 
-def _analyze_split_string(match, bias_axes, input_shape, output_shape, left_elided):
+def _analyze_split_string(match, bias_axes, input_shape, output_shape, left_elided,
+                          strict=True):
     input_spec, weight_spec, output_spec = match.group(1), match.group(2), match.group(3)
     elided = len(input_shape) - len(input_spec)
-    if elided < 0 or (elided > 0 and "0" not in match.re.pattern):
+    if elided < 0 or (strict and elided > 0 and "0" not in match.re.pattern):
         raise ValueError(f"The equation's input '{input_spec}' has {len(input_spec)} axes, but "
                          f"the input shape {input_shape} has rank {len(input_shape)}.")
     output_shape = [output_shape] if isinstance(output_shape, int) else list(output_shape)
@@ -167,7 +173,8 @@ def _analyze_split_string(match, bias_axes, input_shape, output_shape, left_elid
     else:
         input_dim_map = {dim: i for i, dim in enumerate(input_spec)}
         output_dim_map = {dim: i for i, dim in enumerate(output_spec)}
-    if len(output_shape) != len(output_spec) + max(elided, 0):
+    misfit = len(output_shape) != len(output_spec) + max(elided, 0)
+    if misfit and (strict or max(output_dim_map.values()) >= len(output_shape)):
         raise ValueError(f"output_shape {tuple(output_shape[1:])} does not match the output "
                          f"'{output_spec}' of the equation (batch axis excluded).")
     for dim in input_spec:

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from kgraph.base import shape_inference
 from kgraph.base.layer import Layer
 from kgraph.interpreter import checks
-from kgraph.layers import lora, quantized
+from kgraph.layers import lora, quantized, quantized_reverse
 from kgraph.layers import weight_args as wa
 
 __all__ = ["Embedding", "ReversibleEmbedding", "resolve_initializer"]
@@ -107,6 +107,15 @@ class Embedding(lora.LoRA, quantized.Quantizable, Layer):
     def compute_output_dtype(self, input_dtype):
         return self.compute_dtype
 
+    @classmethod
+    def from_config(cls, config):
+        # as Keras's Operation.from_config: a bad argument is a TypeError naming the class
+        try:
+            return super().from_config(config)
+        except (TypeError, ValueError) as error:
+            raise TypeError(f"Error when deserializing class '{cls.__name__}' using "
+                            f"config={config}.\n\nException encountered: {error}") from error
+
     def get_config(self):
         return {**super().get_config(), "input_dim": self.input_dim,
                 "output_dim": self.output_dim,
@@ -123,12 +132,18 @@ class ReversibleEmbedding(Embedding):
     ``logit_soft_cap`` bounds the logits with ``cap * tanh(logits / cap)``; ``reverse_dtype``
     computes them in another dtype.
 
+    ``quantize("int8")`` (``"int4"``) quantizes the embeddings as ``Embedding``'s and, untied,
+    ``reverse_embeddings`` per column; the reversed call then runs on the quantized weights
+    as Keras's (see ``kgraph.layers.quantized_reverse``).
+
     >>> import kgraph as kg
     >>> embed = ReversibleEmbedding(100, 8)
     >>> ids = kg.Input(shape=(5,), dtype="int32")
     >>> embed(embed(ids), reverse=True).shape
     (None, 5, 100)
     """
+
+    _quantized_kind = "embedding"  # quantizable (a subclass is not, unless type_check=False)
 
     def __init__(self, input_dim, output_dim, tie_weights=True,
                  embeddings_initializer="uniform", embeddings_regularizer=None,
@@ -145,12 +160,8 @@ class ReversibleEmbedding(Embedding):
     def build(self, input_shape=None):
         if self.built:
             return
-        if self.quantization_mode is not None:
-            raise NotImplementedError(f'Layer "{self.name}": a quantized ReversibleEmbedding '
-                                      f"(dtype policy {self.dtype_policy.name!r}) is not "
-                                      "supported; quantize its model without it.")
         super().build(input_shape)
-        if not self.tie_weights:
+        if not self.tie_weights and self.quantization_mode is None:
             self.reverse_embeddings = self.add_weight(  # as Keras: no regularizer
                 (self.output_dim, self.input_dim),
                 resolve_initializer(self.embeddings_initializer), name="reverse_embeddings")
@@ -158,6 +169,8 @@ class ReversibleEmbedding(Embedding):
     def call(self, inputs, reverse=False):
         if not reverse:
             return super().call(inputs)
+        if self.quantization_mode is not None:
+            return quantized_reverse.call(self, inputs)
         kernel = self.embeddings.T if self.tie_weights else self.reverse_embeddings
         if self.reverse_dtype is not None:
             inputs, kernel = inputs.astype(self.reverse_dtype), kernel.astype(self.reverse_dtype)
@@ -182,10 +195,21 @@ class ReversibleEmbedding(Embedding):
     def compute_output_spec(self, inputs, reverse=False):
         if not reverse:
             dtype = self.compute_dtype
+        elif self.quantization_mode is not None:
+            dtype = quantized_reverse.output_dtype(self, inputs.dtype)
         else:
             dtype = self.reverse_dtype or jnp.result_type(inputs.dtype, self.dtype)
         return shape_inference.specs_from_shapes(
             self.compute_output_shape(tuple(inputs.shape), reverse), jnp.dtype(dtype), self)
+
+    def _quantized_companion_names(self, mode):
+        return quantized_reverse.file_names(self, mode)
+
+    def _quantize_companions(self, mode, config):
+        return quantized_reverse.quantized_values(self, mode, config)
+
+    def _build_quantized_companions(self, mode, config):
+        quantized_reverse.build(self, mode, config)
 
     def get_config(self):
         return {**super().get_config(), "tie_weights": self.tie_weights,

@@ -15,6 +15,9 @@ and sets its dtype policy to the quantized one (``"int8_from_float32"``, ...):
   are quantized to float8 and back at each call with scales updated from amax histories
   (delayed scaling) while training, see ``kgraph.layers.quantized_float8``.
 
+``ReversibleEmbedding`` quantizes as ``Embedding`` and also its reversed projection (its
+untied ``reverse_embeddings``), see ``kgraph.layers.quantized_reverse``.
+
 Quantized kernels and scales are non-trainable: in a compiled program they are in
 ``state``, and training updates the other weights (the bias) with the inputs' gradient
 computed through the dequantized kernel, as Keras's custom gradient does. A quantized
@@ -161,6 +164,19 @@ class Quantizable:
         if self.dtype_policy.quantization_mode is not None:
             config["dtype"] = dtype_policies.serialize(self.dtype_policy)
         return config
+
+    # Hooks of a layer that quantizes more weights than its kernel (ReversibleEmbedding's
+    # untied ``reverse_embeddings``, see ``kgraph.layers.quantized_reverse``).
+    def _quantized_companion_names(self, mode) -> list:
+        """The other quantized weights' names, in Keras's file order after the kernel's."""
+        return []
+
+    def _quantize_companions(self, mode, config) -> dict:
+        """The other weights' quantized values by name (their float weights removed)."""
+        return {}
+
+    def _build_quantized_companions(self, mode, config) -> None:
+        """Create the other quantized weights (after the kernel's)."""
 
     def _quantization_config_entry(self):
         return _serialize_quantizer(self.__dict__.get("quantization_config"))

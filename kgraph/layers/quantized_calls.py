@@ -30,8 +30,9 @@ from kgraph.quantizers.quantizers import (AbsMaxQuantizer, abs_max_quantize,
                                           abs_max_quantize_grouped_with_zero_point,
                                           dequantize_with_sz_map)
 
-__all__ = ["build", "build_quantized", "calibration_not_offered", "call", "file_order",
-           "float_int8_kernel", "kernel_view", "quantize", "requantized_int8"]
+__all__ = ["build", "build_quantized", "calibration_not_offered", "call", "contract",
+           "file_order", "float_int8_kernel", "frozen", "kernel_view", "quantize",
+           "requantized_int8"]
 
 # Keras's ``variable_serialization_spec``: a quantized layer's weights in file order
 _KERNEL_SPEC = {"int8": ["kernel", "bias", "kernel_scale"],
@@ -76,6 +77,7 @@ def file_order(layer, mode) -> list:
     spec = (_EMBEDDING_SPEC if _kind(layer) == "embedding" else _KERNEL_SPEC).get(mode)
     if spec is None:
         raise _mode_error(layer, mode)
+    spec = spec + layer._quantized_companion_names(mode)
     by_name = {v.name: v for v in layer._own_variables}
     return [by_name[name] for name in spec if name in by_name]
 
@@ -96,7 +98,7 @@ def _group_indices(count, block_size):
     return initializer
 
 
-def _frozen(layer, name, shape, dtype=None, initializer="zeros"):
+def frozen(layer, name, shape, dtype=None, initializer="zeros"):
     """A non-trainable weight of ``layer`` (dtype: the layer's variable dtype)."""
     return layer.add_weight(tuple(shape), initializer, dtype=dtype, trainable=False, name=name)
 
@@ -105,9 +107,9 @@ def _frozen(layer, name, shape, dtype=None, initializer="zeros"):
 def _build_int8(layer, shape, config):
     kind = _kind(layer)
     if kind == "embedding":
-        layer._embeddings = _frozen(layer, "embeddings", shape, "int8")
-        layer.embeddings_scale = _frozen(layer, "embeddings_scale", (layer.input_dim,),
-                                         initializer="ones")
+        layer._embeddings = frozen(layer, "embeddings", shape, "int8")
+        layer.embeddings_scale = frozen(layer, "embeddings_scale", (layer.input_dim,),
+                                        initializer="ones")
         return
     layer.inputs_quantizer = QuantizationConfig.activation_quantizer_or_default(
         config, AbsMaxQuantizer())
@@ -117,8 +119,8 @@ def _build_int8(layer, shape, config):
         scale_shape = qe.kernel_scale_shape(info, shape)
     else:
         scale_shape = (layer.units,)
-    layer._kernel = _frozen(layer, "kernel", shape, "int8")
-    layer.kernel_scale = _frozen(layer, "kernel_scale", scale_shape, initializer="ones")
+    layer._kernel = frozen(layer, "kernel", shape, "int8")
+    layer.kernel_scale = frozen(layer, "kernel_scale", scale_shape, initializer="ones")
 
 
 def _build_int4(layer, shape, config):
@@ -128,14 +130,14 @@ def _build_int4(layer, shape, config):
     if kind == "embedding":
         rows, columns = shape
         layer._int4_block_size = block_size
-        layer._embeddings = _frozen(layer, "embeddings", (rows, (columns + 1) // 2), "int8")
+        layer._embeddings = frozen(layer, "embeddings", (rows, (columns + 1) // 2), "int8")
         scale_shape = (rows, math.ceil(columns / block_size)) if grouped else (rows,)
-        layer.embeddings_scale = _frozen(layer, "embeddings_scale", scale_shape,
-                                         initializer="ones")
+        layer.embeddings_scale = frozen(layer, "embeddings_scale", scale_shape,
+                                        initializer="ones")
         if grouped:
-            layer.embeddings_zero = _frozen(layer, "embeddings_zero", scale_shape, "int8")
-            layer.g_idx = _frozen(layer, "g_idx", (columns,), "float32",
-                                  _group_indices(columns, block_size))
+            layer.embeddings_zero = frozen(layer, "embeddings_zero", scale_shape, "int8")
+            layer.g_idx = frozen(layer, "g_idx", (columns,), "float32",
+                                 _group_indices(columns, block_size))
         layer._orig_output_dim = columns
         return
     layer.inputs_quantizer = QuantizationConfig.activation_quantizer_or_default(config, None)
@@ -152,13 +154,13 @@ def _build_int4(layer, shape, config):
         rows, columns = shape
         layer._int4_block_size = block_size
         layer._orig_input_dim, layer._orig_output_dim = rows, columns
-    layer._kernel = _frozen(layer, "kernel", (rows, (columns + 1) // 2), "int8")
+    layer._kernel = frozen(layer, "kernel", (rows, (columns + 1) // 2), "int8")
     scale_shape = (math.ceil(rows / block_size), columns) if grouped else (columns,)
-    layer.kernel_scale = _frozen(layer, "kernel_scale", scale_shape, initializer="ones")
+    layer.kernel_scale = frozen(layer, "kernel_scale", scale_shape, initializer="ones")
     if grouped:
-        layer.kernel_zero = _frozen(layer, "kernel_zero", scale_shape, "int8")
-        layer.g_idx = _frozen(layer, "g_idx", (rows,), "float32",
-                              _group_indices(rows, block_size))
+        layer.kernel_zero = frozen(layer, "kernel_zero", scale_shape, "int8")
+        layer.g_idx = frozen(layer, "g_idx", (rows,), "float32",
+                             _group_indices(rows, block_size))
 
 
 def build_quantized(layer, mode, shape, config):
@@ -170,6 +172,7 @@ def build_quantized(layer, mode, shape, config):
         _build_int4(layer, shape, config)
     else:
         quantized_float8.build(layer)
+    layer._build_quantized_companions(mode, config)
     layer._is_quantized = True
 
 
@@ -253,6 +256,7 @@ def quantize(layer, mode, config):
             if mode == "int4":
                 _einsum_int4_shape(layer, shape)
         values, scale, zero = _quantized_values(layer, mode, config, kernel)
+        companions = layer._quantize_companions(mode, config)
         delattr(layer, weight)
         build_quantized(layer, mode, shape, config)
         variables = layer.__dict__["_var_attrs"]
@@ -260,6 +264,8 @@ def quantize(layer, mode, config):
         variables[f"{weight}_scale"].assign(scale)
         if zero is not None:
             variables[f"{weight}_zero"].assign(zero)
+        for name, value in companions.items():
+            variables[name].assign(value)
     else:
         build_quantized(layer, mode, None, config)
     if layer.dtype_policy.quantization_mode is None:
@@ -286,7 +292,7 @@ def kernel_view(layer):
 
 
 # ------------------------------------------------------------------------------- calls
-def _contract(layer, a, b):
+def contract(layer, a, b):
     """Keras's JAX matmul / einsum: int8 operands accumulate in int32."""
     preferred = "int32" if (a.dtype == jnp.int8 and b.dtype == jnp.int8) else None
     if _kind(layer) == "einsum":
@@ -321,7 +327,7 @@ def _int8_output(layer, inputs):
                 output_scale = jnp.multiply(inputs_scale, kernel_scale)
             else:
                 output_scale = jnp.multiply(output_scale, inputs_scale)
-        x = _contract(layer, inputs, kernel)
+        x = contract(layer, inputs, kernel)
         return jnp.divide(x.astype(compute), output_scale), grad
 
     return run(inputs, layer._kernel, layer.kernel_scale)
@@ -354,14 +360,14 @@ def _int4_output(layer, inputs):
                     quantized, inputs_scale = quantizer(inputs, axis=layer.quantization_axis)
                     inputs_scale = qe.adjust_scale_for_quant(_info(layer), inputs_scale,
                                                              "input")
-                    x = _contract(layer, quantized, dequantized()).astype(compute)
+                    x = contract(layer, quantized, dequantized()).astype(compute)
                     return jnp.divide(x, inputs_scale), grad
-                return _contract(layer, inputs, dequantized()), grad
+                return contract(layer, inputs, dequantized()), grad
             output_scale = kernel_scale
             if quantizer:
                 inputs, inputs_scale = quantizer(inputs, axis=-1)
                 output_scale = jnp.multiply(output_scale, inputs_scale)
-            x = _contract(layer, inputs, unpacked)
+            x = contract(layer, inputs, unpacked)
             return jnp.divide(x.astype(compute), output_scale), grad
 
         return per_channel(inputs, layer._kernel, layer.kernel_scale)
@@ -375,7 +381,7 @@ def _int4_output(layer, inputs):
         def grad(upstream):
             return _input_gradient(layer, upstream, float_kernel), None, None, None, None
 
-        return _contract(layer, inputs, float_kernel), grad
+        return contract(layer, inputs, float_kernel), grad
 
     return sub_channel(inputs, layer._kernel, layer.kernel_scale, layer.kernel_zero,
                        layer.g_idx)
