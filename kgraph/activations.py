@@ -183,11 +183,16 @@ _ALIASES = {jax.nn.relu: "relu", jax.nn.relu6: "relu6", jax.nn.sigmoid: "sigmoid
 
 
 def get(identifier):
-    """An activation from a Keras name, a callable, a serialized name dict, or None (linear)."""
+    """An activation from a Keras name, a callable, a serialized name dict, an object's config
+    (a layer used as activation), or None (linear)."""
     if identifier is None:
         return linear
     if isinstance(identifier, dict) and isinstance(identifier.get("config"), str):
         identifier = identifier["config"]
+    if isinstance(identifier, dict) and isinstance(identifier.get("config"), dict):
+        from kgraph.saving import deserialize_keras_object  # an object's config (a layer)
+
+        identifier = deserialize_keras_object(identifier)
     if isinstance(identifier, str):
         if identifier in _BY_NAME:
             return _BY_NAME[identifier]
@@ -215,9 +220,14 @@ def name_of(fn) -> str:
 
 def serialize(fn):
     """Keras's ``activations.serialize``: a built-in's name; for a function registered with
-    ``register_keras_serializable``, Keras's function entry naming it."""
+    ``register_keras_serializable``, Keras's function entry naming it; for an object with
+    ``get_config`` (a layer used as activation), its config."""
     if catalog.registered_name_of(fn) is not None:
         return catalog.function_entry(fn)
+    if hasattr(fn, "get_config") and not isinstance(fn, type):  # an object (a ReLU layer)
+        from kgraph.saving import serialize_keras_object
+
+        return serialize_keras_object(fn)
     return name_of(fn)
 
 

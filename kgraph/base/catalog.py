@@ -78,8 +78,9 @@ def register_layer(package="Custom", name=None):
 
     def decorator(obj):
         if isinstance(obj, type) and not hasattr(obj, "get_config"):
-            raise ValueError(f"register_keras_serializable: class {obj.__name__!r} has no "
-                             "get_config() method, so it cannot be serialized.")
+            raise ValueError(f"Cannot register a class that does not have a get_config() "
+                             f"method: class {obj.__name__!r} has none, so it cannot be "
+                             "serialized (register_keras_serializable).")
         if not callable(obj):
             raise ValueError(f"register_keras_serializable expects a class with get_config() "
                              f"or a function, received {obj!r}.")

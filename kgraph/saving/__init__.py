@@ -1,8 +1,8 @@
 """Serialization: layers and models to configs and files (Keras 3's formats) and back, safely.
 
 Files: ``save_model`` / ``load_model`` (``.keras``, and legacy ``.h5`` models),
-``save_weights`` / ``load_weights`` (``.weights.h5``, legacy ``.h5`` weights); see
-``keras_file``, and ``saving_api`` for Keras's arguments. Configs:
+``save_weights`` / ``load_weights`` (``.weights.h5``, sharded ``.weights.json``, legacy
+``.h5`` weights); see ``keras_file``, and ``saving_api`` for Keras's arguments. Configs:
 
 A layer serializes to ``{"module", "class_name", "config", "registered_name"}`` (plus
 ``"build_config"`` when its input shape is known); a ``Functional`` model's config is Keras

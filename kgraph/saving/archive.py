@@ -85,6 +85,38 @@ def _check_name(name: str, where: str) -> None:
                         "relative paths (no '..', absolute paths or backslashes).")
 
 
+def _check_expansion(info, where) -> None:
+    """Refuse a zip member larger than the floor (``assets/`` members: their own floor)
+    that expands more than ``_ZIP_MEMBER_MAX_EXPANSION`` times its stored size."""
+    name = info.filename
+    floor = (_ZIP_EXTRACT_BOMB_FLOOR_BYTES if name.startswith(ASSETS)
+             else _ZIP_MEMBER_BOMB_FLOOR_BYTES)
+    if info.file_size > floor and info.file_size > _ZIP_MEMBER_MAX_EXPANSION * max(
+            info.compress_size, 1):
+        raise LoadError(f"{where}: member {name!r} expands {info.file_size} bytes from "
+                        f"{info.compress_size}: a compression ratio above "
+                        f"{_ZIP_MEMBER_MAX_EXPANSION}; refusing to load a potential "
+                        "decompression bomb.")
+
+
+def _safe_zip_read(zf, name) -> bytes:
+    """Member ``name`` of the open ``zipfile.ZipFile`` ``zf``, after the decompression-bomb
+    check ``KerasArchive`` makes of every member (Keras's ``saving_lib._safe_zip_read``);
+    never more than the size the member declares."""
+    where = getattr(zf, "filename", None) or repr(zf)
+    try:
+        info = zf.getinfo(name)
+    except KeyError:
+        raise LoadError(f"{where}: missing member {name!r}.") from None
+    _check_expansion(info, where)
+    with zf.open(info) as member:
+        data = member.read(info.file_size + 1)
+    if len(data) != info.file_size:
+        raise LoadError(f"{where}: member {name!r} holds {len(data)} bytes, its header "
+                        f"declares {info.file_size}.")
+    return data
+
+
 class KerasArchive:
     """A ``.keras`` file's members, checked (see the module docstring)."""
 
@@ -128,14 +160,7 @@ class KerasArchive:
         if name not in (CONFIG, METADATA, WEIGHTS) and not name.startswith(ASSETS):
             raise LoadError(f"{where}: unexpected member {name!r}; a .keras file holds "
                             f"{CONFIG}, {METADATA}, {WEIGHTS} and {ASSETS}.")
-        floor = (_ZIP_EXTRACT_BOMB_FLOOR_BYTES if name.startswith(ASSETS)
-                 else _ZIP_MEMBER_BOMB_FLOOR_BYTES)
-        if info.file_size > floor and info.file_size > _ZIP_MEMBER_MAX_EXPANSION * max(
-                info.compress_size, 1):
-            raise LoadError(f"{where}: member {name!r} expands {info.file_size} bytes from "
-                            f"{info.compress_size}: a compression ratio above "
-                            f"{_ZIP_MEMBER_MAX_EXPANSION}; refusing to load a potential "
-                            "decompression bomb.")
+        _check_expansion(info, where)
         self.members[name] = info
 
     def read(self, name: str, cap: int) -> bytes:

@@ -144,6 +144,6 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     if not getattr(model, "built", False):
         raise LoadError(f"{where}: the checkpoint's model is not built by its config.")
     if compile and "compile_config" in config:  # first, so the optimizer state loads
-        compile_config.compile_from_config(model, config["compile_config"], custom_objects)
+        compile_config.compile_loaded(model, config["compile_config"], custom_objects)
     model.set_state_tree(_state(_load(step_path, ["pytree"], where), where))
     return model

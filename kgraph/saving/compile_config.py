@@ -22,7 +22,7 @@ import warnings
 from kgraph import losses, metrics, optimizers
 from kgraph.base import catalog
 
-__all__ = ["compile_config", "compile_from_config"]
+__all__ = ["compile_config", "compile_from_config", "compile_loaded"]
 
 
 def _tree(value, fn):
@@ -145,3 +145,20 @@ def compile_from_config(model, config, custom_objects=None) -> None:
         warnings.warn(f"The model could not be compiled from the file's compile_config "
                       f"({type(err).__name__}: {err}); compile it again to train it.",
                       stacklevel=3)
+
+
+def _overrides(model, name) -> bool:
+    """Whether ``model``'s class defines its own ``name`` (not kgraph's method)."""
+    owner = next((c for c in type(model).__mro__ if name in c.__dict__), None)
+    return owner is not None and owner.__module__.split(".")[0] != "kgraph"
+
+
+def compile_loaded(model, config, custom_objects=None) -> None:
+    """Compile a loaded model from its file's ``compile_config``, as Keras's loaders do:
+    through the model's own ``compile_from_config`` when its class overrides it or
+    ``compile`` (which warns and leaves the model uncompiled, as Keras), else directly."""
+    if _overrides(model, "compile") or _overrides(model, "compile_from_config"):
+        with catalog.CustomObjectScope(custom_objects or {}):
+            model.compile_from_config(config)
+        return
+    compile_from_config(model, config, custom_objects)

@@ -30,8 +30,10 @@ import numpy as np
 from kgraph.saving.errors import LoadError
 
 __all__ = [
-    "BFLOAT16", "OPTIMIZER_VARS", "Mismatch", "OptimizerVariables", "nbytes", "open_file",
-    "loads_into", "read", "read_as", "read_dataset", "scan", "write", "write_dataset"
+    "BFLOAT16", "OPTIMIZER_VARS", "Mismatch", "OptimizerVariables", "check_dataset", "nbytes",
+    "open_file",
+    "loads_into", "read", "read_as", "read_dataset", "scan", "stored_dtype", "write",
+    "write_dataset"
 ]
 
 
@@ -47,15 +49,24 @@ def _vars_path(path: str) -> str:
     return f"{path}/vars" if path else "vars"
 
 
+def _keyed(specs) -> list:
+    """``[(key, shape, dtype)]`` of a group's specs: ``(shape, dtype)`` items are keyed
+    ``"0".."n-1"``; ``(key, shape, dtype)`` items (a layer's own ``save_own_variables``
+    keys) keep theirs."""
+    return [spec if len(spec) == 3 else (str(i), *spec) for i, spec in enumerate(specs)]
+
+
 def write(target, groups) -> None:
-    """Write ``groups`` (``[(path, name, [array, ...])]``) to ``target`` (a path or a
-    binary file object) as Keras 3 lays them out."""
+    """Write ``groups`` (``[(path, name, [array, ...])]``, or ``{key: array}`` for a layer
+    saving under its own keys) to ``target`` (a path or a binary file object) as Keras 3
+    lays them out."""
     with h5py.File(target, "w") as file:
         for path, name, arrays in groups:
             group = file.create_group(_vars_path(path))
             group.attrs["name"] = name
-            for i, value in enumerate(arrays):
-                write_dataset(group, str(i), value)
+            for key, value in (arrays.items() if isinstance(arrays, dict) else
+                               ((str(i), value) for i, value in enumerate(arrays))):
+                write_dataset(group, key, value)
 
 
 def write_dataset(group, name, value) -> None:
@@ -66,7 +77,7 @@ def write_dataset(group, name, value) -> None:
         dataset.attrs["dtype"] = "bfloat16"
 
 
-def _stored_dtype(dataset, where):
+def stored_dtype(dataset, where):
     """The dtype a dataset holds (bfloat16 from its marker), or a refusal."""
     dtype = dataset.dtype
     if dtype.kind == "V" and dtype.itemsize == 2 and dtype.fields is None:
@@ -75,6 +86,26 @@ def _stored_dtype(dataset, where):
     if dtype.kind not in _NUMERIC_KINDS or dtype.fields is not None or dtype.subdtype:
         raise LoadError(f"{where}: dataset {dataset.name!r} holds {dtype}, not plain numbers.")
     return np.dtype(f"{dtype.kind}{dtype.itemsize}")  # native byte order
+
+
+# A dataset declaring more than this floor and this multiple of the bytes it stores is
+# refused as a shape bomb (an unwritten dataset reads as fill values); Keras's settings.
+_H5_DATASET_BOMB_FLOOR_BYTES = 1 << 32
+_H5_DATASET_MAX_EXPANSION = 1000
+
+
+def check_dataset(dataset, where) -> None:
+    """Refuse a dataset that declares far more bytes than it stores (a shape bomb), uses
+    chunked, virtual or external storage or filters, or has attributes other than
+    ``dtype``; raised before any of its data is read."""
+    _check_attrs(dataset, lambda key: key == "dtype", where)
+    declared = nbytes(dataset.shape or (), np.dtype(dataset.dtype))
+    stored = dataset.id.get_storage_size()
+    if declared > _H5_DATASET_BOMB_FLOOR_BYTES and declared > _H5_DATASET_MAX_EXPANSION * stored:
+        raise LoadError(f"{where}: dataset {dataset.name!r} declares {declared} bytes but "
+                        f"stores {stored}; refusing to load a potential decompression/shape "
+                        "bomb.")
+    _check_storage(dataset, where)
 
 
 def _check_storage(dataset, where):
@@ -118,9 +149,8 @@ def scan(file, where, group_attr=lambda key: key == "name", budget=10_000) -> di
             if isinstance(obj, h5py.Group):
                 stack.append((child, obj))
             elif isinstance(obj, h5py.Dataset):
-                _check_attrs(obj, lambda key: key == "dtype", where)
-                _check_storage(obj, where)
-                datasets[child] = (obj, _stored_dtype(obj, where))
+                check_dataset(obj, where)
+                datasets[child] = (obj, stored_dtype(obj, where))
             else:
                 raise LoadError(f"{where}: {child!r} is neither a group nor a dataset.")
     return datasets
@@ -130,9 +160,21 @@ def nbytes(shape, dtype) -> int:
     return int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
 
 
-def _walk(file, expected_datasets, side_budget, where, skip_mismatch=False,
+def _scan_all(files, where, budget) -> dict:
+    """``scan`` of each of ``files`` (a weights file's shards), merged; a dataset path found
+    in two of them is refused."""
+    datasets: dict = {}
+    for file in files:
+        for path, entry in scan(file, where, budget=budget).items():
+            if path in datasets:
+                raise LoadError(f"{where}: dataset {path!r} appears in two shards.")
+            datasets[path] = entry
+    return datasets
+
+
+def _walk(files, expected_datasets, side_budget, where, skip_mismatch=False,
           ignored=frozenset()):
-    """``(weights, optimizer, others)``: the expected datasets of ``file``, those of its
+    """``(weights, optimizer, others)``: the expected datasets of ``files``, those of its
     ``optimizer/vars`` group and the paths of any others. Groups the model does not have
     are allowed only empty of data (Keras writes a group for weightless sub-layers, such as
     a dropout inside an attention layer), unless ``skip_mismatch``, or they are among the
@@ -141,8 +183,8 @@ def _walk(file, expected_datasets, side_budget, where, skip_mismatch=False,
     found, optimizer, others, side_bytes = {}, {}, [], 0
     # objects: each weight's dataset and, beside it, up to 4 optimizer slots (twice under
     # Keras's LossScaleOptimizer), and the groups
-    for path, (dataset, dtype) in scan(file, where, budget=12 * len(expected_datasets)
-                                       + 10_000).items():
+    for path, (dataset, dtype) in _scan_all(files, where, 12 * len(expected_datasets)
+                                            + 10_000).items():
         if path in expected_datasets:
             found[path] = (dataset, dtype)
         elif path.split("/", 1)[0] in _SIDE_GROUPS:
@@ -210,8 +252,10 @@ def _read_optimizer(datasets, specs, where) -> OptimizerVariables:
 
 def read(source, expected, where, side_budget=None, optimizer=None, skip_mismatch=False,
          ignored=frozenset()):
-    """The arrays of ``expected`` (``[(path, [(shape, dtype), ...])]``) from ``source``,
-    after checking the file holds exactly those weights (see the module docstring).
+    """The arrays of ``expected`` (``[(path, [(shape, dtype), ...])]``, datasets ``0..n``;
+    an item ``(key, shape, dtype)`` names its dataset) from ``source``
+    (a file, or the list of a sharded file's shards, read as one), after checking the file
+    holds exactly those weights (see the module docstring).
 
     ``skip_mismatch=True`` (Keras's ``load_weights(..., skip_mismatch=True)``): a group
     the file lacks or holds otherwise (other shapes, dtypes or number of weights) reads as
@@ -230,13 +274,15 @@ def read(source, expected, where, side_budget=None, optimizer=None, skip_mismatc
     """
     expected_datasets, weight_bytes = {}, 0
     for path, specs in expected:
-        for i, (shape, dtype) in enumerate(specs):
-            expected_datasets[f"{_vars_path(path)}/{i}"] = (tuple(shape), np.dtype(dtype))
+        for key, shape, dtype in _keyed(specs):
+            expected_datasets[f"{_vars_path(path)}/{key}"] = (tuple(shape), np.dtype(dtype))
             weight_bytes += nbytes(shape, dtype)
     if side_budget is None:
         side_budget = 10 * weight_bytes + (1 << 20)
-    with open_file(source, where) as file:
-        found, optimizer_datasets, others = _walk(file, expected_datasets, side_budget, where,
+    sources = source if isinstance(source, list) else [source]  # a sharded file's shards
+    with contextlib.ExitStack() as stack:
+        files = [stack.enter_context(open_file(one, where)) for one in sources]
+        found, optimizer_datasets, others = _walk(files, expected_datasets, side_budget, where,
                                                   skip_mismatch, ignored)
         if skip_mismatch:
             arrays = _read_matching(expected, expected_datasets, found, others, where)
@@ -276,8 +322,8 @@ def _read_checked(expected, expected_datasets, found, where):
     result = []
     for path, specs in expected:
         arrays = []
-        for i in range(len(specs)):
-            key = f"{_vars_path(path)}/{i}"
+        for name, _, _ in _keyed(specs):
+            key = f"{_vars_path(path)}/{name}"
             (dataset, dtype), (shape, want) = found[key], expected_datasets[key]
             if tuple(dataset.shape) != shape or not loads_into(dtype, want):
                 raise LoadError(f"{where}: weight {key!r} is {dtype.name} of shape "
@@ -301,7 +347,7 @@ def _read_matching(expected, expected_datasets, found, others, where):
     extra = {path.rsplit("/", 1)[0] for path in others}
     result = []
     for path, specs in expected:
-        keys = [f"{_vars_path(path)}/{i}" for i in range(len(specs))]
+        keys = [f"{_vars_path(path)}/{name}" for name, _, _ in _keyed(specs)]
         present = [key for key in keys if key in found]
         if _vars_path(path) in extra or (present and len(present) < len(keys)):
             stored = len(present) + sum(p.rsplit("/", 1)[0] == _vars_path(path)

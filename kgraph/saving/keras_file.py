@@ -1,8 +1,10 @@
 """``.keras`` model files and ``.weights.h5`` weights files, as Keras 3 writes them.
 
 ``save_model(model, "m.keras")`` writes the zip Keras 3 writes: ``metadata.json``,
-``config.json`` (Keras's config, ``keras_dialect.to_keras``) and ``model.weights.h5``
-(``keras_layout``), atomically. ``load_model`` reads kgraph's and Keras's files as data:
+``config.json`` (Keras's config, ``keras_dialect.to_keras``), ``model.weights.h5``
+(``keras_layout``) and the layers' ``assets/`` (``assets``), atomically; weights alone go
+to one ``.weights.h5`` file or, with ``max_shard_size``, to Keras's sharded files
+(``sharded_weights``). ``load_model`` reads kgraph's and Keras's files as data:
 the archive is checked (``archive``), the model is rebuilt from its config through the
 closed class registries (``registry``; ``Lambda`` refused under ``safe_mode``), the bytes
 its weights need are counted before anything is read, and the weights file must hold
@@ -29,8 +31,11 @@ import tempfile
 import warnings
 import zipfile
 
-from kgraph.saving import (archive, compile_config, h5_weights, keras_dialect, keras_layout,
-                           legacy_h5, legacy_h5_save, checkpoint_folders, validation)
+import numpy as np
+
+from kgraph.saving import (archive, assets, compile_config, h5_weights, keras_dialect,
+                           keras_layout, legacy_h5, legacy_h5_save, checkpoint_folders,
+                           sharded_weights, validation)
 from kgraph.base import catalog
 from kgraph.base.memory import available_memory, physical_memory
 from kgraph.optimizers import keras_variables
@@ -83,17 +88,25 @@ def _weights_h5(model, skip=(), target=None):
     """The weights file's bytes (or, given ``target``, a path or file object, written
     there)."""
     buffer = io.BytesIO() if target is None else target
+    h5_weights.write(buffer, _weight_arrays(model, skip))
+    return buffer.getvalue() if target is None else None
+
+
+def _weight_arrays(model, skip=()):
+    """``[(path, name, [array, ...])]`` (``{key: array}`` for a layer saving under its own
+    keys): what the weights file holds, in file order."""
     groups = []
     for group in keras_layout.weight_groups(model, skip=skip):
         store: dict = {}
         group.layer.save_own_variables(store)
-        groups.append((group.path, group.name, [store[str(i)] for i in range(len(store))]))
+        numbered = set(store) == {str(i) for i in range(len(store))}
+        groups.append((group.path, group.name,
+                       [store[str(i)] for i in range(len(store))] if numbered else store))
     optimizer_io = _optimizer_variables(model)
     optimizer = optimizer_io.model_variables(model) if optimizer_io is not None else None
     if optimizer is not None:  # a compiled model's optimizer state, as Keras writes it
         groups.append(("optimizer", *optimizer))
-    h5_weights.write(buffer, groups)
-    return buffer.getvalue() if target is None else None
+    return groups
 
 
 def _weights_fit_in_memory(model) -> bool:
@@ -141,7 +154,8 @@ def save_model(model, filepath, overwrite=True, zipped=True, include_optimizer=T
     if not overwrite and os.path.exists(filepath):
         raise FileExistsError(f"{filepath} exists and overwrite=False.")
     if not zipped:
-        _write_folder(filepath, {**_config_parts(model), archive.WEIGHTS: _weights_h5(model)})
+        _write_folder(filepath, {**_config_parts(model), archive.WEIGHTS: _weights_h5(model),
+                                 **_assets(model)})
         return
     with archive.atomic_write(filepath) as file:
         _write_zip(model, file, os.path.dirname(os.path.abspath(filepath)))
@@ -168,6 +182,13 @@ def _write_zip(model, file, scratch) -> None:
                 path = os.path.join(folder, archive.WEIGHTS)
                 _weights_h5(model, target=path)
                 zf.write(path, archive.WEIGHTS)
+        for name, data in _assets(model).items():
+            zf.writestr(name, data)
+
+
+def _assets(model) -> dict:
+    """The ``assets/...`` members the model's layers write (``save_assets``)."""
+    return assets.layer_assets(model, keras_layout.weight_groups(model))
 
 
 def _write_folder(folder, parts) -> None:
@@ -178,6 +199,7 @@ def _write_folder(folder, parts) -> None:
                          "zipped=False is a folder.")
     os.makedirs(folder, exist_ok=True)
     for name, data in parts.items():
+        os.makedirs(os.path.dirname(os.path.join(folder, name)), exist_ok=True)
         with archive.atomic_write(os.path.join(folder, name)) as file:
             file.write(data.encode("utf-8") if isinstance(data, str) else data)
 
@@ -190,7 +212,8 @@ def _assign(groups, arrays, where):
         if isinstance(values, h5_weights.Mismatch):
             skipped.append((group.layer, values.reason))
         else:  # every layer, with or without weights of its own, as Keras
-            group.layer.load_own_variables({str(i): v for i, v in enumerate(values)})
+            keys = _own_keys(group.layer) or [str(i) for i in range(len(values))]
+            group.layer.load_own_variables(dict(zip(keys, values)))
     if skipped:
         layer, reason = skipped[0]
         warnings.warn(f"{where}: a total of {len(skipped)} objects could not be loaded "
@@ -228,8 +251,31 @@ def _read_and_assign(model, groups, source, expected, where, skip_mismatch=False
                       stacklevel=4)
 
 
+def _own_store(layer):
+    """What a layer whose class defines its own ``save_own_variables`` saves, when it saves
+    under keys other than ``"0".."n-1"`` (Keras's custom layers may), else None."""
+    owner = next(c for c in type(layer).__mro__ if "save_own_variables" in c.__dict__)
+    if owner.__module__.split(".")[0] == "kgraph":
+        return None
+    store: dict = {}
+    layer.save_own_variables(store)
+    return None if set(store) == {str(i) for i in range(len(store))} else store
+
+
+def _own_keys(layer):
+    store = _own_store(layer)
+    return None if store is None else list(store)
+
+
 def _expected(groups):
-    return [(g.path, [(v.shape, v.dtype) for v in g.variables]) for g in groups]
+    """Each group's datasets: its variables' shapes and dtypes, or, for a layer saving under
+    its own keys, the keys, shapes and dtypes of what it saves."""
+    expected = []
+    for g in groups:
+        own = _own_store(g.layer)
+        expected.append((g.path, [(v.shape, v.dtype) for v in g.variables] if own is None else
+                         [(k, np.shape(v), np.asarray(v).dtype) for k, v in own.items()]))
+    return expected
 
 
 def _earlier_layout(model):
@@ -336,25 +382,32 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
             zf.read(archive.METADATA, archive.MAX_METADATA_BYTES)  # size-checked, not used
         if loader is not None:
             return loader(where)
-        if any(name.startswith(archive.ASSETS) for name in zf.members):
-            raise LoadError(f"{where}: the file holds assets (vocabularies and the like), "
-                            "which kgraph does not read yet.")
         validation.check_no_file_references(config)
         model = deserialize_layer(keras_dialect.from_keras(config),
                                   custom_objects=custom_objects, safe_mode=safe_mode)
         _check_model(model, "load_model")  # (one saved unbuilt loads unbuilt, as Keras)
         if compile and "compile_config" in config:  # first, so the optimizer state loads
-            compile_config.compile_from_config(model, config["compile_config"],
-                                               custom_objects)
+            compile_config.compile_loaded(model, config["compile_config"],
+                                          custom_objects)
         _load_archive_weights(model, zf, where)
+        assets.load_layer_assets(model, keras_layout.weight_groups(model), zf, where)
     return model
 
 
-def save_weights(model, filepath, overwrite=True, objects_to_skip=None) -> None:
+def save_weights(model, filepath, overwrite=True, objects_to_skip=None,
+                 max_shard_size=None) -> None:
     """Write ``model``'s weights to ``filepath`` (``.weights.h5``) as Keras 3 does, but
-    those of ``objects_to_skip`` (layers, and what is reached only through them)."""
+    those of ``objects_to_skip`` (layers, and what is reached only through them). With
+    ``max_shard_size`` (GB), sharded as Keras shards them: ``filepath`` is then the map
+    (``.weights.json``) and the shards go beside it (``sharded_weights``)."""
     _check_built(model, "save_weights")
     filepath = os.fspath(filepath)
+    if max_shard_size is not None:
+        if not overwrite and os.path.exists(filepath):
+            raise FileExistsError(f"{filepath} exists and overwrite=False.")
+        sharded_weights.save_groups(_weight_arrays(model, objects_to_skip or ()), filepath,
+                                    max_shard_size)
+        return
     if not filepath.endswith(".weights.h5"):
         raise ValueError(f"The file name must end in .weights.h5 (Keras 3's weights "
                          f"format), received {filepath!r}.")
@@ -366,7 +419,8 @@ def save_weights(model, filepath, overwrite=True, objects_to_skip=None) -> None:
 
 
 def load_weights(model, filepath, skip_mismatch=False, objects_to_skip=None) -> None:
-    """Load weights saved by ``save_weights`` (``.weights.h5``), in a ``.keras`` file, or
+    """Load weights saved by ``save_weights`` (``.weights.h5``, or sharded: the
+    ``.weights.json`` map of the shards), in a ``.keras`` file, or
     in a legacy Keras ``.h5`` file (``legacy_h5``: pretrained keras.applications weights)
     into ``model``, which must have the architecture they were saved from.
 
@@ -379,6 +433,11 @@ def load_weights(model, filepath, skip_mismatch=False, objects_to_skip=None) -> 
         with archive.KerasArchive(filepath) as zf:
             _load_archive_weights(model, zf, where, skip_mismatch)
         return
+    if where.endswith(".weights.json"):  # sharded weights: the shards, read as one file
+        shards = sharded_weights.shard_files(where)
+        _load_weights_into(model, shards, where, sum(map(os.path.getsize, shards)),
+                           skip_mismatch, objects_to_skip or ())
+        return
     if skip_mismatch and not where.endswith(".weights.h5"):
         raise ValueError(f"{where}: skip_mismatch=True is supported for .weights.h5 and "
                          ".keras files; this file must match the model exactly.")
@@ -387,7 +446,8 @@ def load_weights(model, filepath, skip_mismatch=False, objects_to_skip=None) -> 
         return
     if not where.endswith((".h5", ".hdf5")):
         raise ValueError(f"File format not supported: filepath={where}. load_weights reads "
-                         ".weights.h5, .keras and legacy .h5 files.")
+                         ".weights.h5, .weights.json (sharded), .keras and legacy .h5 "
+                         "files.")
     if objects_to_skip is not None and not where.endswith(".weights.h5"):
         raise ValueError(f"`objects_to_skip` only supports loading '.weights.h5' files. "
                          f"Received: {where}")

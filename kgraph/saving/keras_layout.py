@@ -59,6 +59,8 @@ def depth_ordered_layers(model) -> list:
 
 def _saved_layers(model) -> list:
     """The layers Keras saves under a model's ``layers`` folder."""
+    if catalog.is_instance(model, "Sequential") and not model.built:
+        return list(model.layers)  # no graph yet: the layers as added
     layers = depth_ordered_layers(model)
     if catalog.is_instance(model, "Sequential"):  # Keras's Sequential.layers leaves its InputLayer out
         layers = [layer for layer in layers if not getattr(layer, "is_input_layer", False)]

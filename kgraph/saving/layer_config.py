@@ -91,6 +91,21 @@ def _objects_serialized(value):
     return value
 
 
+def _recorded_build_config(layer):
+    """Keras's build_config of a layer built without shapes by a direct call (``build()``:
+    ``{"shapes_dict": {}}``; ``build(None)``: ``{"input_shape": None}``), so that loading
+    builds it (an ``Embedding`` needs none)."""
+    shapes = layer.__dict__.get("_build_shapes_dict")
+    if (shapes is None or not layer.built or catalog.is_instance(layer, "Model")
+            or registry.is_operation(type(layer))):
+        return None
+    if not shapes:
+        return {"shapes_dict": {}}
+    if list(shapes.values()) == [None]:
+        return {"input_shape": None}
+    return None
+
+
 @scope.sharing
 def serialize_layer(layer) -> dict:
     """``{"module", "class_name", "config", "registered_name"[, "build_config"]}``."""
@@ -109,6 +124,8 @@ def serialize_layer(layer) -> dict:
     result = {"module": module, "class_name": cls.__name__, "config": config,
               "registered_name": registered_name}
     build_config = _build_config(layer)
+    if build_config is None:
+        build_config = _recorded_build_config(layer)
     if build_config is not None:
         result["build_config"] = build_config
     scope.mark(layer, result)
@@ -160,10 +177,16 @@ def _operation_from_config(cls, config, path):
 
 
 def rebuild_error(path, name, doing, err):
-    """A ConfigError for an error raised by a layer's own code while rebuilding it."""
+    """A ConfigError for an error raised by a layer's own code while rebuilding it (a
+    ``ConfigTypeError`` for a TypeError, with Keras's hint, as Keras raises a TypeError)."""
     where = f"{path} (layer {name!r})" if isinstance(name, str) else path
-    return ConfigError(f"Invalid config at {where}: {doing} raised "
-                       f"{type(err).__name__}: {err}")
+    message = f"Invalid config at {where}: {doing} raised {type(err).__name__}: {err}"
+    if isinstance(err, TypeError):
+        return validation.ConfigTypeError(
+            f"{message}. Please ensure that components that are Python object instances "
+            "(layers, models, etc.) returned by `get_config()` are explicitly deserialized "
+            "in the model's `from_config()` method.")
+    return ConfigError(message)
 
 
 def deserialize_layer(config, custom_objects=None, safe_mode=True, build=True, path=None):
@@ -222,6 +245,18 @@ def _construct(cls, config, custom_objects, safe_mode, path, name):
         raise rebuild_error(path, name, f"{cls.__name__}.from_config", err) from err
 
 
+def _shapeless_build(layer, build_config) -> bool:
+    """Keras's ``build_from_config`` of a layer built without shapes (``build()``,
+    ``build(None)``), for the layers that build so (``Embedding``)."""
+    if build_config.get("shapes_dict") == {}:
+        layer.build()
+    elif "input_shape" in build_config and build_config["input_shape"] is None:
+        layer.build(None)
+    else:
+        return False
+    return True
+
+
 def _build(layer, build_config, path, name):
     """Build ``layer`` from its ``build_config`` (input shape), if not built yet."""
     try:
@@ -231,6 +266,8 @@ def _build(layer, build_config, path, name):
         elif not layer.built and build_config.get("shapes_dict"):
             layer.build(**{k: shape_from_config(v)
                            for k, v in build_config["shapes_dict"].items()})
+            layer.built = True
+        elif not layer.built and build_config and _shapeless_build(layer, build_config):
             layer.built = True
     except REBUILD_ERRORS as err:
         raise rebuild_error(path, name, f"building {type(layer).__name__} from its "

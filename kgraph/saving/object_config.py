@@ -58,9 +58,11 @@ def _section(module) -> str | None:
     return rest if root in ("keras", "kgraph") and rest else None
 
 
+@scope.sharing
 def serialize_keras_object(obj):
     """Keras's config of ``obj`` (JSON-compatible), which ``deserialize_keras_object``
-    rebuilds."""
+    rebuilds. Layers serialized more than once in one call (and, inside an
+    ``ObjectSharingScope``, any object) are marked as shared (``scope``)."""
     if obj is None or isinstance(obj, _PLAIN):
         return obj
     if isinstance(obj, Layer):
@@ -71,9 +73,12 @@ def serialize_keras_object(obj):
         return {"module": f"keras.{section}", "registered_name": None,
                 **_CATALOGS[section].serialize(obj)}
     if hasattr(obj, "get_config") and not isinstance(obj, type):
-        return {"module": type(obj).__module__, "class_name": type(obj).__name__,
-                "config": serialize_keras_object(obj.get_config()),
-                "registered_name": registered or type(obj).__name__}
+        config = {"module": type(obj).__module__, "class_name": type(obj).__name__,
+                  "config": serialize_keras_object(obj.get_config()),
+                  "registered_name": registered or type(obj).__name__}
+        if scope.object_sharing():
+            scope.mark(obj, config)
+        return config
     if isinstance(obj, list):
         return [serialize_keras_object(value) for value in obj]
     if isinstance(obj, tuple):
@@ -107,7 +112,9 @@ def _from_module_objects(config, module_objects, custom_objects, safe_mode):
 
 def _instance(cls, inner, custom_objects, safe_mode):
     if not hasattr(cls, "from_config"):
-        raise TypeError(f"{cls!r} has no from_config; it cannot be rebuilt from a config.")
+        raise TypeError(f"Unable to reconstruct an instance of {cls.__name__!r} because the "
+                        "class is missing a `from_config()` method; it cannot be rebuilt from "
+                        "a config.")
     if safe_mode and registry.is_unsafe(cls):
         raise ValueError(registry.UNSAFE_MESSAGE.format(what=f"an object of class "
                                                              f"{cls.__name__}"))
@@ -115,16 +122,60 @@ def _instance(cls, inner, custom_objects, safe_mode):
         return cls.from_config(inner)
 
 
+# kgraph's modules of built-in functions a config names by name alone (Keras's
+# ``module: "builtins"``), and their helpers that are not modeling functions
+_FUNCTION_MODULES = (activations, losses, metrics)
+_NOT_MODELING = frozenset({"get", "serialize", "deserialize", "name_of", "as_loss"})
+
+
+def _builtin_function(name):
+    """The built-in activation, loss or metric function called ``name``, or None."""
+    for module in _FUNCTION_MODULES:
+        if name in getattr(module, "__all__", ()) and name not in _NOT_MODELING:
+            found = getattr(module, name, None)
+            if isinstance(found, types.FunctionType):
+                return found
+    return None
+
+
+def _check_builtin_registered_name(config, name):
+    """As Keras: a built-in is named by its name alone; a config giving it another
+    ``registered_name`` is refused (it may try to pass one object off as another)."""
+    registered_name = config.get("registered_name")
+    if registered_name and registered_name not in (name, config.get("class_name")):
+        raise ValueError(f"`registered_name={registered_name!r}` was provided in the config, "
+                         f"but {name!r} resolved to a Keras built-in and does not use "
+                         "registered names. Remove the `registered_name` field from the "
+                         f"config. Full object config: {config}")
+
+
 def _function(config, custom_objects):
     name = config.get("config")
+    if not isinstance(name, str):
+        raise TypeError("Expected 'config' to be a non-null str for a function class name, "
+                        f"instead got {type(name).__name__}. Full config: {config}")
     found = registry.get_registered_object(name, custom_objects)
     if found is not None:
         return found
     module = config.get("module")
-    if _section(module) == "losses":
-        return losses.get(name)
     if _section(module) is not None or module == "builtins":
-        return activations.get(name)
+        found = _builtin_function(name)
+        if found is None:
+            try:
+                found = (losses.get if _section(module) == "losses" else activations.get)(name)
+            except ValueError:
+                found = None
+        if found is not None:
+            _check_builtin_registered_name(config, name)
+            return found
+    if module == "builtins" and ">" not in name:
+        # Keras <= 3.6 saved a registered function by its name alone ("fn", not "pkg>fn")
+        for registered_name, obj in registry._with_scopes(custom_objects).items():
+            if isinstance(registered_name, str) and registered_name.endswith(f">{name}"):
+                return obj
+        for registered_name, obj in registry.get_custom_objects().items():
+            if registered_name.endswith(f">{name}"):
+                return obj
     raise ValueError(f"Could not locate function {name!r} (module {module!r}). Register it "
                      f"with @register_keras_serializable() or pass custom_objects="
                      f"{{{name!r}: {name}}}. Deserialization never imports modules named in "
@@ -164,6 +215,16 @@ def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwar
         return values.decode_value(config, safe_mode=safe_mode)
     if class_name == "function":
         return _function(config, custom_objects)
+    if class_name == "__typespec__":
+        if not isinstance(config["config"], (list, tuple)):
+            raise TypeError("Expected 'config' to be a list or a tuple for a __typespec__ "
+                            f"class name, instead got {type(config['config']).__name__}. "
+                            f"Full config: {config}")
+        raise ValueError("A __typespec__ config describes a TensorFlow TypeSpec, which has no "
+                         f"meaning in kgraph (JAX only). Full config: {config}")
+    if not isinstance(config["config"], (dict, type(None))):
+        raise TypeError(f"Expected 'config' to be a dict for {class_name}, instead got "
+                        f"{type(config['config']).__name__}. Full config: {config}")
     try:
         cls = registry.resolve_class(config, custom_objects)
     except ValueError:
@@ -178,7 +239,16 @@ def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwar
         if section in _CATALOGS:  # a catalog's class named as a layer is (``Identity``)
             return _CATALOGS[section].deserialize(config, custom_objects)
         return deserialize_layer(config, custom_objects, safe_mode)
-    return _instance(cls, config["config"] or {}, custom_objects, safe_mode)
+    existing = scope.shared_object(config)
+    if existing is not None:
+        if type(existing) is not cls:
+            raise ValueError(f"Invalid config: shared_object_id {config[scope.SHARED_KEY]!r} "
+                             f"names a {type(existing).__name__}, but this config is a "
+                             f"{class_name}.")
+        return existing
+    instance = _instance(cls, config["config"] or {}, custom_objects, safe_mode)
+    scope.record(config, instance)
+    return instance
 
 
 # registered custom quantizers are written and read by this module's functions

@@ -119,6 +119,6 @@ def _model_from_config(config_json: str, custom_objects: dict):
         model = deserialize_layer(keras_dialect.from_keras(config),
                                   custom_objects=custom_objects, safe_mode=False)
         if "compile_config" in config:
-            compile_config.compile_from_config(model, config["compile_config"],
-                                               custom_objects)
+            compile_config.compile_loaded(model, config["compile_config"],
+                                          custom_objects)
     return model

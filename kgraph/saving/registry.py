@@ -49,10 +49,17 @@ def resolve_class(config, custom_objects):
     if registered_name is not None and registered_name in registered:
         return registered[registered_name]
     builtin = module is None or str(module).split(".")[0] in ("kgraph", "keras")
-    if registered_name in (None, class_name) and builtin:
-        cls = builtin_classes().get(class_name)
-        if cls is not None:
+    cls = builtin_classes().get(class_name) if builtin else None
+    if cls is not None:
+        if registered_name in (None, "", class_name):
             return cls
+        # as Keras: a built-in is named by its class name alone, never passed off under
+        # another registered name
+        raise ValueError(
+            f"`registered_name={registered_name!r}` was provided in the config, but "
+            f"{class_name!r} resolved to a Keras built-in and does not use registered names. "
+            f"Remove the `registered_name` field from the config. Full object config: "
+            f"{config}")
     raise ValueError(
         f"Could not locate class {class_name!r} (module {module!r}, registered name "
         f"{registered_name!r}). Custom layer classes must be registered with "

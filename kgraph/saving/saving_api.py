@@ -75,18 +75,25 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # 
 
 
 def save_weights(model, filepath, overwrite=True, max_shard_size=None, **kwargs) -> None:
-    """Write ``model``'s weights to a ``.weights.h5`` file as Keras's ``save_weights``;
+    """Write ``model``'s weights to a ``.weights.h5`` file as Keras's ``save_weights``
+    (sharded, with ``max_shard_size`` in GB: a ``.weights.json`` map and its shards);
     ``objects_to_skip`` leaves those layers' weights out."""
     objects_to_skip = kwargs.pop("objects_to_skip", None)
     if kwargs:
         raise ValueError(f"Invalid keyword arguments: {kwargs}")
     path = os.fspath(filepath)
-    if max_shard_size is not None:
-        raise ValueError("max_shard_size (weights sharded over several files) is not "
-                         f"supported; save one .weights.h5 file. Received: filepath={path}")
-    if not path.endswith(".weights.h5"):
+    if max_shard_size is None and not path.endswith(".weights.h5"):
         raise ValueError(f"The filename must end in `.weights.h5`. Received: filepath={path}")
-    keras_file.save_weights(model, path, overwrite=overwrite, objects_to_skip=objects_to_skip)
+    if max_shard_size is not None and not path.endswith(("weights.h5", "weights.json")):
+        raise ValueError("The filename must end in `.weights.json` when `max_shard_size` is "
+                         f"specified. Received: filepath={path}")
+    if max_shard_size is not None and path.endswith("weights.h5"):  # as Keras: renamed
+        json_path = path[:-len(".h5")] + ".json"
+        warnings.warn(f"Saving sharded weights requires `*.json` as the extension. The "
+                      f"original path: {path} will be renamed to {json_path}.", stacklevel=2)
+        path = json_path
+    keras_file.save_weights(model, path, overwrite=overwrite, objects_to_skip=objects_to_skip,
+                            max_shard_size=max_shard_size)
 
 
 def load_weights(model, filepath, skip_mismatch=False, **kwargs) -> None:

@@ -7,6 +7,12 @@ once keep a ``"shared_object_id"`` (numbered 1, 2, ... in order of appearance, K
 key) and the others lose the mark. Deserializing, the first config with an id builds the
 layer and later ones reuse it, so the rebuilt model shares exactly what the original did.
 
+Inside ``ObjectSharingScope()`` (Keras's), the shared objects span every call made in it,
+and objects that are not layers (any object with ``get_config``) are shared too: a config
+rebuilt in one call is reused by the later configs of the same id (each call is still
+checked whole before anything is built). An object first serialized alone in an earlier
+call of the scope is not marked there retroactively.
+
 The first deserialization call (``deserialize_layer``, ``functional_from_config``) checks
 the whole config (``validation.check_config_tree``) before anything is built; nested calls
 run inside it and report errors at their full config path.
@@ -21,14 +27,16 @@ import functools
 from kgraph import config as config_lib
 from kgraph.saving import validation
 
-__all__ = ["SHARED_KEY", "at", "in_safe_mode", "loading", "mark", "record", "safe_mode_scope",
-           "shared_object", "sharing"]
+__all__ = ["SHARED_KEY", "ObjectSharingScope", "SafeModeScope", "at", "in_safe_mode", "loading",
+           "mark", "object_sharing", "record", "safe_mode_scope", "shared_object", "sharing"]
 
 
 _SAVING = contextvars.ContextVar("kgraph_saving_shared", default=None)
 _LOADING = contextvars.ContextVar("kgraph_loading_shared", default=None)
 _PATH = contextvars.ContextVar("kgraph_config_path", default="config")
 _SAFE_MODE = contextvars.ContextVar("kgraph_safe_mode", default=None)
+# an open ObjectSharingScope's state: {"saving": marks, "numbers": ids, "loading": objects}
+_SHARING_SCOPE = contextvars.ContextVar("kgraph_object_sharing", default=None)
 
 SHARED_KEY = "shared_object_id"
 
@@ -41,13 +49,14 @@ def sharing(serialize):
     def wrapper(*args, **kwargs):
         if _SAVING.get() is not None:
             return serialize(*args, **kwargs)
-        seen = {}
+        shared = _SHARING_SCOPE.get()
+        seen, numbers = (shared["saving"], shared["numbers"]) if shared else ({}, {})
         token = _SAVING.set(seen)
         try:
             config = serialize(*args, **kwargs)
         finally:
             _SAVING.reset(token)
-        return _number_shared(config, seen)
+        return _number_shared(config, seen, numbers)
 
     return wrapper
 
@@ -60,9 +69,14 @@ def mark(obj, config: dict) -> None:
         config[SHARED_KEY] = id(obj)
 
 
-def _number_shared(config, seen):
+def object_sharing() -> bool:
+    """Whether an ``ObjectSharingScope`` is open (objects other than layers are shared)."""
+    return _SHARING_SCOPE.get() is not None
+
+
+def _number_shared(config, seen, numbers):
     """Keep the marks of objects serialized more than once, numbered in order; drop others."""
-    numbers, stack = {}, [config]
+    stack = [config]
     while stack:
         value = stack.pop()
         if isinstance(value, dict):
@@ -116,7 +130,8 @@ def loading(config, kind, safe_mode=None):
             yield path
             return
         validation.check_config_tree(config, path, kind)
-        token = _LOADING.set({})
+        shared = _SHARING_SCOPE.get()
+        token = _LOADING.set(shared["loading"] if shared else {})
         try:
             yield path
         finally:
@@ -133,9 +148,16 @@ def at(path):
         _PATH.reset(token)
 
 
+def _loading_shared():
+    shared = _LOADING.get()
+    if shared is None and _SHARING_SCOPE.get() is not None:
+        shared = _SHARING_SCOPE.get()["loading"]
+    return shared
+
+
 def shared_object(config):
     """The object already built for ``config``'s shared id in this deserialization, or None."""
-    shared = _LOADING.get()
+    shared = _loading_shared()
     if shared is None or config.get(SHARED_KEY) is None:
         return None
     return shared.get(config[SHARED_KEY])
@@ -143,6 +165,42 @@ def shared_object(config):
 
 def record(config, obj) -> None:
     """Remember ``obj`` as the object of ``config``'s shared id (if it has one)."""
-    shared = _LOADING.get()
+    shared = _loading_shared()
     if shared is not None and config.get(SHARED_KEY) is not None:
         shared[config[SHARED_KEY]] = obj
+
+
+# ------------------------------------------------------------ Keras's scope classes
+class SafeModeScope:
+    """``with SafeModeScope(safe_mode):`` deserializations inside use ``safe_mode`` (Keras's
+    ``serialization_lib.SafeModeScope``; ``in_safe_mode()`` reports it)."""
+
+    def __init__(self, safe_mode=True):
+        self.safe_mode = safe_mode
+        self._token = None
+
+    def __enter__(self):
+        self._token = _SAFE_MODE.set(self.safe_mode)
+        return self
+
+    def __exit__(self, *exc_info):
+        _SAFE_MODE.reset(self._token)
+
+
+class ObjectSharingScope:
+    """``with ObjectSharingScope():`` objects serialized or rebuilt by the calls inside are
+    shared across them (Keras's ``serialization_lib.ObjectSharingScope``; see the module
+    docstring). Nested scopes are one scope."""
+
+    def __init__(self):
+        self._token = None
+
+    def __enter__(self):
+        if _SHARING_SCOPE.get() is None:
+            self._token = _SHARING_SCOPE.set({"saving": {}, "numbers": {}, "loading": {}})
+        return self
+
+    def __exit__(self, *exc_info):
+        if self._token is not None:
+            _SHARING_SCOPE.reset(self._token)
+            self._token = None

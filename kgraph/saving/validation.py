@@ -45,6 +45,11 @@ class ConfigError(ValueError):
     """A malformed model or layer config; the message names where and what is wrong."""
 
 
+class ConfigTypeError(ConfigError, TypeError):
+    """A ``ConfigError`` from a ``TypeError`` raised by a layer's own code while it was
+    rebuilt (Keras raises a TypeError there): a ValueError and a TypeError."""
+
+
 _repr = reprlib.Repr()
 _repr.maxlevel, _repr.maxstring, _repr.maxother = 3, 60, 60
 _repr.maxlist = _repr.maxdict = _repr.maxtuple = 6
@@ -152,6 +157,9 @@ def check_layer_config(entry, path) -> None:
     """The keys every serialized layer has: class_name, config, module, build_config, ..."""
     if not isinstance(entry, dict):
         fail(path, "a layer config: a dict with 'class_name' and 'config' keys", entry)
+    if "class_name" not in entry and "config" not in entry:  # Keras's words
+        raise ConfigError(f"Invalid config at {path}: Expected a dictionary containing a "
+                          f"'config' key. Received: config={_repr.repr(entry)}")
     name = layer_name(entry)
     name = name if isinstance(name, str) else None
     class_name = entry.get("class_name")
@@ -198,6 +206,10 @@ def nested_configs(entry, path):
     if all(key in inner for key in ("layers", "input_layers", "output_layers")):
         return [("functional", inner, inner_path)]
     found = []
+    if entry.get("class_name") == "Sequential" and not ("name" in inner and "layers" in inner):
+        raise ConfigError(f"Invalid config at {inner_path}: A Sequential model configuration "
+                          "must be a dictionary containing the 'name' and 'layers' keys. "
+                          f"Received: config={_repr.repr(inner)}")
     if "layers" in inner:  # Sequential
         if not isinstance(inner["layers"], list):
             fail(f'{inner_path}["layers"]', "a list of layer configs", inner["layers"],

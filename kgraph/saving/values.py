@@ -93,8 +93,9 @@ def _special(class_name, inner, path, decode):
     if class_name == "__slice__":
         parts = [decode(inner.get(k), f'{path}["config"]["{k}"]')
                  for k in ("start", "stop", "step")]
-        if not all(p is None or isinstance(p, int) for p in parts):
-            fail(f'{path}["config"]', "slice start/stop/step: integers or None", inner)
+        if not all(p is None or isinstance(p, (int, np.ndarray)) for p in parts):
+            fail(f'{path}["config"]', "slice start/stop/step: integers, arrays or None",
+                 inner)
         return slice(*parts)
     if class_name == "__ellipsis__":
         return Ellipsis

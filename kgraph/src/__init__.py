@@ -15,3 +15,17 @@ from kgraph.src import backend, legacy, saving, trainers, utils
 
 # ``keras.src.testing`` (Keras's TestCase on kgraph, which needs absl-py) is imported on use.
 __all__ = ["backend", "legacy", "saving", "trainers", "utils"]
+
+
+def __getattr__(name):
+    """``keras.src.<name>`` for a module kgraph keeps at ``kgraph.<name>`` (``keras.src.tree``
+    is ``kgraph.tree``), as Keras's internal paths resolve (``kgraph.compat.internal_paths``)."""
+    if not name.startswith("_"):
+        import importlib
+
+        try:
+            return importlib.import_module(f"kgraph.{name}")
+        except ModuleNotFoundError as err:
+            if err.name != f"kgraph.{name}":
+                raise
+    raise AttributeError(f"module 'kgraph.src' has no attribute {name!r}")

@@ -149,7 +149,7 @@ CASES = [
      [_where(*D_ARG[:-1], 1, "config", "value"), "tuple's items"]),
     ("slice of strings", _append(D_ARG[:-1], {"class_name": "__slice__", "config": {
         "start": "a", "stop": None, "step": None}}),
-     [_where(*D_ARG[:-1], 1, "config"), "integers or None"]),
+     [_where(*D_ARG[:-1], 1, "config"), "integers, arrays or None"]),
     ("deeply nested value", _set(("layers", 1, "config", "junk"),
                                  json.loads("[" * 400 + "]" * 400)),
      [_where("layers", 1, "config", "junk") + r"\[0\]", "MAX_CONFIG_DEPTH=256"]),

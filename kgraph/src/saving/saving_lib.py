@@ -24,8 +24,12 @@ import pathlib
 import h5py
 
 from kgraph.saving import archive, h5_weights, keras_file
+from kgraph.saving.archive import _safe_zip_read  # noqa: F401 - Keras's name on this path
+from kgraph.saving.assets import DiskIOStore
+from kgraph.saving.errors import LoadError
+from kgraph.saving.sharded_weights import ShardedH5IOStore
 
-__all__ = ["H5IOStore", "load_weights_only", "save_weights_only"]
+__all__ = ["DiskIOStore", "H5IOStore", "ShardedH5IOStore", "load_weights_only", "safe_get_h5_dataset", "save_weights_only"]
 
 # Keras's names of a .keras file's members
 _CONFIG_FILENAME = archive.CONFIG
@@ -35,13 +39,14 @@ _VARS_FNAME = archive.WEIGHTS.rsplit(".", 1)[0]
 
 def save_weights_only(model, filepath, max_shard_size=None, objects_to_skip=None):
     """Write ``model``'s weights to a ``.weights.h5`` file (``keras_file.save_weights``)."""
-    if max_shard_size is not None:
-        raise ValueError("max_shard_size (weights sharded over several files) is not "
-                         f"supported; save one .weights.h5 file. Received: filepath={filepath}")
-    if not str(filepath).endswith(".weights.h5"):
+    if max_shard_size is None and not str(filepath).endswith(".weights.h5"):
         raise ValueError("Invalid `filepath` argument: expected a `.weights.h5` extension. "
                          f"Received: filepath={filepath}")
-    keras_file.save_weights(model, filepath, objects_to_skip=objects_to_skip)
+    if max_shard_size is not None and not str(filepath).endswith(".weights.json"):
+        raise ValueError("The filename must end in `.weights.json` when `max_shard_size` is "
+                         f"specified. Received: filepath={filepath}")
+    keras_file.save_weights(model, filepath, objects_to_skip=objects_to_skip,
+                            max_shard_size=max_shard_size)
 
 
 def load_weights_only(model, filepath, skip_mismatch=False, objects_to_skip=None):
@@ -49,6 +54,28 @@ def load_weights_only(model, filepath, skip_mismatch=False, objects_to_skip=None
     (``keras_file.load_weights``)."""
     keras_file.load_weights(model, filepath, skip_mismatch=skip_mismatch,
                             objects_to_skip=objects_to_skip)
+
+
+def safe_get_h5_dataset(group, name):
+    """The dataset at path ``name`` of the h5py ``group``, checked as kgraph's loaders check
+    every dataset before reading one (``h5_weights.check_dataset``: no shape bomb, no
+    chunked, virtual or external storage), reached through hard links only; KeyError if
+    there is none."""
+    where = getattr(group.file, "filename", None) or repr(group.file)
+    *folders, last = name.strip("/").split("/")
+    obj = group
+    for part in (*folders, last):
+        if not isinstance(obj, h5py.Group) or part not in obj:
+            raise KeyError(name)
+        link = obj.get(part, getlink=True)
+        if not isinstance(link, h5py.HardLink):
+            raise LoadError(f"{where}: {name!r} goes through a {type(link).__name__}; links "
+                            "to other objects or files are refused.")
+        obj = obj[part]
+    if not isinstance(obj, h5py.Dataset):
+        raise LoadError(f"{where}: {name!r} is a {type(obj).__name__}, expected a dataset.")
+    h5_weights.check_dataset(obj, where)
+    return obj
 
 
 class H5IOStore:
@@ -60,13 +87,16 @@ class H5IOStore:
     def __init__(self, path_or_io, archive=None, mode="r"):
         if mode not in ("r", "w"):
             raise ValueError(f"`mode` should be either 'w' or 'r'. Received: {mode}")
-        if archive is not None:
-            raise NotImplementedError("H5IOStore inside an archive: open the member "
-                                      "yourself and pass it as an io.BytesIO.")
         if not isinstance(path_or_io, (str, pathlib.Path, io.BytesIO)):
             raise TypeError(f"`path_or_io` should be a `str`, `pathlib.Path` or `io.BytesIO` "
                             f"object. Received: path_or_io={path_or_io!r} of type "
                             f"{type(path_or_io).__name__}.")
+        if archive is not None and isinstance(path_or_io, io.BytesIO):
+            raise ValueError("When `path_or_io` is an `io.BytesIO` object, `archive` should "
+                             f"be `None`. Received: archive={archive!r}")
+        if archive is not None:  # kgraph's own save and load never store arrays so
+            raise NotImplementedError("H5IOStore inside an archive: open the member "
+                                      "yourself and pass it as an io.BytesIO.")
         self.path_or_io, self.mode = path_or_io, mode
         self._where = str(path_or_io)
         self.h5_file = h5py.File(path_or_io, mode=mode)
@@ -119,9 +149,13 @@ class H5IOStore:
         return key in self.keys()
 
     def __getitem__(self, key):
-        if self.mode != "r":
-            raise ValueError("Reading a value is only allowed in read mode.")
-        found = self._datasets.get(f"{self._entry}/{key}")
+        if self.mode == "w":  # an array this store has just written
+            dataset = self.h5_file.get(f"{self._entry}/{key}")
+            if not isinstance(dataset, h5py.Dataset):
+                raise KeyError(f"{self._where}: no array {key!r} in {self._entry!r}.")
+            found = (dataset, h5_weights.stored_dtype(dataset, self._where))
+        else:
+            found = self._datasets.get(f"{self._entry}/{key}")
         if found is None:
             raise KeyError(f"{self._where}: no array {key!r} in {self._entry!r}.")
         dataset, dtype = found
