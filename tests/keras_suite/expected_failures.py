@@ -72,11 +72,12 @@ DIFFERENCES: list[Difference] = [
                "`adam_2`).",
                ("keras/src/optimizers/optimizer_test.py::OptimizerTest::"
                 "test_optimizer_auto_naming",)),
-    Difference("A `Lambda` loads only under `safe_mode=False`, and then takes its function from "
-               "`custom_objects` or the registered objects by name: kgraph never imports a "
-               "module named in a config nor runs bytecode stored in one. Keras loads a function "
-               "named by its module in safe mode too, and a Python lambda's stored bytecode "
-               "under `safe_mode=False`.",
+    Difference("A `Lambda` layer loads only under `safe_mode=False`, and then takes its "
+               "function from `custom_objects` or the registered objects by name: kgraph never "
+               "imports a module named in a config nor runs bytecode stored in one (a Python "
+               "lambda is saved by name only). Keras loads a function named by its module in "
+               "safe mode too, and saves a lambda's bytecode, which it runs when loaded under "
+               "`safe_mode=False`.",
                ("keras/src/layers/core/lambda_layer_test.py::LambdaTest::test_lambda_basics",
                 "keras/src/layers/core/lambda_layer_test.py::LambdaTest::test_correctness",
                 "keras/src/layers/core/lambda_layer_test.py::LambdaTest::"
@@ -84,7 +85,27 @@ DIFFERENCES: list[Difference] = [
                 "keras/src/models/sequential_test.py::SequentialTest::"
                 "test_serialization_with_lambda_layer",
                 "keras/src/saving/serialization_lib_test.py::SerializationLibTest::"
-                "test_lambda_layer")),
+                "test_lambda_layer",
+                "keras/src/saving/serialization_lib_test.py::SerializationLibTest::"
+                "test_lambda_fn",
+                "keras/src/saving/serialization_lib_test.py::SerializationLibTest::"
+                "test_safe_mode_scope",
+                "keras/src/saving/saving_lib_test.py::SavingAPITest::test_safe_mode")),
+    Difference("`fit` on a generator refuses a batch whose inputs and targets have different "
+               "numbers of samples (it pads partial batches by rows, so a model without a batch "
+               "axis cannot be trained by `fit`); Keras's generator adapter passes such a batch "
+               "through.",
+               ("keras/src/layers/preprocessing/mel_spectrogram_test.py::MelSpectrogramTest::"
+                "test_mel_spectrogram_basics",)),
+    Difference("A save that fails leaves no file behind: kgraph writes to a temporary file that "
+               "is renamed into place once complete; Keras leaves a `.keras` file without its "
+               "weights.",
+               tuple(f"keras/src/saving/saving_lib_test.py::SavingTest::"
+                     f"test_save_model_exception_raised_{memory}_memory_config"
+                     for memory in ("high", "low"))),
+    Difference("Saving to a legacy `.h5` file warns through Python's `warnings` (a `UserWarning` "
+               "with Keras's text); Keras logs it through absl's logging.",
+               ("keras/src/saving/saving_api_test.py::SaveModelTests::test_save_h5_format",)),
 ]
 
 def expected(cases) -> dict[str, str]:
