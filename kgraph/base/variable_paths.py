@@ -27,9 +27,11 @@ def _own_scope(model) -> bool:
 
 
 def _built_alone(model) -> bool:
-    """A Sequential given an ``Input`` was built when it was made, outside any scope."""
+    """A Sequential given an ``Input`` was built when it was made, outside any scope (one
+    built on first use has the ``InputLayer`` its build made)."""
     stack = getattr(model, "_stack", ())
-    return bool(stack) and catalog.is_instance(stack[0], "InputLayer")
+    return bool(stack) and catalog.is_instance(stack[0], "InputLayer") and not getattr(
+        stack[0], "_made_by_build", False)
 
 
 def keras_variable_paths(model) -> dict:

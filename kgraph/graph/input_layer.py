@@ -7,6 +7,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from kgraph import config
@@ -35,7 +37,7 @@ def _check_dims(dims, argument, name):
     return tuple(None if d is None else int(d) for d in dims)
 
 
-def _check_wrapped(tensor, shape, batch_size, batch_shape, dtype):
+def _check_wrapped(tensor, shape, batch_size, batch_shape, dtype, sparse):
     """Keras's checks of ``input_tensor`` against the other arguments given with it."""
     if not isinstance(tensor, KerasTensor):
         raise ValueError(f"Argument `input_tensor` must be a KerasTensor. Received invalid "
@@ -45,39 +47,64 @@ def _check_wrapped(tensor, shape, batch_size, batch_shape, dtype):
             ("batch_size", batch_size is None or given[:1] == (batch_size,)),
             ("shape", shape is None or tuple(np.atleast_1d(shape).tolist()) == given[1:]),
             ("batch_shape", batch_shape is None or tuple(batch_shape) == given),
-            ("dtype", dtype is None or np.dtype(dtype) == np.dtype(tensor.dtype))):
+            ("dtype", dtype is None or np.dtype(dtype) == np.dtype(tensor.dtype)),
+            ("sparse", sparse is None or not sparse)):  # kgraph's tensors are dense
         if not ok:
             raise ValueError("When providing the `input_tensor` argument, you cannot provide "
                              f"an incompatible `{argument}` argument.")
 
 
+def _shape_arguments(shape, batch_size, batch_shape, kwargs):
+    """Keras's older names (``input_shape``, ``batch_input_shape``) and its checks of
+    ``shape`` / ``batch_size`` / ``batch_shape`` together."""
+    if "input_shape" in kwargs:
+        warnings.warn("Argument `input_shape` is deprecated. Use `shape` instead.",
+                      UserWarning, stacklevel=3)
+        shape = kwargs.pop("input_shape")
+    if "batch_input_shape" in kwargs:
+        batch_shape = kwargs.pop("batch_input_shape")
+    if kwargs:
+        raise TypeError(f"InputLayer got unexpected keyword argument(s) {sorted(kwargs)}.")
+    return shape, batch_shape
+
+
 class InputLayer(Layer):
-    """The layer behind an ``Input`` tensor: one node, no inputs, no weights."""
+    """The layer behind an ``Input`` tensor: one node, no inputs, no weights.
+
+    ``optional=True`` (as Keras): the model may be given None for this input, and the
+    layers it feeds receive None. ``sparse`` / ``ragged`` tensors are not supported.
+    """
 
     is_input_layer = True
     autocast = False
 
     def __init__(self, shape=None, batch_size=None, dtype=None, sparse=None, ragged=None,
-                 batch_shape=None, input_tensor=None, optional=False, name=None):
+                 batch_shape=None, input_tensor=None, optional=False, name=None, **kwargs):
+        shape, batch_shape = _shape_arguments(shape, batch_size, batch_shape, kwargs)
         if input_tensor is not None:
-            _check_wrapped(input_tensor, shape, batch_size, batch_shape, dtype)
+            _check_wrapped(input_tensor, shape, batch_size, batch_shape, dtype, sparse)
             dtype = input_tensor.dtype
         super().__init__(name=name, dtype=dtype or config.floatx())
-        for flag, value in (("sparse", sparse), ("ragged", ragged), ("optional", optional)):
+        for flag, value in (("sparse", sparse), ("ragged", ragged)):
             if value:
-                raise ValueError(f"kgraph InputLayer does not support {flag}=True "
-                                 f"(InputLayer {self.name!r}): inputs are dense arrays, and "
-                                 "every input of a model is given.")
+                raise ValueError(f"`{flag}=True` is not supported with the jax backend: kgraph "
+                                 f"InputLayer {self.name!r} does not support {flag}=True "
+                                 "(inputs are dense arrays).")
+        self.sparse = False
+        self.ragged = False
+        self.optional = bool(optional)
         dtype = self.dtype
         if input_tensor is None and batch_shape is not None:  # Keras: the full shape
-            if shape is not None or batch_size is not None:
-                raise ValueError("You cannot pass both `shape` (or `batch_size`) and "
-                                 "`batch_shape` at the same time.")
+            for argument, value in (("shape", shape), ("batch_size", batch_size)):
+                if value is not None:
+                    raise ValueError(f"You cannot pass both `{argument}` and `batch_shape` at "
+                                     f"the same time (InputLayer {self.name!r}).")
             batch_shape = _check_dims(batch_shape, "batch_shape", self.name)
             input_tensor = KerasTensor(batch_shape, dtype=dtype, name=self.name)
         if input_tensor is None:
             if shape is None:
-                raise ValueError("Input needs a shape, e.g. Input(shape=(784,)).")
+                raise ValueError(f"You must pass a `shape` argument: InputLayer {self.name!r} "
+                                 "needs a shape, e.g. Input(shape=(784,)).")
             shape = (shape,) if isinstance(shape, (int, np.integer)) else shape
             shape = _check_dims(shape, "shape", self.name)
             (batch_size,) = _check_dims((batch_size,), "batch_size", self.name)
@@ -90,7 +117,9 @@ class InputLayer(Layer):
         self.built = True
         Node(self, (), {}, input_tensor)
 
-    def call(self, inputs):
+    def call(self, inputs=None):
+        """Keras's ``InputLayer.call()``: nothing to compute (None; given a value, that
+        value)."""
         return inputs
 
     def _set_name(self, name):
@@ -98,9 +127,10 @@ class InputLayer(Layer):
         self._inbound_nodes[0].outputs[0].name = name
 
     def get_config(self):
-        """Keras 3's InputLayer config (``sparse``/``ragged``/``optional`` are always False)."""
+        """Keras 3's InputLayer config (``sparse`` / ``ragged`` are always False)."""
         return {"batch_shape": list(self.batch_shape), "dtype": self.dtype.name,
-                "sparse": False, "ragged": False, "name": self.name, "optional": False}
+                "sparse": False, "ragged": False, "name": self.name,
+                "optional": self.optional}
 
     @classmethod
     def from_config(cls, config):
@@ -118,8 +148,9 @@ def Input(shape=None, batch_size=None, dtype=None, sparse=None,  # noqa: N802 (K
     """A symbolic input tensor of shape ``(batch_size, *shape)``; batch_size None = any.
 
     ``batch_shape`` gives the full shape instead (as Keras), e.g. ``(None, 784)``;
-    ``tensor`` wraps an existing ``KerasTensor``. Keras's ``sparse`` / ``ragged`` /
-    ``optional`` inputs are refused with an error (inputs are dense and always given).
+    ``tensor`` wraps an existing ``KerasTensor``; ``optional=True`` lets the model be given
+    None for it. Keras's ``sparse`` / ``ragged`` inputs are refused with an error (inputs
+    are dense arrays).
     """
     layer = InputLayer(shape=shape, batch_size=batch_size, dtype=dtype, sparse=sparse,
                        ragged=ragged, batch_shape=batch_shape, input_tensor=tensor,

@@ -35,6 +35,8 @@ class KerasTensor:
 
     __slots__ = ("shape", "dtype", "name", "_keras_history", "_keras_mask", "__weakref__")
     __array_priority__ = 1000  # numpy defers to our reflected operators
+    sparse = False  # Keras's flags: kgraph's tensors are always dense
+    ragged = False
     # No __jax_array__: without it jax arrays also defer to our reflected operators
     # (``jnp_array * tensor`` builds a node), and jax functions given a KerasTensor
     # raise a TypeError naming the KerasTensor type.

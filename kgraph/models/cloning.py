@@ -32,6 +32,15 @@ def _input_like(tensor):
     return Input(batch_shape=layer.batch_shape, dtype=layer.dtype.name, name=layer.name)
 
 
+def _same_structure(a, b) -> bool:
+    """Whether ``a`` and ``b`` nest alike (a single tensor matches a list of one)."""
+    if isinstance(a, KerasTensor) and isinstance(b, (list, tuple)) and len(b) == 1:
+        b = b[0]
+    if isinstance(b, KerasTensor) and isinstance(a, (list, tuple)) and len(a) == 1:
+        a = a[0]
+    return jax.tree_util.tree_structure(a) == jax.tree_util.tree_structure(b)
+
+
 def clone_model(model, input_tensors=None, clone_function=None, call_function=None,
                 recursive=False, **kwargs):
     """A model with ``model``'s architecture and new layers (fresh weights).
@@ -49,7 +58,28 @@ def clone_model(model, input_tensors=None, clone_function=None, call_function=No
     """
     if kwargs:
         raise TypeError(f"clone_model got unexpected arguments {sorted(kwargs)}.")
-    clone_function = clone_function or _fresh
+    if not isinstance(model, Functional):  # Sequential is a Functional
+        given = [name for name, value in (("clone_function", clone_function),
+                                          ("input_tensors", input_tensors),
+                                          ("call_function", call_function)) if value is not None]
+        if given:  # as Keras: a subclassed model is cloned from its config alone
+            raise ValueError(f"clone_model: {', '.join(given)} apply to functional and "
+                             f"Sequential models; {model.name!r} is a subclassed model, "
+                             "cloned from its config.")
+        return type(model).from_config(model.get_config())
+    return _compiled_like(model, _clone(model, input_tensors, clone_function or _fresh,
+                                        call_function, recursive))
+
+
+def _compiled_like(model, clone):
+    """``clone`` compiled as ``model`` is, if it is (Keras's)."""
+    if model.compiled:
+        clone.compile_from_config(model.get_compile_config())
+    return clone
+
+
+def _clone(model, input_tensors, clone_function, call_function, recursive):
+    """The clone of a Functional or Sequential ``model`` (see ``clone_model``)."""
     clones: dict = {}
 
     def clone(layer):
@@ -78,25 +108,19 @@ def clone_model(model, input_tensors=None, clone_function=None, call_function=No
             return Sequential([_input_like(first._inbound_nodes[0].outputs[0]), *layers],
                               name=model.name)
         return Sequential(layers, name=model.name)
-    if not isinstance(model, Functional):
-        given = [name for name, value in (("clone_function", clone_function),
-                                          ("input_tensors", input_tensors),
-                                          ("call_function", call_function)) if value is not None]
-        if given:  # as Keras: a subclassed model is cloned from its config alone
-            raise ValueError(f"clone_model: {', '.join(given)} apply to functional and "
-                             f"Sequential models; {model.name!r} is a subclassed model, "
-                             "cloned from its config.")
-        return type(model).from_config(model.get_config())
     originals = list(model.inputs)
     if input_tensors is None:
         inputs = [_input_like(t) for t in originals]
     else:
-        inputs = list(input_tensors) if isinstance(input_tensors, (list, tuple)) else [
-            input_tensors]
-        if len(inputs) != len(originals) or not all(isinstance(t, KerasTensor) for t in inputs):
-            raise ValueError(f"clone_model: input_tensors must be {len(originals)} symbolic "
-                             f"tensor(s) (kg.Input) for model {model.name!r}, received "
-                             f"{input_tensors!r}.")
+        inputs = jax.tree_util.tree_leaves(input_tensors)
+        if not all(isinstance(t, KerasTensor) for t in inputs):
+            raise ValueError(f"All entries in `input_tensors` must be KerasTensors (kg.Input); "
+                             f"received input_tensors={input_tensors!r} for model "
+                             f"{model.name!r}.")
+        if not _same_structure(input_tensors, model._inputs_struct):
+            raise ValueError(f"`input_tensors` must have the same structure as model.input "
+                             f"(model {model.name!r}).\nReference structure: "
+                             f"{model._inputs_struct}\nReceived structure: {input_tensors}")
     call = call_function or (lambda layer, *args, **kw: layer(*args, **kw))
 
     def run_node(node, args, kw, _masks):

@@ -9,12 +9,13 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 
 import jax
 
 from kgraph import saving
-from kgraph.base import weight_tree
+from kgraph.base import variable_paths, weight_tree
 from kgraph.base.layer import Layer, _shapes as _shapes_of
 from kgraph.display import plotting
 from kgraph.saving import pickling, safetensors_io, state_tree
@@ -46,6 +47,32 @@ def _functional_subclass(cls, functional):
     return _FUNCTIONAL_SUBCLASSES[cls]
 
 
+# Keras's export formats, each another framework's (what it writes).
+_EXPORT_FORMATS = {
+    "tf_saved_model": "a TensorFlow SavedModel, which needs TensorFlow's graph",
+    "onnx": "an ONNX model, through TensorFlow or PyTorch", "openvino": "an OpenVINO model",
+    "litert": "a LiteRT (TensorFlow Lite) model, which needs TensorFlow",
+    "torch": "a PyTorch program, which needs PyTorch"}
+
+
+def _check_unique_paths(layer, prefix, seen) -> None:
+    """Keras's refusal of a state tree in which two sub-layers of one layer, both with
+    weights, have one name (so their weights would have one path)."""
+    names = set()
+    for sub in layer._tracked_layers():
+        if id(sub) in seen or not sub.weights:
+            continue
+        seen.add(id(sub))
+        if sub.name in names:
+            path = f"{prefix}{sub.name}/{sub.weights[0].name}"
+            raise ValueError(f"The following variable path is found twice in the model: "
+                             f"'{path}'. `get_state_tree()` can only be called when all "
+                             "variable paths are unique. Make sure to give unique names to "
+                             "your layers (and other objects).")
+        names.add(sub.name)
+        _check_unique_paths(sub, f"{prefix}{sub.name}/", seen)
+
+
 class Model(Trainer, Layer):
     """A layer that can be trained: ``compile``, ``fit``, ``evaluate``, ``predict`` (its
     ``Trainer`` part, ``kgraph.models.trainer``).
@@ -74,6 +101,16 @@ class Model(Trainer, Layer):
 
     def _owns_namespace(self) -> bool:
         return True
+
+    @property
+    def layers(self) -> list:
+        """The model's direct sub-layers, in attribute order (Keras's ``Model.layers``)."""
+        return self._flatten_layers(include_self=False, recursive=False)
+
+    @layers.setter
+    def layers(self, _):
+        raise AttributeError("`Model.layers` attribute is reserved and should not be used "
+                             "(it lists the model's sub-layers). Please use another name.")
 
     # Subclassed models: the first build traces call() into graph form (kgraph.models.tracing).
     def _maybe_build(self, inputs):
@@ -111,7 +148,13 @@ class Model(Trainer, Layer):
         revivable = (cls is Model or spec.args[1:4] == ["inputs", "outputs", "name"]
                      or (spec.varargs is not None and spec.varkw is not None))
         if isinstance(config, dict) and all(k in config for k in functional_keys) and revivable:
-            return saving.functional_from_config(cls, config, custom_objects, safe_mode)
+            # as Keras: the config's other keys (a subclass's own) go to its constructor
+            extra = {k: v for k, v in config.items() if k not in (*functional_keys,
+                                                                   "trainable")}
+            make = functools.partial(cls, **extra) if extra and cls is not Model else cls
+            from kgraph.models.functional import _rebuild  # a Model subclass: imported on use
+
+            return _rebuild(make, config, custom_objects, safe_mode)
         return super().from_config(config)
 
     def summary(self, print_fn=print, line_length=None, expand_nested=False,
@@ -153,16 +196,59 @@ class Model(Trainer, Layer):
             return
         saving.load_weights(self, filepath, skip_mismatch=skip_mismatch, **kwargs)
 
+    def export(self, filepath, format="tf_saved_model", verbose=None, input_signature=None,
+               **kwargs):
+        """Keras's ``model.export``: each of its formats (``"tf_saved_model"``, ``"onnx"``,
+        ``"openvino"``, ``"litert"``, ``"torch"``) is another framework's, and raises
+        NotImplementedError saying so; ``compiler.export(model, directory)`` writes the
+        model as a JAX program that runs without kgraph."""
+        if format not in _EXPORT_FORMATS:
+            raise ValueError(f"Unrecognized format={format}. Supported formats are: "
+                             f"{list(_EXPORT_FORMATS)}.")
+        raise NotImplementedError(
+            f"model.export(format={format!r}) writes {_EXPORT_FORMATS[format]}: kgraph models "
+            "are JAX programs; export one with compiler.export(model, directory).")
+
+    def _get_variable_map(self) -> dict:
+        """Keras's ``{variable.path: variable}`` for the model's weights and its
+        optimizer's variables."""
+        store: dict = {}
+        paths = variable_paths.keras_variable_paths(self)  # the weights' Keras paths
+        optimizer = getattr(self, "optimizer", None)
+        for variable in [*self.weights, *(getattr(optimizer, "variables", None) or [])]:
+            path = paths.get(id(getattr(variable, "variable", variable)), variable.path)
+            held = store.get(path)
+            if held is not None and held is not variable:
+                raise ValueError(f"The model contains two variables with a duplicate path: "
+                                 f"path='{path}' appears at least twice. This path is used "
+                                 f"for {variable} and for {held}. In order to get a variable "
+                                 "map, make sure to use unique paths/names for each "
+                                 "variable.")
+            store[path] = variable
+        return store
+
     def get_state_tree(self, value_format="backend_tensor"):
         """Keras's state tree: ``trainable_variables``, ``non_trainable_variables``,
         ``optimizer_variables`` and ``metrics_variables``, nested by Keras's variable paths
         (``kgraph.saving.state_tree``); ``value_format``: "backend_tensor" or
         "numpy_array"."""
+        _check_unique_paths(self, "", set())
         return state_tree.get_state_tree(self, value_format)
 
     def set_state_tree(self, state_tree_):
-        """Assign the values of a ``get_state_tree`` tree (the optimizer's state too)."""
+        """Assign the values of a ``get_state_tree`` tree (the optimizer's state too; of an
+        optimizer not built yet, its ``iteration`` and ``learning_rate``, as Keras)."""
         state_tree.set_state_tree(self, state_tree_)
+        given = state_tree_.get("optimizer_variables") if isinstance(state_tree_, dict) else None
+        optimizer = getattr(self, "optimizer", None)
+        if not isinstance(given, dict) or len(given) != 1 or optimizer is None:
+            return
+        values = next(iter(given.values()))  # the optimizer's entries, under its name
+        for variable in getattr(optimizer, "variables", None) or []:
+            name = variable.path.rsplit("/", 1)[-1]
+            if name in ("iteration", "learning_rate") and isinstance(values, dict) \
+                    and name in values:
+                variable.assign(values[name])
 
     def quantize(self, mode=None, config=None, filters=None, **kwargs):
         """Quantize the model's ``Dense``, ``EinsumDense`` and ``Embedding`` layers (nested

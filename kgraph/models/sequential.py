@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import inspect
 import warnings
 
 import jax
@@ -31,7 +32,24 @@ __all__ = ["Sequential"]
 _OWN_ATTRIBUTES = frozenset({
     "name", "_trainable", "_dtype_policy", "activity_regularizer", "losses", "_inbound_nodes",
     "_own_variables", "_output_spec_cache", "_sublayers", "_var_attrs", "_training_setup",
-    "_stack"})
+    "_stack", "_functional"})
+
+
+def _check_single_input(layer, error):
+    """Keras's error for a layer that cannot take one positional input (a TypeError
+    raised while calling it on the previous layer's output)."""
+    parameters = [p for p in inspect.signature(layer.call).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = [p for p in parameters if p.default is p.empty]
+    if not parameters:
+        raise ValueError(f"Layers added to a Sequential model should have a single "
+                         f"positional argument, the input tensor. Layer {layer.name!r} "
+                         f"({type(layer).__name__}) has no positional arguments.") from error
+    if len(required) > 1:
+        raise ValueError(f"Layers added to a Sequential model can only have a single "
+                         f"required positional argument, the input tensor. Layer "
+                         f"{layer.name!r} ({type(layer).__name__}) has multiple required "
+                         f"positional arguments: {[p.name for p in required]}") from error
 
 
 class Sequential(Functional):
@@ -41,7 +59,10 @@ class Sequential(Functional):
     graph is built as layers are added; without one, it is built the first time the model
     is called (on arrays or a KerasTensor), on ``build(input_shape)``, or on ``fit`` /
     ``evaluate`` / ``predict``. Once built it is a ``Functional`` (``compiler.compile``,
-    ``summary``, ``fit``, params keyed by layer name).
+    ``summary``, ``fit``, params keyed by layer name), and ``_functional`` is that graph
+    as a plain Functional (Keras's attribute). As in Keras, a model first called on a
+    structure (a dict or list of arrays), or holding a layer whose output shape cannot be
+    inferred, gets no graph: its calls run the layers one after another, eagerly.
     """
 
     def __init__(self, layers=None, trainable=True, name=None):
@@ -63,8 +84,9 @@ class Sequential(Functional):
 
     @layers.setter
     def layers(self, _):
-        raise AttributeError("`Sequential.layers` is read-only; use add() and pop() to change "
-                             "the layers of the model.")
+        raise AttributeError("`Sequential.layers` attribute is reserved and should not be used "
+                             "(it is read-only). Use `add()` and `pop()` to change the layers "
+                             "in this model.")
 
     def _tracked_layers(self):
         return self._stack
@@ -132,6 +154,8 @@ class Sequential(Functional):
         self._nodes = []
         self._layers = self._stack
         self._output_spec_cache = {}  # shapes inferred for the previous graph
+        self.__dict__["_functional"] = None  # Keras's: the graph, once built
+        self.__dict__["_layer_by_layer"] = False  # no graph for its inputs: see call()
 
     def _maybe_rebuild(self):
         self._reset_graph()
@@ -170,11 +194,21 @@ class Sequential(Functional):
             if dtype is None:
                 dtype = first.compute_dtype
             first = InputLayer(batch_shape=input_shape, dtype=dtype)
+            first._made_by_build = True  # not the user's: built on first use (variable paths)
             self._stack.insert(0, first)
         x = first._inbound_nodes[0].outputs[0]
         inputs = x
         for layer in self._stack[1:]:
-            x = self._apply(layer, x)
+            try:
+                x = self._apply(layer, x)
+            except NotImplementedError:
+                # As Keras: a layer whose output shape cannot be inferred leaves the model
+                # without a graph; its calls run the layers one after another.
+                self.__dict__["_layer_by_layer"] = True
+                return
+            except TypeError as error:
+                _check_single_input(layer, error)
+                raise
         self._set_graph(inputs, x)
 
     @staticmethod
@@ -200,6 +234,7 @@ class Sequential(Functional):
                 self.__dict__[key] = value
         self._layers = self._stack
         self._output_spec_cache = {}
+        self.__dict__["_functional"] = graph  # the same graph as a plain Functional (Keras's)
         self.built = True
 
     def _maybe_build(self, inputs):
@@ -208,10 +243,16 @@ class Sequential(Functional):
         if inputs is None:
             raise ValueError(f"Sequential model {self.name!r} was called without an input; "
                              "call it on an array or a KerasTensor.")
+        if self._layer_by_layer:
+            return
         if not hasattr(inputs, "shape"):
-            raise ValueError(f"Sequential model {self.name!r} is not built and takes a single "
-                             f"input tensor; received {type(inputs).__name__}. Start it with "
-                             "kg.Input(shape=...) or call it on one array.")
+            # As Keras: a model called on a structure (dict, list) has no graph; its calls
+            # give the structure to the first layer, its output to the next, ...
+            if not self._stack:
+                raise ValueError(f"Sequential model {self.name!r} cannot be built because it "
+                                 "has no layers. Call model.add(layer).")
+            self.__dict__["_layer_by_layer"] = True
+            return
         shape = tuple(inputs.shape)
         if not isinstance(inputs, KerasTensor) and shape:
             shape = (None, *shape[1:])  # any batch size, not the first call's
@@ -219,7 +260,36 @@ class Sequential(Functional):
 
     def _symbolic_call(self, args, kwargs):
         self._maybe_build(args[0] if args else kwargs.get("inputs"))
+        if not self.built:
+            return Model._symbolic_call(self, args, kwargs)
         return super()._symbolic_call(args, kwargs)
+
+    def _check_inputs(self, inputs):
+        if self.built:
+            super()._check_inputs(inputs)
+
+    def _call_unbuilt(self, inputs):
+        """``call`` without a graph (see ``build``): the layers one after another. (``call``
+        itself stays ``Functional.call``: compiling a model with that call runs its plan.)"""
+        for layer in self.layers:
+            inputs = layer(inputs)
+        return inputs
+
+    def compute_output_spec(self, inputs, training=None, mask=None, **kwargs):
+        if self.built:
+            return super().compute_output_spec(inputs, training=training, mask=mask)
+        for layer in self.layers:
+            inputs = layer.compute_output_spec(inputs)
+        return inputs
+
+    def compute_output_shape(self, input_shape):
+        """The output shape for ``input_shape`` (the graph's; unbuilt, each layer's
+        ``compute_output_shape`` in turn, as Keras)."""
+        if self.built:
+            return super().compute_output_shape(input_shape)
+        for layer in self.layers:
+            input_shape = layer.compute_output_shape(input_shape)
+        return input_shape
 
     @property
     def inputs(self):

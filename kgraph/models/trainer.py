@@ -34,9 +34,8 @@ def _float16_policy(model, precision) -> bool:
         precision, "compute_dtype") else list(precision.values()) if isinstance(
         precision, dict) else []
     policies = [str(getattr(p, "name", p)) for p in named]
-    layers = getattr(model, "layers", None)
-    policies += [layer.dtype_policy.name for layer in (layers if layers is not None
-                                                        else [model])]
+    # the model's own policy (Keras's test) and its layers' (a subclassed model's too)
+    policies += [layer.dtype_policy.name for layer in [model, *getattr(model, "layers", ())]]
     return any("float16" in p and "bfloat16" not in p for p in policies)
 
 

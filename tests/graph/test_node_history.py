@@ -178,8 +178,10 @@ def test_node_repr_names_layer_and_index():
     assert repr(layer._inbound_nodes[1]) == "<Node dense[1]>"
 
 
-@pytest.mark.parametrize("bad", [kg.KerasTensor((None, 3)), np.ones(3)])
-def test_model_rejects_tensors_without_history(bad):
+@pytest.mark.parametrize("bad, error, match", [
+    (kg.KerasTensor((None, 3)), TypeError, "symbolic tensors made by kg.Input"),
+    (np.ones(3), ValueError, "All `outputs` values must be KerasTensors")])  # Keras's
+def test_model_rejects_tensors_without_history(bad, error, match):
     x = kg.Input(shape=(3,))
-    with pytest.raises(TypeError, match="symbolic tensors made by kg.Input"):
+    with pytest.raises(error, match=match):
         kg.Model(x, bad)

@@ -22,7 +22,6 @@ _MODEL = {
     "compute_loss_and_updates": "Keras's JAX trainer internal; kgraph's step is runtime's",
     "compute_metrics": "stateful metric updates: kgraph's metric states live in the train "
                        "state (stateless_compute_loss, train_step's metrics variables)",
-    "export": "programs export with compiler.export",
     "get_quantization_layer_structure": "GPTQ/AWQ quantization is not offered",
     "jax_state_sync": "kgraph keeps one copy of the state (nothing to sync)",
     "make_train_function": _TRAINER, "make_test_function": _TRAINER,

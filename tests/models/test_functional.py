@@ -78,7 +78,7 @@ def test_list_inputs_and_outputs(tree_allclose, rng):
     assert tree_allclose(out, model([va, vb]))
     # a dict keyed by input name also works for a list-input model, in any key order
     assert tree_allclose(model({"b": vb, "a": va}), out)
-    with pytest.raises(ValueError, match=r"expects 2 inputs \['a', 'b'\], received 1"):
+    with pytest.raises(ValueError, match=r"expects 2 input\(s\) \['a', 'b'\], but it received 1"):
         model([va])
     with pytest.raises(ValueError, match=r"missing input\(s\) \['b'\]"):
         model({"a": va})
