@@ -190,9 +190,7 @@ def get(identifier):
     if isinstance(identifier, dict) and isinstance(identifier.get("config"), str):
         identifier = identifier["config"]
     if isinstance(identifier, dict) and isinstance(identifier.get("config"), dict):
-        from kgraph.saving import deserialize_keras_object  # an object's config (a layer)
-
-        identifier = deserialize_keras_object(identifier)
+        identifier = catalog.object_from_config(identifier)  # an object's (a layer's)
     if isinstance(identifier, str):
         if identifier in _BY_NAME:
             return _BY_NAME[identifier]
@@ -225,9 +223,7 @@ def serialize(fn):
     if catalog.registered_name_of(fn) is not None:
         return catalog.function_entry(fn)
     if hasattr(fn, "get_config") and not isinstance(fn, type):  # an object (a ReLU layer)
-        from kgraph.saving import serialize_keras_object
-
-        return serialize_keras_object(fn)
+        return catalog.object_config(fn)
     return name_of(fn)
 
 

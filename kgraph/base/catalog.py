@@ -19,7 +19,7 @@ __all__ = ["CustomObjectScope", "add_builtin", "builtin_classes", "builtin_modul
            "custom_object_scope", "get_custom_objects", "get_registered_name",
            "get_registered_object", "is_builtin_definition", "is_instance", "is_operation",
            "register_keras_serializable", "register_layer", "registered_name_of",
-           "function_entry"]
+           "function_entry", "object_config", "object_from_config", "set_object_codec"]
 
 _BUILTIN: dict = {}  # class name -> kgraph's own class, in definition order
 
@@ -47,6 +47,25 @@ def builtin_module(cls):
     if _BUILTIN.get(cls.__name__) is not cls:
         return None
     return "kgraph" if cls.__module__.startswith("kgraph.models.") else "kgraph.layers"
+
+
+_OBJECT_CODEC: list = []  # saving's (serialize, deserialize), set as kgraph.saving loads
+
+
+def set_object_codec(serialize, deserialize) -> None:
+    """Give the modules below saving its functions for an object's config (an activation
+    that is a layer object, as Keras's ``ReLU()``): ``kgraph.saving`` calls this."""
+    _OBJECT_CODEC[:] = [serialize, deserialize]
+
+
+def object_config(obj) -> dict:
+    """The Keras config of object ``obj`` (``serialize_keras_object``)."""
+    return _OBJECT_CODEC[0](obj)
+
+
+def object_from_config(config):
+    """The object of a Keras config (``deserialize_keras_object``)."""
+    return _OBJECT_CODEC[1](config)
 
 
 def is_instance(value, class_name: str) -> bool:

@@ -143,7 +143,7 @@ class EarlyStopping(MonitorCallback):
             self.model.set_weights(weights)
 
 
-def learning_rate_holders(optimizer, loop=None) -> list:
+def _optimizer_rate_holders(optimizer, loop=None) -> list:
     """Keras's log keys of ``optimizer``'s learning rates and what reads and sets each:
     ``learning_rate``, or ``learning_rate_<name>`` for each sub-optimizer of a
     ``MultiOptimizer`` (also within a ``LossScaleOptimizer``); in ``fit``, the running
@@ -159,12 +159,12 @@ def learning_rate_holders(optimizer, loop=None) -> list:
 
 
 def _learning_rate_holders(callback) -> list:
-    """What ``callback`` reads and sets the learning rates through (``learning_rate_holders``
+    """What ``callback`` reads and sets the learning rates through (``_optimizer_rate_holders``
     of the running loop's optimizer in ``fit``, else of its model's)."""
     loop = callback.loop
     optimizer = (getattr(getattr(loop, "trainer", None), "optimizer", None) if loop is not None
                  else getattr(callback.model, "optimizer", None))
-    holders = learning_rate_holders(optimizer, loop)
+    holders = _optimizer_rate_holders(optimizer, loop)
     if holders:
         return holders
     raise RuntimeError(f"{type(callback).__name__} changes the learning rate of the training "

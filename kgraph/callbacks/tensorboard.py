@@ -25,7 +25,7 @@ import numpy as np
 from kgraph import config
 from kgraph.base.variable_paths import keras_variable_paths
 from kgraph.callbacks.callback import Callback
-from kgraph.callbacks.callbacks import learning_rate_holders
+from kgraph.callbacks.callbacks import _optimizer_rate_holders
 from kgraph.callbacks.log_values import python_value
 from kgraph.layers import Embedding
 
@@ -204,7 +204,7 @@ class TensorBoard(Callback):
         inner = getattr(optimizer, "inner_optimizer", optimizer)
         if hasattr(inner, "optimizers") or hasattr(inner, "iterations"):
             logs.update({key: float(np.asarray(holder.learning_rate))
-                         for key, holder in learning_rate_holders(optimizer)})
+                         for key, holder in _optimizer_rate_holders(optimizer)})
         return logs
 
     def _log_weights(self, epoch) -> None:

@@ -24,6 +24,7 @@ built (``validation``).
 True
 """
 
+from kgraph.base import catalog
 from kgraph.saving import registry, validation
 from kgraph.saving.functional_config import functional_from_config, functional_get_config
 from kgraph.saving.json_format import model_from_config, model_from_json, to_json
@@ -37,6 +38,8 @@ from kgraph.saving.validation import MAX_CONFIG_DEPTH, ConfigError
 from kgraph.saving.errors import LoadError
 from kgraph.saving.saving_api import load_model, load_weights, save_model, save_weights
 from kgraph.saving.file_editor import KerasFileEditor
+
+catalog.set_object_codec(serialize_keras_object, deserialize_keras_object)
 
 # Private names of the single-module version, still reachable as kgraph.saving.<name>.
 from kgraph.saving.registry import _GLOBAL_CUSTOM_NAMES, _GLOBAL_CUSTOM_OBJECTS  # noqa: F401

@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 __all__ = [
-    "ConfigError", "LayerPlan", "MAX_CONFIG_DEPTH", "NodePlan", "check_config_tree",
+    "ConfigError", "ConfigTypeError", "LayerPlan", "MAX_CONFIG_DEPTH", "NodePlan", "check_config_tree",
     "check_depth", "check_json_depth", "check_layer_config", "check_no_file_references",
     "check_shape", "check_shape_structure", "describe", "fail", "is_index", "is_tensor_ref",
     "item", "layer_name", "nested_configs", "parse_functional_config"

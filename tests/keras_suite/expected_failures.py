@@ -67,11 +67,12 @@ DIFFERENCES: list[Difference] = [
                (f"{_BACKUP}test_best_case_epoch", f"{_BACKUP}test_best_case_step",
                 f"{_BACKUP}test_backup_corrupted")),
     Difference("An optimizer made without `name=` is named after its class alone (`adam`, "
-               "`adam_w`) however many were made before in the process, so its config does "
-               "not depend on what ran before; Keras numbers them per process (`adam_1`, "
-               "`adam_2`).",
+               "`adam_w`) however many were made before in the process, so its config and "
+               "its variables' paths do not depend on what ran before; Keras numbers them per "
+               "process (`adam_1`, `adam_2`).",
                ("keras/src/optimizers/optimizer_test.py::OptimizerTest::"
-                "test_optimizer_auto_naming",)),
+                "test_optimizer_auto_naming",
+                "keras/src/models/variable_mapping_test.py::VariableMappingTest::test_basics")),
     Difference("A `Lambda` layer loads only under `safe_mode=False`, and then takes its "
                "function from `custom_objects` or the registered objects by name: kgraph never "
                "imports a module named in a config nor runs bytecode stored in one (a Python "
