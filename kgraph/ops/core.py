@@ -1,7 +1,7 @@
 """``keras.ops`` core: conversion, control flow, scatter/segment ops and custom gradients.
 
-Control flow takes Python callables, so it runs on arrays (eagerly or under ``jit``), not
-on KerasTensors: use it inside a layer's ``call``.
+Control flow (``kgraph.ops.control_flow``) takes Python callables: on arrays it runs at
+once, on KerasTensors it makes a graph node (its Python functions are not serialized).
 
 >>> from kgraph import ops
 >>> ops.convert_to_numpy(ops.scan(lambda c, x: (c + x, c), 0, ops.arange(4))[1]).tolist()
@@ -19,14 +19,9 @@ import numpy as np
 from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.base.tensor_kinds import dense_only
 from kgraph.ops.complex_parts import complex_parts
+from kgraph.ops.control_flow import (associative_scan, cond, fori_loop, map,  # noqa: F401,A004
+                                     scan, switch, vectorized_map, while_loop)
 from kgraph.ops.registry import is_symbolic, register_op
-
-
-def _arrays_only(name, *args):
-    if is_symbolic(args):
-        raise TypeError(f"ops.{name} takes Python functions and runs on arrays, not on "
-                        "symbolic KerasTensors: call it inside a layer's call(), where the "
-                        "inputs are arrays.")
 
 
 def convert_to_tensor(x, dtype=None, sparse=None, ragged=None):
@@ -40,9 +35,12 @@ def convert_to_tensor(x, dtype=None, sparse=None, ragged=None):
 
 
 def convert_to_numpy(x):
-    """``x`` as a NumPy array (KerasTensors have no values: an error)."""
-    _arrays_only("convert_to_numpy", x)
-    return np.asarray(x)
+    """``x`` as a (writable) NumPy array; a KerasTensor has no values: ValueError."""
+    if is_symbolic(x):
+        raise ValueError("ops.convert_to_numpy: a symbolic KerasTensor has no values; "
+                         "call it on arrays (inside a layer's call(), or on a model's "
+                         f"outputs). Received: {x}")
+    return np.array(x)
 
 
 def is_tensor(x) -> bool:
@@ -53,70 +51,6 @@ def is_tensor(x) -> bool:
 def dtype(x) -> str:
     """``x``'s dtype name."""
     return jnp.dtype(x.dtype).name
-
-
-def cond(pred, true_fn, false_fn):
-    """``true_fn()`` if ``pred`` else ``false_fn()`` (``jax.lax.cond``)."""
-    _arrays_only("cond", pred)
-    return jax.lax.cond(pred, true_fn, false_fn)
-
-
-def switch(index, branches, *operands):
-    """``branches[index](*operands)`` (``jax.lax.switch``)."""
-    _arrays_only("switch", index, operands)
-    return jax.lax.switch(index, branches, *operands)
-
-
-def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
-    """``jax.lax.scan``: ``f(carry, x) -> (carry, y)`` over ``xs``'s leading axis."""
-    _arrays_only("scan", init, xs)
-    return jax.lax.scan(f, init, xs, length=length, reverse=reverse, unroll=unroll)
-
-
-def associative_scan(f, elems, reverse=False, axis=0):
-    """``jax.lax.associative_scan``: prefix results of an associative ``f``."""
-    _arrays_only("associative_scan", elems)
-    return jax.lax.associative_scan(f, elems, reverse=reverse, axis=axis)
-
-
-def fori_loop(lower, upper, body_fun, init_val):
-    """``body_fun(i, val)`` for ``i`` in ``[lower, upper)``."""
-    _arrays_only("fori_loop", init_val)
-    return jax.lax.fori_loop(lower, upper, body_fun, init_val)
-
-
-def while_loop(cond, body, loop_vars, maximum_iterations=None):
-    """Keras's ``while_loop``: ``loop_vars = body(*loop_vars)`` while ``cond(*loop_vars)``
-    (a tuple of loop variables in, the same structure out)."""
-    _arrays_only("while_loop", loop_vars)
-    single = not isinstance(loop_vars, (tuple, list))
-    state = (loop_vars,) if single else tuple(loop_vars)
-
-    def as_tuple(value):
-        return (value,) if single or not isinstance(value, (tuple, list)) else tuple(value)
-
-    if maximum_iterations is None:
-        final = jax.lax.while_loop(lambda s: cond(*s), lambda s: as_tuple(body(*s)), state)
-    else:
-        def bounded_cond(s):
-            return jnp.logical_and(s[0] < maximum_iterations, cond(*s[1]))
-
-        final = jax.lax.while_loop(bounded_cond,
-                                   lambda s: (s[0] + 1, as_tuple(body(*s[1]))),
-                                   (jnp.zeros((), jnp.int32), state))[1]
-    return final[0] if single else type(loop_vars)(final)
-
-
-def map(f, xs):  # noqa: A001 - keras.ops name
-    """``f`` over the leading axis of ``xs`` (``jax.lax.map``)."""
-    _arrays_only("map", xs)
-    return jax.lax.map(f, xs)
-
-
-def vectorized_map(function, elements):
-    """``function`` over the leading axis of ``elements`` (``jax.vmap``)."""
-    _arrays_only("vectorized_map", elements)
-    return jax.vmap(function)(elements)
 
 
 def custom_gradient(fun):
@@ -194,12 +128,28 @@ segment_sum, segment_max, segment_min, segment_prod = (
                           ("min", jax.ops.segment_min), ("prod", jax.ops.segment_prod)))
 
 
+def _dtype_range(dtype):
+    dtype = jnp.dtype(dtype)
+    if dtype == jnp.bool_:
+        return 0, 1
+    info = jnp.iinfo(dtype) if jnp.issubdtype(dtype, jnp.integer) else jnp.finfo(dtype)
+    return info.min, info.max
+
+
 @register_op("saturate_cast")
 def saturate_cast(x, dtype):
-    """``x`` cast to ``dtype``, clipped to its range first."""
-    target = jnp.dtype(dtype)
-    info = jnp.iinfo(target) if jnp.issubdtype(target, jnp.integer) else jnp.finfo(target)
-    return jnp.clip(x, info.min, info.max).astype(target)
+    """``x`` cast to ``dtype``, clipped to its range first (bounds representable in
+    ``x``'s dtype, nudged inside the range where they round outside it, as Keras's)."""
+    x = jnp.asarray(x)
+    target, source = jnp.dtype(dtype), x.dtype
+    (in_min, in_max), (out_min, out_max) = _dtype_range(source), _dtype_range(target)
+    low = np.array(np.maximum(in_min, out_min)).astype(source)
+    if low < out_min:
+        low = np.nextafter(low, 0, dtype=source)
+    high = np.array(np.minimum(in_max, out_max)).astype(source)
+    if high > out_max:
+        high = np.nextafter(high, 0, dtype=source)
+    return jnp.clip(x, low, high).astype(target)
 
 
 @register_op("empty_like")
@@ -212,6 +162,8 @@ def empty_like(x, dtype=None):
 def in_top_k(targets, predictions, k):
     """Whether each target class is among the ``k`` highest predictions of its row."""
     target_scores = jnp.take_along_axis(predictions, targets[:, None].astype(jnp.int32), 1)
+    # a NaN score is not a high one (Keras's): it ranks below every number
+    target_scores = jnp.where(jnp.isnan(target_scores), -jnp.inf, target_scores)
     higher = jnp.sum(predictions > target_scores, axis=1)
     return higher < k
 
@@ -228,21 +180,34 @@ def _complex(op, x, min_rank=1):
     return real + 1j * imag
 
 
-@register_op("fft")
+def _fully_defined_spec(axes, what):
+    """A spec refusing unknown sizes on the transformed ``axes`` (Keras's ValueError);
+    the output is then traced."""
+    def spec(x, **_):
+        for part in x if isinstance(x, (tuple, list)) else (x,):
+            if any(part.shape[a] is None for a in axes if len(part.shape) >= -a):
+                raise ValueError(f"Input should have its {what} fully-defined. Received: "
+                                 f"input.shape = {part.shape}")
+        return None
+
+    return spec
+
+
+@register_op("fft", spec=_fully_defined_spec((-1,), "last dimension"))
 def fft(x):
     """FFT over the last axis of ``x = (real, imag)``; returns ``(real, imag)``."""
     out = jnp.fft.fft(_complex("fft", x))
     return jnp.real(out), jnp.imag(out)
 
 
-@register_op("fft2")
+@register_op("fft2", spec=_fully_defined_spec((-2, -1), "last 2 axes"))
 def fft2(x):
     """2-D FFT over the last two axes of ``x = (real, imag)``; returns ``(real, imag)``."""
     out = jnp.fft.fft2(_complex("fft2", x, 2))
     return jnp.real(out), jnp.imag(out)
 
 
-@register_op("ifft2")
+@register_op("ifft2", spec=_fully_defined_spec((-2, -1), "last 2 axes"))
 def ifft2(x):
     """Inverse 2-D FFT of ``x = (real, imag)``; returns ``(real, imag)``."""
     out = jnp.fft.ifft2(_complex("ifft2", x, 2))

@@ -17,7 +17,7 @@ import numpy as np
 from kgraph import config, random as kg_random
 from kgraph.interpreter import context
 from kgraph.ops.image_checks import (check_channels, check_float, check_rank, check_size,
-                                     margins)
+                                     margins, margins_spec)
 from kgraph.ops.registry import register_op
 
 __all__ = [
@@ -202,7 +202,7 @@ def _margins(name, kind, x, top, left, bottom, right, target_h, target_w):
                     "target_width"))
 
 
-@register_op("crop_images")
+@register_op("crop_images", spec=margins_spec("cropping"))
 def crop_images(images, top_cropping=None, left_cropping=None, bottom_cropping=None,
                 right_cropping=None, target_height=None, target_width=None, data_format=None):
     """Crop each side: of ``top_cropping``, ``bottom_cropping`` and ``target_height``
@@ -215,7 +215,7 @@ def crop_images(images, top_cropping=None, left_cropping=None, bottom_cropping=N
     return back(x[:, top:top + th, left:left + tw, :])
 
 
-@register_op("pad_images")
+@register_op("pad_images", spec=margins_spec("padding"))
 def pad_images(images, top_padding=None, left_padding=None, bottom_padding=None,
                right_padding=None, target_height=None, target_width=None, data_format=None):
     """Zero-pad each side: of ``top_padding``, ``bottom_padding`` and ``target_height``

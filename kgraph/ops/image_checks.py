@@ -12,7 +12,11 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-__all__ = ["check_channels", "check_float", "check_rank", "check_size", "margins"]
+from kgraph import config
+from kgraph.graph.keras_tensor import KerasTensor
+
+__all__ = ["check_channels", "check_float", "check_rank", "check_size", "margins",
+           "margins_spec"]
 
 
 def check_rank(name, images):
@@ -77,3 +81,40 @@ def margins(name, kind, length, start, end, target, start_name, end_name, target
             raise ValueError(f"{name}: {value_name} must be >= 0. Received: "
                              f"{value_name}={value}")
     return start, end, target
+
+
+def margins_spec(kind):
+    """The output spec of ``pad_images`` / ``crop_images`` (``kind`` "padding" or
+    "cropping") on images of unknown height or width: the target size, else the known size
+    grown (padding) or shrunk (cropping) by the margins; cropping an unknown size needs
+    its target. None when both sizes are known (then traced, with every check)."""
+    def spec(images, target_height=None, target_width=None, data_format=None, **given):
+        named = {**given, "target_height": target_height, "target_width": target_width}
+        for name, value in named.items():
+            if value is not None and value < 0:
+                raise ValueError(f"{name} must be >= 0. Received: {name}={value}")
+        shape = list(images.shape)
+        if len(shape) not in (3, 4):
+            raise ValueError("Invalid images rank: expected rank 3 (single image) or rank 4 "
+                             f"(batch of images). Received: images.shape={tuple(shape)}")
+        last = (data_format or config.image_data_format()) == "channels_last"
+        axes = (-3, -2) if last else (-2, -1)
+        if all(shape[a] is not None for a in axes):
+            return None
+        sign = 1 if kind == "padding" else -1
+        top, bottom, left, right = (given.get(f"{side}_{kind}")
+                                    for side in ("top", "bottom", "left", "right"))
+        for axis, name, target, before, after in ((axes[0], "height", target_height, top,
+                                                   bottom),
+                                                  (axes[1], "width", target_width, left, right)):
+            size = shape[axis]
+            if size is None and target is None and kind == "cropping":
+                raise ValueError(f"When the {name} of the images is unknown, `target_{name}` "
+                                 f"must be specified. Received images.shape={tuple(shape)} "
+                                 f"and target_{name}={target}")
+            if target is None and size is not None:
+                target = size + sign * ((before or 0) + (after or 0))
+            shape[axis] = target
+        return KerasTensor(tuple(shape), images.dtype)
+
+    return spec

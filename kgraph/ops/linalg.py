@@ -143,7 +143,19 @@ def pinv(x, rcond=None):
     return jnp.linalg.pinv(x, rtol=rcond)
 
 
-@register_op("qr", check=lambda mode: _check_qr_mode(mode))
+def _qr_spec(x, mode="reduced"):
+    """Keras's checks of a symbolic ``qr`` input (rank >= 2, the matrix sizes known); the
+    output is then traced."""
+    if len(x.shape) < 2:
+        raise ValueError(f"ops.qr: Input should have rank >= 2. Received: input.shape = "
+                         f"{x.shape}")
+    if None in tuple(x.shape[-2:]):
+        raise ValueError("Input should have its last 2 dimensions fully-defined. Received: "
+                         f"input.shape = {x.shape}")
+    return None
+
+
+@register_op("qr", check=lambda mode: _check_qr_mode(mode), spec=_qr_spec)
 def qr(x, mode="reduced"):
     """``(q, r)`` of ``x``; ``mode`` is ``"reduced"`` or ``"complete"``."""
     if jnp.ndim(x) < 2:
@@ -171,6 +183,4 @@ def svd(x, full_matrices=True, compute_uv=True):
     return jnp.linalg.svd(x, full_matrices=full_matrices, compute_uv=compute_uv)
 
 
-def jvp(fun, primals, tangents, has_aux=False):
-    """``jax.jvp`` (arrays only)."""
-    return jax.jvp(fun, primals, tangents, has_aux=has_aux)
+from kgraph.ops.control_flow import jvp  # noqa: E402,F401 - keras.ops.linalg.jvp

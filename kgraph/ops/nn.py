@@ -8,6 +8,7 @@ import jax
 import jax.numpy as jnp
 
 from kgraph import config
+from kgraph.ops import shape_rules
 from kgraph.ops.registry import register_op, static_axis as _axis
 
 
@@ -42,7 +43,7 @@ def _conv_setup(inputs, strides, padding, data_format, dilation_rate):
             str(padding).upper(), channels)
 
 
-@register_op("conv", tensors=2)
+@register_op("conv", tensors=2, spec=shape_rules.conv_channels_spec("conv", -2, grouped=True))
 def conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_rate=1):
     """N-D convolution as ``keras.ops.conv``: kernel ``(*spatial, in_channels / groups,
     out_channels)``; ``jax.lax.conv_general_dilated`` underneath."""
@@ -50,14 +51,16 @@ def conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_
         inputs, strides, padding, data_format, dilation_rate)
     kernel_in = kernel.shape[-2]
     if channels % kernel_in:
-        raise ValueError(f"The number of input channels ({channels}) must be divisible by the "
-                         f"kernel's in_channels ({kernel_in}).")
+        raise ValueError("The number of input channels must match the kernel's input channels "
+                         f"(or be a multiple of them). Received: input channels={channels}, "
+                         f"kernel input channels={kernel_in}.")
     return jax.lax.conv_general_dilated(inputs, kernel.astype(inputs.dtype), strides, padding,
                                         rhs_dilation=dilation, dimension_numbers=numbers,
                                         feature_group_count=channels // kernel_in)
 
 
-@register_op("depthwise_conv", tensors=2)
+@register_op("depthwise_conv", tensors=2,
+             spec=shape_rules.conv_channels_spec("depthwise_conv", -2))
 def depthwise_conv(inputs, kernel, strides=1, padding="valid", data_format=None,
                    dilation_rate=1):
     """Depthwise convolution: kernel ``(*spatial, in_channels, depth_multiplier)``."""
@@ -156,7 +159,8 @@ def binary_crossentropy(target, output, from_logits=False):
     return -(target * jnp.log(output) + (1.0 - target) * jnp.log(1.0 - output))
 
 
-@register_op("separable_conv", tensors=3)
+@register_op("separable_conv", tensors=3,
+             spec=shape_rules.conv_channels_spec("separable_conv", -2))
 def separable_conv(inputs, depthwise_kernel, pointwise_kernel, strides=1, padding="valid",
                    data_format=None, dilation_rate=1):
     """A depthwise convolution followed by a 1x1 convolution."""

@@ -13,10 +13,13 @@ Two ops have no ``keras.ops`` name: ``relu`` with a slope, a cap or a threshold,
 
 from __future__ import annotations
 
+import warnings
+
 import jax
 import jax.numpy as jnp
 
 from kgraph.ops.registry import register_array_function, register_op, static_axis as _axis
+from kgraph.ops.shape_rules import canonical_axis
 
 _JAX_ACTIVATIONS = {
     "relu": jax.nn.relu, "relu6": jax.nn.relu6, "sigmoid": jax.nn.sigmoid,
@@ -36,6 +39,13 @@ __all__ = sorted([*_JAX_ACTIVATIONS, "celu", "elu", "gelu", "glu", "hard_shrink"
 
 @register_op("softmax")
 def softmax(x, axis=-1):
+    """``jax.nn.softmax``; warns, as Keras, when ``axis`` has size 1 (the result is 1)."""
+    shape = jnp.shape(x)
+    if isinstance(axis, int) and -len(shape) <= axis < len(shape) and shape[axis] == 1:
+        warnings.warn(f"You are using a softmax over axis {axis} of a tensor of shape "
+                      f"{tuple(shape)}. This axis has size 1. The softmax operation will "
+                      "always return the value 1, which is likely not what you intended. "
+                      "Did you mean to use a sigmoid instead?", stacklevel=3)
     return jax.nn.softmax(x, axis=_axis(axis))
 
 
@@ -104,7 +114,7 @@ def sparsemax(x, axis=-1):
     ``tau = (sum of the k largest entries - 1) / k``; Keras 3.15's backends sum the
     cumulative sums instead, which does not give a distribution (e.g. all zeros for equal
     entries), so this follows the paper (Martins & Astudillo, 2016), not that code."""
-    axis = axis % x.ndim
+    axis = canonical_axis(axis, x.ndim)
     ordered = -jnp.sort(-x, axis=axis)
     cumsum = jnp.cumsum(ordered, axis=axis)
     rank_shape = [1] * x.ndim

@@ -3,6 +3,8 @@ Star-imported by ``kgraph.ops.nn``."""
 
 from __future__ import annotations
 
+import warnings
+
 import jax
 import jax.numpy as jnp
 import optax
@@ -62,14 +64,28 @@ def batch_normalization(x, mean, variance, axis, offset=None, scale=None, epsilo
     return out if offset is None else out + jnp.reshape(offset, shape)
 
 
-@register_op("layer_normalization", tensors=3)
-def layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None):
-    """Normalize over ``axis`` to zero mean and unit variance, then scale and shift."""
+def _check_layer_normalization(axis=-1, epsilon=None, rms_scaling=False):
+    if rms_scaling:
+        warnings.warn("You passed `rms_scaling=True`, which is deprecated. This argument "
+                      "incorrectly scales the input by the variance, not the root mean "
+                      "square. To correctly use RMS Normalization, please use "
+                      "`keras.ops.rms_normalization` / `keras.ops.nn.rms_normalization` "
+                      "instead.", stacklevel=4)
+
+
+@register_op("layer_normalization", tensors=3, check=_check_layer_normalization)
+def layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None, rms_scaling=False):
+    """Normalize over ``axis`` to zero mean and unit variance, then scale and shift
+    (``rms_scaling``, deprecated as in Keras: divide by the variance's root only)."""
     epsilon = config.epsilon() if epsilon is None else epsilon
+    x = jnp.asarray(x)
     compute = jnp.promote_types(x.dtype, jnp.float32)
     values = x.astype(compute)
-    mean = jnp.mean(values, axis=axis, keepdims=True)
     variance = jnp.var(values, axis=axis, keepdims=True)
+    if rms_scaling:
+        out = values * jax.lax.rsqrt(variance + epsilon)
+        return (out if gamma is None else out * gamma).astype(x.dtype)
+    mean = jnp.mean(values, axis=axis, keepdims=True)
     out = (values - mean) * jax.lax.rsqrt(variance + epsilon)
     if gamma is not None:
         out = out * gamma
@@ -93,11 +109,11 @@ def rms_normalization(x, scale=None, axis=-1, epsilon=None):
 
 @register_op("multi_hot")
 def multi_hot(inputs, num_classes=None, axis=-1, dtype=None, sparse=False):
-    """1 for every class present in each row of integer ``inputs``."""
+    """1 for every class present in each sample of integer ``inputs`` (as Keras's: the
+    one-hot encoding reduced over axis 1, or 0 for a vector)."""
     dense_only("ops.multi_hot", sparse)
     encoded = jax.nn.one_hot(inputs, num_classes, axis=axis, dtype=dtype or config.floatx())
-    reduce_axis = -2 if axis == -1 else axis + 1 if axis >= 0 else axis - 1
-    return jnp.max(encoded, axis=reduce_axis if jnp.ndim(inputs) > 1 else 0)
+    return jnp.max(encoded, axis=1 if jnp.ndim(inputs) > 1 else 0)
 
 
 @register_op("dot_product_attention", tensors=6)
@@ -107,6 +123,11 @@ def dot_product_attention(query, key, value, bias=None, mask=None, scale=None,
     (``jax.nn.dot_product_attention``)."""
     if attn_logits_soft_cap is not None:
         raise ValueError("dot_product_attention: attn_logits_soft_cap is not supported.")
+    # mixed float dtypes compute in their promoted dtype, as Keras's
+    compute = jnp.result_type(*(jnp.asarray(t).dtype for t in (query, key, value)))
+    query, key, value = (jnp.asarray(t, compute) for t in (query, key, value))
+    if bias is not None:
+        bias = jnp.asarray(bias, compute)
     return jax.nn.dot_product_attention(query, key, value, bias=bias, mask=mask, scale=scale,
                                         is_causal=is_causal)
 
@@ -124,7 +145,12 @@ def polar(abs_, angle):
     return abs_ * (jnp.cos(angle) + 1j * jnp.sin(angle))
 
 
-@register_op("depth_to_space")
+def _check_block_size(block_size, data_format="channels_last"):
+    if block_size < 2:
+        raise ValueError(f"`block_size` must be at least 2. Received: block_size={block_size}")
+
+
+@register_op("depth_to_space", check=_check_block_size)
 def depth_to_space(x, block_size, data_format="channels_last"):
     """Move channel blocks into ``block_size x block_size`` spatial tiles."""
     b = block_size
@@ -137,7 +163,7 @@ def depth_to_space(x, block_size, data_format="channels_last"):
     return x.reshape(n, h * b, w * b, c // (b * b))
 
 
-@register_op("space_to_depth")
+@register_op("space_to_depth", check=_check_block_size)
 def space_to_depth(x, block_size, data_format="channels_last"):
     """Move ``block_size x block_size`` spatial tiles into channels."""
     b = block_size
@@ -161,7 +187,13 @@ def ctc_loss(target, output, target_length, output_length, mask_index=0):
     return optax.ctc_loss(output, logit_paddings, target, label_paddings, blank_id=mask_index)
 
 
-@register_op("ctc_decode", tensors=2)
+def _check_ctc_strategy(strategy="greedy", **_):
+    if strategy not in ("greedy", "beam_search"):
+        raise ValueError(f"Invalid strategy {strategy}. Supported values are 'greedy' and "
+                         "'beam_search'.")
+
+
+@register_op("ctc_decode", tensors=2, check=_check_ctc_strategy)
 def ctc_decode(inputs, sequence_lengths, strategy="greedy", beam_width=100, top_paths=1,
                merge_repeated=True, mask_index=0):
     """Greedy CTC decoding: ``(decoded (1, batch, time), scores (batch, 1))``, with -1
@@ -170,6 +202,8 @@ def ctc_decode(inputs, sequence_lengths, strategy="greedy", beam_width=100, top_
         raise ValueError("ctc_decode: only strategy='greedy' is supported (beam search is "
                          f"not); received strategy={strategy!r}.")
     logits = jnp.asarray(inputs)
+    logits = logits.astype(jnp.promote_types(logits.dtype, jnp.float32))  # Keras's scores
+    sequence_lengths = jnp.asarray(sequence_lengths)
     time = logits.shape[1]
     best = jnp.argmax(logits, axis=-1)
     scores = -jnp.sum(jnp.max(jax.nn.log_softmax(logits, -1), axis=-1) * (

@@ -18,12 +18,14 @@ import jax.numpy as jnp
 import numpy as np
 
 from kgraph.ops import conv_utils as cu
+from kgraph.ops import shape_rules
 from kgraph.ops.registry import register_op
 
 __all__ = ["adaptive_average_pool", "adaptive_max_pool", "conv_transpose", "fold", "unfold"]
 
 
-@register_op("conv_transpose", tensors=2)
+@register_op("conv_transpose", tensors=2,
+             spec=shape_rules.conv_channels_spec("conv_transpose", -1, default_format=None))
 def conv_transpose(inputs, kernel, strides=1, padding="valid", output_padding=None,
                    data_format=None, dilation_rate=1):
     """Transposed convolution as ``keras.ops.conv_transpose``: kernel ``(*spatial,
@@ -38,9 +40,10 @@ def conv_transpose(inputs, kernel, strides=1, padding="valid", output_padding=No
         raise ValueError(f"`padding` must be 'valid' or 'same', received {padding!r}.")
     channels = inputs.shape[-1] if data_format == "channels_last" else inputs.shape[1]
     if kernel.shape[-1] != channels:
-        raise ValueError(f"conv_transpose: the kernel's last axis ({kernel.shape[-1]}) must "
-                         f"be the inputs' channels ({channels}); kernels are (*spatial, "
-                         "out_channels, in_channels).")
+        raise ValueError("conv_transpose: the number of input channels must match the "
+                         f"kernel's input channels (its last axis): input channels={channels}, "
+                         f"kernel shape={kernel.shape}; kernels are (*spatial, out_channels, "
+                         "in_channels).")
     strides = cu.standardize_tuple(strides, rank, "strides")
     dilation = cu.standardize_tuple(dilation_rate, rank, "dilation_rate")
     extra = (None,) * rank if output_padding is None else cu.standardize_tuple(
@@ -123,7 +126,8 @@ def fold(x, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """``unfold``'s adjoint: columns ``(N, C * kH * kW, L)`` summed back into an
     ``(N, C, *output_size)`` image (overlapping blocks add up)."""
     if x.ndim != 3:
-        raise ValueError(f"fold expects (N, C * kH * kW, L) inputs, received shape {x.shape}.")
+        raise ValueError(f"fold: Input must be a 3D tensor (N, C * kH * kW, L). Received: "
+                         f"input.shape={x.shape}")
     kernel = _pair(kernel_size, "kernel_size")
     channels, rest = divmod(x.shape[1], kernel[0] * kernel[1])
     if rest:

@@ -13,7 +13,9 @@ import inspect
 import jax
 import jax.numpy as jnp
 
+from kgraph import config
 from kgraph.graph.keras_tensor import OPERATORS, KerasTensor
+from kgraph.ops import shape_rules
 from kgraph.ops.registry import (Operation, get_op, is_symbolic, register_array_function,
                                  register_custom, register_op)
 from kgraph.ops.registry import static_axis as _axis
@@ -34,7 +36,7 @@ _UNARY = {
     "log": jnp.log, "sqrt": jnp.sqrt, "square": jnp.square, "sin": jnp.sin, "cos": jnp.cos,
     "tan": jnp.tan, "tanh": jnp.tanh, "sinh": jnp.sinh, "cosh": jnp.cosh,
     "arcsin": jnp.arcsin, "arccos": jnp.arccos, "arctan": jnp.arctan, "arctanh": jnp.arctanh,
-    "floor": jnp.floor, "ceil": jnp.ceil, "sign": jnp.sign, "log1p": jnp.log1p,
+    "sign": jnp.sign, "log1p": jnp.log1p,
     "expm1": jnp.expm1, "reciprocal": jnp.reciprocal, "logical_not": jnp.logical_not,
     "isnan": jnp.isnan, "isinf": jnp.isinf, "isfinite": jnp.isfinite,
     "erf": jax.scipy.special.erf,
@@ -51,8 +53,40 @@ for _name, _fn in _UNARY.items():
     globals()[_name] = register_array_function(_name, _fn, ("x",))
 for _name, _fn in _BINARY.items():
     globals()[_name] = register_array_function(_name, _fn, ("x1", "x2"))
-matmul = register_array_function("matmul", jnp.matmul, ("x1", "x2"), elementwise=False)
-dot = register_array_function("dot", jnp.dot, ("x1", "x2"), elementwise=False)
+
+
+def _int8_product_type(*operands):
+    """Keras's ``preferred_element_type`` of a product: int32 when all operands are int8."""
+    int8 = builtins.all(jnp.asarray(o).dtype == jnp.int8 for o in operands)
+    return jnp.int32 if int8 else None
+
+
+def _matmul(x1, x2):
+    return jnp.matmul(x1, x2, preferred_element_type=_int8_product_type(x1, x2))
+
+
+_matmul.__name__ = "matmul"
+matmul = register_array_function("matmul", _matmul, ("x1", "x2"), elementwise=False,
+                                  doc="Matrix product (``jnp.matmul``); int8 operands give "
+                                      "int32, as Keras's.", spec=shape_rules.matmul_spec)
+
+
+def _rounding(fn):
+    """``fn`` (floor, ceil) as Keras's: integers and booleans become ``floatx()`` first."""
+    def rounded(x):
+        x = jnp.asarray(x)
+        if not jnp.issubdtype(x.dtype, jnp.inexact):
+            x = x.astype(config.floatx())
+        return fn(x)
+
+    rounded.__name__ = rounded.__qualname__ = fn.__name__
+    return rounded
+
+
+floor = register_array_function("floor", _rounding(jnp.floor), ("x",))
+ceil = register_array_function("ceil", _rounding(jnp.ceil), ("x",))
+dot = register_array_function("dot", jnp.dot, ("x1", "x2"), elementwise=False,
+                              spec=shape_rules.dot_spec)
 
 
 @register_op("rsqrt", elementwise=True)
@@ -70,6 +104,12 @@ def clip(x, x_min, x_max):
 
 @register_op("round", elementwise=True)
 def round(x, decimals=0):  # noqa: A001 - keras.ops name
+    """``x`` rounded to ``decimals`` (integers to negative ones through ``floatx()``, as
+    Keras's)."""
+    x = jnp.asarray(x)
+    if decimals < 0 and jnp.issubdtype(x.dtype, jnp.integer):
+        factor = jnp.asarray(10.0 ** decimals, config.floatx())
+        return (jnp.round(x.astype(config.floatx()) * factor) / factor).astype(x.dtype)
     return jnp.round(x, decimals)
 
 
@@ -108,7 +148,7 @@ def cast(x, dtype):
 
 
 # ---------------------------------------------------------------------- linear algebra
-@register_op("tensordot", tensors=2)
+@register_op("tensordot", tensors=2, spec=shape_rules.tensordot_spec)
 def tensordot(x1, x2, axes=2):
     if isinstance(axes, (list, tuple)):
         axes = tuple(_axis(a) for a in axes)
@@ -116,7 +156,8 @@ def tensordot(x1, x2, axes=2):
 
 
 def _einsum_impl(*operands, subscripts):
-    return jnp.einsum(subscripts, *operands)
+    return jnp.einsum(subscripts, *operands,
+                      preferred_element_type=_int8_product_type(*operands))
 
 
 _einsum_impl.__name__ = "einsum"
@@ -147,7 +188,7 @@ einsum.__signature__ = inspect.Signature([
     inspect.Parameter("subscripts", inspect.Parameter.POSITIONAL_OR_KEYWORD),
     inspect.Parameter("operands", inspect.Parameter.VAR_POSITIONAL),
     inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)])
-register_custom("einsum", _einsum_impl, einsum)
+register_custom("einsum", _einsum_impl, einsum, spec=shape_rules.einsum_spec)
 
 
 @register_op("outer", tensors=2)
@@ -205,12 +246,23 @@ def prod(x, axis=None, keepdims=False, dtype=None):
 
 @register_op("argmax")
 def argmax(x, axis=None, keepdims=False):
-    return jnp.argmax(x, axis=axis, keepdims=keepdims).astype(jnp.int32)
+    return jnp.argmax(_signed_zeros(x), axis=axis, keepdims=keepdims).astype(jnp.int32)
 
 
 @register_op("argmin")
 def argmin(x, axis=None, keepdims=False):
-    return jnp.argmin(x, axis=axis, keepdims=keepdims).astype(jnp.int32)
+    return jnp.argmin(_signed_zeros(x), axis=axis, keepdims=keepdims).astype(jnp.int32)
+
+
+def _signed_zeros(x):
+    """Floats with -0.0 as the smallest negative number, as Keras's argmax/argmin on CPU:
+    there denormals flush to zero, and -0.0 would tie with them."""
+    x = jnp.asarray(x)
+    if not jnp.issubdtype(x.dtype, jnp.floating) or x.ndim == 0 or \
+            jax.default_backend() != "cpu":
+        return x
+    x = x.astype(jnp.promote_types(x.dtype, jnp.float32))
+    return jnp.where((x == 0.0) & jnp.signbit(x), -jnp.finfo(x.dtype).tiny, x)
 
 
 @register_op("all")
@@ -253,12 +305,21 @@ def ndim(x) -> int:
     return len(shape(x))
 
 
-@register_op("reshape")
+def _check_reshape(newshape):
+    shape_rules.validate_reshape_shape((newshape,) if isinstance(newshape, int) else newshape)
+
+
+def _transpose_spec(x, axes=None):
+    return KerasTensor(shape_rules.compute_transpose_output_shape(x.shape, _axis(axes)),
+                       x.dtype)
+
+
+@register_op("reshape", check=_check_reshape)
 def reshape(x, newshape):
     return jnp.reshape(x, newshape if isinstance(newshape, int) else tuple(newshape))
 
 
-@register_op("transpose")
+@register_op("transpose", spec=_transpose_spec)
 def transpose(x, axes=None):
     return jnp.transpose(x, _axis(axes))
 
@@ -273,7 +334,7 @@ def squeeze(x, axis=None):
     return jnp.squeeze(x, _axis(axis))
 
 
-@register_op("concatenate")
+@register_op("concatenate", spec=shape_rules.concatenate_spec)
 def concatenate(xs, axis=0):
     """Join the list ``xs`` along ``axis``."""
     return jnp.concatenate(list(xs), axis=axis)
@@ -285,7 +346,7 @@ def stack(x, axis=0):
     return jnp.stack(list(x), axis=axis)
 
 
-@register_op("split")
+@register_op("split", spec=shape_rules.split_spec)
 def split(x, indices_or_sections, axis=0):
     """A list of sub-arrays (one KerasTensor each when symbolic)."""
     sections = indices_or_sections
@@ -293,9 +354,12 @@ def split(x, indices_or_sections, axis=0):
                           axis=axis))
 
 
-@register_op("unstack")
+@register_op("unstack", spec=shape_rules.unstack_spec)
 def unstack(x, num=None, axis=0):
+    """The slices of ``x`` along ``axis`` (``num``, when given, only informs the
+    symbolic output count)."""
     x = jnp.asarray(x)
+    axis = shape_rules.canonical_axis(axis, x.ndim)
     return [jnp.take(x, i, axis=axis) for i in range(x.shape[axis])]
 
 
@@ -304,9 +368,10 @@ def tile(x, repeats):
     return jnp.tile(x, _axis(repeats))
 
 
-@register_op("repeat")
+@register_op("repeat", spec=shape_rules.repeat_spec)
 def repeat(x, repeats, axis=None):
-    return jnp.repeat(x, _axis(repeats), axis=axis)
+    repeats = jnp.asarray(repeats) if isinstance(repeats, (list, tuple)) else repeats
+    return jnp.repeat(x, repeats, axis=axis)
 
 
 @register_op("broadcast_to")
@@ -329,12 +394,13 @@ def roll(x, shift, axis=None):
     return jnp.roll(x, _axis(shift), axis=_axis(axis))
 
 
-@register_op("swapaxes")
+@register_op("swapaxes", spec=shape_rules.axes_in_range_spec("axis1", "axis2"))
 def swapaxes(x, axis1, axis2):
     return jnp.swapaxes(x, axis1, axis2)
 
 
-@register_op("moveaxis")
+@register_op("moveaxis",
+             spec=shape_rules.axes_in_range_spec("source", "destination"))
 def moveaxis(x, source, destination):
     return jnp.moveaxis(x, _axis(source), _axis(destination))
 
@@ -384,10 +450,17 @@ def full_like(x, fill_value, dtype=None):
 def get_item(x, key):
     """``x[key]``; ``key`` (ints, slices, Ellipsis, None) is stored in the node.
 
-    An integer index out of range is an IndexError (JAX itself would clamp it).
+    A bad key (an integer out of range, which JAX itself would clamp; two ellipses; too
+    many indices) raises ``shape_rules.IndexKeyError``: an IndexError, as NumPy's, and a ValueError,
+    as Keras's symbolic ``get_item``.
     """
-    _check_int_indices(tuple(x.shape), key)
-    return x[key]
+    try:
+        _check_int_indices(tuple(x.shape), key)
+        return x[key]
+    except IndexError as error:
+        if isinstance(error, shape_rules.IndexKeyError):
+            raise
+        raise shape_rules.IndexKeyError(str(error)) from None
 
 
 def _check_int_indices(shape, key) -> None:
@@ -413,20 +486,32 @@ def _check_int_indices(shape, key) -> None:
                              f"(array of shape {shape}).")
 
 
+def _indices(indices):
+    """Indices as an integer array (lists become arrays; floats, as a KerasTensor's
+    default dtype gives, are truncated to int32)."""
+    indices = jnp.asarray(indices)
+    return indices if jnp.issubdtype(indices.dtype, jnp.integer) else indices.astype("int32")
+
+
 @register_op("take", tensors=2)
 def take(x, indices, axis=None):
-    return jnp.take(x, indices, axis=axis)
+    return jnp.take(x, _indices(indices), axis=axis)
 
 
-@register_op("take_along_axis", tensors=2)
+@register_op("take_along_axis", tensors=2, spec=shape_rules.take_along_axis_spec)
 def take_along_axis(x, indices, axis=None):
-    return jnp.take_along_axis(x, indices, axis=axis)
+    return jnp.take_along_axis(x, _indices(indices), axis=axis)
 
 
-@register_op("slice", tensors=2)
+@register_op("slice", tensors=2, spec=shape_rules.slice_spec)
 def slice(inputs, start_indices, shape):  # noqa: A001 - keras.ops name
-    """``inputs[start:start + shape]`` per axis (``jax.lax.dynamic_slice``)."""
-    return jax.lax.dynamic_slice(inputs, start_indices, tuple(shape))
+    """``inputs[start:start + shape]`` per axis (``jax.lax.dynamic_slice``); a size of -1
+    takes the rest of its axis."""
+    inputs = jnp.asarray(inputs)
+    shape_rules.check_slice(inputs, start_indices, shape)
+    shape = tuple(inputs.shape[i] - start_indices[i] if s == -1 else s
+                  for i, s in enumerate(shape))
+    return jax.lax.dynamic_slice(inputs, start_indices, shape)
 
 
 @register_op("sort")
@@ -436,7 +521,8 @@ def sort(x, axis=-1):
 
 @register_op("argsort")
 def argsort(x, axis=-1):
-    return jnp.argsort(x, axis=axis).astype(jnp.int32)
+    x = jnp.asarray(x)
+    return jnp.argsort(x, axis=None if x.ndim == 0 else axis).astype(jnp.int32)
 
 
 @register_op("top_k")
@@ -460,7 +546,7 @@ OPERATORS.update({name: get_op(name) for name in (
     "logical_or", "logical_xor", "logical_not", "absolute", "round")})
 
 __all__ = sorted(list(_UNARY) + list(_BINARY) + [
-    "matmul", "dot", "rsqrt", "clip", "round", "where", "nan_to_num", "stop_gradient", "cast",
+    "floor", "ceil", "matmul", "dot", "rsqrt", "clip", "round", "where", "nan_to_num", "stop_gradient", "cast",
     "tensordot", "einsum", "outer", "norm", "sum", "mean", "var", "std", "max", "min", "prod",
     "argmax", "argmin", "all", "any", "logsumexp", "count_nonzero", "cumsum", "cumprod",
     "shape", "ndim", "reshape", "transpose", "expand_dims", "squeeze", "concatenate", "stack",

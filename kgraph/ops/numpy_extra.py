@@ -20,6 +20,7 @@ import numpy as np
 from kgraph import config
 from kgraph.base.tensor_kinds import dense_only
 from kgraph.graph.keras_tensor import KerasTensor
+from kgraph.ops import shape_rules
 from kgraph.ops.registry import (Operation, is_symbolic, register_array_function,
                                  register_custom, register_op)
 
@@ -89,20 +90,23 @@ def _is_integer(value) -> bool:
         hasattr(value, "dtype") and jnp.issubdtype(value.dtype, jnp.integer))
 
 
-@register_op("linspace", tensors=2)
-def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
     """``num`` evenly spaced values from ``start`` to ``stop``."""
     return jnp.linspace(start, stop, num, endpoint, retstep, dtype or _float(), axis)
 
 
-@register_op("logspace", tensors=2)
-def logspace(start, stop, num=50, endpoint=True, base=10, dtype=None, axis=0):
+def _logspace(start, stop, num=50, endpoint=True, base=10, dtype=None, axis=0):
     return jnp.logspace(start, stop, num, endpoint, base, dtype or _float(), axis)
 
 
-@register_op("geomspace", tensors=2)
-def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+def _geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     return jnp.geomspace(start, stop, num, endpoint, dtype or _float(), axis)
+
+
+_linspace.__name__, _logspace.__name__, _geomspace.__name__ = "linspace", "logspace", "geomspace"
+linspace, logspace, geomspace = (
+    register_op(fn.__name__, tensors=2, spec=shape_rules.spacing_spec(fn))(fn)
+    for fn in (_linspace, _logspace, _geomspace))
 
 
 def _window(fn):
@@ -158,7 +162,9 @@ for _name, _fn in _BINARY.items():
 for _name, _fn in _BITWISE.items():
     globals()[_name] = register_array_function(_name, _fn, ("x", "y"))
 for _name, _fn in {"inner": jnp.inner, "kron": jnp.kron, "vdot": jnp.vdot}.items():
-    globals()[_name] = register_array_function(_name, _fn, ("x1", "x2"), elementwise=False)
+    globals()[_name] = register_array_function(
+        _name, _fn, ("x1", "x2"), elementwise=False,
+        spec=shape_rules.inner_spec if _name == "inner" else None)
 
 
 @register_op("correlate", tensors=2)
@@ -167,7 +173,7 @@ def correlate(x1, x2, mode="valid"):
     return jnp.correlate(x1, x2, mode=mode)
 
 
-@register_op("cross", tensors=2)
+@register_op("cross", tensors=2, spec=shape_rules.cross_spec)
 def cross(x1, x2, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """The cross product of (batches of) 2- or 3-vectors."""
     return jnp.cross(x1, x2, axisa=axisa, axisb=axisb, axisc=axisc, axis=axis)
@@ -185,7 +191,7 @@ def isclose(x1, x2, rtol=1e-5, atol=1e-8, equal_nan=False):
     return jnp.isclose(x1, x2, rtol, atol, equal_nan)
 
 
-@register_op("allclose", tensors=2)
+@register_op("allclose", tensors=2, spec=shape_rules.allclose_spec)
 def allclose(x1, x2, rtol=1e-5, atol=1e-8, equal_nan=False):
     return jnp.allclose(x1, x2, rtol, atol, equal_nan)
 
@@ -229,14 +235,28 @@ def nanargmin(x, axis=None, keepdims=False):
     return jnp.nanargmin(x, axis=axis, keepdims=keepdims).astype("int32")
 
 
+def _nan_cumulative(fn, x, axis, dtype, neutral):
+    """``fn`` (nancumsum, nancumprod) over ``axis``: a one-element tuple names one axis,
+    an empty one none (the values with NaNs replaced by ``neutral``)."""
+    if isinstance(axis, (tuple, list)):
+        if len(axis) > 1:
+            raise ValueError(f"A cumulative op runs along one axis; received axis={axis}.")
+        if not axis:
+            x = jnp.asarray(x, dtype)
+            return jnp.where(jnp.isnan(x), neutral, x) if jnp.issubdtype(
+                x.dtype, jnp.inexact) else x
+        axis = axis[0]
+    return fn(x, axis=axis, dtype=dtype)
+
+
 @register_op("nancumsum")
 def nancumsum(x, axis=None, dtype=None):
-    return jnp.nancumsum(x, axis=axis, dtype=dtype)
+    return _nan_cumulative(jnp.nancumsum, x, axis, dtype, 0)
 
 
 @register_op("nancumprod")
 def nancumprod(x, axis=None, dtype=None):
-    return jnp.nancumprod(x, axis=axis, dtype=dtype)
+    return _nan_cumulative(jnp.nancumprod, x, axis, dtype, 1)
 
 
 @register_op("quantile", tensors=2)
@@ -286,7 +306,17 @@ def corrcoef(x):
     return jnp.corrcoef(x)
 
 
-@register_op("bincount", tensors=2)
+def _bincount_spec(x, weights=None, minlength=0, sparse=False):
+    # the length depends on the values: unknown, as Keras's
+    def struct(t):
+        return jax.ShapeDtypeStruct((1,), t.dtype if hasattr(t, "dtype") else jnp.asarray(t).dtype)
+
+    counts = jax.eval_shape(lambda a, w: jnp.bincount(a, w, length=1), struct(x),
+                            None if weights is None else struct(weights))
+    return KerasTensor(tuple(x.shape[:-1]) + (None,), counts.dtype)
+
+
+@register_op("bincount", tensors=2, spec=_bincount_spec)
 def bincount(x, weights=None, minlength=0, sparse=False):
     """Counts of each value (eager: the length depends on the values unless
     ``minlength`` covers them)."""
@@ -299,9 +329,28 @@ def bincount(x, weights=None, minlength=0, sparse=False):
     return jnp.bincount(x, weights, length=length)
 
 
-@register_op("histogram")
+def _check_histogram(bins=10, range=None):  # noqa: A002 - keras.ops name
+    if not isinstance(bins, int) or isinstance(bins, bool):
+        raise TypeError(f"Argument `bins` must be of type `int`. Received: bins={bins}")
+    if bins < 0:
+        raise ValueError(f"Argument `bins` should be a non-negative integer. Received: "
+                         f"bins={bins}")
+    if range:
+        if not isinstance(range, (tuple, list)) or len(range) != 2:
+            raise ValueError(f"Argument `range` must be a tuple of two elements. Received: "
+                             f"range={range}")
+        if range[1] < range[0]:
+            raise ValueError("The second element of `range` must be greater than the first. "
+                             f"Received: range={range}")
+
+
+@register_op("histogram", check=_check_histogram)
 def histogram(x, bins=10, range=None):  # noqa: A002 - keras.ops name
-    return jnp.histogram(x, bins=bins, range=range)
+    """``(counts, bin_edges)`` of the 1-D ``x`` in ``bins`` equal bins over ``range``."""
+    x = jnp.asarray(x)
+    if x.ndim != 1:
+        raise ValueError(f"Input tensor must be 1-dimensional. Received: input.shape={x.shape}")
+    return jnp.histogram(x, bins=bins, range=None if range is None else tuple(range))
 
 
 @register_op("digitize", tensors=2)
@@ -325,7 +374,7 @@ def diff(a, n=1, axis=-1):
     return jnp.diff(a, n, axis)
 
 
-@register_op("diag")
+@register_op("diag", spec=shape_rules.diag_spec)
 def diag(x, k=0):
     return jnp.diag(x, k)
 
@@ -335,8 +384,12 @@ def diagflat(x, k=0):
     return jnp.diagflat(x, k)
 
 
-@register_op("diagonal")
+@register_op("diagonal", spec=shape_rules.diagonal_spec)
 def diagonal(x, offset=0, axis1=0, axis2=1):
+    x = jnp.asarray(x)
+    if shape_rules.canonical_axis(axis1, x.ndim) == shape_rules.canonical_axis(axis2, x.ndim):
+        raise ValueError("`axis1` and `axis2` cannot refer to the same axis. Received "
+                         f"axis1={axis1}, axis2={axis2} for an input of rank {x.ndim}.")
     return jnp.diagonal(x, offset, axis1, axis2)
 
 
@@ -355,17 +408,17 @@ def rot90(array, k=1, axes=(0, 1)):
     return jnp.rot90(array, k, tuple(axes))
 
 
-@register_op("hstack")
+@register_op("hstack", spec=shape_rules.stacked_concatenation_spec("h"))
 def hstack(xs):
     return jnp.hstack(xs)
 
 
-@register_op("vstack")
+@register_op("vstack", spec=shape_rules.stacked_concatenation_spec("v"))
 def vstack(xs):
     return jnp.vstack(xs)
 
 
-@register_op("dstack")
+@register_op("dstack", spec=shape_rules.stacked_concatenation_spec("d"))
 def dstack(xs):
     return jnp.dstack(xs)
 
@@ -375,17 +428,17 @@ def array_split(x, indices_or_sections, axis=0):
     return jnp.array_split(x, indices_or_sections, axis)
 
 
-@register_op("hsplit")
+@register_op("hsplit", spec=shape_rules.stack_split_spec(1))
 def hsplit(x, indices_or_sections):
     return jnp.hsplit(x, indices_or_sections)
 
 
-@register_op("vsplit")
+@register_op("vsplit", spec=shape_rules.stack_split_spec(0))
 def vsplit(x, indices_or_sections):
     return jnp.vsplit(x, indices_or_sections)
 
 
-@register_op("dsplit")
+@register_op("dsplit", spec=shape_rules.stack_split_spec(2))
 def dsplit(x, indices_or_sections):
     return jnp.dsplit(x, indices_or_sections)
 
@@ -421,8 +474,12 @@ def select(condlist, choicelist, default=0):
     return jnp.select(condlist, choicelist, default)
 
 
-@register_op("argpartition")
+@register_op("argpartition", spec=shape_rules.argpartition_spec)
 def argpartition(x, kth, axis=-1):
+    """Indices partitioning ``x`` around its ``kth`` smallest value along ``axis`` (None:
+    the flattened input)."""
+    if axis is None:
+        x, axis = jnp.ravel(x), -1
     return jnp.argpartition(x, kth, axis).astype("int32")
 
 
@@ -463,7 +520,7 @@ def unique(x, sorted=True, return_index=False, return_inverse=False,  # noqa: A0
     ``return_inverse``, ``return_counts``: a tuple, as NumPy's."""
     found = jnp.unique(x, return_index=return_index, return_inverse=return_inverse,
                        return_counts=return_counts, axis=axis, size=size,
-                       fill_value=fill_value)
+                       fill_value=fill_value, equal_nan=False, sorted=sorted)  # NaNs apart
     if isinstance(found, tuple):
         return tuple(found[:1]) + tuple(a.astype("int32") for a in found[1:])
     return found
@@ -471,7 +528,7 @@ def unique(x, sorted=True, return_index=False, return_inverse=False,  # noqa: A0
 
 @register_op("unravel_index")
 def unravel_index(indices, shape):
-    return tuple(i.astype("int32") for i in jnp.unravel_index(indices, shape))
+    return jnp.unravel_index(jnp.asarray(indices), shape)  # indices' dtype, as Keras's
 
 
 def size(x) -> int:

@@ -22,7 +22,9 @@ import types
 
 import jax.numpy as jnp
 
-from kgraph.ops.registry import Operation, check_static, get_impl, get_op, op_names
+from kgraph.base import shape_inference
+from kgraph.ops.registry import (_ELEMENTWISE, _SPECS, Operation, check_static, get_impl, get_op,
+                                 op_names)
 
 __all__ = ["KerasOperation", "class_name", "operation_class", "operation_classes"]
 
@@ -122,7 +124,12 @@ class KerasOperation(Operation):
 
     def compute_output_spec(self, *args, **kwargs):
         """The output KerasTensors of the op on these operands (positional or named)."""
-        return super().compute_output_spec(*self._tensors(args, kwargs))
+        tensors = self._tensors(args, kwargs)
+        if self._constructor_operands and self.fn not in _SPECS and self.fn not in _ELEMENTWISE:
+            # traced on the op's function: ``call`` would add the constructor's operands again
+            return shape_inference.infer_function_spec(
+                functools.partial(self.fn, **self.fn_kwargs), tensors, {})
+        return super().compute_output_spec(*tensors)
 
     def get_config(self):
         return {"name": self.name, **self._operands, **self.fn_kwargs}

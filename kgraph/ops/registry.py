@@ -28,6 +28,8 @@ from typing import Callable
 import jax
 import jax.numpy as jnp
 
+from kgraph import config
+from kgraph import dtypes as _dtypes
 from kgraph.base import auto_config, shape_inference
 from kgraph.base.layer import Layer
 from kgraph.base.variable_value import values_of
@@ -132,7 +134,18 @@ class Operation(Layer):
 
     def compute_output_spec(self, *args, **kwargs):
         if self.fn in _SPECS and not kwargs:  # the op's own rule (an output size that
-            spec = _SPECS[self.fn](*args, **self.fn_kwargs)  # depends on values, ...)
+            try:  # depends on values, Keras's rules for unknown sizes, ...)
+                spec = _SPECS[self.fn](*args, **self.fn_kwargs)
+            except (TypeError, ValueError) as error:
+                shapes = ", ".join(str(tuple(a.shape)) for a in jax.tree_util.tree_leaves(args)
+                                   if hasattr(a, "shape"))
+                message = (f'Layer "{self.name}" ({type(self).__name__}) failed while '
+                           f"computing its output shape for input shapes [{shapes}]: {error}")
+                try:
+                    wrapped = type(error)(message)
+                except Exception:  # noqa: BLE001 - an exception type with another signature
+                    raise error from None
+                raise wrapped from error
             if spec is not None:  # None: the rule leaves this call to the general ways
                 return spec
         if self.fn in _ELEMENTWISE and not kwargs and builtins.all(a is not None for a in args):
@@ -176,9 +189,10 @@ def _dtype_key(arg):
 
 
 def _result_dtype(fn, kwargs, args):
-    """The dtype ``fn`` gives on operands of these dtypes (evaluated once on scalars)."""
+    """The dtype ``fn`` gives on operands of these dtypes (evaluated once, on one-element
+    arrays); operands ``fn`` refuses get their promoted dtype."""
     keys = tuple(_dtype_key(a) for a in args)
-    cache_key = (fn, _kwargs_key(kwargs), keys)
+    cache_key = (fn, _kwargs_key(kwargs), keys, config.floatx())
     if cache_key not in _dtype_cache:
         tensor_slots = [i for i, k in enumerate(keys) if k[0] == "T"]
 
@@ -188,8 +202,15 @@ def _result_dtype(fn, kwargs, args):
                 filled[i] = t
             return fn(*filled, **kwargs)
 
-        structs = [jax.ShapeDtypeStruct((), keys[i][1]) for i in tensor_slots]
-        _dtype_cache[cache_key] = jax.eval_shape(scalar_fn, *structs).dtype
+        # shape (1,), not (): some jax.numpy functions give 0-d inputs other dtypes (angle)
+        structs = [jax.ShapeDtypeStruct((1,), keys[i][1]) for i in tensor_slots]
+        try:
+            _dtype_cache[cache_key] = jax.eval_shape(scalar_fn, *structs).dtype
+        except (TypeError, ValueError):
+            # operands the function refuses (float operands of bitwise_and, gcd): the
+            # promoted dtype, as Keras's symbolic ops give; calling on arrays reports it
+            operands = [k[1] if k[0] == "T" else type(a) for k, a in zip(keys, args)]
+            _dtype_cache[cache_key] = jnp.dtype(_dtypes.result_type(*operands))
     return _dtype_cache[cache_key]
 
 
@@ -303,10 +324,10 @@ def register_op(name, tensors=1, elementwise=False, check=None, spec=None):
     return decorator
 
 
-def register_array_function(name, fn, params=("x",), elementwise=True, doc=None):
+def register_array_function(name, fn, params=("x",), elementwise=True, doc=None, spec=None):
     """Register an existing array function ``fn(*params)`` (all tensors) as op ``name``.
 
-    The node's ``fn`` is ``fn`` itself (e.g. ``jnp.add``).
+    The node's ``fn`` is ``fn`` itself (e.g. ``jnp.add``); ``spec`` as ``register_op``'s.
     """
     signature = inspect.Signature([inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD)
                                    for p in params])
@@ -314,13 +335,18 @@ def register_array_function(name, fn, params=("x",), elementwise=True, doc=None)
     public.__doc__ = doc or (f"``{getattr(fn, '__module__', 'jax')}.{fn.__name__}`` on arrays; "
                              "a graph node on KerasTensors.")
     _register(name, fn, public, elementwise)
+    if spec is not None:
+        _SPECS[fn] = spec
     return public
 
 
-def register_custom(name, impl, public, elementwise=False):
-    """Register an op whose public function is written by hand (e.g. ``einsum``)."""
+def register_custom(name, impl, public, elementwise=False, spec=None):
+    """Register an op whose public function is written by hand (e.g. ``einsum``);
+    ``spec`` as ``register_op``'s."""
     public.__name__ = public.__qualname__ = name
     _register(name, impl, public, elementwise)
+    if spec is not None:
+        _SPECS[impl] = spec
     return public
 
 

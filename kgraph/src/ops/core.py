@@ -6,6 +6,7 @@
 """
 
 from kgraph import ops as _ops
+from kgraph.ops import control_flow as _control_flow
 from kgraph.ops import core as _core
 from kgraph.ops.operation_classes import operation_classes
 
@@ -15,7 +16,9 @@ _NAMES = ("associative_scan", "cast", "cond", "convert_to_numpy", "convert_to_te
           "switch", "unstack", "vectorized_map", "while_loop")
 _FUNCTIONS = {name: getattr(_ops, name) for name in (*_core.__all__, *_NAMES)
               if hasattr(_ops, name)}
-_CLASSES = operation_classes(_NAMES)
+_CLASSES = {**operation_classes(_NAMES),
+            **{name: getattr(_control_flow, name) for name in _control_flow.__all__
+               if name[0].isupper() and name != "JVP"}}  # Map, Scan, Cond, WhileLoop, ...
 globals().update(_FUNCTIONS)
 globals().update(_CLASSES)
 __all__ = [*_FUNCTIONS, *_CLASSES]

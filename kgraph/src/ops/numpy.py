@@ -10,12 +10,34 @@ True
 """
 
 from kgraph.base import shape_inference
+from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.ops import numpy as _ops
 from kgraph.ops.numpy import *  # noqa: F401,F403 - the module's functions
 from kgraph.ops.operation_classes import operation_classes
+from kgraph.ops.registry import Operation
 
 _CLASSES = operation_classes(_ops.__all__)
 globals().update(_CLASSES)
+
+
+class Ndim(Operation):
+    """Keras's op class of ``ndim``: the number of axes of its input (a scalar)."""
+
+    def call(self, x):
+        return _ops.ndim(x)
+
+    def compute_output_spec(self, x):
+        return KerasTensor((), "int32")
+
+
+class Size(Operation):
+    """Keras's op class of ``size``: the number of elements of its input (a scalar)."""
+
+    def call(self, x):
+        return _ops.size(x)
+
+    def compute_output_spec(self, x):
+        return KerasTensor((), "int32")
 
 
 def broadcast_shapes(shape1, shape2) -> list:
@@ -42,4 +64,4 @@ def shape_equal(shape1, shape2, axis=None, allow_none=True) -> bool:
     return shape1 == shape2
 
 
-__all__ = [*_ops.__all__, *_CLASSES, "broadcast_shapes", "shape_equal"]
+__all__ = [*_ops.__all__, *_CLASSES, "Ndim", "Size", "broadcast_shapes", "shape_equal"]
