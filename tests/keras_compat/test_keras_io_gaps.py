@@ -90,7 +90,9 @@ def test_other_ranks_are_refused_as_keras():
         for bad in (np.zeros((4, 5, 2), "float32"), np.zeros((4, 5, 1, 1), "float32")):
             with pytest.raises(ValueError):
                 model(bad)
-    with pytest.raises(ValueError, match='layer "rows".*expected ndim=2, found ndim=3'):
+    with pytest.raises(ValueError, match=r"name 'row' .* of model 'rows'\. Expected shape "
+                                         r"\(None, 5\), but input has incompatible shape "
+                                         r"\(4, 5, 2\)"):  # Keras's words, the array summed up
         _row_model(kg)(np.zeros((4, 5, 2), "float32"))
 
 

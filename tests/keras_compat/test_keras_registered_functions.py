@@ -43,7 +43,7 @@ def test_a_registered_activation_travels_through_keras_files(tmp_path):
 
 
 def test_a_class_without_get_config_is_refused():
-    with pytest.raises(ValueError, match="no get_config"):
+    with pytest.raises(ValueError, match="does not have a get_config"):
         kg.saving.register_keras_serializable()(type("Plain", (), {}))
 
 
