@@ -46,6 +46,18 @@ def _check_container(value, argument):
                          f"Received instead: {argument}={value} of type {type(value)}")
 
 
+def _built_flag() -> property:
+    """``built``: a flag, or a function telling whether the model built the object yet."""
+    def read(self) -> bool:
+        built = self.__dict__.get("_built", False)
+        return bool(built() if callable(built) else built)
+
+    def write(self, value):
+        self.__dict__["_built"] = value
+
+    return property(read, write)
+
+
 class CompileMetrics(metric_base.Metric):
     """The metrics and weighted metrics of ``compile`` as one metric whose result is a dict
     keyed by Keras's log names (``output_metric``; a repeated name numbered, a weighted one
@@ -76,14 +88,7 @@ class CompileMetrics(metric_base.Metric):
         made._objective, made._flattens, made.built = objective, False, built
         return made
 
-    @property
-    def built(self) -> bool:
-        built = self.__dict__.get("_built", False)
-        return bool(built() if callable(built) else built)
-
-    @built.setter
-    def built(self, value):
-        self.__dict__["_built"] = value
+    built = _built_flag()
 
     def build(self, y_true, y_pred):
         """Resolve the metrics against the structure of ``y_pred`` (arrays or symbolic)."""
@@ -196,14 +201,7 @@ class CompileLoss(losses_lib.Loss):
         made._objective, made._trackers, made._built = objective, trackers, built
         return made
 
-    @property
-    def built(self) -> bool:
-        built = self.__dict__.get("_built", False)
-        return bool(built() if callable(built) else built)
-
-    @built.setter
-    def built(self, value):
-        self._built = value
+    built = _built_flag()
 
     @property
     def metrics(self) -> list:
