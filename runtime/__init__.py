@@ -17,12 +17,13 @@ from kgraph.callbacks import (CSVLogger, Callback, EarlyStopping, LambdaCallback
 from kgraph.callbacks.history import History
 from kgraph.losses import losses
 from kgraph.metrics import metrics
-from runtime import packing, sharding
+from runtime import packing, planning, sharding
 from runtime.checkpoints import CheckpointManager
 from runtime.checkpoints.backup import BackupAndRestore
 from runtime.fit_loop import FitLoop
 from runtime.optimizer_masks import mask_by_path
 from runtime.packing import Packed
+from runtime.planning import Plan, plan
 from runtime.precision import Precision
 from runtime.remat import Remat
 from runtime.sharding import ShardingReport, ShardingRules
@@ -36,6 +37,7 @@ for _name, _module in (("callbacks", callbacks), ("losses", losses), ("metrics",
 
 __all__ = ["BackupAndRestore", "CSVLogger", "Callback", "CheckpointManager",
            "EarlyStopping", "FitLoop", "History", "LambdaCallback", "ModelCheckpoint",
-           "Packed", "Precision", "ReduceLROnPlateau", "Remat", "ShardingReport", "ShardingRules",
-           "TerminateOnNaN", "TrainState", "Trainer", "TrainingSetup", "callbacks",
-           "losses", "mask_by_path", "metrics", "optimizers", "packing", "sharding"]
+           "Packed", "Plan", "Precision", "ReduceLROnPlateau", "Remat", "ShardingReport",
+           "ShardingRules", "TerminateOnNaN", "TrainState", "Trainer", "TrainingSetup",
+           "callbacks", "losses", "mask_by_path", "metrics", "optimizers", "packing", "plan",
+           "planning", "sharding"]

@@ -16,6 +16,10 @@ os.environ["XLA_FLAGS"] = with_fast_compile(os.environ.get("XLA_FLAGS", ""))
 
 # Keras (the oracle many tests compare with) runs on JAX, set once here for every test module.
 os.environ.setdefault("KERAS_BACKEND", "jax")
+# The test extra installs libtpu (runtime.planning compiles for TPU topologies with it): JAX
+# would otherwise look for TPU chips in every process, and its processes would contend for
+# libtpu's lock. The suite runs on the CPU; subprocesses inherit it.
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 import jax  # noqa: E402
 import numpy as np  # noqa: E402

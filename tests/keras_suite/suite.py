@@ -67,6 +67,7 @@ def base_environment() -> dict:
     one CPU device (Keras's multi-device cases are skipped, as the lists were made)."""
     environment = {k: v for k, v in os.environ.items() if k != "JAX_NUM_CPU_DEVICES"}
     return {**environment, "KERAS_BACKEND": "jax", "PYTHONDONTWRITEBYTECODE": "1",
+            "JAX_PLATFORMS": os.environ.get("JAX_PLATFORMS", "cpu"),
             "XLA_FLAGS": with_fast_compile(os.environ.get("XLA_FLAGS", "")),
             "PYTHONPATH": os.pathsep.join([str(REPOSITORY), os.environ.get("PYTHONPATH", "")])}
 
