@@ -13,6 +13,7 @@ As in Keras, ``None`` is a leaf and dicts are visited in sorted key order.
 from __future__ import annotations
 
 import collections.abc
+import re
 
 import jax
 
@@ -88,7 +89,21 @@ def assert_same_structure(a, b=None, *more, check_types=True) -> None:
         second = _tree.tree_structure(other, is_leaf=_is_leaf)
         if first != second and (check_types or first.num_leaves != second.num_leaves):
             raise ValueError(f"The two structures don't have the same nested structure: "
-                             f"{first} and {second}.")
+                             f"{first} and {second}.{_expected_container(first, other)}")
+
+
+def _expected_container(treedef, other) -> str:
+    """Where ``other`` lacks a container ``treedef`` has: " Expected an instance of
+    <type> ..." (as optree words it), else ""."""
+    try:
+        treedef.flatten_up_to(other)
+    except (TypeError, ValueError) as error:
+        found = re.search(r"^Expected (.+?), got|expected type: <class '([\w.]+)'>",
+                          str(error))
+        if found:
+            return (f" Expected an instance of {found[1] or found[2]} in the second "
+                    "structure.")
+    return ""
 
 
 def assert_same_paths(a, b) -> None:

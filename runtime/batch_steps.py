@@ -28,7 +28,7 @@ import numpy as np
 
 from kgraph.callbacks.log_values import python_logs
 from runtime import custom_steps, data as data_lib, fit_loop
-from runtime.keras_protocol import metric_state, uses_own_steps
+from runtime.keras_protocol import build_compiled_loss, metric_state, uses_own_steps
 from runtime.log_order import keras_results
 from runtime.training_setup import TrainingSetup
 
@@ -96,8 +96,9 @@ def reset_metrics(model) -> None:
 def _own_train_on_batch(model, setup, data) -> dict:
     """``train_on_batch`` of a model with its own ``train_step`` (Keras's state tuple)."""
     steps = custom_steps.keras_steps(model)
-    ts = steps.start(setup.train_key)
     batch = next(custom_steps.batches(data))
+    build_compiled_loss(model, batch)
+    ts = steps.start(setup.train_key)
     logs, ts = steps.train(ts, batch, jax.random.fold_in(ts.key, 0))
     steps.assign_named(ts.params, ts.state)
     model.optimizer._state = ts.opt_state  # Keras's optimizer keeps its variables

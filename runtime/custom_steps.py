@@ -21,7 +21,7 @@ import numpy as np
 
 from runtime import data as data_lib, fit_loop
 from kgraph.callbacks.callback_list import CallbackList
-from runtime.keras_protocol import metric_state, step_key
+from runtime.keras_protocol import build_compiled_loss, metric_state, step_key
 from kgraph.callbacks.log_values import python_logs
 from runtime.trainer import TrainState
 from runtime.training_setup import TrainingSetup
@@ -162,6 +162,8 @@ def fit(model, data, val_data, *, epochs, verbose, callbacks, shuffle, initial_e
     setup = TrainingSetup.of(model)
     setup._build_on(model, data.arrays[0] if isinstance(data, data_lib.ArrayData) else None)
     steps = keras_steps(model)
+    if isinstance(data, data_lib.ArrayData):  # (in memory: its first batch, looked at)
+        build_compiled_loss(model, next(batches(data)))
     optimizer = model.optimizer
     loop = fit_loop.FitLoop(model, steps, steps.start(setup.train_key),
                             data_seed=(setup.seed, setup.fits))
@@ -269,6 +271,8 @@ def _evaluate(steps, ts, data, callbacks) -> dict:
 def evaluate(model, data, verbose, callbacks) -> dict:
     """``evaluate`` driving the model's own ``test_step``: its logs."""
     steps = keras_steps(model)
+    if isinstance(data, data_lib.ArrayData):
+        build_compiled_loss(model, next(batches(data)))
     callback_list = CallbackList(callbacks, model=model, add_history=False,
                                  add_progbar=verbose != 0, verbose=verbose, epochs=1,
                                  steps=getattr(data, "steps", None))

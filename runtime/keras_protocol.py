@@ -24,6 +24,7 @@ import compiler.weights
 from kgraph.interpreter import context
 from kgraph.base import call_args
 from kgraph.base.layer_surface import given_values
+from kgraph.base.symbolic_scope import SymbolicScope
 from kgraph.interpreter.walk import node_paths
 from kgraph.metrics import reduction_metrics
 from kgraph.utils.data_utils import unpack_x_y_sample_weight
@@ -35,10 +36,11 @@ from runtime.remat import Remat
 from runtime.training_setup import TrainingSetup
 
 __all__ = [
-    "CompileMetrics", "OutputLossTracker", "compile_loss", "compute_loss", "default_metrics",
-    "default_predict_step", "default_test_step", "default_train_step", "metric_state",
-    "objective", "overrides", "stateless_call", "stateless_compute_loss", "step_key",
-    "symbolic_build", "unpack", "uses_own_steps"
+    "CompileMetrics", "OutputLossTracker", "build_compiled_loss", "compile_loss",
+    "compute_loss", "default_metrics", "default_predict_step", "default_test_step",
+    "default_train_step", "loss_objective", "metric_state", "objective", "overrides",
+    "stateless_call", "stateless_compute_loss", "step_key", "symbolic_build", "unpack",
+    "uses_own_steps"
 ]
 
 
@@ -136,12 +138,54 @@ def objective(model, require_loss=True) -> Objective:
     return made
 
 
+def loss_objective(model, y_pred=None) -> Objective:
+    """The compiled losses as ``compute_loss`` meets them: the model's ``objective``, or,
+    once ``compute_loss`` was given predictions of another structure than the model's
+    outputs (an override may regroup them), the losses placed on that structure, as Keras
+    builds its compiled loss on the first predictions it receives."""
+    setup = TrainingSetup.of(model)
+    made = getattr(setup, "_keras_loss_objective", None)
+    compiled = objective(model, require_loss=False)
+    if made is not None or y_pred is None:
+        return made or compiled
+    leaves = jax.tree_util.tree_leaves(y_pred)
+    if len(leaves) == len(compiled.names):
+        return compiled
+    config = setup.config
+    made = setup._keras_loss_objective = Objective(
+        None, config["loss"], None, config["loss_weights"], require_loss=False,
+        output_structure=jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(y_pred),
+                                                      range(len(leaves))),
+        names=[None] * len(leaves))
+    return made
+
+
+def build_compiled_loss(model, batch) -> None:
+    """Keras's symbolic build of the compiled loss, before the first step: a model's own
+    ``compute_loss`` run abstractly on ``batch``, so that the loss trackers follow the
+    predictions it passes on (``loss_objective``)."""
+    setup = TrainingSetup.of(model)
+    if (setup.config is None or setup.config["loss"] is None or setup.losses_built
+            or not overrides(model, "compute_loss")):
+        return
+    x, y, sample_weight = unpack(batch)
+    trainable = [v.value for v in model.trainable_variables]
+    non_trainable = [v.value for v in model.non_trainable_variables]
+    metrics = metric_state(model.metrics)
+    with SymbolicScope():  # (as Keras's: ``in_symbolic_scope()`` tells the override)
+        jax.eval_shape(lambda t, n, m: _forward_pass(model, t, n, m, x, y, sample_weight,
+                                                     False)[0],
+                       trainable, non_trainable, metrics)
+
+
 def compute_loss(model, x=None, y=None, y_pred=None, sample_weight=None, training=True):
     """Keras's default: the compiled loss of ``(y, y_pred)`` (per output, weighted by
     ``loss_weights``) plus the losses the model's layers added in the forward pass."""
     forward = _FORWARD.get()
     added = None if forward is None else forward.get("added")
-    compiled = objective(model, require_loss=added is None)
+    compiled = loss_objective(model, y_pred)
+    if added is None and not compiled.has_loss:
+        compiled = objective(model, require_loss=True)  # (its error)
     total = None
     if compiled.has_loss:
         total, per_output = compiled.loss(y, y_pred, sample_weight)
@@ -234,7 +278,7 @@ def default_metrics(model) -> list:
                                                 built=lambda: setup.losses_built))
         setup._keras_metrics = made
     if setup.losses_built and not any(isinstance(m, OutputLossTracker) for m in made):
-        made += _loss_trackers(objective(model, require_loss=False))
+        made += _loss_trackers(loss_objective(model))
     return made
 
 

@@ -419,9 +419,11 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
             callback_list.on_epoch_end(epoch, logs)
             if loop.stop_training:
                 break
-        if getattr(trainer.optimizer, "_config", {}).get("use_ema"):  # Keras's finalization
-            ts = loop.train_state
-            loop.train_state = ts._replace(params=trainer.optimizer.ema_weights(ts.opt_state))
+        finalized = getattr(trainer.optimizer, "_finalized", None)  # Keras's finalization:
+        ts = loop.train_state  # (the moving averages of use_ema)
+        params = None if finalized is None else finalized(ts.opt_state, ts.params)
+        if params is not None:
+            loop.train_state = ts._replace(params=params)
         callback_list.on_train_end(logs)
         record_metrics(model, _last_metrics(logs))
         failing = False

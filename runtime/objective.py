@@ -99,10 +99,13 @@ def _path_names(structure) -> list[str]:
 
 
 def output_names(model) -> list[str]:
-    """Keras's output names: dict keys for dict outputs, else the producing layers' names."""
+    """Keras's output names: dict keys for dict outputs (their paths, ``"a/b"``, when
+    nested), else the producing layers' names."""
     outputs = list(getattr(model, "outputs", None) or ())
     if _has_dict_outputs(model):
         example = jax.tree_util.tree_unflatten(model._out_treedef, list(range(len(outputs))))
+        if len(example) != len(outputs):  # nested
+            return _path_names(example)
         return [str(k) for k in sorted(example)]
     histories = [getattr(tensor, "_keras_history", None) for tensor in outputs]
     names = _deduped([f"output_{i}" if history is None else history[0].name
@@ -164,21 +167,22 @@ def _per_output(value, names, what):
     raise ValueError(f"{what} must be a list or a dict for a model with outputs {names}.")
 
 
-def _flat_outputs(tree, count, what):
+def _flat_outputs(values, count, what):
     """A model's output (or target) structure as a list of ``count`` leaves."""
     if count == 1:
-        if isinstance(tree, (list, tuple)) and len(tree) == 1:
-            return [tree[0]]
-        if isinstance(tree, dict) and len(tree) == 1:
-            return list(tree.values())
-        return [tree]
-    if isinstance(tree, dict):
-        return [tree[k] for k in sorted(tree)]
-    leaves = list(tree) if isinstance(tree, (list, tuple)) else None
+        if isinstance(values, (list, tuple)) and len(values) == 1:
+            return [values[0]]
+        if isinstance(values, dict) and len(values) == 1:
+            return list(values.values())
+        return [values]
+    if isinstance(values, dict):  # (a nested dict: its leaves, as the outputs flatten)
+        return [values[k] for k in sorted(values)] if len(values) == count \
+            else tree.flatten(values)
+    leaves = list(values) if isinstance(values, (list, tuple)) else None
     if leaves is None or len(leaves) != count:
         raise ValueError(f"The model has {count} outputs, so {what} must be a list of {count} "
                          f"arrays or a dict keyed by output name; received "
-                         f"{type(tree).__name__}"
+                         f"{type(values).__name__}"
                          f"{f' of length {len(leaves)}' if leaves is not None else ''}.")
     return leaves
 

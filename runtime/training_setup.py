@@ -135,8 +135,8 @@ class TrainingSetup:
         self.steps_per_execution = int(steps_per_execution)
         self.trainer = self._predictor = None
         self.losses_built = False
-        for made in ("_keras_metrics", "_keras_objective", "_keras_compile_loss",
-                     "_stateless_program", "_custom_runner"):
+        for made in ("_keras_metrics", "_keras_objective", "_keras_loss_objective",
+                     "_keras_compile_loss", "_stateless_program", "_custom_runner"):
             self.__dict__.pop(made, None)  # what the model's own steps made of the last one
         if keep:
             return

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from kgraph.applications import builder, imagenet_utils
 from kgraph.layers import (Activation, Add, BatchNormalization, Conv2D, Dense, DepthwiseConv2D,
                            Dropout, GlobalAveragePooling2D, Multiply, Normalization, Rescaling,
@@ -113,7 +115,11 @@ def _build_efficientnet(variant, include_top=True, weights="imagenet", input_ten
         return int(math.ceil(depth * count))
 
     x = Rescaling(1.0 / 255.0)(inputs)
-    x = Normalization(axis=builder.channel_axis())(x)
+    normalization = Normalization(axis=builder.channel_axis())
+    x = normalization(x)
+    # as Keras's: mean 0 and variance 1 until a weights file replaces them
+    mean, variance, count = normalization.get_weights()
+    normalization.set_weights([np.zeros_like(mean), np.ones_like(variance), count])
     if weights == "imagenet":  # the weights' normalization divides by the variance
         x = Rescaling([1.0 / math.sqrt(std) for std in _IMAGENET_STDDEV_RGB])(x)
     x = ZeroPadding2D(builder.correct_pad(x, 3), name="stem_conv_pad")(x)

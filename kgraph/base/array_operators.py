@@ -77,6 +77,10 @@ for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul"
     setattr(ArrayOperators, f"__r{_name}__", _binary(f"__r{_name}__"))
 for _name in ("lt", "le", "gt", "ge"):
     setattr(ArrayOperators, f"__{_name}__", _binary(f"__{_name}__"))
+# as Keras's variables: ``==`` / ``!=`` compare the values elementwise; hashed by identity
+for _name in ("eq", "ne"):
+    setattr(ArrayOperators, f"__{_name}__", _binary(f"__{_name}__"))
+ArrayOperators.__hash__ = object.__hash__
 
 
 def plain_values(tree):

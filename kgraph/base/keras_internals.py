@@ -107,12 +107,16 @@ class KerasInternals:
         Keras's ``Layer._flatten_layers`` (a sub-layer's own sub-layers come next, last
         first)."""
         found, seen = [self] if include_self else [], set()
-        queue = collections.deque(self._tracked_layers())
+        queue = collections.deque(self._flattened_children())
         while queue:
             layer = queue.popleft()
             if id(layer) not in seen:
                 seen.add(id(layer))
                 found.append(layer)
                 if recursive:
-                    queue.extendleft(layer._tracked_layers())
+                    queue.extendleft(layer._flattened_children())
         return found
+
+    def _flattened_children(self) -> list:
+        """The layers ``_flatten_layers`` goes to from this one."""
+        return self._tracked_layers()

@@ -300,8 +300,9 @@ class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtoco
     def _own_policy(self):
         """The policy the layer computes with: its own, or its entry in a map it was given."""
         policy = self._dtype_policy
-        if isinstance(policy, dtype_policy.DTypePolicyMap) and self.path:
-            return policy[self.path]
+        if isinstance(policy, dtype_policy.DTypePolicyMap) and (
+                self.built or self.__dict__.get("_parent_path")):  # Keras's: once it has a path
+            return policy[self._scoped_name()]
         return policy
 
     @property
@@ -368,9 +369,6 @@ class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtoco
         if args:  # Keras 2's positional form: shape, initializer, dtype
             shape, initializer, dtype = positional_weight_arguments(
                 self, args, shape, initializer, dtype)
-        if overwrite_with_gradient:
-            raise ValueError(f'Layer "{self.name}": add_weight(overwrite_with_gradient=True) '
-                             "(Keras's float8 training) is not supported.")
         if aggregation not in ("none", "mean", "sum", "only_first_replica", None):
             raise ValueError(f'Layer "{self.name}": add_weight aggregation must be one of '
                              "'none', 'mean', 'sum', 'only_first_replica'; received "
@@ -395,6 +393,9 @@ class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtoco
                             constraint=constraints.get(constraint))
         variable._auto_named = auto
         variable.autocast = bool(autocast)
+        # a training step writes its gradient as its value (kept in ``state``, see
+        # ``runtime.gradient_writes``), as Keras's optimizer overwrites such a weight
+        variable._written_by_gradient = bool(overwrite_with_gradient)
         if not self.trainable:  # as Keras: a frozen layer's new weights are frozen too
             variable.trainable = False
         self._own_variables.append(variable)
@@ -540,11 +541,11 @@ class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtoco
         ctx.path.append(self.name)
         try:
             with (ctx if own else contextlib.nullcontext()), jax.named_scope(self.name):
+                call = self._call_function()
                 if self._remat_mode is None:
-                    outputs = self.call(*args, **kwargs)
+                    outputs = call(*args, **kwargs)
                 else:  # made in a RematScope
-                    outputs = self.rematerialized_call(self.call, *args, **kwargs)(
-                        *args, **kwargs)
+                    outputs = self.rematerialized_call(call, *args, **kwargs)(*args, **kwargs)
                 if self.activity_regularizer is not None:
                     self._add_activity_penalty(outputs)
                 if own and (previous_mask is not None
@@ -559,6 +560,10 @@ class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtoco
         if own:
             self.losses = list(ctx.losses)
         return outputs
+
+    def _call_function(self):
+        """The method a call on values runs: ``call`` (a subclass may choose another)."""
+        return self.call
 
     def rematerialized_call(self, layer_call, *args, **kwargs):
         """``layer_call`` rematerialized as the ``RematScope`` the layer was made in says

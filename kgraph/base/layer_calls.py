@@ -1,5 +1,5 @@
-"""A layer's calls in graphs: ``layer.input`` and ``layer.output``, the tensors of its one
-call on KerasTensors (a base of ``kgraph.base.layer.Layer``).
+"""A layer's calls in graphs: ``layer.input`` and ``layer.output``, the tensors of its
+first call on KerasTensors, as Keras 3 (a base of ``kgraph.base.layer.Layer``).
 
 >>> import kgraph as kg
 >>> x = kg.Input(shape=(3,), name="x")
@@ -15,16 +15,13 @@ __all__ = ["LayerCalls"]
 
 
 class LayerCalls:
-    """``input`` / ``output`` of a layer called once on KerasTensors (Keras's)."""
+    """``input`` / ``output`` of a layer's first call on KerasTensors (Keras 3's; a later
+    call's are the tensors that call returned)."""
 
     def _node_outputs(self, attr):
         if not self._inbound_nodes:
             raise AttributeError(f'Layer "{self.name}" has never been called and thus has no '
                                  f"defined {attr}.")
-        if len(self._inbound_nodes) > 1:
-            raise AttributeError(f'Layer "{self.name}" has been called {len(self._inbound_nodes)}'
-                                 f" times, so its {attr} is ambiguous; use the tensors returned "
-                                 "by each call instead.")
         return self._inbound_nodes[0]
 
     @property

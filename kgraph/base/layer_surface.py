@@ -105,9 +105,15 @@ class LayerSurface:
 
     @property
     def path(self):
-        """Keras's layer path: the layer's name (its weights' paths are
-        ``<path>/<weight>``); None until the layer is built, as Keras."""
-        return self.name if self.built else None
+        """Keras's layer path: the layer's name, under its parent's path for a sub-layer a
+        layer builds itself (``mha/query``: Keras builds it in the parent's name scope);
+        None until the layer is built, as Keras."""
+        return self._scoped_name() if self.built else None
+
+    def _scoped_name(self) -> str:
+        """``path`` also while the layer builds (a dtype policy map is read by it then)."""
+        parent = self.__dict__.get("_parent_path")
+        return f"{parent}/{self.name}" if parent else self.name
 
     @property
     def call_signature_parameters(self) -> list:

@@ -58,15 +58,6 @@ class StateVariable(Variable):
     def assign_sub(self, delta):
         return self.assign(self.value - jnp.asarray(getattr(delta, "value", delta)))
 
-    # Keras's variables compare elementwise; a view stays hashable by identity
-    def __eq__(self, other):
-        return jnp.equal(self.value, np.asarray(other))
-
-    def __ne__(self, other):
-        return jnp.not_equal(self.value, np.asarray(other))
-
-    __hash__ = Variable.__hash__
-
     def __repr__(self):
         return (f"<Variable path={self.path}, shape={self.shape}, dtype={self.dtype.name}, "
                 f"value={np.asarray(self.value)}>")

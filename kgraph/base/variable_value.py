@@ -107,6 +107,22 @@ class VariableValue(ArrayOperators):
 values_of = plain_values  # ``tree`` with each ``VariableValue`` replaced by its value
 
 
+class _Same:
+    """``held`` in a pytree's metadata, equal only to itself (a variable's ``==`` compares
+    its values elementwise, as Keras's)."""
+
+    __slots__ = ("held",)
+
+    def __init__(self, held):
+        self.held = held
+
+    def __eq__(self, other):
+        return isinstance(other, _Same) and other.held is self.held
+
+    def __hash__(self):
+        return id(self.held)
+
+
 jax.tree_util.register_pytree_node(
-    VariableValue, lambda v: ((v.value,), (v.variable, v._layer)),
-    lambda aux, children: VariableValue(aux[0], aux[1], fixed=children[0]))
+    VariableValue, lambda v: ((v.value,), (_Same(v.variable), _Same(v._layer))),
+    lambda aux, children: VariableValue(aux[0].held, aux[1].held, fixed=children[0]))

@@ -100,6 +100,17 @@ class Variable(ArrayOperators):
         self._view = None
 
     @property
+    def overwrite_with_gradient(self) -> bool:
+        """Keras's flag: a training step writes the gradient as the weight's new value
+        (a float8 layer's scales and amax histories; compiled programs keep such weights
+        in ``state``, see ``runtime.gradient_writes``)."""
+        return self._written_by_gradient
+
+    @overwrite_with_gradient.setter
+    def overwrite_with_gradient(self, value):
+        self._written_by_gradient = bool(value)
+
+    @property
     def path(self) -> str:
         """``layer_name/weight_name``; a variable made without a layer: its name, under the
         ``name_scope``s open when it was made."""
@@ -170,8 +181,11 @@ class Variable(ArrayOperators):
         ``write_variable(variable, value)``, such as a running fit's loop) instead of the
         stored value, until ``bind_view`` is called again; returns the previous view.
         ``None`` unbinds (the stored value is then what the view last held, once the
-        caller has assigned it)."""
+        caller has assigned it). While bound, the variable keeps no value of its own (as
+        Keras's JAX fit, whose variables hold none while it trains)."""
         previous, self._view = self._view, view
+        if view is not None:
+            self._value = None
         return previous
 
     @property

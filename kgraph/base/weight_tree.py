@@ -1,7 +1,8 @@
 """The weights pytree of a model: nested dicts keyed by layer name, then weight name.
 
 Trainable weights go to ``params``, everything else (BatchNorm statistics, weights of a
-layer with ``trainable=False``) to ``state``. A nested model nests:
+layer with ``trainable=False``, trainable weights a step overwrites with their gradient,
+as a float8 layer's scales) to ``state``. A nested model nests:
 ``params["encoder"]["dense"]["kernel"]``. The names and structure depend only on the
 model's architecture (``compiler.weights`` builds programs on them; Keras files and
 optimizer variables are read and written through them).
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import jax
 import jax.numpy as jnp
 
 from kgraph.base import initial_values
@@ -56,8 +58,11 @@ def weight_entries(model) -> list[WeightEntry]:
 
 
 def _is_trainable(variable, model) -> bool:
-    """``variable in model.trainable_weights``, without listing them."""
-    return bool(variable.trainable and variable.owner.trainable and model.trainable)
+    """``variable in model.trainable_weights``, without listing them, unless a step writes
+    it with its gradient (Keras's trainable ``overwrite_with_gradient`` weights: those
+    are state, see ``_is_written``)."""
+    return bool(variable.trainable and variable.owner.trainable and model.trainable
+                and not getattr(variable, "_written_by_gradient", False))
 
 
 def _is_written(variable, model) -> bool:
@@ -165,7 +170,9 @@ def check_weights(entries, params, state, model_name: str, leaves=None) -> None:
             raise TypeError(f"{what}[{'/'.join(path)!r}] of model {model_name!r} must be an "
                             f"array of shape {want_shape} and dtype {want_dtype.name}, "
                             f"received {type(value).__name__}.")
-        if tuple(shape) != want_shape or jnp.dtype(dtype) != want_dtype:
+        # a 64-bit weight holds 32-bit values while JAX's 64-bit types are off
+        if tuple(shape) != want_shape or jnp.dtype(dtype) not in (
+                want_dtype, jax.dtypes.canonicalize_dtype(want_dtype)):
             raise ValueError(f"{what}[{'/'.join(path)!r}] of model {model_name!r}: expected "
                              f"shape {want_shape} and dtype {want_dtype.name}, "
                              f"received shape {tuple(shape)} and dtype {jnp.dtype(dtype).name}.")

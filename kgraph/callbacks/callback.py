@@ -61,6 +61,15 @@ class Callback:
     def set_model(self, model) -> None:
         self.model = model
 
+    @property
+    def _model(self):
+        """Keras's name for ``model`` (reading it syncs nothing: there is one state)."""
+        return self.model
+
+    @_model.setter
+    def _model(self, model):
+        self.model = model
+
     def set_loop(self, loop) -> None:
         self.loop = loop
 

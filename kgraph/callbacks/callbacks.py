@@ -26,6 +26,7 @@ import warnings
 import jax
 import jax.numpy as jnp
 import numpy as np
+import optax
 
 from kgraph.callbacks.callback import Callback
 from kgraph.callbacks.callback_list import CallbackList
@@ -309,50 +310,94 @@ class LearningRateScheduler(Callback):
             logs.update({key: _rate(holder) for key, holder in _learning_rate_holders(self)})
 
 
+def _ema_optimizers(optimizer) -> list:
+    """The optimizers whose moving averages ``SwapEMAWeights`` swaps in: ``optimizer``
+    (within a ``LossScaleOptimizer``), or a ``MultiOptimizer``'s with ``use_ema``."""
+    optimizer = getattr(optimizer, "inner_optimizer", optimizer)
+    inner = getattr(optimizer, "optimizers", None)
+    if inner is not None:
+        chosen = [each for each in inner if each._config.get("use_ema")]
+        if not chosen:
+            raise ValueError("SwapEMAWeights must be used when at least one inner optimizer "
+                             "has `use_ema=True` set. Received a MultiOptimizer with all "
+                             "inner optimizers having `use_ema=False`.")
+        return chosen
+    use_ema = getattr(optimizer, "_config", {}).get("use_ema", False)
+    if not use_ema:
+        name = getattr(optimizer, "name", type(optimizer).__name__)
+        raise ValueError("SwapEMAWeights must be used when `use_ema=True` is set on the "
+                         f"optimizer. Received: use_ema={use_ema} (optimizer {name!r}).")
+    return [optimizer]
+
+
+def _averaged_weights(optimizer, model) -> list:
+    """The weights whose moving averages ``optimizer._model_variables_moving_average``
+    holds, in its order."""
+    parent = getattr(optimizer, "_parent", None)
+    if parent is not None:  # a MultiOptimizer's: the weights it trains
+        return [variable for variable, _ in parent[0]._weights_of(parent[1])]
+    return list(optimizer._built_variables if optimizer.built else model.trainable_weights)
+
+
 class SwapEMAWeights(Callback):
-    """Evaluate with the optimizer's moving average of the weights (``use_ema=True``):
-    swapped in for validation (and, with ``swap_on_epoch``, for the epoch-end callbacks
-    after this one), swapped back before training continues (Keras's)."""
+    """Evaluate with the optimizers' moving averages of the weights (``use_ema=True``; of
+    a ``MultiOptimizer``, each inner optimizer's that keeps one): the weights and their
+    averages swap places for validation (and, with ``swap_on_epoch``, for the epoch-end
+    callbacks after this one), and swap back before training continues (Keras's)."""
 
     def __init__(self, swap_on_epoch=False):
         super().__init__()
         self.swap_on_epoch = swap_on_epoch
-        self._saved = None
+        self._ema_weights_in_model = False
 
-    def _swap_in(self):
-        if self.loop is None or self._saved is not None:
+    def _swap(self, finalize=False) -> None:
+        """Swap the weights and their moving averages; ``finalize``: then the averages
+        take the weights swapped in (fit ends on them, as Keras's last epoch)."""
+        model = self.model if self.model is not None else getattr(self.loop, "model", None)
+        optimizer = self.loop.trainer.optimizer if self.loop is not None else model.optimizer
+        chosen = _ema_optimizers(optimizer)
+        if self.loop is not None and len(chosen) == 1 and chosen[0] is getattr(
+                optimizer, "inner_optimizer", optimizer):
+            ts = self.loop.train_state  # one optimizer: its whole average at once
+            average = optax.tree_utils.tree_get(ts.opt_state, "ema")
+            opt_state = optax.tree_utils.tree_set(
+                ts.opt_state, ema=average if finalize else ts.params)
+            self.loop.train_state = ts._replace(params=average, opt_state=opt_state)
             return
-        ts = self.loop.train_state
-        optimizer = self.loop.trainer.optimizer
-        use_ema = getattr(optimizer, "_config", {}).get("use_ema", False)
-        if not use_ema:
-            name = getattr(optimizer, "name", type(optimizer).__name__)
-            raise ValueError("SwapEMAWeights must be used when `use_ema=True` is set on the "
-                             f"optimizer. Received: use_ema={use_ema} (optimizer {name!r}).")
-        self._saved = ts.params
-        self.loop.train_state = ts._replace(params=optimizer.ema_weights(ts.opt_state))
+        for each in chosen:
+            averages = each._model_variables_moving_average
+            for variable, average in zip(_averaged_weights(each, model), averages):
+                value = np.asarray(variable.value)
+                variable.assign(average.value)
+                average.assign(variable.value if finalize else value)
 
-    def _swap_out(self):
-        if self._saved is not None:
-            self.loop.train_state = self.loop.train_state._replace(params=self._saved)
-            self._saved = None
+    def _swap_in(self, finalize=False) -> None:
+        if not self._ema_weights_in_model:
+            self._swap(finalize)
+            self._ema_weights_in_model = True
+
+    def _swap_out(self) -> None:
+        if self._ema_weights_in_model:
+            self._swap()
+            self._ema_weights_in_model = False
 
     def on_test_begin(self, logs=None):
         self._swap_in()
 
     def on_test_end(self, logs=None):
-        if not self.swap_on_epoch:
-            self._swap_out()
+        self._swap_out()
 
     def on_epoch_begin(self, epoch, logs=None):
-        self._swap_out()
+        if self.swap_on_epoch:
+            self._swap_out()
 
     def on_epoch_end(self, epoch, logs=None):
         if self.swap_on_epoch:
-            self._swap_in()
+            last = epoch == self.params.get("epochs", 0) - 1
+            self._swap_in(finalize=last)
 
     def on_train_end(self, logs=None):
-        self._saved = None  # fit ends on the moving average anyway (use_ema's finalization)
+        self._ema_weights_in_model = False  # fit ends on the moving average (use_ema's)
 
 
 class CSVLogger(Callback):

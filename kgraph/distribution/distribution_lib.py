@@ -89,8 +89,17 @@ class DeviceMesh:
                              f"received {given.size}.")
         self._shape, self._axis_names = shape, axis_names
         self._devices = np.reshape(given, shape)
-        placed = np.array([_device(d) for d in given.ravel()], dtype=object)
-        self.mesh = jax.sharding.Mesh(placed.reshape(tuple(shape)), tuple(axis_names))
+        self._mesh = None
+
+    @property
+    def mesh(self) -> jax.sharding.Mesh:
+        """The ``jax.sharding.Mesh`` of the devices, made on first use (as Keras's, a mesh
+        naming devices this process lacks fails only then)."""
+        if self._mesh is None:
+            placed = np.array([_device(d) for d in self._devices.ravel()], dtype=object)
+            self._mesh = jax.sharding.Mesh(placed.reshape(tuple(self._shape)),
+                                           tuple(self._axis_names))
+        return self._mesh
 
     @property
     def shape(self):

@@ -84,6 +84,12 @@ class InputLayer(Layer):
         if input_tensor is not None:
             _check_wrapped(input_tensor, shape, batch_size, batch_shape, dtype, sparse)
             dtype = input_tensor.dtype
+        if isinstance(dtype, str) and dtype in ("string", "str"):
+            raise TypeError(
+                f"InputLayer {name or 'input_layer'!r}: dtype={dtype!r} is not supported: "
+                "kgraph's models compute on JAX arrays, which hold no strings. Run the string "
+                "layers (StringLookup, Hashing, TextVectorization) on NumPy arrays of strings "
+                "before the model, and give the model their integer outputs.")
         super().__init__(name=name, dtype=dtype or config.floatx())
         for flag, value in (("sparse", sparse), ("ragged", ragged)):
             if value:

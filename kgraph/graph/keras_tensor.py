@@ -14,7 +14,8 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-__all__ = ["KerasTensor", "OPERATORS", "any_keras_tensor", "is_keras_tensor"]
+__all__ = ["KerasTensor", "OPERATORS", "any_keras_tensor", "is_keras_tensor",
+           "standard_shape"]
 
 
 _BOOL_ERROR = (
@@ -41,8 +42,12 @@ class KerasTensor:
     # (``jnp_array * tensor`` builds a node), and jax functions given a KerasTensor
     # raise a TypeError naming the KerasTensor type.
 
-    def __init__(self, shape, dtype="float32", name=None):
-        self.shape = tuple(None if d is None else int(d) for d in shape)
+    def __init__(self, shape, dtype="float32", sparse=False, ragged=False, name=None):
+        for kind, flag in (("sparse", sparse), ("ragged", ragged)):
+            if flag:
+                raise ValueError(f"KerasTensor: {kind}=True is not supported (kgraph's tensors "
+                                 f"are dense JAX arrays); leave {kind}=False.")
+        self.shape = standard_shape(shape)
         self.dtype = jnp.dtype(dtype)
         self.name = name
         self._keras_history = None
@@ -105,6 +110,38 @@ class KerasTensor:
     def __getitem__(self, index): return OPERATORS["get_item"](self, index)
 
     __hash__ = object.__hash__  # identity: tensors are graph edges, not values
+
+
+def standard_shape(shape) -> tuple:
+    """``shape`` as a tuple of ints and Nones; Keras's ValueError for what is not a shape.
+
+    >>> standard_shape([2, None]), standard_shape(range(1, 3))
+    ((2, None), (1, 2))
+    >>> standard_shape(3)
+    Traceback (most recent call last):
+    ...
+    ValueError: Cannot convert '3' to a shape.
+    """
+    if shape is None or isinstance(shape, str) or not hasattr(shape, "__iter__"):
+        raise ValueError(f"Cannot convert '{shape}' to a shape.")
+    dims = []
+    for d in shape:
+        if d is None or isinstance(d, int) and d >= 0:
+            dims.append(d)
+            continue
+        if isinstance(d, (str, float)):
+            raise ValueError(f"Cannot convert '{shape}' to a shape. Found invalid dimension "
+                             f"'{d}' of type '{type(d)}'.")
+        try:
+            d = int(d)  # NumPy integers, 0-d integer arrays
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"Cannot convert '{shape}' to a shape. Found invalid dimension "
+                             f"'{d}' of type '{type(d)}'.") from error
+        if d < 0:
+            raise ValueError(f"Cannot convert '{shape}' to a shape. Negative dimensions are "
+                             "not allowed.")
+        dims.append(d)
+    return tuple(dims)
 
 
 # The ops behind KerasTensor's operators, by op name; ``kgraph.ops.numpy`` fills it where

@@ -93,13 +93,16 @@ class Node:
 
     @property
     def parent_nodes(self) -> list:
-        """The nodes that produced this node's inputs (with repeats, in input order)."""
+        """The nodes that produced this node's inputs (with repeats, in input order; an
+        input made by no layer call has none)."""
         return [t._keras_history.layer._inbound_nodes[t._keras_history.node_index]
-                for t in self._keras_inputs]
+                for t in self._keras_inputs if t._keras_history is not None]
 
     @property
     def is_input(self) -> bool:
-        return not self._keras_inputs and getattr(self.layer, "is_input_layer", False)
+        """True when no KerasTensor is among the call's arguments (an ``Input``'s node), as
+        Keras says; the graph walk computes such a node unless its layer is an ``Input``."""
+        return not self._keras_inputs
 
     def arguments_with(self, values, training=None):
         """``(args, kwargs)`` of this call with ``values[i]`` for the i-th input tensor.

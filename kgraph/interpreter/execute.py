@@ -23,6 +23,7 @@ import jax
 
 from kgraph.base import call_args
 from kgraph.base.layer import Layer
+from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.interpreter import context, masking, walk
 
 __all__ = ["run_model", "call_node", "infer_node"]
@@ -67,6 +68,11 @@ def run_model(model, inputs, plan, hooks=(), masks=None, run_node=call_node):
             values, out_masks = walk.run_graph(plan, model._flatten_inputs(inputs), run_node,
                                                flat_masks, hooks, prefix)
             outputs = jax.tree_util.tree_unflatten(model._out_treedef, values)
+            if (isinstance(outputs, (list, tuple)) and len(outputs) == 1
+                    and not isinstance(outputs[0], KerasTensor)):
+                # Keras's ``unpack_singleton``: Model(x, [y]) called on arrays gives y (on
+                # KerasTensors, Keras's output spec keeps the list)
+                outputs = outputs[0]
             if outermost and model.activity_regularizer is not None:
                 model._add_activity_penalty(outputs)
     finally:

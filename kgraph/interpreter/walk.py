@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
+import jax
+
 from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.interpreter import block_scan, context
 from kgraph.interpreter.plan import Plan
@@ -26,6 +28,12 @@ __all__ = ["NodeHook", "keras_layer_order", "node_paths", "run_graph", "topologi
 def _describe_input(tensor: KerasTensor) -> str:
     layer = tensor._keras_history.layer
     return f'Input "{layer.name}" (shape={tensor.shape}, dtype={tensor.dtype.name})'
+
+
+def _is_input_node(node: Node) -> bool:
+    """Whether the walk stops at ``node``: an ``Input``'s node (a call of another layer on
+    no KerasTensor is computed, from its constant arguments)."""
+    return node.is_input and getattr(node.layer, "is_input_layer", False)
 
 
 def topological_order(inputs: Sequence[KerasTensor], outputs: Sequence[KerasTensor]) -> list:
@@ -58,7 +66,7 @@ def topological_order(inputs: Sequence[KerasTensor], outputs: Sequence[KerasTens
                 parent = _producer(tensor)
                 if id(parent) in done:
                     continue
-                if parent.is_input:
+                if _is_input_node(parent):
                     given = ", ".join(f'"{t._keras_history.layer.name}"' for t in inputs)
                     raise ValueError(
                         f'Graph disconnected: layer "{node.layer.name}" needs '
@@ -69,7 +77,7 @@ def topological_order(inputs: Sequence[KerasTensor], outputs: Sequence[KerasTens
                 break
             else:
                 stack.pop()
-                if not node.is_input:
+                if not _is_input_node(node):
                     order.append(node)
                 elif id(node.outputs[0]) not in input_ids:
                     raise ValueError(f"Graph disconnected: the output needs "
@@ -100,14 +108,14 @@ def keras_layer_order(inputs: Sequence[KerasTensor], outputs: Sequence[KerasTens
             node = _producer(tensor)
             if id(node) in finished:
                 return
-            if not node.is_input and id(tensor) in input_ids:
+            if not _is_input_node(node) and id(tensor) in input_ids:
                 finished.add(id(node))
                 return
             if id(node) in in_progress:
                 raise ValueError(f'Tensor from layer "{node.layer.name}" is part of a cycle.')
             op_index.setdefault(id(node.layer), len(op_index))
             in_progress.add(id(node))
-            stack.append((node, [] if node.is_input else list(reversed(node._keras_inputs))))
+            stack.append((node, [] if _is_input_node(node) else list(reversed(node._keras_inputs))))
 
         enter(output)
         while stack:
@@ -132,7 +140,7 @@ def keras_layer_order(inputs: Sequence[KerasTensor], outputs: Sequence[KerasTens
                 node_depth[id(parent)] = max(depth + 1, node_depth.get(id(parent), 0))
     for tensor in inputs:  # inputs the outputs do not use
         node = _producer(tensor)
-        if node.is_input and id(node.layer) not in layer_depth:
+        if _is_input_node(node) and id(node.layer) not in layer_depth:
             layer_depth[id(node.layer)] = 0
             op_index[id(node.layer)] = -1
             layers[id(node.layer)] = node.layer
@@ -241,7 +249,11 @@ def run_graph(plan: Plan, values: Sequence, run_node: Callable, input_masks=None
         for hook in hooks:
             replaced = hook.after_node(node, path, args, kwargs, result)
             result = result if replaced is None else replaced
-        for tensor, value in zip(node.outputs, node._output_treedef.flatten_up_to(result)):
+        # one output: the value itself, also where a call unpacks a list of one (a
+        # model's ``Model(x, [y])`` on arrays gives y, as Keras's)
+        flat = (jax.tree_util.tree_leaves(result) if len(node.outputs) == 1
+                else node._output_treedef.flatten_up_to(result))
+        for tensor, value in zip(node.outputs, flat):
             env[id(tensor)] = value
         if output_mask is not None:
             flat_masks = ([output_mask] if len(node.outputs) == 1

@@ -44,8 +44,7 @@ class EinsumDense(lora.LoRA, quantized.Quantizable, Layer):
                  bias_constraint=None, lora_rank=None, lora_alpha=None,
                  gptq_unpacked_column_size=None, quantization_config=None, **kwargs):
         super().__init__(**kwargs)
-        if gptq_unpacked_column_size is not None:  # only a GPTQ-quantized layer's config has it
-            raise quantized.calibration_not_offered(self, "gptq")
+        self.gptq_unpacked_column_size = gptq_unpacked_column_size  # (a GPTQ layer's config)
         self._init_lora(lora_rank, lora_alpha)
         self.quantization_config = quantized.config_argument(self.name, quantization_config)
         if not isinstance(equation, str):
@@ -126,7 +125,11 @@ class EinsumDense(lora.LoRA, quantized.Quantizable, Layer):
                 "bias_axes": self.bias_axes,
                 **wa.weight_config(self, "kernel", "bias", strict=False),
                 "quantization_config": self._quantization_config_entry(),
-                **self._lora_config()}
+                **self._lora_config(), **self._gptq_config()}
+
+    def _gptq_config(self) -> dict:
+        size = self.__dict__.get("gptq_unpacked_column_size")
+        return {"gptq_unpacked_column_size": size} if size else {}
 
 
 def analyze_einsum_string(equation, bias_axes, input_shape, output_shape, strict=True):

@@ -81,10 +81,10 @@ class Embedding(lora.LoRA, quantized.Quantizable, Layer):
             return
         if self.quantization_mode is not None:  # a quantized layer's config
             quantized.build(self, (self.input_dim, self.output_dim))
-            self.built = True
-            return
-        self.embeddings = wa.add_weight(self, "embeddings", (self.input_dim, self.output_dim),
-                                        resolve_initializer(self.embeddings_initializer))
+        else:
+            self.embeddings = wa.add_weight(self, "embeddings",
+                                            (self.input_dim, self.output_dim),
+                                            resolve_initializer(self.embeddings_initializer))
         self.built = True
         self._build_lora()
 

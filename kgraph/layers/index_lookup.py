@@ -106,6 +106,7 @@ class IndexLookup(Layer):
         self.oov_method, self.salt = oov_method, salt_key(salt, self._keras_name)
         self._frozen_vocab_size = frozen_size
         self.input_vocabulary = vocabulary if not isinstance(vocabulary, str) else None
+        self._from_file = isinstance(vocabulary, str)  # its config leaves the vocabulary out
         self.input_idf_weights = idf_weights
         self._vocab, self._table, self.idf_weights = [], None, None
         self._counts, self._document_counts, self._documents = None, None, 0
@@ -411,8 +412,11 @@ class IndexLookup(Layer):
         self.set_vocabulary([self._token(line) for line in lines], idf_weights=idf)
 
     def get_config(self):
+        # a vocabulary read from a file is the layer's asset (``save_assets``), as Keras's;
+        # an adapted one is also kept in the config (its clones keep it)
         vocabulary = _listed(self.input_vocabulary) if self.input_vocabulary is not None \
-            else (self.get_vocabulary(include_special_tokens=False) or None)
+            else None if self._from_file else (
+                self.get_vocabulary(include_special_tokens=False) or None)
         idf = _listed(self.input_idf_weights)
         if idf is None and self.idf_weights is not None and self.input_vocabulary is None:
             start = self._token_start_index()

@@ -11,7 +11,9 @@ which is also what ``layer.kernel`` reads, as Keras's property. Saving writes th
 kernel in the kernel's place (the file has the layer's usual weights, so a model without
 LoRA reads it); loading a file into a LoRA layer sets the frozen kernel and zeroes the two
 factors, as Keras does. ``Dense``, ``EinsumDense``, ``Embedding`` (and
-``ReversibleEmbedding``) and ``Conv1D`` / ``Conv2D`` / ``Conv3D`` take it.
+``ReversibleEmbedding``) and ``Conv1D`` / ``Conv2D`` / ``Conv3D`` take it; an int8 or int4
+quantized layer too (the factors shaped as its float kernel, the merged kernel saved
+requantized), and quantizing a LoRA layer quantizes its frozen kernel.
 
 >>> import kgraph as kg, numpy as np
 >>> layer = kg.layers.Dense(3, name="lora_dense")
@@ -30,7 +32,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from kgraph import initializers
-from kgraph.layers import quantized_calls
+from kgraph.layers import quantized_lora
 
 __all__ = ["LoRA"]
 
@@ -95,16 +97,17 @@ class LoRA:
         if self.lora_enabled:
             raise ValueError("lora is already enabled. This can only be done once per layer.")
         mode = getattr(self, "quantization_mode", None)
-        if mode not in (None, "int8"):
-            raise NotImplementedError(
-                f'Layer "{self.name}" is quantized ({mode}); LoRA on a quantized layer is '
-                "offered for int8 (QLoRA), not for this mode.")
+        if mode in ("gptq", "awq"):
+            raise NotImplementedError(f"lora is not currently supported with {mode.upper()} "
+                                      f'quantization (layer "{self.name}").')
         if not _positive_int(rank):
             raise ValueError(f'Layer "{self.name}": the LoRA rank must be a positive integer, '
                              f"received rank={rank!r}.")
         var_attrs = self.__dict__["_var_attrs"]
-        stored = var_attrs[weight] if mode is None else var_attrs[f"_{weight}"]
-        shape = tuple(stored.shape)
+        float_kernel = weight in var_attrs  # not quantized, or float8 (which keeps it)
+        stored = var_attrs[weight] if float_kernel else var_attrs[f"_{weight}"]
+        # the factors' shapes are the float kernel's (an int4 layer's, unpacked)
+        shape = tuple(stored.shape) if float_kernel else quantized_lora.float_shape(self)
         regularizer = getattr(self, f"{weight}_regularizer", None)
         name_a, name_b = self._lora_factor_names()
         with self._unlocked_state():
@@ -114,7 +117,7 @@ class LoRA:
                                        dtype="float32", regularizer=regularizer, name=name_b)
         setattr(self, name_a, factor_a)
         setattr(self, name_b, factor_b)
-        if mode is None:  # (a quantized layer keeps its values in ``_kernel`` already)
+        if float_kernel:  # (a quantized layer keeps its values in ``_kernel`` already)
             setattr(self, f"_{weight}", stored)  # as Keras: the variable moves to ``_kernel``
             delattr(self, weight)  # ``kernel`` now reads the merged value (``__getattr__``)
         stored.trainable = False
@@ -136,9 +139,9 @@ class LoRA:
 
     def __getattr__(self, name):
         if name == type(self)._lora_weight and self.__dict__.get("lora_enabled"):
-            if getattr(self, "quantization_mode", None) is None:
+            if getattr(self, "quantization_mode", None) in (None, "float8"):
                 stored = self._read_weight(self.__dict__["_var_attrs"][f"_{name}"])
-            else:  # Keras's property: the int8 values plus the update
+            else:  # Keras's property: the int8 (int4: unpacked) values plus the update
                 stored = super().__getattr__(name)
             return (stored + self._lora_delta()).astype(self.compute_dtype)
         return super().__getattr__(name)
@@ -152,8 +155,8 @@ class LoRA:
         return [v for v in ordered if id(v) not in factors]
 
     def save_own_variables(self, store):
-        """Keras's saving: the merged kernel in the kernel's place (an int8 layer's
-        requantized, with its new scale)."""
+        """Keras's saving: the merged kernel in the kernel's place (an int8 or int4
+        layer's requantized, with its new scale and zero point)."""
         super().save_own_variables(store)
         if not self.lora_enabled:
             return
@@ -161,14 +164,16 @@ class LoRA:
         var_attrs = self.__dict__["_var_attrs"]
         stored = var_attrs[f"_{weight}"]
         position = {id(v): str(i) for i, v in enumerate(self._keras_ordered_variables())}
-        if getattr(self, "quantization_mode", None) is None:
+        if getattr(self, "quantization_mode", None) in (None, "float8"):
             merged = stored.value + self._lora_delta()
             store[position[id(stored)]] = np.asarray(merged.astype(stored.dtype))
             return
-        values, scale = quantized_calls.requantized_int8(
-            self, quantized_calls.float_int8_kernel(self) + self._lora_delta())
+        values, scale, zero = quantized_lora.requantized(
+            self, quantized_lora.dequantized(self) + self._lora_delta())
         store[position[id(stored)]] = np.asarray(values)
         store[position[id(var_attrs[f"{weight}_scale"])]] = np.asarray(scale)
+        if zero is not None:
+            store[position[id(var_attrs[f"{weight}_zero"])]] = np.asarray(zero)
 
     def load_own_variables(self, store):
         """Keras's loading: the file's kernel is the frozen one; the factors start at zero."""

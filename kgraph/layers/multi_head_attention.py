@@ -213,7 +213,7 @@ class MultiHeadAttention(Layer):
                 "bias_constraint": self.bias_constraint, "dtype": self.dtype_policy}
 
     def _projection(self, equation, output_shape, bias_axes, name, activation=None):
-        return _Projection(
+        layer = _Projection(
             equation, output_shape=output_shape, bias_axes=bias_axes if self.use_bias else None,
             activation=activation,
             kernel_initializer=self.kernel_initializer, bias_initializer=self.bias_initializer,
@@ -222,6 +222,9 @@ class MultiHeadAttention(Layer):
             activity_regularizer=self._projection_activity_regularizer,
             dtype=self.dtype_policy, trainable=self.trainable, name=name,
             weight_salt=self.name)
+        parent = self.__dict__.get("_parent_path")
+        layer._parent_path = f"{parent}/{self.name}" if parent else self.name  # Keras's path
+        return layer
 
     def build(self, query_shape, value_shape=None, key_shape=None):
         query_shape = tuple(query_shape)

@@ -13,10 +13,16 @@ and sets its dtype policy to the quantized one (``"int8_from_float32"``, ...):
   one scale and int8 ``kernel_zero`` per block of input rows, and ``g_idx``;
 * ``"float8"`` (``Dense`` and ``EinsumDense``): the float kernel stays; inputs and kernel
   are quantized to float8 and back at each call with scales updated from amax histories
-  (delayed scaling) while training, see ``kgraph.layers.quantized_float8``.
+  (delayed scaling) while training, see ``kgraph.layers.quantized_float8``;
+* ``"gptq"`` / ``"awq"`` (with a ``GPTQConfig`` / ``AWQConfig``; ``Dense`` and
+  ``EinsumDense``): Keras's variables of the calibrated kernel, which a file Keras
+  calibrated fills; kgraph does not run the calibration, see
+  ``kgraph.layers.quantized_calibrated``.
 
 ``ReversibleEmbedding`` quantizes as ``Embedding`` and also its reversed projection (its
-untied ``reverse_embeddings``), see ``kgraph.layers.quantized_reverse``.
+untied ``reverse_embeddings``), see ``kgraph.layers.quantized_reverse``. A LoRA layer
+quantizes its frozen kernel and keeps its factors; an int8 or int4 layer takes LoRA
+(``kgraph.layers.quantized_lora``).
 
 Quantized kernels and scales are non-trainable: in a compiled program they are in
 ``state``, and training updates the other weights (the bias) with the inputs' gradient
@@ -112,13 +118,6 @@ class Quantizable:
         check_quantize_args(self, mode, self.compute_dtype)
         if type_check and "_quantized_kind" not in vars(type(self)):
             raise _not_implemented(self)
-        if mode in ("gptq", "awq"):
-            raise calibration_not_offered(self, mode)
-        if getattr(self, "lora_enabled", False):
-            raise NotImplementedError(
-                f'Layer "{self.name}" has LoRA enabled; quantizing a LoRA layer is not '
-                "supported. Save the model (which merges the update into the kernel), load it "
-                "without LoRA, then quantize.")
         with self._unlocked_state():
             quantized_calls.quantize(self, mode, config)
 
@@ -127,8 +126,6 @@ class Quantizable:
         ``kernel_shape`` (Keras's method; ``quantize`` calls it on a built layer)."""
         if mode not in QUANTIZATION_MODES:
             raise self._quantization_mode_error(mode)
-        if mode in ("gptq", "awq"):
-            raise calibration_not_offered(self, mode)
         with self._unlocked_state():
             quantized_calls.build_quantized(self, mode, tuple(kernel_shape), config)
 
@@ -145,7 +142,8 @@ class Quantizable:
         # Keras's (which keeps it there and reads it through the ``kernel`` property).
         weight = type(self)._quantized_weight
         var_attrs = self.__dict__.get("_var_attrs")
-        if name == weight and var_attrs and "_" + name in var_attrs:
+        if name == weight and var_attrs and ("_" + name in var_attrs or self.__dict__.get(
+                "_is_quantized") and self.quantization_mode in ("gptq", "awq")):
             return quantized_calls.kernel_view(self)
         if name == "_" + weight and var_attrs and weight in var_attrs:
             return super().__getattr__(weight)
@@ -158,6 +156,13 @@ class Quantizable:
         if mode is None:
             return super()._keras_ordered_variables()
         return quantized_calls.file_order(self, mode)
+
+    def load_own_variables(self, store):
+        """Keras's loading; a GPTQ / AWQ layer's file holds calibrated values."""
+        super().load_own_variables(store)
+        mode = self.quantization_mode
+        if mode in ("gptq", "awq"):
+            setattr(self, f"is_{mode}_calibrated", True)
 
     def get_config(self):
         config = super().get_config()

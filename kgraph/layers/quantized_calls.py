@@ -21,6 +21,7 @@ import jax.numpy as jnp
 
 from kgraph import dtype_policy
 from kgraph.interpreter import checks
+from kgraph.layers import quantized_calibrated as qc
 from kgraph.layers import quantized_einsum as qe
 from kgraph.layers import quantized_float8
 from kgraph.layers import weight_args as wa
@@ -31,8 +32,7 @@ from kgraph.quantizers.quantizers import (AbsMaxQuantizer, abs_max_quantize,
                                           dequantize_with_sz_map)
 
 __all__ = ["build", "build_quantized", "calibration_not_offered", "call", "contract",
-           "file_order", "float_int8_kernel", "frozen", "kernel_view", "quantize",
-           "requantized_int8"]
+           "file_order", "frozen", "kernel_view", "quantize"]
 
 # Keras's ``variable_serialization_spec``: a quantized layer's weights in file order
 _KERNEL_SPEC = {"int8": ["kernel", "bias", "kernel_scale"],
@@ -56,24 +56,25 @@ def _mode_error(layer, mode):
 
 
 def calibration_not_offered(layer, mode):
-    """The error of quantizing ``layer`` by GPTQ or AWQ (``mode``), which kgraph does not
-    run."""
-    return NotImplementedError(f'Layer "{layer.name}": {mode.upper()} quantization is not '
-                               f"offered by kgraph (the calibration algorithm is not "
-                               f"implemented); use 'int8', 'int4' or 'float8', or quantize the "
-                               f"model with Keras and load its file.")
+    """The error of calibrating ``layer`` (a model) by GPTQ or AWQ (``mode``), which kgraph
+    does not run."""
+    return NotImplementedError(f'Layer "{layer.name}": {mode.upper()} calibration is not '
+                               f"offered by kgraph (a layer's `quantize('{mode}')` creates the "
+                               "quantized variables, which load a file Keras calibrated); use "
+                               "'int8', 'int4' or 'float8', or quantize the model with Keras "
+                               "and load its file.")
 
 
 def _check_mode(layer, mode):
-    if mode in ("gptq", "awq"):
-        raise calibration_not_offered(layer, mode)
     if mode not in (("int8", "int4") if _kind(layer) == "embedding" else
-                    ("int8", "int4", "float8")):
+                    ("int8", "int4", "float8", "gptq", "awq")):
         raise _mode_error(layer, mode)
 
 
 def file_order(layer, mode) -> list:
     """The layer's own weights in Keras's file order for ``mode``."""
+    if mode in qc.SPEC and _kind(layer) != "embedding":
+        return qc.file_order(layer, mode)
     spec = (_EMBEDDING_SPEC if _kind(layer) == "embedding" else _KERNEL_SPEC).get(mode)
     if spec is None:
         raise _mode_error(layer, mode)
@@ -170,8 +171,10 @@ def build_quantized(layer, mode, shape, config):
         _build_int8(layer, shape, config)
     elif mode == "int4":
         _build_int4(layer, shape, config)
-    else:
+    elif mode == "float8":
         quantized_float8.build(layer)
+    else:
+        qc.build(layer, mode, shape, config)
     layer._build_quantized_companions(mode, config)
     layer._is_quantized = True
 
@@ -248,8 +251,10 @@ def quantize(layer, mode, config):
     _check_mode(layer, mode)
     layer.quantization_config = config
     weight = type(layer)._quantized_weight
+    # the stored float value (under LoRA, the frozen one: the factors stay as they are)
+    stored = f"_{weight}" if getattr(layer, "lora_enabled", False) else weight
     if mode in ("int8", "int4"):
-        kernel = getattr(layer, weight)  # the stored float value
+        kernel = getattr(layer, stored)
         shape = tuple(kernel.shape)
         if _kind(layer) == "einsum":
             _info(layer)
@@ -257,7 +262,7 @@ def quantize(layer, mode, config):
                 _einsum_int4_shape(layer, shape)
         values, scale, zero = _quantized_values(layer, mode, config, kernel)
         companions = layer._quantize_companions(mode, config)
-        delattr(layer, weight)
+        delattr(layer, stored)
         build_quantized(layer, mode, shape, config)
         variables = layer.__dict__["_var_attrs"]
         variables[f"_{weight}"].assign(values)
@@ -266,11 +271,20 @@ def quantize(layer, mode, config):
             variables[f"{weight}_zero"].assign(zero)
         for name, value in companions.items():
             variables[name].assign(value)
-    else:
+    elif mode == "float8":
         build_quantized(layer, mode, None, config)
+    else:  # GPTQ / AWQ: the float kernel stays (as ``_kernel``) until calibrated
+        variable = layer.__dict__["_var_attrs"][stored]
+        shape = tuple(variable.shape)
+        if stored == weight:
+            layer._kernel = variable
+            delattr(layer, weight)
+        build_quantized(layer, mode, shape, config)
     if layer.dtype_policy.quantization_mode is None:
         name = mode
-        if mode == "int4":
+        if mode in qc.SPEC:
+            name = config.dtype_policy_string()
+        elif mode == "int4":
             block_size = block_size_for_layer(layer, config)
             name = f"int4/{-1 if block_size is None else block_size}"
         source = getattr(layer.dtype_policy, "default_policy", layer.dtype_policy).name
@@ -281,6 +295,8 @@ def quantize(layer, mode, config):
 def kernel_view(layer):
     """``layer.kernel`` (``embeddings``) of a quantized layer, as Keras's property: the
     int8 values, int4 ones unpacked (an ``EinsumDense``'s in the kernel's shape)."""
+    if layer.quantization_mode in qc.SPEC:
+        return qc.kernel_view(layer)
     weight = type(layer)._quantized_weight
     packed = getattr(layer, f"_{weight}")
     if layer.quantization_mode != "int4":
@@ -418,6 +434,8 @@ def call(layer, inputs):
         return outputs
     if mode == "float8":
         return quantized_float8.call(layer, inputs)
+    if mode in qc.SPEC:
+        return qc.call(layer, inputs)
     x = _int8_output(layer, inputs) if mode == "int8" else _int4_output(layer, inputs)
     if getattr(layer, "lora_enabled", False):
         x = x + _lora_update(layer, inputs)
@@ -440,13 +458,6 @@ def _lora_update(layer, inputs):
     return (layer.lora_alpha / layer.lora_rank) * jnp.matmul(low, factor_b)
 
 
-def float_int8_kernel(layer):
-    """The float kernel (embeddings) an int8 layer's values and scale stand for."""
-    weight = type(layer)._quantized_weight
-    return _dequantized_int8(layer, getattr(layer, f"_{weight}"),
-                             getattr(layer, f"{weight}_scale"), jnp.float32)
-
-
 def _dequantized_int8(layer, values, scale, dtype):
     """int8 ``values`` over their ``scale`` (per output channel; per row of embeddings)."""
     kind = _kind(layer)
@@ -455,13 +466,6 @@ def _dequantized_int8(layer, values, scale, dtype):
     if kind == "einsum":
         scale = qe.adjust_scale_for_dequant(_info(layer), scale)
     return values.astype(dtype) / scale
-
-
-def requantized_int8(layer, float_kernel):
-    """``(values, scale)`` of ``float_kernel`` quantized as the int8 layer's own were."""
-    values, scale, _ = _quantized_values(layer, "int8", layer.quantization_config,
-                                         float_kernel)
-    return values, scale
 
 
 def _has_bias(layer) -> bool:

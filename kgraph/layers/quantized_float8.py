@@ -8,9 +8,9 @@ delayed scaling: each scale becomes ``dtype_max / max(amax history)`` (kept wher
 history is all zero) and each history rolls in this step's ``max|x|``, read before the
 update, so a step computes with the scales of the previous ones.
 
-The scales and histories are non-trainable weights (``state`` in compiled programs) that a
-training step overwrites with their gradient, as Keras's optimizer overwrites its
-``overwrite_with_gradient`` variables: in a training call the gradient of each is its new
+The scales and histories are trainable weights marked ``overwrite_with_gradient``, as
+Keras's (``state`` in compiled programs, whose optimizer never updates them): a training
+step overwrites them with their gradient, as Keras's optimizer does: in a training call the gradient of each is its new
 value (the inputs' and the kernel's computed in the forward pass, the output gradient's in
 the backward pass), and the step writes it (``runtime.gradient_writes``; under
 ``gradient_accumulation_steps``, the largest of the batches' values, at update steps only).
@@ -49,16 +49,10 @@ def build(layer):
     length = getattr(layer.dtype_policy, "amax_history_length",
                      QuantizedFloat8DTypePolicy.default_amax_history_length)
     for prefix in _PREFIXES:
-        scale = layer.add_weight((), "ones", dtype="float32", trainable=False, autocast=False,
-                                 name=f"{prefix}_scale")
-        history = layer.add_weight((length,), "zeros", dtype="float32", trainable=False,
-                                   autocast=False, name=f"{prefix}_amax_history")
-        for variable in (scale, history):
-            # Keras makes them trainable (its optimizer overwrites them with their
-            # gradient), so it lists them with the trainable weights; here they are state,
-            # listed where Keras lists them, and written with their gradient
-            variable._made_trainable = True
-            variable._written_by_gradient = True
+        scale = layer.add_weight((), "ones", dtype="float32", autocast=False,
+                                 overwrite_with_gradient=True, name=f"{prefix}_scale")
+        history = layer.add_weight((length,), "zeros", dtype="float32", autocast=False,
+                                   overwrite_with_gradient=True, name=f"{prefix}_amax_history")
         setattr(layer, f"{prefix}_scale", scale)
         setattr(layer, f"{prefix}_amax_history", history)
 
@@ -116,6 +110,10 @@ def _qdq_gradient(x, scale, history, compute):
 
 def call(layer, inputs):
     """The float8 forward pass (bias and activation included)."""
+    if getattr(layer, "lora_enabled", False):
+        raise NotImplementedError(f'Layer "{layer.name}" is quantized to float8 and has LoRA '
+                                  "enabled: the float8 call does not support LoRA (as "
+                                  "Keras's); quantize it to int8 or int4 instead.")
     compute = layer.compute_dtype
     scales = {p: getattr(layer, f"{p}_scale") for p in _PREFIXES}
     histories = {p: getattr(layer, f"{p}_amax_history") for p in _PREFIXES}

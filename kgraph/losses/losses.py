@@ -145,6 +145,14 @@ class LossFunctionWrapper(Loss):
         self._fn_kwargs = kwargs
 
     def call(self, y_true, y_pred):
+        if isinstance(y_pred, (list, tuple, dict)):  # a loss placed on several outputs
+            (trues, true_def), (preds, pred_def) = (jax.tree_util.tree_flatten(y_true),
+                                                    jax.tree_util.tree_flatten(y_pred))
+            pairs = [squeeze_or_expand_to_same_rank(jnp.asarray(t), jnp.asarray(p))
+                     for t, p in zip(trues, preds)]
+            return self.fn(jax.tree_util.tree_unflatten(true_def, [t for t, _ in pairs]),
+                           jax.tree_util.tree_unflatten(pred_def, [p for _, p in pairs]),
+                           **self._fn_kwargs)
         y_true, y_pred = squeeze_or_expand_to_same_rank(jnp.asarray(y_true),
                                                         jnp.asarray(y_pred))
         return self.fn(y_true, y_pred, **self._fn_kwargs)

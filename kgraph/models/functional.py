@@ -20,9 +20,10 @@ import numpy as np
 
 from kgraph.base import bulk, catalog, naming
 from kgraph.base.input_spec import InputSpec, assert_input_compatibility
-from kgraph.base.layer import _OWN_PACKAGES  # kgraph's, compiler's and runtime's folders
+from kgraph.base.layer import _OWN_PACKAGES, Layer  # kgraph's, compiler's and runtime's folders
 from kgraph import saving
 from kgraph.graph.keras_tensor import KerasTensor
+from kgraph.models import graph_slice
 from kgraph.interpreter import context, execute, walk
 from kgraph.interpreter.plan import Plan
 from kgraph.models.model import Model
@@ -140,10 +141,22 @@ class Functional(Model):
                 raise TypeError(f"Model inputs must be symbolic tensors made by kg.Input; "
                                 f"received {tensor!r} (a graph of ops on bare KerasTensors "
                                 "is a kg.Function).")
+        if not all(graph_slice.is_input_tensor(t) for t in self.inputs):
+            # a slice of a graph: its own Inputs and nodes (``graph_slice``), as Keras's
+            try:
+                inputs, outputs = graph_slice.clone_between(inputs, outputs)
+            except ValueError as error:  # Graph disconnected: which output, first
+                raise self._disconnected_output(error) from None
+            self._inputs_struct, self._outputs_struct = inputs, outputs
+            self.inputs, self._in_treedef = jax.tree_util.tree_flatten(inputs)
+            self.outputs, self._out_treedef = jax.tree_util.tree_flatten(outputs)
         with bulk.collector_paused():
             self._discover_graph()
-        self.input_spec = [InputSpec(shape=t.shape, name=t.name, optional=getattr(
-            t._keras_history.layer, "optional", False)) for t in self.inputs]
+        # as Keras's: any batch size (a layer that needs its Input's checks it itself)
+        self.input_spec = [InputSpec(shape=(None, *t.shape[1:]) if t.shape else t.shape,
+                                     name=t.name, optional=getattr(
+                                         t._keras_history.layer, "optional", False))
+                           for t in self.inputs]
         self.built = True
 
     def _discover_graph(self):
@@ -228,6 +241,13 @@ class Functional(Model):
 
     def _tracked_layers(self):
         return self._layers
+
+    def _flattened_children(self):
+        """The graph's layers, then those only the model's attributes hold (a subclass's
+        layer outside its graph), as Keras's ``_flatten_layers`` lists them."""
+        graph = {id(layer) for layer in self._layers}
+        return [*self._layers,
+                *(layer for layer in Layer._tracked_layers(self) if id(layer) not in graph)]
 
     def _variable_tree(self, _seen=None):
         seen = {id(self)} if _seen is None else _seen | {id(self)}

@@ -91,6 +91,12 @@ class Sequential(Functional):
     def _tracked_layers(self):
         return self._stack
 
+    def _flattened_children(self):
+        """The graph's layers and those only an attribute holds, as a Functional's, but not
+        ``_functional``: it is this model's own graph, not a layer in it."""
+        own = self.__dict__.get("_functional")
+        return [layer for layer in super()._flattened_children() if layer is not own]
+
     def add(self, layer, rebuild=True):
         """Append ``layer`` (a Layer, or a ``kg.Input`` tensor as the first entry)."""
         if isinstance(layer, KerasTensor):
@@ -265,7 +271,10 @@ class Sequential(Functional):
         return super()._symbolic_call(args, kwargs)
 
     def _check_inputs(self, inputs):
-        if self.built:
+        """As Keras's Sequential: a graph built on the first data it was called on (no
+        ``kg.Input`` of the user's) takes inputs of other shapes, which its layers check;
+        one started with an Input is checked against it."""
+        if self.built and not getattr(self._stack[0], "_made_by_build", False):
             super()._check_inputs(inputs)
 
     def _call_unbuilt(self, inputs):

@@ -17,18 +17,23 @@ import jax.numpy as jnp
 import numpy as np
 
 from kgraph.graph.keras_tensor import KerasTensor
-from kgraph.base.tensor_kinds import dense_only
 from kgraph.ops.complex_parts import complex_parts
 from kgraph.ops.control_flow import (associative_scan, cond, fori_loop, map,  # noqa: F401,A004
                                      scan, switch, vectorized_map, while_loop)
-from kgraph.ops.registry import is_symbolic, register_op
+from kgraph.ops.registry import get_op, is_symbolic, register_op
 
 
 def convert_to_tensor(x, dtype=None, sparse=None, ragged=None):
-    """``x`` as a JAX array (KerasTensors are returned as they are)."""
-    dense_only("ops.convert_to_tensor", sparse, ragged)
+    """``x`` as a JAX array (a KerasTensor stays one, cast to ``dtype`` if given).
+
+    ``sparse`` and ``ragged`` say whether to keep tensors of those kinds, as Keras's: kgraph's
+    tensors are all dense, so there is none to keep or to densify.
+    """
+    del sparse, ragged
     if isinstance(x, KerasTensor):
-        return x
+        if dtype is None or jnp.dtype(dtype) == x.dtype:
+            return x
+        return get_op("cast")(x, dtype)
     if hasattr(x, "value") and hasattr(x, "assign"):  # a kgraph Variable
         x = x.value
     return jnp.asarray(x, dtype)

@@ -99,7 +99,7 @@ def map_coordinates(inputs, coordinates, order, fill_mode="constant", fill_value
     if fill_mode not in _FILL_MODES:
         raise ValueError(f"Invalid value for argument `fill_mode`. Expected one of "
                          f"{_FILL_MODES}. Received: fill_mode={fill_mode}")
-    coordinates = jnp.asarray(coordinates)
+    inputs, coordinates = jnp.asarray(inputs), jnp.asarray(coordinates)  # other libraries' arrays
     if coordinates.ndim < 2:
         raise ValueError(f"map_coordinates: Invalid coordinates rank: expected at least rank "
                          f"2. Received input with shape: {tuple(coordinates.shape)}")

@@ -130,16 +130,26 @@ def _label_crossentropy(labels, output, from_logits=False, axis=-1):
 
 @register_op("sparse_categorical_crossentropy", tensors=2)
 def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
-    """Per-sample cross-entropy of integer ``target`` and probabilities/logits ``output``."""
+    """Per-sample cross-entropy of integer ``target`` and probabilities/logits ``output``
+    whose classes lie along ``axis`` (anywhere, as Keras's symbolic op and Keras on PyTorch;
+    Keras on JAX takes the last only)."""
     target = jnp.asarray(target).astype(jnp.int32)
     output = jnp.asarray(output)
+    if output.ndim < 1:
+        raise ValueError(f"Argument `output` must be at least rank 1. Received: "
+                         f"output.shape={output.shape}")
+    if not -output.ndim <= axis < output.ndim:
+        raise ValueError(f"ops.sparse_categorical_crossentropy: `axis` must be in "
+                         f"[-{output.ndim}, {output.ndim}) for `output` of shape "
+                         f"{output.shape}; received axis={axis}.")
+    axis %= output.ndim
     if target.ndim == output.ndim and target.shape[-1] == 1:
         target = jnp.squeeze(target, axis=-1)
-    if target.shape != output.shape[:-1]:
+    if target.shape != output.shape[:axis] + output.shape[axis + 1:]:
         raise ValueError("Arguments `target` and `output` must have the same shape up until "
                          f"the last dimension: target.shape={target.shape}, "
                          f"output.shape={output.shape}")
-    return _label_crossentropy(target, output, from_logits, axis % output.ndim)
+    return _label_crossentropy(target, output, from_logits, axis)
 
 
 @register_op("categorical_crossentropy", tensors=2)
@@ -177,10 +187,12 @@ __all__ = sorted([
 
 
 from kgraph.ops import nn_activations as _activations  # noqa: E402
-from kgraph.ops import nn_extra as _extra, nn_windows as _windows  # noqa: E402
+from kgraph.ops import nn_ctc as _ctc, nn_extra as _extra, nn_windows as _windows  # noqa: E402
 from kgraph.ops.nn_activations import *  # noqa: E402,F401,F403 - the activation ops
+from kgraph.ops.nn_ctc import *  # noqa: E402,F401,F403 - ctc_loss, ctc_decode
 from kgraph.ops.nn_extra import *  # noqa: E402,F401,F403 - the rest of keras.ops.nn
 from kgraph.ops.nn_windows import *  # noqa: E402,F401,F403 - conv_transpose, fold, ...
 from kgraph.ops.numpy import one_hot  # noqa: E402,F401 - keras.ops.nn.one_hot too
 
-__all__ = [*__all__, *_activations.__all__, *_extra.__all__, *_windows.__all__, "one_hot"]
+__all__ = [*__all__, *_activations.__all__, *_ctc.__all__, *_extra.__all__,
+           *_windows.__all__, "one_hot"]

@@ -1,4 +1,4 @@
-"""More of ``keras.ops.nn``: pooling, normalization, attention, CTC and space/depth moves.
+"""More of ``keras.ops.nn``: pooling, normalization, attention and space/depth moves.
 Star-imported by ``kgraph.ops.nn``."""
 
 from __future__ import annotations
@@ -7,13 +7,12 @@ import warnings
 
 import jax
 import jax.numpy as jnp
-import optax
 
 from kgraph import config
 from kgraph.base.tensor_kinds import dense_only
 from kgraph.ops.registry import register_op
 
-__all__ = ["average_pool", "batch_normalization", "ctc_decode", "ctc_loss",
+__all__ = ["average_pool", "batch_normalization",
            "depth_to_space", "dot_product_attention", "layer_normalization", "max_pool",
            "multi_hot", "polar", "psnr", "rms_normalization", "space_to_depth"]
 
@@ -54,7 +53,14 @@ def average_pool(inputs, pool_size, strides=None, padding="valid", data_format=N
 @register_op("batch_normalization",
              tensors=("x", "mean", "variance", "offset", "scale"))
 def batch_normalization(x, mean, variance, axis, offset=None, scale=None, epsilon=1e-3):
-    """``(x - mean) / sqrt(variance + epsilon) * scale + offset`` along ``axis``."""
+    """``(x - mean) / sqrt(variance + epsilon) * scale + offset`` along ``axis``; each of
+    ``mean``, ``variance``, ``offset``, ``scale`` a vector of length ``x.shape[axis]``."""
+    for name, vector in (("mean", mean), ("variance", variance), ("offset", offset),
+                         ("scale", scale)):
+        if vector is not None and tuple(jnp.shape(vector)) != (x.shape[axis],):
+            raise ValueError(f"ops.batch_normalization: Arguments `{name}` must be a vector "
+                             f"of length `x.shape[axis]`. Expected: `{(x.shape[axis],)}`. "
+                             f"Received: `{tuple(jnp.shape(vector))}`.")
     shape = [1] * x.ndim
     shape[axis] = x.shape[axis]
     inv = jax.lax.rsqrt(jnp.reshape(variance, shape) + epsilon)
@@ -76,11 +82,19 @@ def _check_layer_normalization(axis=-1, epsilon=None, rms_scaling=False):
 @register_op("layer_normalization", tensors=3, check=_check_layer_normalization)
 def layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None, rms_scaling=False):
     """Normalize over ``axis`` to zero mean and unit variance, then scale and shift
-    (``rms_scaling``, deprecated as in Keras: divide by the variance's root only)."""
+    (``rms_scaling``, deprecated as in Keras: divide by the variance's root only).
+    ``gamma`` and ``beta`` of lower rank than ``x`` normalized over other than its last
+    axis are laid along ``axis`` (Keras's reshape)."""
     epsilon = config.epsilon() if epsilon is None else epsilon
     x = jnp.asarray(x)
     compute = jnp.promote_types(x.dtype, jnp.float32)
     values = x.astype(compute)
+    axes = sorted(a % x.ndim for a in ((axis,) if isinstance(axis, int) else axis))
+    if axes != [x.ndim - 1]:
+        along = tuple(x.shape[d] if d in axes else 1 for d in range(x.ndim))
+        gamma, beta = (v if v is None or jnp.ndim(v) == x.ndim else jnp.reshape(v, along)
+                       for v in (gamma, beta))
+    axis = tuple(axes)
     variance = jnp.var(values, axis=axis, keepdims=True)
     if rms_scaling:
         out = values * jax.lax.rsqrt(variance + epsilon)
@@ -134,7 +148,10 @@ def dot_product_attention(query, key, value, bias=None, mask=None, scale=None,
 
 @register_op("psnr", tensors=2)
 def psnr(x1, x2, max_val):
-    """Peak signal-to-noise ratio in dB."""
+    """Peak signal-to-noise ratio in dB of two arrays of one shape."""
+    if jnp.shape(x1) != jnp.shape(x2):
+        raise ValueError(f"ops.psnr: Input shapes {jnp.shape(x1)} and {jnp.shape(x2)} must "
+                         "match for PSNR calculation.")
     mse = jnp.mean(jnp.square(x1 - x2))
     return 20.0 * jnp.log10(max_val) - 10.0 * jnp.log10(mse)
 
@@ -174,45 +191,3 @@ def space_to_depth(x, block_size, data_format="channels_last"):
     n, h, w, c = x.shape
     x = x.reshape(n, h // b, b, w // b, b, c).transpose(0, 1, 3, 2, 4, 5)
     return x.reshape(n, h // b, w // b, b * b * c)
-
-
-@register_op("ctc_loss", tensors=4)
-def ctc_loss(target, output, target_length, output_length, mask_index=0):
-    """CTC loss per sample of label sequences against logits ``(batch, time, classes)``."""
-    output = jnp.asarray(output)
-    time = output.shape[1]
-    logit_paddings = (jnp.arange(time)[None, :] >= output_length[:, None]).astype(output.dtype)
-    label_paddings = (jnp.arange(target.shape[1])[None, :] >= target_length[:, None]).astype(
-        output.dtype)
-    return optax.ctc_loss(output, logit_paddings, target, label_paddings, blank_id=mask_index)
-
-
-def _check_ctc_strategy(strategy="greedy", **_):
-    if strategy not in ("greedy", "beam_search"):
-        raise ValueError(f"Invalid strategy {strategy}. Supported values are 'greedy' and "
-                         "'beam_search'.")
-
-
-@register_op("ctc_decode", tensors=2, check=_check_ctc_strategy)
-def ctc_decode(inputs, sequence_lengths, strategy="greedy", beam_width=100, top_paths=1,
-               merge_repeated=True, mask_index=0):
-    """Greedy CTC decoding: ``(decoded (1, batch, time), scores (batch, 1))``, with -1
-    padding after each sequence (Keras's greedy strategy)."""
-    if strategy != "greedy":
-        raise ValueError("ctc_decode: only strategy='greedy' is supported (beam search is "
-                         f"not); received strategy={strategy!r}.")
-    logits = jnp.asarray(inputs)
-    logits = logits.astype(jnp.promote_types(logits.dtype, jnp.float32))  # Keras's scores
-    sequence_lengths = jnp.asarray(sequence_lengths)
-    time = logits.shape[1]
-    best = jnp.argmax(logits, axis=-1)
-    scores = -jnp.sum(jnp.max(jax.nn.log_softmax(logits, -1), axis=-1) * (
-        jnp.arange(time)[None] < sequence_lengths[:, None]), axis=1, keepdims=True)
-    valid = jnp.arange(time)[None] < sequence_lengths[:, None]
-    keep = valid & (best != mask_index)
-    if merge_repeated:
-        previous = jnp.pad(best[:, :-1], ((0, 0), (1, 0)), constant_values=-1)
-        keep = keep & (best != previous)
-    order = jnp.argsort(~keep, axis=1, stable=True)
-    decoded = jnp.take_along_axis(jnp.where(keep, best, -1), order, axis=1)
-    return decoded[None], scores

@@ -15,7 +15,7 @@ import jax.numpy as jnp
 
 from kgraph import config
 from kgraph.graph.keras_tensor import OPERATORS, KerasTensor
-from kgraph.ops import shape_rules
+from kgraph.ops import einsum_rules, shape_rules
 from kgraph.ops.registry import (Operation, get_op, is_symbolic, register_array_function,
                                  register_custom, register_op)
 from kgraph.ops.registry import static_axis as _axis
@@ -188,7 +188,7 @@ einsum.__signature__ = inspect.Signature([
     inspect.Parameter("subscripts", inspect.Parameter.POSITIONAL_OR_KEYWORD),
     inspect.Parameter("operands", inspect.Parameter.VAR_POSITIONAL),
     inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)])
-register_custom("einsum", _einsum_impl, einsum, spec=shape_rules.einsum_spec)
+register_custom("einsum", _einsum_impl, einsum, spec=einsum_rules.einsum_spec)
 
 
 @register_op("outer", tensors=2)
@@ -241,7 +241,8 @@ def min(x, axis=None, keepdims=False, initial=None):  # noqa: A001 - keras.ops n
 
 @register_op("prod")
 def prod(x, axis=None, keepdims=False, dtype=None):
-    return jnp.prod(x, axis=_axis(axis), keepdims=keepdims, dtype=dtype)
+    # a Python sequence (a shape) is an array, as Keras converts it
+    return jnp.prod(jnp.asarray(x), axis=_axis(axis), keepdims=keepdims, dtype=dtype)
 
 
 @register_op("argmax")
@@ -374,7 +375,7 @@ def repeat(x, repeats, axis=None):
     return jnp.repeat(x, repeats, axis=axis)
 
 
-@register_op("broadcast_to")
+@register_op("broadcast_to", spec=shape_rules.broadcast_to_spec)
 def broadcast_to(x, shape):
     return jnp.broadcast_to(x, tuple(shape))
 

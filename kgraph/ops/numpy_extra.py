@@ -531,12 +531,23 @@ def unravel_index(indices, shape):
     return jnp.unravel_index(jnp.asarray(indices), shape)  # indices' dtype, as Keras's
 
 
-def size(x) -> int:
-    """The number of elements (a Python int; None if a dimension is unknown)."""
-    dims = tuple(x.shape)
+def _size(x):
+    return jnp.asarray(jnp.size(x), "int32")
+
+
+_size.__name__ = "size"
+
+
+def size(x):
+    """The number of elements: a Python int when the shape is known (as ``ops.shape``
+    gives it); for a KerasTensor of unknown size, a node computing it (an int32 scalar)."""
+    dims = tuple(x.shape) if hasattr(x, "shape") else np.shape(x)
     if builtins.any(d is None for d in dims):
-        return None
+        return Operation(_size)(x)
     return int(np.prod(dims, dtype=np.int64))
+
+
+register_custom("size", _size, size, spec=lambda x: KerasTensor((), "int32"))
 
 
 @register_op("view")

@@ -23,6 +23,7 @@ import types
 import jax.numpy as jnp
 
 from kgraph.base import shape_inference
+from kgraph.ops.nn_ctc import _check_first_dims
 from kgraph.ops.registry import (_ELEMENTWISE, _SPECS, Operation, check_static, get_impl, get_op,
                                  op_names)
 
@@ -45,6 +46,15 @@ _CLASS_NAMES = {
 # as tensors, e.g. ``clip``'s bounds): the class passes them to the op with the call's.
 _CONSTRUCTOR_OPERANDS = {"bincount": ("weights",), "clip": ("x_min", "x_max"),
                          "trapezoid": ("x",)}
+
+
+# Methods of Keras's classes beyond call and compute_output_spec: Keras's checks, callable
+# on the class's instances as in Keras.
+_EXTRA_METHODS = {
+    "ctc_loss": {"_check_shape_first_dim":
+                 lambda self, name1, shape1, name2, shape2: _check_first_dims(
+                     name1, shape1, name2, shape2)},
+}
 
 
 def class_name(op_name: str) -> str:
@@ -173,6 +183,7 @@ def operation_class(op_name: str) -> type:
                                                        .values()]), f"{name}.__init__"),
         "call": _with_signature(KerasOperation.call,
                                 inspect.Signature([self_param, *tensors]), f"{name}.call"),
+        **_EXTRA_METHODS.get(op_name, {}),
     }
     cls = type(name, (KerasOperation,), namespace)
     cls.__qualname__ = name

@@ -109,6 +109,24 @@ class Operation(Layer):
             raise NotImplementedError(f"Operation {type(self).__name__} must define `call`.")
         return self.fn(*args, **kwargs, **self.fn_kwargs)
 
+    @property
+    def quantization_mode(self):
+        """None, or the mode set on this operation: its calls on values then run
+        ``quantized_call`` (as Keras's ``Operation``)."""
+        return self.__dict__.get("_quantization_mode")
+
+    @quantization_mode.setter
+    def quantization_mode(self, mode):
+        self.__dict__["_quantization_mode"] = mode
+
+    def quantized_call(self, *args, **kwargs):
+        raise NotImplementedError(f"Operation {type(self).__name__} has a quantization mode "
+                                  f"({self.quantization_mode!r}) but defines no "
+                                  "`quantized_call`.")
+
+    def _call_function(self):
+        return self.call if self.quantization_mode is None else self.quantized_call
+
     def symbolic_call(self, *args, **kwargs):
         """The call's output KerasTensors, recorded as a node of the graph (the operands
         may be KerasTensors or arrays)."""

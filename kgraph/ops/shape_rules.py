@@ -28,9 +28,10 @@ from kgraph.base.shape_inference import broadcast_shapes
 from kgraph.graph.keras_tensor import KerasTensor
 from kgraph.ops.registry import get_impl
 
-__all__ = ["IndexKeyError", "allclose_spec", "argpartition_spec", "axes_in_range_spec", "canonical_axis",
+__all__ = ["IndexKeyError", "allclose_spec", "argpartition_spec", "axes_in_range_spec",
+           "broadcast_to_spec", "canonical_axis",
            "check_slice", "concatenate_spec", "cross_spec", "diag_spec", "diagonal_spec",
-           "dot_spec", "einsum_spec", "inner_spec", "matmul_spec", "repeat_spec", "slice_spec",
+           "dot_spec", "inner_spec", "matmul_spec", "repeat_spec", "slice_spec",
            "spacing_spec", "split_spec", "stack_split_spec", "stacked_concatenation_spec",
            "take_along_axis_spec", "tensordot_spec", "unstack_spec",
            "compute_matmul_output_shape", "compute_take_along_axis_output_shape",
@@ -428,33 +429,20 @@ def cross_spec(x1, x2, axisa=-1, axisb=-1, axisc=-1, axis=None):
     return KerasTensor(tuple(shape), _product_dtype(x1, x2))
 
 
-def einsum_spec(*operands, subscripts):
-    """``einsum``'s output with unknown sizes: each unknown size takes its label's size in
-    another operand; an output label known nowhere is unknown."""
-    shapes = [_shape(o) for o in operands]
-    if _known(*shapes) or "..." in subscripts:
+def broadcast_to_spec(x, shape):
+    """``broadcast_to``'s output when ``x`` has unknown sizes: ``shape``, an unknown size
+    fitting any target size (Keras's rule); None when all are known."""
+    source, target = _shape(x), tuple(shape)
+    if _known(source):
         return None
-    inputs, _, output = subscripts.replace(" ", "").partition("->")
-    terms = inputs.split(",")
-    if len(terms) != len(shapes) or any(len(t) != len(s) for t, s in zip(terms, shapes)):
-        return None
-    sizes = {}
-    for term, shape in zip(terms, shapes):
-        for label, size in zip(term, shape):
-            if size is not None:
-                sizes.setdefault(label, size)
-    unknown = {label for term in terms for label in term if label not in sizes}
-    filled = [jax.ShapeDtypeStruct(tuple(sizes.get(label, 1) if d is None else d
-                                         for label, d in zip(term, shape)), _dtype(o))
-              for term, shape, o in zip(terms, shapes, operands)]
-    int8 = all(jnp.dtype(f.dtype) == jnp.int8 for f in filled)  # Keras's int8 product type
-    out = jax.eval_shape(lambda *a: jnp.einsum(subscripts, *a, preferred_element_type=(
-        jnp.int32 if int8 else None)), *filled)
-    if not output and "->" not in subscripts:
-        output = "".join(sorted(label for label in set(inputs.replace(",", ""))
-                                if inputs.count(label) == 1))
-    return KerasTensor(tuple(None if label in unknown else d
-                             for label, d in zip(output, out.shape)), out.dtype)
+    try:
+        fits = len(source) <= len(target) and all(  # None: an unknown size to a target 1
+            d in (t, None) for d, t in zip(broadcast_shapes([source, target]), target))
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(f"Cannot broadcast a tensor of shape {source} to shape {target}.")
+    return KerasTensor(target, _dtype(x))
 
 
 def _list_broadcast(shape1, shape2):

@@ -34,6 +34,7 @@ import optax
 
 from kgraph.optimizers import overwrites as overwrites_lib
 from kgraph.optimizers import schedules as schedules_lib
+from kgraph.optimizers import update_step as update_step_lib
 from kgraph.optimizers import weight_decay as weight_decay_lib
 from kgraph.optimizers.keras_variables import with_iterations
 from kgraph.optimizers.list_api import ListAPI
@@ -266,6 +267,11 @@ class Optimizer(ListAPI, optax.GradientTransformationExtraArgs):
         clipped, _ = clip.update(given, clip.init(given))
         clipped = iter(clipped)
         return [None if g is None else next(clipped) for g in grads]
+
+    def update_step(self, gradient, variable, learning_rate) -> None:
+        """Keras's ``update_step``: ``variable`` (a built weight) updated in place by the
+        update rule alone at ``learning_rate`` (``kgraph.optimizers.update_step``)."""
+        update_step_lib.update_step(self, gradient, variable, learning_rate)
 
     def __getattr__(self, name):
         # Keras's optimizers hold their arguments as attributes (``optimizer.clipnorm``,
@@ -532,6 +538,11 @@ class Optimizer(ListAPI, optax.GradientTransformationExtraArgs):
             raise ValueError(f"Optimizer {self.name!r} keeps no moving average "
                              "(use_ema=False).")
         return optax.tree_utils.tree_get(opt_state, "ema")
+
+    def _finalized(self, opt_state, params):
+        """The weights ``fit`` ends on when they are not ``params``: with ``use_ema``,
+        their moving average (Keras's ``finalize_variable_values``); else None."""
+        return self.ema_weights(opt_state) if self._config.get("use_ema") else None
 
     def finalize_variable_values(self, variables):
         """With ``use_ema``, set ``variables`` to their moving averages (as Keras does at

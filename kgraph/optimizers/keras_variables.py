@@ -243,9 +243,10 @@ def from_keras(optimizer, values, params, order, overwritten=None, accumulated=N
 
 # ------------------------------------------------------------------ a compiled model's
 def _keras_order(model):
-    """The trainable weights' paths in Keras's order (``model.trainable_weights``)."""
+    """The trainable weights' paths in Keras's order (``model.trainable_weights``; those
+    a step overwrites with their gradient left out: they have no slots)."""
     paths = {id(e.variable): e.path for e in weight_entries(model) if e.is_param}
-    return [paths[id(v)] for v in model.trainable_weights]
+    return [paths[id(v)] for v in model.trainable_weights if id(v) in paths]
 
 
 class _Weights(NamedTuple):

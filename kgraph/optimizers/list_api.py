@@ -284,6 +284,9 @@ class ListAPI:
         (``use_ema``) or the gradient accumulators (``gradient_accumulation_steps``)."""
         if kind == "average" and not self._config.get("use_ema"):
             return []
+        parent = getattr(self, "_parent", None)
+        if parent is not None:  # a MultiOptimizer's: views of its part of that state
+            return parent[0]._sub_group(parent[1], kind)
         if kind == "accumulator" and not self._config.get("gradient_accumulation_steps"):
             return []
         variables = self.variables
@@ -313,4 +316,5 @@ class ListAPI:
 
 def _model_weights(optimizer) -> int:
     model = getattr(optimizer._loop, "model", None)
-    return 0 if model is None else len(model.trainable_weights)
+    return 0 if model is None else len([v for v in model.trainable_weights
+                                        if not getattr(v, "overwrite_with_gradient", False)])

@@ -25,7 +25,10 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from kgraph.base.variable_paths import keras_variable_paths
+from kgraph.base.weight_tree import get_path, weight_entries
 from kgraph.optimizers.base import Optimizer, from_keras_config, to_keras_config
+from kgraph.optimizers.state_variables import OptimizerVariable
 from kgraph.optimizers.keras_optimizers_recent import path_string
 from kgraph.optimizers.loss_scale_optimizer import LossScaleOptimizer
 from kgraph.serializable import keras_object_config
@@ -127,6 +130,13 @@ class WeightView(NamedTuple):
 
 
 
+def _replaced(tree: dict, path: tuple, value) -> dict:
+    """``tree`` (nested dicts) with the leaf at ``path`` replaced (the rest shared)."""
+    if len(path) == 1:
+        return {**tree, path[0]: value}
+    return {**tree, path[0]: _replaced(tree[path[0]], path[1:], value)}
+
+
 class MultiOptimizerState(NamedTuple):
     """The number of updates applied, and each sub-optimizer's state on its weights."""
 
@@ -217,6 +227,72 @@ class MultiOptimizer(Optimizer):
         states = dict(state.inner.inner_states)
         states[label] = states[label]._replace(inner_state=sub_state)
         self._set_opt_state(state._replace(inner=state.inner._replace(inner_states=states)))
+
+    def _weights_of(self, label) -> list:
+        """``[(weight, key path in the state's weight trees)]`` of the weights that
+        sub-optimizer ``label`` (one with ``use_ema``) trains, as its moving average has
+        them: of those ``build`` was given, else of the trained model's (in its
+        ``trainable_weights`` order)."""
+        if self.built:
+            pairs = [(v, (k,)) for v, k in zip(self._built_variables, self._keys)]
+        else:
+            model = getattr(self._loop, "model", None)
+            if model is None:
+                return []
+            paths = {id(e.variable): e.path for e in weight_entries(model) if e.is_param}
+            pairs = [(v, paths[id(v)]) for v in model.trainable_weights if id(v) in paths]
+        state = self._sub_state(label)
+        if state is None:
+            return []
+        tree = self._inner[label].ema_weights(state)
+        chosen = []
+        for variable, path in pairs:
+            node = tree
+            for key in path:
+                node = node.get(key) if isinstance(node, dict) else None
+            if node is not None and not isinstance(node, optax.MaskedNode):
+                chosen.append((variable, path))
+        return chosen
+
+    def _sub_group(self, label, kind) -> list:
+        """Keras's variables of one kind of sub-optimizer ``label``, one per weight it
+        trains: its moving averages ("average"; ``use_ema``), views of its part of the
+        state, named as Keras names them (``<weight path>_average``)."""
+        optimizer = self._inner[label]
+        if kind != "average" or not optimizer._config.get("use_ema"):
+            return []
+
+        def view(variable, path):
+            def read():
+                return get_path(optimizer.ema_weights(self._sub_state(label)), path, "ema")
+
+            def write(value):
+                state = self._sub_state(label)
+                average = _replaced(optimizer.ema_weights(state), path, value)
+                self._set_sub_state(label, optax.tree_utils.tree_set(state, ema=average))
+
+            ref = paths.get(id(variable), variable.path).replace("/", "_")
+            return OptimizerVariable(f"{ref}_average", tuple(variable.shape), variable.dtype,
+                                     read, write, optimizer._keras_scope)
+
+        model = getattr(self._loop, "model", None)
+        paths = keras_variable_paths(model) if model is not None else {}
+        return [view(variable, path) for variable, path in self._weights_of(label)]
+
+    def _finalized(self, opt_state, params):
+        """``params`` with the weights of each inner optimizer keeping a moving average
+        (``use_ema``) replaced by it, as Keras's end of ``fit``; None if none keeps one."""
+        masked = lambda a: isinstance(a, optax.MaskedNode)  # noqa: E731
+        changed = None
+        for label, optimizer in enumerate(self._inner):
+            part = opt_state.inner.inner_states.get(label)
+            if not optimizer._config.get("use_ema") or part is None:
+                continue
+            changed = jax.tree_util.tree_map(
+                lambda average, weight: weight if masked(average) else average,
+                optimizer.ema_weights(part.inner_state), params if changed is None else changed,
+                is_leaf=masked)
+        return changed
 
     def _bind(self, loop) -> None:
         # each sub-optimizer's learning rate carries to the next fresh state, as one's own

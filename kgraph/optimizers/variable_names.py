@@ -53,7 +53,9 @@ def optimizer_variable_names(model, count: int) -> list:
     slots, scalars = names
     config = optimizer._config
     paths = keras_variable_paths(model)
-    weights = list(model.trainable_weights)
+    # (the weights overwritten with their gradient have no slots nor averages)
+    weights = [v for v in model.trainable_weights
+               if not getattr(v, "overwrite_with_gradient", False)]
     refs = [paths[id(v)].replace("/", "_") for v in weights]
     scope = _optimizer_scope(optimizer)
     body = [f"{scope}/{r}_average" for r in refs] if config["use_ema"] else []

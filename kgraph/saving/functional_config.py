@@ -198,7 +198,7 @@ def _call_layers(plans, created, calls, safe_mode):
     unresolved = [f"{plan.name}[{position[plan.name]}]" for plan in plans
                   if position[plan.name] < len(plan.nodes)]
     if unresolved:
-        raise ConfigError("Invalid config: the graph has a cycle; unresolved layer calls: "
+        raise ConfigError("Invalid config: the graph has a cycle (a loop); unresolved layer calls: "
                           f"{unresolved[:10]}{' ...' if len(unresolved) > 10 else ''} (first at "
                           f"{next(p.path for p in plans if position[p.name] < len(p.nodes))}).")
 

@@ -313,13 +313,35 @@ def _load_weights_into(model, source, where, declared_size=None, skip_mismatch=F
         _read_and_assign(model, groups, opened(), _expected(groups), where, skip_mismatch,
                          ignored)
     except LoadError as err:
-        earlier = None if skip_mismatch or skip else _earlier_layout(model)
-        if earlier is None:
-            raise
-        try:
-            _read_and_assign(model, earlier, opened(), _expected(earlier), where)
-        except LoadError:
-            raise err from None
+        fallbacks = () if skip_mismatch or skip else (
+            lambda: _aliased_layout(model, opened, where), lambda: _earlier_layout(model))
+        for layout_of in fallbacks:
+            try:
+                layout = layout_of()
+                if layout is not None:
+                    _read_and_assign(model, layout, opened(), _expected(layout), where)
+                    return
+            except LoadError:
+                pass
+        raise err from None
+
+
+def _aliased_layout(model, opened, where):
+    """``model``'s groups with each layer whose path the file lacks moved to another path
+    reaching it that the file has (a layer reached by two attributes, one a property, as
+    Keras's loader retries it), or None if no layer moves."""
+    aliases: dict = {}
+    groups = keras_layout.weight_groups(model, aliases=aliases)
+    if not aliases:
+        return None
+    with h5_weights.open_file(opened(), where) as file:
+        present = {path.rsplit("/vars/", 1)[0] if "/vars/" in path else ""
+                   for path in h5_weights.scan(file, where, budget=12 * len(groups) + 10_000)}
+    moved = [group._replace(path=next(p for p in aliases[id(group.layer)] if p in present))
+             if group.variables and group.path not in present and any(
+                 p in present for p in aliases.get(id(group.layer), ())) else group
+             for group in groups]
+    return None if moved == groups else moved
 
 
 def _load_archive_weights(model, zf, where, skip_mismatch=False):

@@ -85,9 +85,35 @@ def named_sublayers(layer, models_list_layers=True) -> list:
             continue
         if isinstance(value, Layer) or (isinstance(value, (list, tuple, dict)) and value):
             found.append((attr, value))
+    for attr in _user_properties(type(layer)):
+        if attr in vars(layer) or attr == "layers":
+            continue
+        try:
+            value = getattr(layer, attr)
+        except Exception:  # as Keras: a property that cannot be read is not walked
+            continue
+        if isinstance(value, Layer) or (isinstance(value, (list, tuple, dict)) and value):
+            found.append((attr, value))
     if models_list_layers and has_layers_list(layer) and "layers" not in vars(layer):
         found.append(("layers", layer._tracked_layers()))
     return sorted(found, key=lambda item: _name_key(item[0]))
+
+
+def _user_properties(cls) -> tuple:
+    """Names of the properties a class outside kgraph defines on ``cls`` (Keras walks every
+    attribute ``dir`` lists: a user's property returning a layer is one of its paths)."""
+    names = _PROPERTIES.get(cls)
+    if names is None:
+        names = tuple(sorted({name for klass in cls.__mro__
+                              if klass.__module__.split(".")[0] not in _OWN_MODULES
+                              for name, value in vars(klass).items()
+                              if isinstance(value, property) and not name.startswith("__")}))
+        _PROPERTIES[cls] = names
+    return names
+
+
+_OWN_MODULES = ("kgraph", "compiler", "runtime", "builtins")
+_PROPERTIES: dict = {}
 
 
 def has_layers_list(layer) -> bool:
@@ -97,14 +123,18 @@ def has_layers_list(layer) -> bool:
             and bool(layer._tracked_layers()))
 
 
-def weight_groups(model, models_list_layers=True, skip=()) -> list[WeightGroup]:
+def weight_groups(model, models_list_layers=True, skip=(), aliases=None) -> list[WeightGroup]:
     """Every ``vars`` group Keras 3 writes for ``model`` (a model or a layer), in file order
     (``models_list_layers``: see ``named_sublayers``); the objects in ``skip`` (Keras's
-    ``objects_to_skip``) and what is reached only through them are left out."""
-    groups, visited = [], {id(obj) for obj in skip}
+    ``objects_to_skip``) and what is reached only through them are left out. A layer
+    reached again by another path is written once, at its first; ``aliases`` (a dict), if
+    given, receives ``{id(layer): [other paths]}``, where Keras's loader also looks."""
+    groups, visited, skipped = [], {id(obj) for obj in skip}, {id(obj) for obj in skip}
 
     def visit(obj, path):
         if id(obj) in visited:
+            if aliases is not None and id(obj) not in skipped:
+                aliases.setdefault(id(obj), []).append(path)
             return
         visited.add(id(obj))
         groups.append(WeightGroup(path, obj, obj._keras_ordered_variables()))

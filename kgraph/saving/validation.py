@@ -259,6 +259,23 @@ def _tensor_refs(node, path, layer):
     return refs
 
 
+def _from_legacy_node(node, path, layer) -> dict:
+    """A call in Keras 2's form, ``[[layer_name, node_index, tensor_index(, kwargs)],
+    ...]``, as Keras 3's ``{"args": [tensors], "kwargs": kwargs}`` (one input: itself)."""
+    if not isinstance(node, list) or not node:
+        fail(path, "a call: a list of [layer_name, node_index, tensor_index, kwargs]", node,
+             layer)
+    tensors, kwargs = [], {}
+    for i, ref in enumerate(node):
+        if not (isinstance(ref, list) and len(ref) in (3, 4)):
+            fail(f"{path}[{i}]", "[layer_name, node_index, tensor_index] or with kwargs",
+                 ref, layer)
+        kwargs = ref[3] if len(ref) == 4 else {}
+        tensors.append({"class_name": "__keras_tensor__",
+                        "config": {"keras_history": list(ref[:3])}})
+    return {"args": [tensors[0] if len(tensors) == 1 else tensors], "kwargs": kwargs}
+
+
 def parse_functional_config(config, path) -> list:
     """Check a functional config (one level) and return its ``LayerPlan`` list.
 
@@ -291,9 +308,8 @@ def parse_functional_config(config, path) -> list:
         if not isinstance(nodes, list):
             fail(f'{entry_path}["inbound_nodes"]', "a list of calls", nodes, name)
         if nodes and isinstance(nodes[0], list):
-            raise ConfigError(f"Invalid config at {entry_path}: layer {name!r} uses the legacy "
-                              "(Keras 2) inbound_nodes format, which is not supported; re-save "
-                              "the model with Keras 3.")
+            nodes = [_from_legacy_node(node, f'{entry_path}["inbound_nodes"][{j}]', name)
+                     for j, node in enumerate(nodes)]
         node_plans = []
         for j, node in enumerate(nodes):
             node_path = f'{entry_path}["inbound_nodes"][{j}]'
@@ -312,9 +328,9 @@ def parse_functional_config(config, path) -> list:
         plans.append(LayerPlan(name, entry_path, layer_config, node_plans))
     for (ref_name, node_index, _, where), name in tensor_refs:
         if ref_name not in calls:
-            raise ConfigError(f"Invalid config at {where} (layer {name!r}): refers to the "
-                              f"unknown layer {ref_name!r}; this config's layers are "
-                              f"{list(calls)[:20]}.")
+            raise ConfigError(f"Invalid config at {where}: Missing node: {ref_name} (layer "
+                              f"{name!r} refers to the unknown layer {ref_name!r}); this "
+                              f"config's layers are {list(calls)[:20]}.")
         if node_index >= calls[ref_name]:
             raise ConfigError(f"Invalid config at {where} (layer {name!r}): expected a call "
                               f"index below {calls[ref_name]} (the number of calls of layer "

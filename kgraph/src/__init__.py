@@ -8,7 +8,7 @@ the names such libraries use are offered; this is not a copy of Keras's internal
 >>> with kgraph.compat.install():
 ...     from keras.src.backend import get_keras_mask
 ...     get_keras_mask.__module__
-'kgraph.interpreter.masking'
+'kgraph.src.backend.keras_mask'
 """
 
 from kgraph.src import backend, legacy, saving, trainers, utils

@@ -123,11 +123,18 @@ def test_model_checks_its_input_shapes():
 
 
 def test_another_batch_size_than_the_inputs_is_named():
-    x = kg.Input(shape=(3,), batch_size=4)
-    model = kg.Model(x, layers.Dense(2)(x), name="net")
+    spec = kg.InputSpec(shape=(4, 3))
     with pytest.raises(ValueError, match=r"expected shape=\(4, 3\), found shape=\(1, 3\) "
                                          r"\(another batch size\)"):
-        model(jnp.ones((1, 3)))
+        kg.base.input_spec.assert_input_compatibility(spec, [jnp.ones((1, 3))], "net")
+
+
+def test_model_with_a_fixed_batch_input_takes_other_batch_sizes_as_keras():
+    """Keras's Functional checks its inputs' shapes but not their batch size."""
+    x = kg.Input(shape=(3,), batch_size=4)
+    model = kg.Model(x, layers.Dense(2)(x), name="net")
+    assert model(jnp.ones((1, 3))).shape == (1, 2)
+    assert model.input_spec[0].shape == (None, 3)
 
 
 def test_invalid_spec_construction():

@@ -209,3 +209,8 @@ def test_len_and_iter():
 def test_tensors_hash_by_identity():
     a, b = kg.Input(shape=(3,)), kg.Input(shape=(3,))
     assert len({a, b, a}) == 2
+
+
+def test_a_string_input_is_refused_saying_where_strings_go():
+    with pytest.raises(TypeError, match=r"dtype='string' is not supported.*StringLookup"):
+        kg.Input(shape=(4,), dtype="string")

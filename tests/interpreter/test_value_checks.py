@@ -97,3 +97,15 @@ def test_rnn_checks_feature_size_only_after_build():
     assert lstm(np.ones((1, 3, 5), np.float32)).shape == (1, 2)
     with pytest.raises(ValueError, match="expected axis -1 of input shape to have value 5"):
         lstm(kg.Input(shape=(3, 4)))
+
+
+def test_float64_weights_run_while_jax_64_bit_types_are_off():
+    """As Keras on JAX: a float64 layer keeps its dtype's name while JAX stores its values
+    in 32 bits (x64 off); predict runs on those values."""
+    assert not jax.config.jax_enable_x64
+    model = kg.Sequential([kg.Input(shape=(3,)), layers.Dense(5, dtype="float64")])
+    assert model.weights[0].dtype == "float64"
+    x = np.ones((2, 3), np.float32)
+    np.testing.assert_allclose(model.predict(x, verbose=0),
+                               x @ np.asarray(model.weights[0]) + np.asarray(model.weights[1]),
+                               rtol=1e-5)

@@ -314,3 +314,18 @@ def test_efficientnet_v2_preprocessing_and_custom_names():
     assert type(model.layers[1]).__name__ == "Conv2D"
     rescaling = kg.applications.EfficientNetV2S(weights=None, include_top=False).layers[1]
     assert (rescaling.scale, rescaling.offset) == (1.0 / 128.0, -1)
+
+
+def test_efficientnet_without_weights_predicts_as_keras():
+    """Keras's EfficientNet without weights normalizes with mean 0 and variance 1: it
+    predicts (and its normalization's weights are those) before any training."""
+    ours = kg.applications.EfficientNetB0(weights=None, include_top=False,
+                                          input_shape=(32, 32, 3))
+    theirs = keras.applications.EfficientNetB0(weights=None, include_top=False,
+                                               input_shape=(32, 32, 3))
+    norm = [layer for layer in ours.layers if type(layer).__name__ == "Normalization"][0]
+    keras_norm = [layer for layer in theirs.layers
+                  if type(layer).__name__ == "Normalization"][0]
+    for got, want in zip(norm.get_weights(), keras_norm.get_weights()):
+        np.testing.assert_array_equal(got, want)
+    assert ours.predict(_IMAGES, verbose=0).shape == (2, 1, 1, 1280)

@@ -116,6 +116,8 @@ def test_jax_layer_keeps_kerass_serialization_platforms_in_its_config():
             == theirs.get_config()["native_serialization_platforms"] == ["cpu"])
 
 
-def test_a_gptq_einsum_config_is_refused_by_name():
-    with pytest.raises(NotImplementedError, match="GPTQ quantization is not offered"):
-        kg.layers.EinsumDense("ab,bc->ac", 4, gptq_unpacked_column_size=4)
+def test_a_gptq_einsum_argument_is_kept_in_the_config_as_keras():
+    ours = kg.layers.EinsumDense("ab,bc->ac", 4, gptq_unpacked_column_size=4)
+    theirs = keras.layers.EinsumDense("ab,bc->ac", 4, gptq_unpacked_column_size=4)
+    assert (ours.get_config()["gptq_unpacked_column_size"]
+            == theirs.get_config()["gptq_unpacked_column_size"] == 4)

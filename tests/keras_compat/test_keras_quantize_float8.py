@@ -35,6 +35,7 @@ def _model(lib, policy="float32"):
 
 
 def _pair(policy="float32"):
+    keras.utils.set_random_seed(0)  # Keras's initial weights: the same in every run
     theirs, ours = _model(keras, policy), _model(kg, policy)
     ours.set_weights([np.asarray(w) for w in theirs.get_weights()])
     theirs.quantize("float8")
@@ -270,3 +271,46 @@ def test_files_written_mid_accumulation_hold_keras_variables_and_resume(tmp_path
     for model in resumed:
         _assert_same_weights(model, theirs)
         _assert_same_optimizer_variables(model, theirs)
+
+
+def test_float8_scales_are_trainable_weights_the_list_api_overwrites_as_keras():
+    """Keras lists the scales and histories with the trainable weights (its optimizer
+    overwrites them with their gradient): the same lists here, and Keras's JAX training
+    step (``stateless_call`` gradients, ``stateless_apply``) gives Keras's values."""
+    dy = RNG.normal(size=(16, 4)).astype("float32")
+    layers = []
+    for lib in (keras, kg):
+        layer = lib.layers.Dense(4, name="f8")
+        layer.build((None, 6))
+        layers.append(layer)
+    theirs, ours = layers
+    ours.set_weights([np.asarray(w) for w in theirs.get_weights()])
+    for layer in layers:
+        layer.quantize("float8")
+    assert [w.name for w in ours.trainable_weights] == [w.name for w in theirs.trainable_weights]
+    assert len(ours.trainable_weights) == 8 and ours.non_trainable_weights == []
+    assert [w.overwrite_with_gradient for w in ours.trainable_weights] == [
+        w.overwrite_with_gradient for w in theirs.trainable_weights]
+    params, state = compiler.variables(kg.Sequential([kg.Input((6,)), ours]))
+    assert set(params["f8"]) == {"kernel", "bias"} and len(state["f8"]) == 6
+    for layer, lib in zip(layers, (keras, kg)):
+        optimizer = lib.optimizers.SGD(0.1)
+        optimizer.build(layer.trainable_variables)
+
+        def loss(trainable, x, layer=layer):
+            return (layer.stateless_call(trainable, [], x, training=True)[0] * dy).sum()
+
+        grad_fn = jax.jit(jax.grad(loss))
+        for _ in range(3):
+            trainable = [v.value for v in layer.trainable_variables]
+            grads = grad_fn(trainable, X)
+            trainable, values = optimizer.stateless_apply(
+                [v.value for v in optimizer.variables], grads, trainable)
+            for variable, value in zip(layer.trainable_variables, trainable):
+                variable.assign(value)
+            for variable, value in zip(optimizer.variables, values):
+                variable.assign(value)
+    assert float(ours.kernel_scale) != 1.0 and np.asarray(ours.inputs_amax_history)[-2] > 0
+    for a, b in zip(ours.weights, theirs.weights, strict=True):
+        np.testing.assert_allclose(np.asarray(a.numpy()), np.asarray(b.numpy()), rtol=1e-5,
+                                   atol=1e-6, err_msg=b.name)

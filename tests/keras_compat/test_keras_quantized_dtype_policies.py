@@ -97,3 +97,23 @@ def test_policy_map_holds_quantized_policies_both_ways():
     keras_default = keras.dtype_policies.DTypePolicyMap("int8_from_mixed_bfloat16")
     assert quantized_default.quantization_mode == keras_default.quantization_mode == "int8"
     assert quantized_default.compute_dtype.name == keras_default.compute_dtype == "bfloat16"
+
+
+def _attention_kernel_dtypes(lib):
+    """A MultiHeadAttention given a map quantizing its projections by their paths."""
+    quantized = lib.dtype_policies.QuantizedDTypePolicy("int8", "float32")
+    policy_map = lib.dtype_policies.DTypePolicyMap()
+    for name in ("query", "key"):
+        policy_map[f"mha/{name}"] = quantized
+    layer = lib.layers.MultiHeadAttention(num_heads=2, key_dim=4, use_bias=False,
+                                          dtype=policy_map, name="mha")
+    layer.build((1, 2, 3), (1, 2, 3))
+    return {name: str(getattr(getattr(layer, f"_{name}_dense"), "_kernel").dtype)
+            for name in ("query", "key", "value")}, layer._query_dense.path
+
+
+def test_attention_projections_take_their_policy_map_entries_as_keras():
+    dtypes, path = _attention_kernel_dtypes(kg)
+    assert dtypes == {"query": "int8", "key": "int8", "value": "float32"}
+    assert path == "mha/query"
+    assert (dtypes, path) == _attention_kernel_dtypes(keras)

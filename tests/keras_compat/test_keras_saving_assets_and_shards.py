@@ -150,3 +150,23 @@ def test_model_with_its_own_compile_is_not_compiled_on_load(tmp_path, lib):
                                          "loading because the model's `compile\\(\\)` method "
                                          "is custom"):
         lib.saving.load_model(path, custom_objects={"OwnCompile": OwnCompile})
+
+
+def test_a_vocabulary_file_is_an_asset_not_config_as_keras(tmp_path):
+    """A lookup given a vocabulary file leaves it out of its config (as Keras's) and its
+    ``.keras`` file carries it in ``assets/``: it loads after the file is gone."""
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("a\nb\nc\n")
+    configs = []
+    for lib in (kg, keras):
+        layer = lib.layers.StringLookup(vocabulary=str(vocab), oov_token="[OOV]",
+                                        mask_token="[MASK]", name="index")
+        configs.append(layer.get_config().get("vocabulary"))
+    assert configs == [None, None]
+    model = kg.Sequential([layer_ := kg.layers.StringLookup(
+        vocabulary=str(vocab), oov_token="[OOV]", mask_token="[MASK]", name="index")])
+    vocab.unlink()
+    model.save(tmp_path / "m.keras")
+    loaded = kg.saving.load_model(tmp_path / "m.keras").get_layer("index")
+    assert loaded.get_vocabulary() == layer_.get_vocabulary() == ["[MASK]", "[OOV]", "a",
+                                                                  "b", "c"]

@@ -120,6 +120,31 @@ LEDGER: list[Entry] = [
           "a layer writing TensorFlow summaries (tf.summary.write) in its call, into the "
           "writer the callback makes TensorFlow's default during the steps: TensorFlow's "
           "summary API inside the model"),
+    Entry("keras/src/ops/nn_test.py::NNOpsDtypeTest::test_*_shrink_*", OTHER_BACKEND,
+          "computes its expected values with PyTorch (it imports `torch`, which is not "
+          "installed); the dtypes kgraph's shrink ops keep are checked against Keras on JAX in "
+          "kgraph's suite"),
+    Entry("keras/src/ops/nn_test.py::NNOpsDtypeTest::test_threshold_*", OTHER_BACKEND,
+          "computes its expected values with PyTorch (it imports `torch`, which is not "
+          "installed); the dtypes kgraph's threshold op keeps are checked against Keras on JAX "
+          "in kgraph's suite"),
+    Entry("keras/src/layers/preprocessing/hashing_test.py::HashingTest::"
+          "test_*_output_dtype_*", TENSORFLOW,
+          "calls the layer on a symbolic `Input(dtype='string')`: string tensors are "
+          "TensorFlow's (Keras's string layers run TensorFlow ops on every backend); JAX has no "
+          "string arrays, and kgraph runs its string layers on host NumPy strings before its "
+          "programs"),
+    Entry("keras/src/layers/preprocessing/string_lookup_test.py::StringLookupTest::"
+          "test_one_hot_symbolic_output_shape_nested_input", TENSORFLOW,
+          "calls the layer on a symbolic `Input(dtype='string')`: string tensors are "
+          "TensorFlow's (Keras's string layers run TensorFlow ops on every backend); JAX has no "
+          "string arrays, and kgraph runs its string layers on host NumPy strings before its "
+          "programs"),
+    Entry("keras/src/trainers/trainer_test.py::TestTrainer::"
+          "test_fit_with_data_adapter_torch_dataloader_*", OTHER_BACKEND,
+          "fits on a PyTorch DataLoader (PyTorch's tensors and data loading); PyTorch is not "
+          "installed with kgraph, which reads arrays, generators, PyDatasets, tf.data and "
+          "Grain datasets"),
 ]
 
 

@@ -7,6 +7,8 @@ folder, not only the default ones. ``python -m tests.keras_suite.report`` prints
 from __future__ import annotations
 
 import collections
+import subprocess
+import sys
 
 import pytest
 
@@ -42,6 +44,15 @@ def test_every_ledger_entry_lists_cases_keras_has():
               if not any(ledger.fnmatch.fnmatchcase(case, entry.pattern) for case in cases)
               and entry.pattern.removesuffix("::*") not in files]
     assert not unused, f"ledger entries matching no case of Keras's: {unused}"
+
+
+def test_cases_listed_as_failing_under_keras_fail_under_keras():
+    done = subprocess.run([sys.executable, "-m", "tests.keras_suite.run", "--keras", "-q",
+                           *expected_failures.FAILING_UNDER_KERAS], cwd=suite.REPOSITORY,
+                          capture_output=True, text=True, timeout=600)
+    summary = done.stdout.strip().splitlines()[-1]
+    assert f"{len(expected_failures.FAILING_UNDER_KERAS)} failed" in summary, done.stdout[-2000:]
+    assert "passed" not in summary
 
 
 def test_readme_lists_every_known_difference():

@@ -184,14 +184,16 @@ def test_op_on_arrays_and_in_graphs_matches_numpy(name, call, inputs, reference,
     np.testing.assert_allclose(compiled, expected, rtol=1e-5, atol=1e-5)
 
 
-def test_broadcast_to_needs_a_known_batch_size(rng):
+def test_broadcast_to_takes_an_unknown_size_as_fitting(rng):
     x = kg.Input(shape=(1, 3), batch_size=2)
     y = ops.broadcast_to(x, (2, 4, 3))
     assert y.shape == (2, 4, 3)
     data = _f(1, 3)(rng)
     np.testing.assert_allclose(kg.Model(x, y)(data), np.broadcast_to(data, (2, 4, 3)))
-    with pytest.raises(ValueError, match='Layer "broadcast_to_1"'):
-        ops.broadcast_to(kg.Input(shape=(1, 3)), (2, 4, 3))  # the batch size is unknown
+    # an unknown batch size fits any target size, as Keras's rule
+    assert ops.broadcast_to(kg.Input(shape=(1, 3)), (2, 4, 3)).shape == (2, 4, 3)
+    with pytest.raises(ValueError, match="Cannot broadcast"):
+        ops.broadcast_to(kg.Input(shape=(5, 3)), (2, 4, 3))  # 5 fits no 4
 
 
 def test_brief_example_mask_from_int_tokens_and_bool_input():
@@ -353,3 +355,11 @@ def test_conv_channels_first_strides_and_depthwise(rng):
         np.testing.assert_allclose(out[..., 2 * c:2 * c + 2], single, rtol=1e-5, atol=1e-5)
     with pytest.raises(ValueError, match="padding"):
         ops.conv(x, K1D, padding="causal")
+
+
+def test_prod_takes_a_python_sequence_as_keras():
+    import keras
+
+    shape = (3, 8, 32)
+    assert int(ops.prod(shape)) == int(keras.ops.prod(shape)) == 768
+    assert float(ops.prod([1.5, 2.0], axis=0)) == float(keras.ops.prod([1.5, 2.0], axis=0))

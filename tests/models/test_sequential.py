@@ -188,3 +188,27 @@ def test_summary_of_built_and_unbuilt_sequential():
     row = [line for line in lines[0].splitlines() if line.startswith("first (Dense)")][0]
     assert "(None, 4)" in row and "16" in row and "not built" not in lines[0]
 
+
+
+def test_built_on_data_takes_other_shapes_as_keras():
+    """Built on its first batch, a Sequential takes batches of other shapes (its layers check
+    them), in calls, predict and fit; one started with an Input is held to that Input."""
+    def batches():
+        yield (np.ones((3, 5, 7), np.float32),)
+        yield (np.ones((2, 7, 5), np.float32),)
+
+    model = kg.Sequential([layers.Flatten()])
+    out = model.predict(batches(), verbose=0)
+    assert out.shape == (5, 35)
+    assert model(np.ones((1, 4, 2), np.float32)).shape == (1, 8)
+
+    fitted = kg.Sequential([layers.Reshape((-1, 8))])
+    fitted.compile(loss="mse")
+    fitted.fit(iter([(np.ones((1, 12, 2), np.float32), np.zeros((1, 3, 8), np.float32)),
+                     (np.ones((1, 20, 2), np.float32), np.zeros((1, 5, 8), np.float32))]),
+               steps_per_epoch=2, epochs=1, verbose=0)
+    assert fitted(np.ones((1, 24, 2), np.float32)).shape == (1, 6, 8)
+
+    fixed = kg.Sequential([kg.Input(shape=(5, 7)), layers.Flatten()])
+    with pytest.raises(ValueError, match=r"expected shape=\(None, 5, 7\)"):
+        fixed.predict(np.ones((2, 7, 5), np.float32), verbose=0)

@@ -118,3 +118,23 @@ def test_mixed_containers_track_only_their_layers(holder):
     layer = kg.Layer()
     layer.things = holder([1, "two", layers.Dense(2), None])
     assert [type(t).__name__ for t in layer._tracked_layers()] == ["Dense"]
+
+
+def _backbone_names(lib):
+    """``_flatten_layers`` of a Functional subclass holding a layer outside its graph."""
+    class Backbone(lib.Model):
+        def __init__(self):
+            decoder = lib.layers.Dense(2, name="decoder")
+            inputs = lib.Input((3,))
+            super().__init__(inputs, lib.layers.Dense(4, name="encoder")(inputs))
+            self.decoder = decoder
+
+    return [layer.name for layer in Backbone()._flatten_layers()]
+
+
+def test_flatten_layers_lists_a_functional_subclass_attribute_layer_as_keras():
+    keras = pytest.importorskip("keras")
+    names = _backbone_names(kg)
+    assert "decoder" in names
+    assert [n.split("_")[0] for n in names] == [
+        n.split("_")[0] for n in _backbone_names(keras)]

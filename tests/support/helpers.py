@@ -73,7 +73,7 @@ def assert_topological(nodes, outputs) -> None:
         tensor = stack.pop()
         history = tensor._keras_history
         node = history.layer._inbound_nodes[history.node_index]
-        if node.is_input or id(node) in needed:
+        if getattr(node.layer, "is_input_layer", False) or id(node) in needed:
             continue
         needed[id(node)] = node
         stack.extend(node._keras_inputs)
@@ -82,7 +82,7 @@ def assert_topological(nodes, outputs) -> None:
         for tensor in node._keras_inputs:
             history = tensor._keras_history
             parent = history.layer._inbound_nodes[history.node_index]
-            if not parent.is_input:
+            if not getattr(parent.layer, "is_input_layer", False):
                 assert position[id(parent)] < position[id(node)], (
                     f"{node} runs before its parent {parent}")
 

@@ -21,11 +21,12 @@ from kgraph.base.symbolic_scope import SymbolicScope, in_symbolic_scope
 from kgraph.base.variables import Variable
 from kgraph.devices import device
 from kgraph.graph.keras_tensor import KerasTensor
-from kgraph.interpreter.masking import get_keras_mask, set_keras_mask
+from kgraph.interpreter.masking import set_keras_mask
 from kgraph.interpreter.stateless_scope import StatelessScope
 from kgraph.ops import (cast, cond, convert_to_numpy, convert_to_tensor, image, is_tensor,
                         linalg, nn, numpy, scatter, shape, stop_gradient, vectorized_map)
 from kgraph.ops.conv_utils import standardize_data_format
+from kgraph.src.backend.keras_mask import get_keras_mask
 from kgraph.src.backend.output_spec import compute_output_spec
 from kgraph.src.backend.shapes import any_symbolic_tensors, standardize_shape
 from kgraph.src.ops import core, math

@@ -11,36 +11,21 @@ from __future__ import annotations
 
 from jax import export as jax_export
 
-from kgraph.graph.keras_tensor import any_keras_tensor
+from kgraph.graph.keras_tensor import any_keras_tensor, standard_shape
 
 __all__ = ["any_symbolic_tensors", "standardize_shape"]
 
 
 def standardize_shape(shape) -> tuple:
     """``shape`` as a tuple of ints (symbolic dimensions become ``None``); a ValueError for
-    ``None``, a non-sequence, a str or float dimension, or a negative one."""
+    ``None``, a non-sequence, a str or float dimension, or a negative one
+    (``KerasTensor``'s own rule, ``standard_shape``)."""
     if shape is None:
         raise ValueError("Undefined shapes are not supported.")
-    if not hasattr(shape, "__iter__"):
-        raise ValueError(f"Cannot convert '{shape}' to a shape.")
-    dims = []
-    for d in shape:
-        if d is None or jax_export.is_symbolic_dim(d):
-            dims.append(None)
-            continue
-        if isinstance(d, (str, float)):
-            raise ValueError(f"Cannot convert '{shape}' to a shape. Found invalid dimension "
-                             f"'{d}' of type '{type(d)}'. ")
-        try:
-            d = int(d)
-        except (TypeError, ValueError) as error:
-            raise ValueError(f"Cannot convert '{shape}' to a shape. Found invalid dimension "
-                             f"'{d}' of type '{type(d)}'. ") from error
-        if d < 0:
-            raise ValueError(f"Cannot convert '{shape}' to a shape. Negative dimensions are "
-                             "not allowed.")
-        dims.append(d)
-    return tuple(dims)
+    if (hasattr(shape, "__iter__") and not isinstance(shape, str)
+            and any(jax_export.is_symbolic_dim(d) for d in shape)):
+        shape = tuple(None if jax_export.is_symbolic_dim(d) else d for d in shape)
+    return standard_shape(shape)
 
 
 def any_symbolic_tensors(args=None, kwargs=None) -> bool:

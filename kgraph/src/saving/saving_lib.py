@@ -27,9 +27,10 @@ from kgraph.saving import archive, h5_weights, keras_file
 from kgraph.saving.archive import _safe_zip_read  # noqa: F401 - Keras's name on this path
 from kgraph.saving.assets import DiskIOStore
 from kgraph.saving.errors import LoadError
+from kgraph.saving.npz_store import NpzIOStore
 from kgraph.saving.sharded_weights import ShardedH5IOStore
 
-__all__ = ["DiskIOStore", "H5IOStore", "ShardedH5IOStore", "load_weights_only", "safe_get_h5_dataset", "save_weights_only"]
+__all__ = ["DiskIOStore", "H5IOStore", "NpzIOStore", "ShardedH5IOStore", "load_weights_only", "safe_get_h5_dataset", "save_weights_only"]
 
 # Keras's names of a .keras file's members
 _CONFIG_FILENAME = archive.CONFIG

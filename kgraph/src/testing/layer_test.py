@@ -53,8 +53,10 @@ def _by_argument(make, input_shape, dtype):
 
 
 def create_keras_tensors(input_shape, dtype, sparse=False, ragged=False):
-    """KerasTensors of ``input_shape`` and ``dtype`` (structures alike)."""
-    _check_dense(sparse, ragged)
+    """KerasTensors of ``input_shape`` and ``dtype`` (structures alike). ``sparse``: dense
+    ones, kgraph's tensors being dense (a case expecting a sparse output fails at that
+    check, ``assertSparse``)."""
+    _check_dense(False, ragged)
     return _by_argument(lambda shape, dt: KerasTensor(shape, dtype=dt), input_shape, dtype)
 
 
