@@ -18,8 +18,8 @@ def _runner():
     return module
 
 
-def test_there_are_the_five_stories():
-    assert [path.name[:3] for path in NOTEBOOKS] == ["01_", "02_", "03_", "04_", "05_"]
+def test_there_are_the_six_stories():
+    assert [path.name[:3] for path in NOTEBOOKS] == ["01_", "02_", "03_", "04_", "05_", "06_"]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
