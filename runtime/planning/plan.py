@@ -211,8 +211,7 @@ def plan(model, *, topology, batch, optimizer=None, loss=None, metrics=None, sha
                             loss_weights=compiled_with["loss_weights"])
     trainer = Trainer(model, mesh=the_mesh, sharding=rules, data_axis=data_axis,
                       **trainer_settings)
-    train_state = shapes.abstract_train_state(trainer)
-    step_batch = shapes.abstract_batch(trainer, batch)
+    traced, train_state, step_batch = _traced_step(trainer, batch)
     settings = {"sharding": sharding if isinstance(sharding, str) else "rules",
                 "remat": remat, "precision": precision, "scan_blocks": scan_blocks,
                 "optimizer": getattr(optimizer, "name", type(optimizer).__name__),
@@ -220,7 +219,6 @@ def plan(model, *, topology, batch, optimizer=None, loss=None, metrics=None, sha
     if gradient_accumulation_steps:
         settings["gradient_accumulation_steps"] = gradient_accumulation_steps
 
-    traced = trainer.fit_batches.trace(shapes.packed(trainer, train_state), step_batch)
     counted = flops_lib.jaxpr_flops(traced.jaxpr)
     model_flops = counted if remat is None else _flops_without_remat(
         model, {**trainer_settings, "remat": None}, the_mesh, rules, data_axis, batch)
@@ -279,9 +277,15 @@ def _estimate(cost) -> float | None:
     return float(seconds) if seconds is not None and seconds > 0 else None
 
 
+def _traced_step(trainer, batch):
+    """``(traced, train_state, step_batch)``: ``fit``'s step traced on the abstract,
+    packed train state and one step's batch."""
+    train_state = shapes.abstract_train_state(trainer)
+    step_batch = shapes.abstract_batch(trainer, batch)
+    traced = trainer.fit_batches.trace(shapes.packed(trainer, train_state), step_batch)
+    return traced, train_state, step_batch
+
+
 def _flops_without_remat(model, settings, mesh, rules, data_axis, batch) -> int:
     plain = Trainer(model, mesh=mesh, sharding=rules, data_axis=data_axis, **settings)
-    traced = plain.fit_batches.trace(
-        shapes.packed(plain, shapes.abstract_train_state(plain)),
-        shapes.abstract_batch(plain, batch))
-    return flops_lib.jaxpr_flops(traced.jaxpr)
+    return flops_lib.jaxpr_flops(_traced_step(plain, batch)[0].jaxpr)
