@@ -38,6 +38,7 @@ import jax.numpy as jnp
 from kgraph import constraints, dtype_policy, initializers, regularizers
 from kgraph.base import (call_args, catalog, initial_values, naming, remat_scope, seed_stream,
                          shape_inference, tracking)
+from kgraph.base.name_scope import name_scope
 from kgraph.base.memory import check_allocatable
 from kgraph.base.auto_config import LayerConfig
 from kgraph.base.call_context_args import CallContextArgs, resolve as resolve_context_args
@@ -125,6 +126,9 @@ class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtoco
         self._name_base = base
         self._auto_name = not name  # renamed unique within the first model it joins
         self._created = naming.creation_index()
+        if name is not None and (not isinstance(name, str) or "/" in name):
+            raise ValueError("Argument `name` must be a string and cannot contain character "
+                             f"`/`. Received: name={name} (of type {type(name)})")
         self.name = name or naming.unique_name(base)
         if not isinstance(trainable, bool):
             raise ValueError(f"Expected `trainable` to be a boolean. Received: trainable="
@@ -301,7 +305,7 @@ class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtoco
         """The policy the layer computes with: its own, or its entry in a map it was given."""
         policy = self._dtype_policy
         if isinstance(policy, dtype_policy.DTypePolicyMap) and (
-                self.built or self.__dict__.get("_parent_path")):  # Keras's: once it has a path
+                self.built or self.__dict__.get("_parent_chain") is not None):  # Keras's: once it has a path
             return policy[self._scoped_name()]
         return policy
 
@@ -388,9 +392,11 @@ class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtoco
             raise ValueError(f'Layer "{self.name}" already has a weight named "{name}".')
         shape = checked_weight_shape(self, name, shape)
         check_allocatable(f'Layer "{self.name}"', f'weight "{name}"', shape, dtype or self.dtype)
-        variable = Variable(initializers.get(initializer), shape, dtype or self.dtype, trainable,
-                            name=name, owner=self, regularizer=regularizers.get(regularizer),
-                            constraint=constraints.get(constraint))
+        with name_scope(self.name, caller=self):  # the path: ``<parent path>/<layer>/<name>``
+            variable = Variable(initializers.get(initializer), shape, dtype or self.dtype,
+                                trainable, name=name, owner=self,
+                                regularizer=regularizers.get(regularizer),
+                                constraint=constraints.get(constraint))
         variable._auto_named = auto
         variable.autocast = bool(autocast)
         # a training step writes its gradient as its value (kept in ``state``, see
@@ -505,6 +511,10 @@ class Layer(LayerConfig, LayerCalls, KerasInternals, LayerSurface, WeightProtoco
         return ctx.next_key(self.name)
 
     def __call__(self, *args, **kwargs):
+        with self._open_name_scope():  # Keras's: builds and calls in the layer's name scope
+            return self._call_in_scope(args, kwargs)
+
+    def _call_in_scope(self, args, kwargs):
         if not self._allow_non_tensor_positional_args:
             call_args.check_positional_tensors(self, args[1:])
         names, var_kw = call_args.call_parameters(type(self))

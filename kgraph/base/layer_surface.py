@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import inspect
 
+from kgraph.base import name_scope
 from kgraph.interpreter import context
 
 __all__ = ["LayerSurface", "given_values", "infer_build_config_with"]
@@ -78,7 +79,8 @@ def _recording(build):
 
     @functools.wraps(build)
     def wrapper(self, *args, **kwargs):
-        result = build(self, *args, **kwargs)
+        with self._open_name_scope():  # Keras's: weights and sub-layers made in its scope
+            result = build(self, *args, **kwargs)
         try:
             shapes = dict(signature.bind(self, *args, **kwargs).arguments)
         except TypeError:
@@ -112,8 +114,21 @@ class LayerSurface:
 
     def _scoped_name(self) -> str:
         """``path`` also while the layer builds (a dtype policy map is read by it then)."""
-        parent = self.__dict__.get("_parent_path")
+        parent = self._parent_path
         return f"{parent}/{self.name}" if parent else self.name
+
+    @property
+    def _parent_path(self):
+        """Keras's: the path of the name scopes open when the layer first opened its own
+        (built or called), else None."""
+        chain = self.__dict__.get("_parent_chain")
+        return None if chain is None else name_scope.chain_path(chain)
+
+    def _open_name_scope(self):
+        """The layer's own name scope, under the scopes open the first time (Keras's)."""
+        if self.__dict__.get("_parent_chain") is None:
+            self.__dict__["_parent_chain"] = name_scope.current_chain()
+        return name_scope.name_scope(self.name, caller=self)
 
     @property
     def call_signature_parameters(self) -> list:

@@ -90,7 +90,7 @@ class Variable(ArrayOperators):
         self.name = name or "variable"
         self._auto_named = name is None  # a layer holding it may name it after its attribute
         self.owner = owner  # the layer that created it (or, made alone, first held it)
-        self._scope = name_scope.current_path()  # the name_scopes open when it was made
+        self._scope = name_scope.current_chain()  # the name_scopes open when it was made
         self.regularizer = regularizer  # fn(value) -> penalty added to the loss, or None
         self.constraint = constraint  # fn(value) -> projected value after updates, or None
         self._value = None
@@ -112,11 +112,10 @@ class Variable(ArrayOperators):
 
     @property
     def path(self) -> str:
-        """``layer_name/weight_name``; a variable made without a layer: its name, under the
-        ``name_scope``s open when it was made."""
-        if self.owner is not None:
-            return f"{self.owner.name}/{self.name}"
-        scope = getattr(self, "_scope", "")
+        """Keras's: the name, under the name scopes open when the variable was made (a
+        layer's weight: ``<layer's path>/<name>``, see ``kgraph.base.name_scope``)."""
+        chain = getattr(self, "_scope", None)
+        scope = "" if chain is None else name_scope.chain_path(chain)
         return f"{scope}/{self.name}" if scope else self.name
 
     def initial_value(self, key):

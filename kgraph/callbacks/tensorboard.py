@@ -23,7 +23,6 @@ import jax
 import numpy as np
 
 from kgraph import config
-from kgraph.base.variable_paths import keras_variable_paths
 from kgraph.callbacks.callback import Callback
 from kgraph.callbacks.callbacks import _optimizer_rate_holders
 from kgraph.callbacks.log_values import python_value
@@ -209,10 +208,9 @@ class TensorBoard(Callback):
 
     def _log_weights(self, epoch) -> None:
         writer = self._get("train")
-        keras_paths = keras_variable_paths(self.model)  # Keras's tags name its paths
         for layer in self.model.layers:
             for weight in layer.weights:
-                name = keras_paths.get(id(weight), weight.path).replace(":", "_")
+                name = weight.path.replace(":", "_")  # Keras's tags name its paths
                 values = np.asarray(weight.numpy())
                 finite = values[np.isfinite(values)]
                 if finite.size < values.size:

@@ -34,7 +34,7 @@ __all__ = ["same_state"]
 _BOOKKEEPING = frozenset({"name", "_name_base", "_auto_name", "_created", "_name_local",
                           "_namespaces", "_inbound_nodes", "_output_spec_cache", "losses",
                           "_warned_input_keys", "_own_variables", "_var_attrs",
-                          "_input_shape_arg", "_tracker"})
+                          "_input_shape_arg", "_tracker", "_parent_chain"})
 _PLAIN = (type(None), bool, int, float, complex, str, bytes)
 
 

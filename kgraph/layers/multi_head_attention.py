@@ -222,8 +222,6 @@ class MultiHeadAttention(Layer):
             activity_regularizer=self._projection_activity_regularizer,
             dtype=self.dtype_policy, trainable=self.trainable, name=name,
             weight_salt=self.name)
-        parent = self.__dict__.get("_parent_path")
-        layer._parent_path = f"{parent}/{self.name}" if parent else self.name  # Keras's path
         return layer
 
     def build(self, query_shape, value_shape=None, key_shape=None):

@@ -15,7 +15,7 @@ import inspect
 import jax
 
 from kgraph import saving
-from kgraph.base import variable_paths, weight_tree
+from kgraph.base import weight_tree
 from kgraph.base.layer import Layer, _shapes as _shapes_of
 from kgraph.display import plotting
 from kgraph.saving import pickling, safetensors_io, state_tree
@@ -213,10 +213,9 @@ class Model(Trainer, Layer):
         """Keras's ``{variable.path: variable}`` for the model's weights and its
         optimizer's variables."""
         store: dict = {}
-        paths = variable_paths.keras_variable_paths(self)  # the weights' Keras paths
         optimizer = getattr(self, "optimizer", None)
         for variable in [*self.weights, *(getattr(optimizer, "variables", None) or [])]:
-            path = paths.get(id(getattr(variable, "variable", variable)), variable.path)
+            path = variable.path
             held = store.get(path)
             if held is not None and held is not variable:
                 raise ValueError(f"The model contains two variables with a duplicate path: "

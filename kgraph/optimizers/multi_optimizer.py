@@ -25,7 +25,6 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from kgraph.base.variable_paths import keras_variable_paths
 from kgraph.base.weight_tree import get_path, weight_entries
 from kgraph.optimizers.base import Optimizer, from_keras_config, to_keras_config
 from kgraph.optimizers.state_variables import OptimizerVariable
@@ -271,12 +270,10 @@ class MultiOptimizer(Optimizer):
                 average = _replaced(optimizer.ema_weights(state), path, value)
                 self._set_sub_state(label, optax.tree_utils.tree_set(state, ema=average))
 
-            ref = paths.get(id(variable), variable.path).replace("/", "_")
+            ref = variable.path.replace("/", "_")
             return OptimizerVariable(f"{ref}_average", tuple(variable.shape), variable.dtype,
                                      read, write, optimizer._keras_scope)
 
-        model = getattr(self._loop, "model", None)
-        paths = keras_variable_paths(model) if model is not None else {}
         return [view(variable, path) for variable, path in self._weights_of(label)]
 
     def _finalized(self, opt_state, params):

@@ -6,7 +6,6 @@ and weight, in Keras's order (``Model.get_state_tree``, ``optimizer.variables``)
 from __future__ import annotations
 
 from kgraph.base.naming import to_snake_case
-from kgraph.base.variable_paths import keras_variable_paths
 from kgraph.base.weight_tree import weight_entries
 
 __all__ = ["optimizer_variable_names"]
@@ -52,17 +51,16 @@ def optimizer_variable_names(model, count: int) -> list:
                          "MultiOptimizer have one).")
     slots, scalars = names
     config = optimizer._config
-    paths = keras_variable_paths(model)
     # (the weights overwritten with their gradient have no slots nor averages)
     weights = [v for v in model.trainable_weights
                if not getattr(v, "overwrite_with_gradient", False)]
-    refs = [paths[id(v)].replace("/", "_") for v in weights]
+    refs = [v.path.replace("/", "_") for v in weights]
     scope = _optimizer_scope(optimizer)
     body = [f"{scope}/{r}_average" for r in refs] if config["use_ema"] else []
     if config["gradient_accumulation_steps"]:  # also of the weights overwritten with their
         tracked = {id(v) for v in weights} | {  # gradient, which Keras's are trainable
             id(e.variable) for e in weight_entries(model) if e.written}
-        body += [f"{scope}/{paths[id(v)].replace('/', '_')}_gradient_accumulator"
+        body += [f"{scope}/{v.path.replace('/', '_')}_gradient_accumulator"
                  for v in model.weights if id(v) in tracked]
     for group in slots:
         body += [_slot_path(slot, w, r, scope) for w, r in zip(weights, refs) for slot in group]

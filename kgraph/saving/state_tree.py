@@ -24,12 +24,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kgraph.base.variable_paths import keras_variable_paths
 from kgraph.base.weight_tree import weight_entries
 from kgraph.optimizers import keras_variables
 from kgraph.optimizers.variable_names import optimizer_variable_names
 
-__all__ = ["GROUPS", "get_state_tree", "keras_variable_paths", "optimizer_variable_names",
+__all__ = ["GROUPS", "get_state_tree", "optimizer_variable_names",
            "set_state_tree"]
 
 GROUPS = ("trainable_variables", "non_trainable_variables", "optimizer_variables",
@@ -62,10 +61,10 @@ def _flatten(tree, prefix="") -> dict:
     return flat
 
 
-def _keyed(variables, paths, group) -> dict:
+def _keyed(variables, group) -> dict:
     flat = {}
     for variable in variables:
-        path = paths[id(variable)]
+        path = variable.path
         if path in flat:
             raise ValueError(f"The following variable path is found twice in the model: "
                              f"'{path}' ({group}). `get_state_tree()` can only be called when "
@@ -116,11 +115,10 @@ def get_state_tree(model, value_format="backend_tensor") -> dict:
     if value_format not in ("backend_tensor", "numpy_array"):
         raise ValueError("Invalid `value_format` argument. Expected one of {'numpy_array', "
                          f"'backend_tensor'}}. Received: value_format={value_format}")
-    paths = keras_variable_paths(model)
     compiled = getattr(model, "optimizer", None) is not None
     flats = {
-        "trainable_variables": _keyed(model.trainable_variables, paths, "trainable"),
-        "non_trainable_variables": _keyed(model.non_trainable_variables, paths,
+        "trainable_variables": _keyed(model.trainable_variables, "trainable"),
+        "non_trainable_variables": _keyed(model.non_trainable_variables,
                                           "non-trainable"),
         "optimizer_variables": _optimizer_flat(model) if compiled else {},
         "metrics_variables": _metrics_flat(model) if compiled else {},
@@ -130,10 +128,10 @@ def get_state_tree(model, value_format="backend_tensor") -> dict:
             for group, flat in flats.items()}
 
 
-def _assign_weights(model, variables, flat, group, paths):
+def _assign_weights(model, variables, flat, group):
     missing = []
     for variable in variables:
-        path = paths[id(variable)]
+        path = variable.path
         if path not in flat:
             missing.append(path)
             continue
@@ -184,7 +182,6 @@ def set_state_tree(model, state_tree) -> None:
     model is compiled with a Keras optimizer class; metrics states are not kept (``fit``
     resets them at every epoch).
     """
-    paths = keras_variable_paths(model)
     for group, tree in state_tree.items():
         if group not in GROUPS:
             raise ValueError(f"Unknown variable name: {group}")
@@ -193,10 +190,9 @@ def set_state_tree(model, state_tree) -> None:
                              f"{type(tree).__name__}.")
         flat = _flatten(tree)
         if group == "trainable_variables":
-            _assign_weights(model, model.trainable_variables, flat, "trainable variables",
-                            paths)
+            _assign_weights(model, model.trainable_variables, flat, "trainable variables")
         elif group == "non_trainable_variables":
             _assign_weights(model, model.non_trainable_variables, flat,
-                            "non-trainable variables", paths)
+                            "non-trainable variables")
         elif group == "optimizer_variables" and getattr(model, "optimizer", None) is not None:
             _restore_optimizer(model, flat)

@@ -39,7 +39,8 @@ def test_multi_head_attention_matches_keras(kwargs, rng):
     ours = layers.MultiHeadAttention(**kwargs)
     theirs(Q, V, K)
     ours(Q, V, K)
-    assert [w.path.split("/", 1)[1] for w in theirs.weights] == [w.path for w in ours.weights]
+    assert [ours.name + w.path[len(theirs.name):] for w in theirs.weights] == [
+        w.path for w in ours.weights]  # the same paths, under each one's own name
     weights = noisy(rng, theirs.get_weights())
     theirs.set_weights(weights)
     ours.set_weights(weights)

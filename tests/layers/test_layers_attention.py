@@ -61,9 +61,9 @@ def test_mha_weights_like_keras():
                       "key": {"kernel": (6, 2, 3), "bias": (2, 3)},
                       "value": {"kernel": (6, 2, 4), "bias": (2, 4)},
                       "attention_output": {"kernel": (2, 4, 7), "bias": (7,)}}
-    assert [w.path for w in layer.weights] == [
+    assert [w.path for w in layer.weights] == [f"mha/{path}" for path in (  # as Keras's
         "query/kernel", "query/bias", "key/kernel", "key/bias", "value/kernel", "value/bias",
-        "attention_output/kernel", "attention_output/bias"]
+        "attention_output/kernel", "attention_output/bias")]
     assert y.shape == (None, 4, 7)
 
 

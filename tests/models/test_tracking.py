@@ -71,7 +71,8 @@ def test_reassigning_or_deleting_an_attribute_untracks_its_layers():
     del blocks.pair
     assert len(blocks.weights) == 6
     blocks.by_name = {"a": blocks.by_name["a"]}  # the same layer kept, one dropped
-    assert [v.path for v in blocks.weights] == ["a/kernel", "a/bias", "e/kernel", "e/bias"]
+    assert [v.path for v in blocks.weights] == [  # built in its call: under its path
+        "blocks/a/kernel", "blocks/a/bias", "blocks/e/kernel", "blocks/e/bias"]
 
 
 class Weights(kg.Layer):
