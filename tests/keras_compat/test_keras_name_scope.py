@@ -74,7 +74,7 @@ def _layer_paths(lib, folder):
     paths["lora"] = [v.path for v in sub.weights]
     seq = lib.Sequential([lib.Input((3,)), lib.layers.Dense(2, name="d1"),
                           lib.layers.Dense(1, name="d2")], name="seq")
-    seq.compile(lib.optimizers.Adam(), "mse")
+    seq.compile(lib.optimizers.Adam(name="adam"), "mse")
     seq.fit(np.ones((4, 3)), np.ones((4, 1)), verbose=0)
     paths["sequential"] = [v.path for v in seq.weights]
     paths["sequential_optimizer"] = [v.path for v in seq.optimizer.variables]
