@@ -4,9 +4,9 @@ The program planned is the one ``fit`` runs (``Trainer.fit_batches``: loss, opti
 update, running metrics, remat, precision, scanned blocks), lowered from abstract
 weights, optimizer state and batch, and compiled by XLA for the topology's chips. No
 weight value is made. The ``Plan`` tells whether it fits in each chip's memory, how the
-bytes divide, XLA's estimated step time, FLOPs and the MFU they imply, and the
-collectives the program runs; a configuration that does not fit is a plan with
-``fits=False`` and XLA's reason.
+bytes divide, the step time estimated from the compiled program (``roofline``), FLOPs
+and the MFU they imply, and the collectives the program runs; a configuration that does
+not fit is a plan with ``fits=False`` and XLA's reason.
 
 >>> import kgraph as kg
 >>> x = kg.Input((16,))
@@ -28,7 +28,8 @@ import compiler
 from kgraph import optimizers
 from runtime.planning import collectives as collectives_lib
 from runtime.planning import flops as flops_lib
-from runtime.planning import presets, shapes
+from runtime.planning import presets, roofline, search, shapes
+from runtime.planning.hlo_program import HloProgram
 from runtime.planning.topology import Topology, topology as as_topology, tpu_compiling
 from runtime.sharding.rules import ShardingRules
 from runtime.trainer import Trainer
@@ -59,12 +60,15 @@ class Plan:
     generated_code: int | None = None
     step_seconds: float | None = None
     step_note: str | None = None
+    step_parts: dict = dataclasses.field(default_factory=dict)
+    hbm_traffic: int | None = None
     flops_per_step: int = 0
     model_flops_per_step: int = 0
     peak_flops: float | None = None
     collectives: dict = dataclasses.field(default_factory=dict)
     compile_seconds: float = 0.0
     settings: dict = dataclasses.field(default_factory=dict)
+    candidates: list = dataclasses.field(default_factory=list, repr=False)
     hlo: str | None = dataclasses.field(default=None, repr=False)
     module: str | None = dataclasses.field(default=None, repr=False)
 
@@ -91,7 +95,8 @@ class Plan:
     def as_dict(self) -> dict:
         """Every figure as plain Python values (the program's text left out)."""
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
-               if f.name not in ("hlo", "module")}
+               if f.name not in ("hlo", "module", "candidates")}
+        out["candidates"] = [c.row() for c in self.candidates]
         out.update(total=self.total, flops_per_chip=self.flops_per_chip, mfu=self.mfu)
         return out
 
@@ -111,19 +116,59 @@ class Plan:
             ("  temporaries", gib(self.temporaries)),
             ("  arguments / outputs / aliased",
              f"{gib(self.arguments)} / {gib(self.outputs)} / {gib(self.aliased)}"),
-            ("step time (XLA's estimate)",
-             (self.step_note or "-") if self.step_seconds is None
-             else f"{self.step_seconds * 1e3:.2f} ms"),
+            ("step time (roofline)", self._step_text()),
             ("FLOPs per step / per chip",
              f"{self.flops_per_step:.3e} / {self.flops_per_chip:.3e}"),
             ("model FLOPs per step", f"{self.model_flops_per_step:.3e}"),
+            ("HBM traffic per chip", gib(self.hbm_traffic)),
             ("MFU (estimated)", "-" if self.mfu is None else f"{self.mfu:.1%}"),
             ("collectives", ", ".join(f"{k} x{v['count']} ({v['bytes'] / 2**20:.1f} MiB)"
                                       for k, v in self.collectives.items()) or "none"),
             ("compile time", f"{self.compile_seconds:.1f} s"),
         ]
+        if self.step_note and self.step_seconds is not None:
+            rows.insert(rows.index(("step time (roofline)", self._step_text())) + 1,
+                        ("  note", self.step_note))
         width = max(len(k) for k, _ in rows)
-        return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
+        text = "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
+        if self.candidates:
+            text += (f"\ncandidates compiled ({len(self.candidates)}, "
+                     f"{sum(c.compile_seconds for c in self.candidates):.0f} s):\n"
+                     + self.candidates_table())
+        return text
+
+
+    def row(self) -> dict:
+        """One line of a search's table: the settings and the figures that rank them."""
+        return {**self.settings, "fits": self.fits,
+                "total_gib": None if self.total is None else round(self.total / _GIB, 3),
+                "step_ms": None if self.step_seconds is None else round(
+                    self.step_seconds * 1e3, 3),
+                "mfu": None if self.mfu is None else round(self.mfu, 4),
+                "compile_s": round(self.compile_seconds, 1)}
+
+    def candidates_table(self) -> str:
+        """The candidates a search compiled, one per line (the chosen one marked)."""
+        lines = []
+        for c in self.candidates:
+            mark = "*" if c is self else " "
+            setting = ", ".join(f"{k}={v}" for k, v in c.settings.items()
+                                if k in ("sharding", "remat", "scan_blocks", "batch",
+                                         "gradient_accumulation_steps"))
+            figures = ("does not fit" if not c.fits else
+                       f"{c.total / _GIB:.2f} GiB, "
+                       + ("-" if c.step_seconds is None else f"{c.step_seconds * 1e3:.2f} ms")
+                       + ("" if c.mfu is None else f", MFU {c.mfu:.1%}"))
+            lines.append(f"{mark} {setting}: {figures} ({c.compile_seconds:.0f} s)")
+        return "\n".join(lines)
+
+    def _step_text(self) -> str:
+        if self.step_seconds is None:
+            return self.step_note or "-"
+        parts = ", ".join(f"{k} {v * 1e3:.2f}" for k, v in self.step_parts.items()
+                          if k != "bound")
+        return (f"{self.step_seconds * 1e3:.2f} ms, {self.step_parts['bound']}-bound "
+                f"({parts} ms)")
 
 
 def _compile_settings(model):
@@ -170,7 +215,8 @@ def _oom_reason(error: Exception) -> str | None:
 def plan(model, *, topology, batch, optimizer=None, loss=None, metrics=None, sharding="fsdp",
          mesh=None, remat=None, precision=None, gradient_accumulation_steps=None,
          scan_blocks=True, hlo=False) -> Plan:
-    """Compile ``model``'s training step for ``topology`` from shapes, and measure it.
+    """Compile ``model``'s training step for ``topology`` from shapes, and measure it;
+    with settings left to kgraph (``"auto"``, rows ``None``), the best of a search.
 
     Args:
       model: a kgraph model, compiled or not (compile's optimizer, loss, metrics, remat
@@ -180,22 +226,43 @@ def plan(model, *, topology, batch, optimizer=None, loss=None, metrics=None, sha
         ``jax.sharding.Mesh`` (its devices; with ``sharding=ShardingRules`` its axes).
       batch: one step's global batch, ``(x, y)`` or ``(x, y, sample_weight)``: shapes
         (``x``'s take the Inputs' dtypes, others float32), ``ShapeDtypeStruct``s or arrays.
+        Shapes whose rows are ``None`` (``(None, 2048)``): kgraph chooses the rows.
       optimizer, loss, metrics: as ``Trainer``'s (default: Adam; the model's compile).
       sharding: ``"fsdp"`` (default), ``"dp"``, ``"fsdp+tp"`` / ``"fsdp+tpN"``
-        (``runtime.planning.presets``), or ``runtime.ShardingRules`` with ``mesh``.
+        (``runtime.planning.presets``), ``runtime.ShardingRules`` with ``mesh``, or
+        ``"auto"`` (``runtime.planning.search``).
       mesh: ``{axis: size}`` of the mesh the rules name (on ``topology``'s devices).
-      remat, precision, scan_blocks: as ``Trainer``'s.
-      gradient_accumulation_steps: the optimizer's (its accumulators are in the state).
+      remat, precision, scan_blocks: as ``Trainer``'s (``remat=False``: none, whatever
+        the model was compiled with); remat and scan_blocks may be ``"auto"``.
+      gradient_accumulation_steps: the optimizer's (its accumulators are in the state);
+        ``"auto"``: micro-batches when the whole batch does not fit.
       hlo: keep the program's text: ``Plan.module`` as lowered (StableHLO), ``Plan.hlo``
         as XLA optimized it for the chips.
     """
+    chosen = dict(sharding=sharding, remat=remat, scan_blocks=scan_blocks,
+                  gradient_accumulation_steps=gradient_accumulation_steps)
+    fixed = dict(topology=topology, optimizer=optimizer, loss=loss, metrics=metrics,
+                 mesh=mesh, precision=precision, hlo=hlo)
+    if search.wants_search(batch, **chosen):
+        where = as_topology(topology)
+        program = compiler.compile(model)
+        params = jax.eval_shape(lambda k: program.init(k)[0], jax.random.PRNGKey(0))
+        replica = 3 * shapes.bytes_per_device(params)  # weights and two moments
+        return search.auto_plan(lambda **s: _plan_one(model, **fixed, **s), model,
+                                batch=batch, chips=where.chips, replica_bytes=replica,
+                                capacity=where.hbm_bytes, **chosen)
+    return _plan_one(model, batch=batch, **fixed, **chosen)
+
+
+def _plan_one(model, *, topology, batch, optimizer, loss, metrics, sharding, mesh, remat,
+              precision, gradient_accumulation_steps, scan_blocks, hlo) -> Plan:
     where = as_topology(topology)
     compiled_with = _compile_settings(model)
     optimizer = _optimizer(optimizer if optimizer is not None else compiled_with["optimizer"],
                            gradient_accumulation_steps)
     loss = loss if loss is not None else compiled_with["loss"]
     metrics = metrics if metrics is not None else (compiled_with["metrics"] or ())
-    remat = remat if remat is not None else compiled_with["remat"]
+    remat = None if remat is False else remat if remat is not None else compiled_with["remat"]
     precision = precision if precision is not None else compiled_with["precision"]
     if isinstance(topology, jax.sharding.Mesh) and mesh is None and isinstance(
             sharding, ShardingRules):
@@ -250,15 +317,21 @@ def plan(model, *, topology, batch, optimizer=None, loss=None, metrics=None, sha
     result.temporaries = memory.temp_size_in_bytes
     result.aliased = memory.alias_size_in_bytes
     result.generated_code = memory.generated_code_size_in_bytes
-    cost = compiled.cost_analysis()
-    result.step_seconds = _estimate(cost)
-    if result.step_seconds is None:
-        result.step_note = ("none: XLA's cost model gives no time for this program (it "
-                            "does not for asynchronous slices, which XLA makes of large "
-                            "weights stacked for a scan)")
     result.compile_seconds = time.perf_counter() - start
     text = compiled.as_text()
-    result.collectives = collectives_lib.collectives(text)
+    program = HloProgram(text)
+    result.collectives = collectives_lib.collectives(program)
+    result.hbm_traffic = roofline.hbm_traffic(program)
+    estimate = roofline.estimate(program, result.flops_per_chip, where)
+    if estimate is None:
+        result.step_note = f"none: no published peak figures for {where.kind}"
+    else:
+        result.step_seconds = estimate.seconds
+        result.step_parts = {"compute": estimate.compute, "memory": estimate.memory,
+                             "collectives": estimate.collectives, "bound": estimate.bound}
+        if program.unknown_trip_counts:
+            result.step_note = (f"{program.unknown_trip_counts} loop(s) of unknown trip "
+                                "count counted once: an underestimate")
     if hlo:
         result.hlo = text
     if result.capacity is not None and result.total > result.capacity:
@@ -266,15 +339,6 @@ def plan(model, *, topology, batch, optimizer=None, loss=None, metrics=None, sha
         result.reason = (f"{result.total / _GIB:.2f} GiB per chip exceeds the available "
                          f"HBM ({result.capacity / _GIB:.2f} GiB, as the compiler counts it)")
     return result
-
-
-def _estimate(cost) -> float | None:
-    """XLA's estimated seconds (None where its cost model gives none: it returns a
-    negative number for a program holding asynchronous slices, ``slice-start``)."""
-    if isinstance(cost, list):
-        cost = cost[0] if cost else {}
-    seconds = (cost or {}).get("optimal_seconds")
-    return float(seconds) if seconds is not None and seconds > 0 else None
 
 
 def _traced_step(trainer, batch):

@@ -8,6 +8,9 @@
   a ``("fsdp", "model")`` mesh; each weight of rank 2 or more is split on its last
   dimension over ``"model"`` (when it divides) and on its largest other dimension over
   ``"fsdp"``; the batch over ``"fsdp"``.
+
+Every preset also keeps the activations split as the batch is
+(``ShardingRules(split_activations=True)``).
 """
 
 from __future__ import annotations
@@ -63,9 +66,10 @@ def preset_layout(preset: str, chips: int, params) -> tuple[dict, ShardingRules]
     if chips % tp:
         raise ValueError(f"sharding {preset!r}: {chips} chips can't form groups of {tp}.")
     if kind == "dp":
-        return {"data": chips}, ShardingRules()
+        return {"data": chips}, ShardingRules(split_activations=True)
     fsdp = chips // tp
     shape = {"fsdp": fsdp, "model": tp} if tp > 1 else {"fsdp": fsdp}
     rules = [(path, _spec(tuple(leaf.shape), fsdp, tp)) for path, leaf in leaf_paths(params)]
     return shape, ShardingRules([(re.escape(path), spec) for path, spec in rules
-                                 if any(e is not None for e in spec)], allow_unused=True)
+                                 if any(e is not None for e in spec)], allow_unused=True,
+                                split_activations=True)

@@ -31,6 +31,13 @@ __all__ = ["Topology", "topology", "tpu_compiling"]
 # chip kind (JAX's device_kind) -> peak dense bfloat16 FLOP/s per chip (Cloud TPU docs)
 PEAK_FLOPS = {"TPU v4": 275e12, "TPU v5 lite": 197e12, "TPU v5": 459e12,
               "TPU v6 lite": 918e12}
+# chip kind -> HBM bandwidth per chip, bytes/s (Cloud TPU docs)
+HBM_BANDWIDTH = {"TPU v4": 1200e9, "TPU v5 lite": 819e9, "TPU v5": 2765e9,
+                 "TPU v6 lite": 1640e9}
+# chip kind -> inter-chip interconnect bandwidth per chip, bytes/s (Cloud TPU docs: 2,400,
+# 1,600, 4,800 and 3,584 Gbps)
+ICI_BANDWIDTH = {"TPU v4": 300e9, "TPU v5 lite": 200e9, "TPU v5": 600e9,
+                 "TPU v6 lite": 448e9}
 # generation in a name -> (topology prefix, chips counted per name unit, dims, megacore)
 _GENERATIONS = {"v4": ("v4", 2, 3, True), "v5p": ("v5", 2, 3, True),
                 "v5e": ("v5e", 1, 2, False), "v6e": ("v6e", 1, 2, False)}
@@ -62,6 +69,16 @@ class Topology:
     def peak_flops(self) -> float | None:
         """Peak bfloat16 FLOP/s per chip (None: a kind without a published figure)."""
         return PEAK_FLOPS.get(self.kind)
+
+    @property
+    def hbm_bandwidth(self) -> float | None:
+        """HBM bytes/s per chip (None: a kind without a published figure)."""
+        return HBM_BANDWIDTH.get(self.kind)
+
+    @property
+    def ici_bandwidth(self) -> float | None:
+        """Inter-chip interconnect bytes/s per chip (None: no published figure)."""
+        return ICI_BANDWIDTH.get(self.kind)
 
     @property
     def hbm_bytes(self) -> int | None:

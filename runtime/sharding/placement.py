@@ -21,6 +21,7 @@ import optax
 from jax.sharding import NamedSharding, PartitionSpec
 
 from compiler import stacking
+from kgraph.interpreter.walk import NodeHook
 from runtime.path_rules import PathRules, RuleHook
 from runtime.sharding.rules import ShardingRules
 
@@ -67,6 +68,8 @@ class MeshPlacement:
             self.data_parts *= mesh.shape[axis]
         self.replicated = NamedSharding(mesh, PartitionSpec())
         self.hints = _ActivationHints(self.rules.activations, mesh)
+        self.batch_split = (_BatchSplit(mesh, data_axis)
+                            if getattr(self.rules, "split_activations", False) else None)
         self.stacked_runs: list = []  # the program's (``compiler.stacking``), set by a Trainer
 
     def __repr__(self) -> str:
@@ -306,6 +309,41 @@ class OneDevice:
 def _copied(tree, shardings):
     """Copies of ``tree``'s arrays, each created in its sharding."""
     return jax.jit(lambda t: jax.tree_util.tree_map(jnp.copy, t), out_shardings=shardings)(tree)
+
+
+class _BatchSplit(NodeHook):
+    """Every node's outputs whose leading dimension is the batch's (``rows``, set for each
+    run traced) constrained to be split over the data axis, as the batch is
+    (``ShardingRules(split_activations=True)``). It wraps each node's run, so repeated
+    blocks still run as one scan (each block's outputs constrained alike)."""
+
+    rows = None
+
+    def __init__(self, mesh, data_axis):
+        self.sharding = NamedSharding(mesh, PartitionSpec(data_axis))
+
+    def _constrain(self, leaf):
+        shape = jnp.shape(leaf)
+        if shape and shape[0] == self.rows and jnp.issubdtype(jnp.result_type(leaf),
+                                                             jnp.number):
+            return jax.lax.with_sharding_constraint(leaf, self.sharding)
+        return leaf
+
+    def wrap_node(self, node, path, run):
+        if not self.rows:
+            return None
+
+        def split(node, args, kwargs, input_masks):
+            outputs, mask = run(node, args, kwargs, input_masks)
+            return jax.tree_util.tree_map(self._constrain, outputs), mask
+
+        return split
+
+    def check_paths(self, paths, model_name: str) -> None:
+        pass
+
+    def check_all_used(self, model_name: str) -> None:
+        pass
 
 
 class _ActivationHints(RuleHook):

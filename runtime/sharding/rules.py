@@ -116,10 +116,16 @@ class ShardingRules:
         is an error (None: any unmatched weight is replicated).
       allow_unused: rules that match no weight of a model are fine (a rule set shared by
         several models); by default they are an error naming them.
+      split_activations: every layer output whose leading dimension is the batch's is
+        constrained to be split over the data axis as the batch is (MaxText's batch axis
+        of activations): XLA's partitioner otherwise may gather a batch where a weight is
+        split on another dimension (an embedding table split on its features) and keep
+        every later activation whole on each device. An explicit ``activations`` hint of
+        a node takes precedence.
     """
 
     def __init__(self, rules=(), *, activations=(), refuse_unmatched_above: int | None = None,
-                 allow_unused: bool = False):
+                 allow_unused: bool = False, split_activations: bool = False):
         rules = list(rules.items() if isinstance(rules, dict) else rules)
         for index, rule in enumerate(rules):
             if (not isinstance(rule, (tuple, list)) or len(rule) != 2
@@ -132,6 +138,7 @@ class ShardingRules:
                                 else activations)
         self.refuse_unmatched_above = refuse_unmatched_above
         self.allow_unused = bool(allow_unused)
+        self.split_activations = bool(split_activations)
         self._matcher = PathRules(self.rules, "sharding", subject="weight",
                                   allow_unused=allow_unused, describe=_text)
 

@@ -34,7 +34,8 @@ def _model():
 def main():
     mesh = jax.make_mesh((4, 2), ("fsdp", "model"))
     rules = ShardingRules([(r"block_\d/kernel", P("fsdp", "model")),
-                           (r"head/kernel", P(None, "model"))])
+                           (r"head/kernel", P(None, "model"))],
+                          split_activations=True)  # as the presets: activations split
     model = _model()
     model.compile(optimizer="adamw", loss="mse", metrics=["mae"], mesh=mesh, sharding=rules,
                   remat="dots_saveable")
