@@ -80,8 +80,10 @@ def _cnn():
     return kg.Model(x, kg.layers.Dense(10)(h), name="cnn")
 
 
-def run_case(name: str) -> dict:
-    """Plan one case in this process: its figures and the table of candidates."""
+def run_case(name: str, remat="auto", accumulate="auto") -> dict:
+    """Plan one case in this process (``remat``: "auto", or one policy for every layer;
+    ``accumulate``: "auto", or None for the whole batch in one step): its figures and the
+    table of candidates."""
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
     import jax
     import jax.numpy as jnp
@@ -115,7 +117,7 @@ def run_case(name: str) -> dict:
         optimizer = kg.optimizers.SGD(0.1, momentum=0.9)
     built = time.perf_counter() - start
     chosen = plan(model, topology=where, batch=batch, optimizer=optimizer, loss=loss,
-                  sharding="fsdp", remat="auto", gradient_accumulation_steps="auto")
+                  sharding="fsdp", remat=remat, gradient_accumulation_steps=accumulate)
     figures = chosen.as_dict()
     figures.update(case=name, model=kind, parameters=int(sum(
         int(jnp.prod(jnp.asarray(w.shape))) for w in model.weights)),
@@ -147,9 +149,12 @@ def main():
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--out", default=None, help="write the figures as JSON here")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--remat", default="auto", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(run_case(args.child), default=str))
+        remat = False if args.remat == "none" else args.remat
+        print(json.dumps(run_case(args.child, remat, None if args.remat != "auto" else "auto"),
+                         default=str))
         return
     names = args.cases or (QUICK if args.quick else tuple(CASES))
     env = {**os.environ, "JAX_PLATFORMS": "cpu", "PYTHONPATH": _ROOT}

@@ -25,7 +25,7 @@ compiler fuses collectives too, so a count of collectives takes them).
 ... }
 ... ENTRY %main (a: f32[8]) -> f32[8] {
 ...   %a = f32[8]{0} parameter(0)
-...   %w = (s32[], f32[8]{0}) while(%init), condition=%cond, body=%body
+...   %w = (s32[]{:T(128)}, f32[8]{0}) while(%init), condition=%cond, body=%body
 ...   ROOT %r = f32[8]{0} get-tuple-element(%w), index=1
 ... }
 ... '''
@@ -34,6 +34,12 @@ compiler fuses collectives too, so a count of collectives takes them).
 (4, 0)
 >>> [(i.opcode, n) for i, n, _ in program.executed() if i.opcode == "all-gather"]
 [('all-gather', 4)]
+
+An operand ``%name#1`` is element 1 of a tuple-valued instruction:
+
+>>> add = Instruction("%s", "f32[8]{0}", "add", "%w#1, %w#1", "")
+>>> program.types["%main"]["%w"], program.operand_types(add, "%main")
+('(s32[]{:T(128)}, f32[8]{0})', ['f32[8]{0}', 'f32[8]{0}'])
 """
 
 from __future__ import annotations
@@ -42,7 +48,7 @@ import dataclasses
 import math
 import re
 
-__all__ = ["HloProgram", "Instruction", "array_bytes"]
+__all__ = ["HloProgram", "Instruction", "array_bytes", "tuple_elements"]
 
 _ARRAY = re.compile(r"\b(?P<dtype>pred|token|[a-z]+\d+(?:e\d+m\d+\w*)?)"
                     r"\[(?P<dims>[\d,]*)\](?P<layout>\{[^}]*\})?")
@@ -78,6 +84,23 @@ def array_bytes(text: str, hbm_only: bool = False) -> int:
     return total
 
 
+def tuple_elements(text: str) -> list:
+    """The top-level elements of a tuple type (``[text]`` for an array type)."""
+    if not text.startswith("("):
+        return [text]
+    parts, depth, start = [], 0, 1
+    for i, char in enumerate(text):
+        if char in "({[":
+            depth += 1
+        elif char in ")}]":
+            depth -= 1
+        elif char == "," and depth == 1:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    parts.append(text[start:-1].strip())
+    return parts
+
+
 @dataclasses.dataclass
 class Instruction:
     """One HLO instruction: its result type, opcode, operands and attributes as text."""
@@ -90,8 +113,9 @@ class Instruction:
 
     @property
     def operand_names(self) -> list:
-        """The names of the instructions (or parameters) this one reads, in order."""
-        return re.findall(r"%[\w.\-]+", self.operands)
+        """The names of the instructions (or parameters) this one reads, in order
+        (``%name#2``: element 2 of a tuple-valued one)."""
+        return re.findall(r"%[\w.\-]+(?:#\d+)?", self.operands)
 
     def callee(self, kind: str) -> str | None:
         match = _CALLEE[kind].search(self.attributes)
@@ -213,4 +237,12 @@ class HloProgram:
     def operand_types(self, instruction: Instruction, computation: str) -> list:
         """The result types of ``instruction``'s operands (``""`` for one not found)."""
         types = self.types.get(computation, {})
-        return [types.get(name, "") for name in instruction.operand_names]
+        found = []
+        for name in instruction.operand_names:
+            base, _, index = name.partition("#")
+            kind = types.get(base, "")
+            if index:
+                elements = tuple_elements(kind)
+                kind = elements[int(index)] if int(index) < len(elements) else ""
+            found.append(kind)
+        return found

@@ -5,21 +5,23 @@ steps: it counts a loop's body once (the scan over repeated blocks, the loops XL
 of sharded matmuls), and it is negative for programs with asynchronous slices or
 collective matmuls, which training steps on TPU pods have. The estimate here reads the
 same compiled program with each computation counted as often as it runs
-(``hlo_program``) and takes the slowest of three times per chip, each at its unit's peak:
+(``hlo_program``), with each unit at its peak:
 
 - compute: the step's FLOPs per chip (counted from its jaxpr, recomputation included)
-  over the chip's peak bfloat16 FLOP/s;
-- memory: the bytes every non-fused instruction reads and writes in HBM (arrays XLA
-  placed in on-chip memory left out) over the HBM bandwidth;
+  over the chip's peak bfloat16 FLOP/s, the time of its matmuls and convolutions (the
+  memory traffic of those instructions taken as hidden under their compute);
+- memory: the bytes every other non-fused instruction (the elementwise work, copies,
+  slices) reads and writes in HBM, arrays XLA placed in on-chip memory left out, over the
+  HBM bandwidth: such instructions are memory-bound and run between the matmuls;
 - collectives: the bytes each chip sends for the step's collectives over its
-  interconnect bandwidth.
+  interconnect bandwidth, overlapped with the rest (XLA runs them asynchronously).
 
-As XLA's ``optimal_seconds``, it is a lower bound: everything overlapped, every unit at
-its peak.
+The step takes ``max(compute + memory, collectives)``: a lower bound (every unit at its
+peak, collectives fully overlapped), so its MFU is an upper bound.
 
 >>> est = Estimate(compute=2e-3, memory=1e-3, collectives=0.5e-3)
->>> est.seconds, est.bound
-(0.002, 'compute')
+>>> round(est.seconds, 6), est.bound
+(0.003, 'compute')
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from __future__ import annotations
 import dataclasses
 
 from runtime.planning.collectives import collectives
-from runtime.planning.hlo_program import HloProgram, array_bytes
+from runtime.planning.hlo_program import HloProgram, array_bytes, tuple_elements
 
 __all__ = ["Estimate", "estimate", "hbm_traffic"]
 
@@ -48,13 +50,15 @@ class Estimate:
 
     @property
     def seconds(self) -> float:
-        return max(self.compute, self.memory, self.collectives)
+        return max(self.compute + self.memory, self.collectives)
 
     @property
     def bound(self) -> str:
-        times = {"compute": self.compute, "memory": self.memory,
-                 "collectives": self.collectives}
-        return max(times, key=times.get)
+        """What the time goes to: ``collectives`` when they take longer than the rest,
+        else the larger of ``compute`` and ``memory``."""
+        if self.collectives > self.compute + self.memory:
+            return "collectives"
+        return "compute" if self.compute >= self.memory else "memory"
 
 
 def _parameter(program: HloProgram, computation: str, index: int) -> str | None:
@@ -95,7 +99,6 @@ def _written(program: HloProgram, fusion) -> int:
     place (a root ``dynamic-update-slice``, alone or in the root tuple)."""
     computation = fusion.callee("calls")
     instructions = program.computations.get(computation, ())
-    types = program.types.get(computation, {})
     root = instructions[-1] if instructions else None
     if root is None:
         return array_bytes(fusion.result, hbm_only=True)
@@ -107,27 +110,11 @@ def _written(program: HloProgram, fusion) -> int:
     total = 0
     for output in outputs:
         if output.opcode == "dynamic-update-slice":
-            total += array_bytes(types.get(output.operand_names[1], ""), hbm_only=True)
+            update = program.operand_types(output, computation)[1:2]
+            total += array_bytes(update[0], hbm_only=True) if update else 0
         else:
             total += array_bytes(output.result, hbm_only=True)
     return total
-
-
-def _tuple_elements(text: str) -> list:
-    """The top-level elements of a tuple type (``[text]`` for an array type)."""
-    if not text.startswith("("):
-        return [text]
-    parts, depth, start = [], 0, 1
-    for i, char in enumerate(text):
-        if char in "({[":
-            depth += 1
-        elif char in ")}]":
-            depth -= 1
-        elif char == "," and depth == 1:
-            parts.append(text[start:i].strip())
-            start = i + 1
-    parts.append(text[start:-1].strip())
-    return parts
 
 
 def _instruction_traffic(program: HloProgram, instruction, computation) -> int:
@@ -144,7 +131,7 @@ def _instruction_traffic(program: HloProgram, instruction, computation) -> int:
     if instruction.opcode == "dynamic-update-slice":
         return 2 * (operands[1] if len(operands) > 1 else 0)
     if instruction.opcode.endswith("-start"):  # asynchronous: what it writes, and reads
-        parts = _tuple_elements(instruction.result)
+        parts = tuple_elements(instruction.result)
         if instruction.opcode == "copy-start":  # (destination, source, context)
             return sum(operands) + array_bytes(parts[0], hbm_only=True)
         written = array_bytes(parts[1], hbm_only=True) if len(parts) > 1 else 0
@@ -155,17 +142,39 @@ def _instruction_traffic(program: HloProgram, instruction, computation) -> int:
     return array_bytes(instruction.result, hbm_only=True) + sum(operands)
 
 
-def hbm_traffic(program: HloProgram) -> int:
+_MATMULS = ("dot", "convolution")
+
+
+def _multiplies(program: HloProgram, instruction) -> bool:
+    """Whether an instruction is (or fuses) a matmul or a convolution."""
+    if instruction.opcode in _MATMULS:
+        return True
+    callee = instruction.callee("calls") if instruction.opcode == "fusion" else None
+    if callee is None:
+        return False
+    known = program.__dict__.setdefault("_multiplies", {})
+    if callee not in known:
+        known[callee] = False  # (while it is being read)
+        known[callee] = any(_multiplies(program, inner)
+                            for inner in program.computations.get(callee, ()))
+    return known[callee]
+
+
+def hbm_traffic(program: HloProgram, split: bool = False):
     """Bytes read and written in HBM per step by ``program``'s non-fused instructions
     (operands and results, each time the instruction runs; slices of stacked arrays as
-    the slices)."""
-    total = 0
+    the slices); ``split``: ``(bytes of matmul instructions, bytes of the others)``."""
+    matmul = other = 0
     for instruction, times, computation in program.executed(fused=False):
         if instruction.opcode in _FREE or instruction.opcode.endswith("-done") or (
                 'custom_call_target="AllocateBuffer"' in instruction.attributes):
             continue
-        total += times * _instruction_traffic(program, instruction, computation)
-    return total
+        moved = times * _instruction_traffic(program, instruction, computation)
+        if _multiplies(program, instruction):
+            matmul += moved
+        else:
+            other += moved
+    return (matmul, other) if split else matmul + other
 
 
 def estimate(program: HloProgram, flops_per_chip: float, where) -> Estimate | None:
@@ -175,5 +184,5 @@ def estimate(program: HloProgram, flops_per_chip: float, where) -> Estimate | No
     if not (peak and hbm and ici):
         return None
     sent = sum(entry["sent"] for entry in collectives(program).values())
-    return Estimate(compute=flops_per_chip / peak, memory=hbm_traffic(program) / hbm,
-                    collectives=sent / ici)
+    _, other = hbm_traffic(program, split=True)
+    return Estimate(compute=flops_per_chip / peak, memory=other / hbm, collectives=sent / ici)
