@@ -188,6 +188,21 @@ def _optimizer(optimizer, accumulation):
     return optimizer
 
 
+def _keras_layout(sharding):
+    """``(rules, mesh shape, data axis)`` of a Keras ``LayoutMap``, ``ModelParallel`` or
+    ``DataParallel`` (its ``DeviceMesh``'s shape and axis names, on the topology's chips:
+    ``compile(distribution=...)``'s rules), else None."""
+    if hasattr(sharding, "layout_rules") and hasattr(sharding, "device_mesh"):
+        rules, data_axis = sharding.layout_rules(), sharding.batch_dim_name
+    elif hasattr(sharding, "device_mesh") and hasattr(sharding, "items"):  # a LayoutMap
+        rules, data_axis = [(p, layout.spec) for p, layout in sharding.items()], None
+    else:
+        return None
+    device_mesh = sharding.device_mesh
+    shape = dict(zip(device_mesh.axis_names, device_mesh.shape))
+    return ShardingRules(rules, allow_unused=True), shape, data_axis or next(iter(shape))
+
+
 def _mesh_and_rules(model, where: Topology, sharding, mesh_shape):
     if isinstance(sharding, ShardingRules):
         if mesh_shape is None:
@@ -198,7 +213,8 @@ def _mesh_and_rules(model, where: Topology, sharding, mesh_shape):
         sharding = "dp"
     if not isinstance(sharding, str):
         raise TypeError("sharding must be a preset ('dp', 'fsdp', 'fsdp+tp', 'fsdp+tp4'), "
-                        f"or runtime.ShardingRules; received {type(sharding).__name__}.")
+                        "runtime.ShardingRules, a keras.distribution.LayoutMap or a "
+                        f"ModelParallel / DataParallel; received {type(sharding).__name__}.")
     program = compiler.compile(model)
     params = jax.eval_shape(lambda k: program.init(k)[0], jax.random.PRNGKey(0))
     return presets.preset_layout(sharding, where.chips, params)
@@ -229,8 +245,10 @@ def plan(model, *, topology, batch, optimizer=None, loss=None, metrics=None, sha
         Shapes whose rows are ``None`` (``(None, 2048)``): kgraph chooses the rows.
       optimizer, loss, metrics: as ``Trainer``'s (default: Adam; the model's compile).
       sharding: ``"fsdp"`` (default), ``"dp"``, ``"fsdp+tp"`` / ``"fsdp+tpN"``
-        (``runtime.planning.presets``), ``runtime.ShardingRules`` with ``mesh``, or
-        ``"auto"`` (``runtime.planning.search``).
+        (``runtime.planning.presets``), ``runtime.ShardingRules`` with ``mesh``, a Keras
+        ``LayoutMap`` / ``ModelParallel`` / ``DataParallel`` (its ``DeviceMesh``'s shape
+        and axes laid on the topology's chips: make it with
+        ``devices=topology(...).devices``), or ``"auto"`` (``runtime.planning.search``).
       mesh: ``{axis: size}`` of the mesh the rules name (on ``topology``'s devices).
       remat, precision, scan_blocks: as ``Trainer``'s (``remat=False``: none, whatever
         the model was compiled with); remat and scan_blocks may be ``"auto"``.
@@ -264,22 +282,27 @@ def _plan_one(model, *, topology, batch, optimizer, loss, metrics, sharding, mes
     metrics = metrics if metrics is not None else (compiled_with["metrics"] or ())
     remat = None if remat is False else remat if remat is not None else compiled_with["remat"]
     precision = precision if precision is not None else compiled_with["precision"]
-    if isinstance(topology, jax.sharding.Mesh) and mesh is None and isinstance(
-            sharding, ShardingRules):
-        mesh_shape = dict(topology.shape)
+    keras_layout = _keras_layout(sharding)
+    if keras_layout is not None:
+        rules, mesh_shape, data_axis = keras_layout
     else:
-        mesh_shape = mesh
-    mesh_shape, rules = _mesh_and_rules(model, where, sharding, mesh_shape)
+        if isinstance(topology, jax.sharding.Mesh) and mesh is None and isinstance(
+                sharding, ShardingRules):
+            mesh_shape = dict(topology.shape)
+        else:
+            mesh_shape = mesh
+        mesh_shape, rules = _mesh_and_rules(model, where, sharding, mesh_shape)
+        # presets split the batch over their first axis ("data" / "fsdp"); rules: the mesh's
+        data_axis = None if isinstance(sharding, ShardingRules) else next(iter(mesh_shape))
     the_mesh = where.mesh(mesh_shape)
-    # presets split the batch over their first axis ("data" / "fsdp"); rules: the mesh's
-    data_axis = None if isinstance(sharding, ShardingRules) else next(iter(mesh_shape))
     trainer_settings = dict(optimizer=optimizer, loss=loss, metrics=metrics, remat=remat,
                             precision=precision, scan_blocks=scan_blocks,
                             loss_weights=compiled_with["loss_weights"])
     trainer = Trainer(model, mesh=the_mesh, sharding=rules, data_axis=data_axis,
                       **trainer_settings)
     traced, train_state, step_batch = _traced_step(trainer, batch)
-    settings = {"sharding": sharding if isinstance(sharding, str) else "rules",
+    settings = {"sharding": sharding if isinstance(sharding, str) else "rules"
+                if isinstance(sharding, ShardingRules) else type(sharding).__name__,
                 "remat": remat, "precision": precision, "scan_blocks": scan_blocks,
                 "optimizer": getattr(optimizer, "name", type(optimizer).__name__),
                 "batch": tuple(jax.tree_util.tree_leaves(step_batch)[0].shape[1:])}

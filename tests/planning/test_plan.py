@@ -236,3 +236,26 @@ def test_presets_keep_activations_split_as_the_batch():
     sent = [sum(e["sent"] for e in p.collectives.values()) for p in (split, whole)]
     assert sent[0] * 10 < sent[1]
     assert split.step_seconds * 5 < whole.step_seconds
+
+
+def test_keras_layouts_plan_the_program_their_rules_give():
+    # a Keras LayoutMap / ModelParallel, its DeviceMesh laid on the topology's chips, plans
+    # the program the same rules written as ShardingRules give (compile's own reading)
+    model = _mlp()
+    pod = topology("v5e-8")
+    device_mesh = kg.distribution.DeviceMesh((4, 2), ("batch", "model"), devices=pod.devices)
+    layout = kg.distribution.LayoutMap(device_mesh)
+    layout["block_.*/kernel"] = ("batch", "model")
+    parallel = kg.distribution.ModelParallel(layout_map=layout, batch_dim_name="batch")
+    kwargs = dict(topology="v5e-8", batch=((64, 256), (64,)),
+                  loss="sparse_categorical_crossentropy", hlo=True)
+    rules = ShardingRules([("block_.*/kernel", jax.sharding.PartitionSpec("batch", "model"))],
+                          allow_unused=True)
+    written = plan(model, sharding=rules, mesh={"batch": 4, "model": 2}, **kwargs)
+    for sharding in (parallel, layout):
+        planned = plan(model, sharding=sharding, **kwargs)
+        assert planned.mesh == {"batch": 4, "model": 2}
+        assert planned.settings["sharding"] == type(sharding).__name__
+        assert planned.module == written.module and planned.total == written.total
+    with pytest.raises(TypeError, match="LayoutMap"):
+        plan(model, sharding=object(), **kwargs)
