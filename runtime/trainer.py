@@ -24,6 +24,7 @@ from jax.extend import core as jex_core
 import compiler
 from compiler import stacking
 from compiler.weights import split_values, written_by_gradient
+from kgraph.base import target_platform
 from kgraph.interpreter import fingerprint
 from kgraph.interpreter.walk import node_paths
 from kgraph import optimizers
@@ -96,7 +97,7 @@ def _scan(body, carry, xs, length=None):
     def replay(carry, x):
         return jax.tree_util.tree_unflatten(out_tree, traced(*jax.tree_util.tree_leaves((carry, x))))
 
-    unroll = True if jax.default_backend() == "cpu" and fingerprint.convolves(closed) else 1
+    unroll = True if target_platform.target() == "cpu" and fingerprint.convolves(closed) else 1
     return jax.lax.scan(replay, carry, xs, length=length, unroll=unroll)
 
 

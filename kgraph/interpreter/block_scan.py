@@ -27,6 +27,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from kgraph.base import target_platform
 from kgraph.interpreter import context, fingerprint, layer_state
 
 __all__ = ["run_scanned"]
@@ -237,7 +238,7 @@ def run_scanned(nodes, inputs, carry, runner, training):
 
     # on CPU, blocks that convolve run unrolled (``fingerprint.convolves``): one program
     # for them all still, in the stacked layout
-    unroll = (True if jax.default_backend() == "cpu"
+    unroll = (True if target_platform.target() == "cpu"
               and fingerprint.convolves(traces[0].identity) else 1)
     try:
         out, (assigned, losses) = jax.lax.scan(body, x, (stacked, hashes), unroll=unroll)

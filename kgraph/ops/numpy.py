@@ -14,6 +14,7 @@ import jax
 import jax.numpy as jnp
 
 from kgraph import config
+from kgraph.base import target_platform
 from kgraph.graph.keras_tensor import OPERATORS, KerasTensor
 from kgraph.ops import einsum_rules, shape_rules
 from kgraph.ops.registry import (Operation, get_op, is_symbolic, register_array_function,
@@ -260,7 +261,7 @@ def _signed_zeros(x):
     there denormals flush to zero, and -0.0 would tie with them."""
     x = jnp.asarray(x)
     if not jnp.issubdtype(x.dtype, jnp.floating) or x.ndim == 0 or \
-            jax.default_backend() != "cpu":
+            target_platform.target() != "cpu":
         return x
     x = x.astype(jnp.promote_types(x.dtype, jnp.float32))
     return jnp.where((x == 0.0) & jnp.signbit(x), -jnp.finfo(x.dtype).tiny, x)

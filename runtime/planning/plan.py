@@ -25,6 +25,7 @@ import time
 import jax
 
 import compiler
+from kgraph.base import target_platform
 from kgraph import optimizers
 from runtime.planning import collectives as collectives_lib
 from runtime.planning import flops as flops_lib
@@ -369,7 +370,10 @@ def _traced_step(trainer, batch):
     packed train state and one step's batch."""
     train_state = shapes.abstract_train_state(trainer)
     step_batch = shapes.abstract_batch(trainer, batch)
-    traced = trainer.fit_batches.trace(shapes.packed(trainer, train_state), step_batch)
+    devices = trainer.placement.mesh.devices.flat if hasattr(trainer.placement, "mesh") else ()
+    platform = next(iter(devices)).platform if len(devices) else None
+    with target_platform.tracing_for(platform):  # the program the chips would run
+        traced = trainer.fit_batches.trace(shapes.packed(trainer, train_state), step_batch)
     return traced, train_state, step_batch
 
 

@@ -259,3 +259,20 @@ def test_keras_layouts_plan_the_program_their_rules_give():
         assert planned.module == written.module and planned.total == written.total
     with pytest.raises(TypeError, match="LayoutMap"):
         plan(model, sharding=object(), **kwargs)
+
+
+def test_a_program_planned_for_tpu_is_traced_for_tpu():
+    # on CPU, scans over convolving steps and blocks are unrolled (XLA:CPU's convolution
+    # gradients run slowly in loops); planned for TPU from this CPU machine they stay loops
+    x = kg.Input((16, 16, 8), name="image")
+    h = x
+    for i in range(4):  # a run of 4 repeated blocks: scanned
+        h = kg.layers.Conv2D(8, 3, padding="same", activation="relu", name=f"conv_{i}")(h)
+    model = kg.Model(x, kg.layers.Dense(4, name="head")(kg.layers.Flatten()(h)))
+    kwargs = dict(batch=((8, 16, 16, 8), (8, 4)), loss="mse", sharding="dp", hlo=True)
+    on_tpu = plan(model, topology="v5e-8", **kwargs)
+    on_cpu = plan(model, topology=jax.make_mesh((1,), ("data",)), **kwargs)
+    loops = [p.module.count("stablehlo.while") for p in (on_tpu, on_cpu)]
+    # fit's loop over steps, and the blocks' scan forward and backward; on CPU the blocks
+    # run unrolled
+    assert loops == [3, 1]
