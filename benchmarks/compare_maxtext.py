@@ -105,7 +105,9 @@ def main():
         theirs = _maxtext(model, remat)
         ours = _kgraph(model, remat)
         flops = ours["flops_per_chip"]
-        peak = 197e12
+        from runtime.planning import topology
+
+        peak = topology("v5e-256").peak_flops
         found = {"MaxText": _roofline(theirs["hlo"], flops)}
         if ours["hlo"] and ours["fits"]:
             found["kgraph"] = _roofline(ours["hlo"], flops)

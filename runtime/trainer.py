@@ -385,12 +385,8 @@ class Trainer(InferenceSteps):
     def _run(self, params, state, x, **kwargs):
         """``program.run`` with a mesh's activation sharding hints and rematerialisation."""
         # precision outermost: a rematerialised node recomputes in its precision too
-        split = getattr(self.placement, "batch_split", None)
-        if split is not None:  # activations split as the batch: its leading dimension
-            leaves = jax.tree_util.tree_leaves(x)
-            split.rows = jnp.shape(leaves[0])[0] if leaves else None
-        hooks = tuple(h for h in (split, self.placement.hints or None, self.remat,
-                                  self.precision) if h is not None)
+        hooks = tuple(h for h in (self.placement.batch_split(x), self.placement.hints or None,
+                                  self.remat, self.precision) if h is not None)
         run = self.program.run(params, state, x, hooks=hooks, **kwargs)
         for hook in hooks:
             hook.check_all_used(self.model.name)

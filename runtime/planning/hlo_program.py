@@ -38,7 +38,7 @@ compiler fuses collectives too, so a count of collectives takes them).
 An operand ``%name#1`` is element 1 of a tuple-valued instruction:
 
 >>> add = Instruction("%s", "f32[8]{0}", "add", "%w#1, %w#1", "")
->>> program.types["%main"]["%w"], program.operand_types(add, "%main")
+>>> program.computations["%main"]["%w"].result, program.operand_types(add, "%main")
 ('(s32[]{:T(128)}, f32[8]{0})', ['f32[8]{0}', 'f32[8]{0}'])
 """
 
@@ -158,15 +158,14 @@ class HloProgram:
     """The computations of an optimized HLO module and how often each runs per step."""
 
     def __init__(self, text: str):
-        self.computations: dict = {}
-        self.types: dict = {}  # computation -> {instruction name: result type}
+        self.computations: dict = {}  # computation -> {instruction name: Instruction}
         self.entry = None
         current = None
         for line in text.splitlines():
             if line and not line[0].isspace() and line.rstrip().endswith("{"):
                 head = line.split()
                 name = head[1] if head[0] == "ENTRY" else head[0]
-                current = self.computations.setdefault(name, [])
+                current = self.computations.setdefault(name, {})
                 if head[0] == "ENTRY":
                     self.entry = name
             elif line.startswith("}"):
@@ -174,25 +173,25 @@ class HloProgram:
             elif current is not None:
                 instruction = _instruction(line)
                 if instruction is not None:
-                    current.append(instruction)
-                    self.types.setdefault(name, {})[instruction.name] = instruction.result
+                    current[instruction.name] = instruction
         self.unknown_trip_counts = 0
         self.runs: dict = {}
         self.fused: set = set()
+        self._contains: dict = {}
         if self.entry is not None:
             self._visit(self.entry, 1)
 
     def trip_count(self, condition: str) -> int | None:
         """A loop's trip count from its condition ``counter < N`` (``<=``: N + 1), the
         counter starting at 0 as XLA's loops do; None for another form."""
-        instructions = self.computations.get(condition, [])
+        instructions = list(self.computations.get(condition, {}).values())
         constants = {i.name: int(m.group(1)) for i in instructions if i.opcode == "constant"
                      for m in [re.fullmatch(r"\s*(-?\d+)\s*", i.operands)] if m}
         for instruction in reversed(instructions):
             if instruction.opcode != "compare":
                 continue
             direction = re.search(r"direction=(\w+)", instruction.attributes)
-            operands = re.findall(r"%[\w.\-]+", instruction.operands)
+            operands = instruction.operand_names
             if direction is None or len(operands) != 2 or operands[1] not in constants:
                 return None
             bound = constants[operands[1]]
@@ -203,7 +202,7 @@ class HloProgram:
         self.runs[name] = self.runs.get(name, 0) + times
         if fused:
             self.fused.add(name)
-        for instruction in self.computations.get(name, []):
+        for instruction in self.computations.get(name, {}).values():
             if instruction.opcode == "while":
                 trips = self.trip_count(instruction.callee("condition"))
                 if trips is None:
@@ -231,16 +230,36 @@ class HloProgram:
         outside fused computations only (a fusion counts as one instruction)."""
         for name, times in self.runs.items():
             if fused or name not in self.fused:
-                for instruction in self.computations.get(name, []):
+                for instruction in self.computations.get(name, {}).values():
                     yield instruction, times, name
+
+    def contains(self, instruction: Instruction, opcodes) -> bool:
+        """Whether ``instruction`` is one of ``opcodes`` or fuses one (nested fusions
+        too)."""
+        if instruction.opcode in opcodes:
+            return True
+        callee = instruction.callee("calls") if instruction.opcode == "fusion" else None
+        if callee is None:
+            return False
+        key = (callee, tuple(opcodes))
+        if key not in self._contains:
+            self._contains[key] = False  # (while it is being read)
+            self._contains[key] = any(self.contains(inner, opcodes) for inner in
+                                      self.computations.get(callee, {}).values())
+        return self._contains[key]
+
+    def parameter(self, computation: str, index: int) -> str | None:
+        """The name of ``computation``'s parameter ``index``."""
+        return next((i.name for i in self.computations.get(computation, {}).values()
+                     if i.opcode == "parameter" and i.operands.strip() == str(index)), None)
 
     def operand_types(self, instruction: Instruction, computation: str) -> list:
         """The result types of ``instruction``'s operands (``""`` for one not found)."""
-        types = self.types.get(computation, {})
+        instructions = self.computations.get(computation, {})
         found = []
         for name in instruction.operand_names:
             base, _, index = name.partition("#")
-            kind = types.get(base, "")
+            kind = instructions[base].result if base in instructions else ""
             if index:
                 elements = tuple_elements(kind)
                 kind = elements[int(index)] if int(index) < len(elements) else ""

@@ -118,6 +118,8 @@ class Plan:
             ("  arguments / outputs / aliased",
              f"{gib(self.arguments)} / {gib(self.outputs)} / {gib(self.aliased)}"),
             ("step time (roofline)", self._step_text()),
+            *([("  note", self.step_note)] if self.step_note and self.step_seconds is not None
+              else []),
             ("FLOPs per step / per chip",
              f"{self.flops_per_step:.3e} / {self.flops_per_chip:.3e}"),
             ("model FLOPs per step", f"{self.model_flops_per_step:.3e}"),
@@ -127,9 +129,6 @@ class Plan:
                                       for k, v in self.collectives.items()) or "none"),
             ("compile time", f"{self.compile_seconds:.1f} s"),
         ]
-        if self.step_note and self.step_seconds is not None:
-            rows.insert(rows.index(("step time (roofline)", self._step_text())) + 1,
-                        ("  note", self.step_note))
         width = max(len(k) for k, _ in rows)
         text = "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
         if self.candidates:
@@ -137,7 +136,6 @@ class Plan:
                      f"{sum(c.compile_seconds for c in self.candidates):.0f} s):\n"
                      + self.candidates_table())
         return text
-
 
     def row(self) -> dict:
         """One line of a search's table: the settings and the figures that rank them."""
@@ -216,9 +214,13 @@ def _mesh_and_rules(model, where: Topology, sharding, mesh_shape):
         raise TypeError("sharding must be a preset ('dp', 'fsdp', 'fsdp+tp', 'fsdp+tp4'), "
                         "runtime.ShardingRules, a keras.distribution.LayoutMap or a "
                         f"ModelParallel / DataParallel; received {type(sharding).__name__}.")
+    return presets.preset_layout(sharding, where.chips, _abstract_params(model))
+
+
+def _abstract_params(model):
+    """The model's params as ``ShapeDtypeStruct``s (no value made)."""
     program = compiler.compile(model)
-    params = jax.eval_shape(lambda k: program.init(k)[0], jax.random.PRNGKey(0))
-    return presets.preset_layout(sharding, where.chips, params)
+    return jax.eval_shape(lambda k: program.init(k)[0], jax.random.PRNGKey(0))
 
 
 def _oom_reason(error: Exception) -> str | None:
@@ -264,11 +266,10 @@ def plan(model, *, topology, batch, optimizer=None, loss=None, metrics=None, sha
                  mesh=mesh, precision=precision, hlo=hlo)
     if search.wants_search(batch, **chosen):
         where = as_topology(topology)
-        program = compiler.compile(model)
-        params = jax.eval_shape(lambda k: program.init(k)[0], jax.random.PRNGKey(0))
-        replica = 3 * shapes.bytes_per_device(params)  # weights and two moments
-        return search.auto_plan(lambda **s: _plan_one(model, **fixed, **s), model,
-                                batch=batch, chips=where.chips, replica_bytes=replica,
+        # weights and two moments
+        replica = 3 * shapes.bytes_per_device(_abstract_params(model))
+        return search.auto_plan(lambda **s: _plan_one(model, **fixed, **s), batch=batch,
+                                chips=where.chips, replica_bytes=replica,
                                 capacity=where.hbm_bytes, **chosen)
     return _plan_one(model, batch=batch, **fixed, **chosen)
 
@@ -301,7 +302,7 @@ def _plan_one(model, *, topology, batch, optimizer, loss, metrics, sharding, mes
                             loss_weights=compiled_with["loss_weights"])
     trainer = Trainer(model, mesh=the_mesh, sharding=rules, data_axis=data_axis,
                       **trainer_settings)
-    traced, train_state, step_batch = _traced_step(trainer, batch)
+    traced, train_state, step_batch = _traced_step(trainer, batch, where.platform)
     settings = {"sharding": sharding if isinstance(sharding, str) else "rules"
                 if isinstance(sharding, ShardingRules) else type(sharding).__name__,
                 "remat": remat, "precision": precision, "scan_blocks": scan_blocks,
@@ -312,7 +313,8 @@ def _plan_one(model, *, topology, batch, optimizer, loss, metrics, sharding, mes
 
     counted = flops_lib.jaxpr_flops(traced.jaxpr)
     model_flops = counted if remat is None else _flops_without_remat(
-        model, {**trainer_settings, "remat": None}, the_mesh, rules, data_axis, batch)
+        model, {**trainer_settings, "remat": None}, the_mesh, rules, data_axis, batch,
+        where.platform)
     result = Plan(
         topology=where.name, chip=where.kind, chips=where.chips, mesh=dict(mesh_shape),
         fits=True, reason=None, capacity=where.hbm_bytes,
@@ -365,18 +367,16 @@ def _plan_one(model, *, topology, batch, optimizer, loss, metrics, sharding, mes
     return result
 
 
-def _traced_step(trainer, batch):
-    """``(traced, train_state, step_batch)``: ``fit``'s step traced on the abstract,
-    packed train state and one step's batch."""
+def _traced_step(trainer, batch, platform):
+    """``(traced, train_state, step_batch)``: ``fit``'s step traced for ``platform``'s
+    chips on the abstract, packed train state and one step's batch."""
     train_state = shapes.abstract_train_state(trainer)
     step_batch = shapes.abstract_batch(trainer, batch)
-    devices = trainer.placement.mesh.devices.flat if hasattr(trainer.placement, "mesh") else ()
-    platform = next(iter(devices)).platform if len(devices) else None
     with target_platform.tracing_for(platform):  # the program the chips would run
         traced = trainer.fit_batches.trace(shapes.packed(trainer, train_state), step_batch)
     return traced, train_state, step_batch
 
 
-def _flops_without_remat(model, settings, mesh, rules, data_axis, batch) -> int:
+def _flops_without_remat(model, settings, mesh, rules, data_axis, batch, platform) -> int:
     plain = Trainer(model, mesh=mesh, sharding=rules, data_axis=data_axis, **settings)
-    return flops_lib.jaxpr_flops(_traced_step(plain, batch)[0].jaxpr)
+    return flops_lib.jaxpr_flops(_traced_step(plain, batch, platform)[0].jaxpr)

@@ -42,7 +42,8 @@ _FREE = frozenset({"parameter", "constant", "tuple", "get-tuple-element", "bitca
 
 @dataclasses.dataclass(frozen=True)
 class Estimate:
-    """Seconds per step for each unit; ``seconds`` is the slowest, ``bound`` names it."""
+    """Seconds per step for each unit; ``seconds`` the step's (``max(compute + memory,
+    collectives)``), ``bound`` what it goes to."""
 
     compute: float
     memory: float
@@ -61,18 +62,13 @@ class Estimate:
         return "compute" if self.compute >= self.memory else "memory"
 
 
-def _parameter(program: HloProgram, computation: str, index: int) -> str | None:
-    return next((i.name for i in program.computations.get(computation, ())
-                 if i.opcode == "parameter" and i.operands.strip() == str(index)), None)
-
-
 def _read(program: HloProgram, computation: str, name: str, full: int) -> int:
     """Bytes read of the array ``name`` holds in a fused ``computation``: the whole array
     (``full``), or only what ``dynamic-slice``s take of it (a scan reading one block's
     weights or saved activations from the stacked ones; through bitcasts and nested
     fusions), nothing where a ``dynamic-update-slice`` writes into it in place."""
     read = 0
-    for user in program.computations.get(computation, ()):
+    for user in program.computations.get(computation, {}).values():
         names = user.operand_names
         if name not in names:
             continue
@@ -86,7 +82,7 @@ def _read(program: HloProgram, computation: str, name: str, full: int) -> int:
             inner = user.callee("calls")
             for index, operand in enumerate(names):
                 if operand == name:
-                    read += _read(program, inner, _parameter(program, inner, index), full)
+                    read += _read(program, inner, program.parameter(inner, index), full)
         else:
             return full
         if read >= full:
@@ -98,12 +94,11 @@ def _written(program: HloProgram, fusion) -> int:
     """Bytes a fusion writes: its result, but only the update of a result written in
     place (a root ``dynamic-update-slice``, alone or in the root tuple)."""
     computation = fusion.callee("calls")
-    instructions = program.computations.get(computation, ())
-    root = instructions[-1] if instructions else None
-    if root is None:
+    instructions = program.computations.get(computation, {})
+    if not instructions:
         return array_bytes(fusion.result, hbm_only=True)
-    outputs = ([next(i for i in instructions if i.name == n) for n in root.operand_names
-                if any(i.name == n for i in instructions)]
+    root = list(instructions.values())[-1]
+    outputs = ([instructions[n] for n in root.operand_names if n in instructions]
                if root.opcode == "tuple" else [root])
     if not any(o.opcode == "dynamic-update-slice" for o in outputs):
         return array_bytes(fusion.result, hbm_only=True)
@@ -124,7 +119,7 @@ def _instruction_traffic(program: HloProgram, instruction, computation) -> int:
     if instruction.opcode == "fusion":
         inner = instruction.callee("calls")
         return _written(program, instruction) + sum(
-            _read(program, inner, _parameter(program, inner, i), full)
+            _read(program, inner, program.parameter(inner, i), full)
             for i, full in enumerate(operands))
     if instruction.opcode == "dynamic-slice":
         return 2 * array_bytes(instruction.result, hbm_only=True)
@@ -145,21 +140,6 @@ def _instruction_traffic(program: HloProgram, instruction, computation) -> int:
 _MATMULS = ("dot", "convolution")
 
 
-def _multiplies(program: HloProgram, instruction) -> bool:
-    """Whether an instruction is (or fuses) a matmul or a convolution."""
-    if instruction.opcode in _MATMULS:
-        return True
-    callee = instruction.callee("calls") if instruction.opcode == "fusion" else None
-    if callee is None:
-        return False
-    known = program.__dict__.setdefault("_multiplies", {})
-    if callee not in known:
-        known[callee] = False  # (while it is being read)
-        known[callee] = any(_multiplies(program, inner)
-                            for inner in program.computations.get(callee, ()))
-    return known[callee]
-
-
 def hbm_traffic(program: HloProgram, split: bool = False):
     """Bytes read and written in HBM per step by ``program``'s non-fused instructions
     (operands and results, each time the instruction runs; slices of stacked arrays as
@@ -170,7 +150,7 @@ def hbm_traffic(program: HloProgram, split: bool = False):
                 'custom_call_target="AllocateBuffer"' in instruction.attributes):
             continue
         moved = times * _instruction_traffic(program, instruction, computation)
-        if _multiplies(program, instruction):
+        if program.contains(instruction, _MATMULS):
             matmul += moved
         else:
             other += moved

@@ -27,7 +27,8 @@ from __future__ import annotations
 import dataclasses
 
 import jax
-import numpy as np
+
+from runtime.planning.shapes import is_shape
 
 __all__ = ["AUTO", "auto_plan", "wants_search"]
 
@@ -36,14 +37,9 @@ _REMATS = (False, "dots_saveable", "nothing_saveable")
 _TENSOR_PARALLEL = (2, 4, 8)
 
 
-def _is_shape(value) -> bool:
-    return isinstance(value, tuple) and all(d is None or isinstance(d, (int, np.integer))
-                                            for d in value)
-
-
 def _open_rows(batch) -> bool:
-    return any(_is_shape(leaf) and leaf and leaf[0] is None
-               for leaf in jax.tree_util.tree_leaves(batch, is_leaf=_is_shape))
+    return any(is_shape(leaf) and leaf and leaf[0] is None
+               for leaf in jax.tree_util.tree_leaves(batch, is_leaf=is_shape))
 
 
 def wants_search(batch, **settings) -> bool:
@@ -55,16 +51,16 @@ def wants_search(batch, **settings) -> bool:
 def _resized(batch, rows: int):
     """``batch`` with ``rows`` rows: shape tuples, ``ShapeDtypeStruct``s and arrays."""
     def resize(leaf):
-        if _is_shape(leaf):
+        if is_shape(leaf):
             return (rows, *leaf[1:])
         return jax.ShapeDtypeStruct((rows, *leaf.shape[1:]), leaf.dtype)
 
-    return jax.tree_util.tree_map(resize, batch, is_leaf=_is_shape)
+    return jax.tree_util.tree_map(resize, batch, is_leaf=is_shape)
 
 
 def _rows(batch) -> int | None:
-    for leaf in jax.tree_util.tree_leaves(batch, is_leaf=_is_shape):
-        shape = leaf if _is_shape(leaf) else getattr(leaf, "shape", None)
+    for leaf in jax.tree_util.tree_leaves(batch, is_leaf=is_shape):
+        shape = leaf if is_shape(leaf) else getattr(leaf, "shape", None)
         if shape:
             return shape[0]
     return None
@@ -124,13 +120,12 @@ def _best_for_rows(search: _Search, base: dict, chips: int, replica_fits: bool):
     return best
 
 
-def auto_plan(plan_one, model, *, batch, chips, replica_bytes, capacity, **settings):
+def auto_plan(plan_one, *, batch, chips, replica_bytes, capacity, **settings):
     """The best plan the search finds (see the module docstring), with ``candidates``:
     every plan compiled on the way, in order."""
     search = _Search(plan_one)
     accumulation = settings.pop("gradient_accumulation_steps")
     replica_fits = capacity is None or replica_bytes < capacity
-    data_chips = chips
 
     def best_for(rows_batch):
         base = {**settings, "gradient_accumulation_steps": None if accumulation == AUTO
@@ -151,13 +146,13 @@ def auto_plan(plan_one, model, *, batch, chips, replica_bytes, capacity, **setti
 
     if _open_rows(batch):
         per_chip = 1
-        best = best_for(_resized(batch, per_chip * data_chips))
+        best = best_for(_resized(batch, per_chip * chips))
         fixed = {k: best.settings.get(k) for k in ("sharding", "remat", "scan_blocks")}
         fixed["remat"] = fixed["remat"] or False  # none (not the compiled model's)
         while best.fits:
             per_chip *= 2
             found = search.run(**{**settings, **fixed, "batch": _resized(
-                batch, per_chip * data_chips), "gradient_accumulation_steps": None})
+                batch, per_chip * chips), "gradient_accumulation_steps": None})
             if not found.fits or (found.mfu or 0) <= (best.mfu or 0) * 1.01:
                 break
             best = found

@@ -14,7 +14,7 @@ import numpy as np
 
 from runtime import packing as packing_lib
 
-__all__ = ["abstract_batch", "abstract_train_state", "bytes_per_device", "packed"]
+__all__ = ["abstract_batch", "abstract_train_state", "bytes_per_device", "is_shape", "packed"]
 
 
 def _with_sharding(abstract, sharding):
@@ -63,17 +63,19 @@ def _input_dtypes(model, x):
     if isinstance(x, dict):
         names = [getattr(t, "name", None) for t in inputs]
         return {k: (dtypes[names.index(k)] if k in names else None) for k in x}
-    if isinstance(x, (list, tuple)) and not _is_shape(x):
+    if isinstance(x, (list, tuple)) and not is_shape(x):
         return [dtypes[i] if i < len(dtypes) else None for i in range(len(x))]
     return dtypes[0] if dtypes else None
 
 
-def _is_shape(value) -> bool:
-    return isinstance(value, tuple) and all(isinstance(d, (int, np.integer)) for d in value)
+def is_shape(value) -> bool:
+    """Whether ``value`` is a shape tuple of a batch (``None`` rows: left to a search)."""
+    return isinstance(value, tuple) and all(d is None or isinstance(d, (int, np.integer))
+                                            for d in value)
 
 
 def _shapes(tree, hints):
-    if _is_shape(tree) or not isinstance(tree, (dict, list, tuple)):
+    if is_shape(tree) or not isinstance(tree, (dict, list, tuple)):
         return _leaf(tree, hints)
     if isinstance(tree, dict):
         return {k: _shapes(v, (hints or {}).get(k) if isinstance(hints, dict) else None)
@@ -87,7 +89,7 @@ def abstract_batch(trainer, batch):
     or shape tuples: ``x``'s take the model's Input dtypes, others float32) as fit's
     per-step batch ``(x, y, sample_weight, valid)`` stacked for one step, split over the
     mesh's data axis."""
-    if not isinstance(batch, (tuple, list)) or len(batch) not in (2, 3) or _is_shape(batch):
+    if not isinstance(batch, (tuple, list)) or len(batch) not in (2, 3) or is_shape(batch):
         raise ValueError("batch must be (x, y) or (x, y, sample_weight): shapes "
                          "(e.g. ((256, 2048), (256, 2048))), ShapeDtypeStructs or arrays; "
                          f"received {batch!r}.")

@@ -68,8 +68,6 @@ class MeshPlacement:
             self.data_parts *= mesh.shape[axis]
         self.replicated = NamedSharding(mesh, PartitionSpec())
         self.hints = _ActivationHints(self.rules.activations, mesh)
-        self.batch_split = (_BatchSplit(mesh, data_axis)
-                            if getattr(self.rules, "split_activations", False) else None)
         self.stacked_runs: list = []  # the program's (``compiler.stacking``), set by a Trainer
 
     def __repr__(self) -> str:
@@ -169,6 +167,15 @@ class MeshPlacement:
                 f"is a multiple of {self.data_parts} (with a loss that gives one value per "
                 "batch, the last batch is not padded: the number of samples too).")
         return NamedSharding(self.mesh, PartitionSpec(self.data_axis))
+
+    def batch_split(self, x):
+        """The node hook keeping every activation split as the batch ``x`` is (with
+        ``ShardingRules(split_activations=True)``), or None."""
+        leaves = jax.tree_util.tree_leaves(x)
+        if not (self.rules.split_activations and leaves and jnp.ndim(leaves[0])):
+            return None
+        return _BatchSplit(NamedSharding(self.mesh, PartitionSpec(self.data_axis)),
+                           jnp.shape(leaves[0])[0])
 
     def put_batch(self, tree, stacked: bool = False):
         """Host arrays split over the data axis on their batch dimension (the second one
@@ -295,6 +302,9 @@ class OneDevice:
     def constrain_batch(self, tree):
         return tree
 
+    def batch_split(self, x):
+        return None
+
     def from_weights(self, trainer, params, state, key, opt_state=None, read_only=False):
         """The model's own arrays for steps that never donate them (``read_only``), else
         copies."""
@@ -312,15 +322,13 @@ def _copied(tree, shardings):
 
 
 class _BatchSplit(NodeHook):
-    """Every node's outputs whose leading dimension is the batch's (``rows``, set for each
-    run traced) constrained to be split over the data axis, as the batch is
-    (``ShardingRules(split_activations=True)``). It wraps each node's run, so repeated
-    blocks still run as one scan (each block's outputs constrained alike)."""
+    """Every node's outputs whose leading dimension is the batch's ``rows`` constrained
+    to ``sharding``, the batch's (``ShardingRules(split_activations=True)``). It wraps
+    each node's run, so repeated blocks still run as one scan (each block's outputs
+    constrained alike)."""
 
-    rows = None
-
-    def __init__(self, mesh, data_axis):
-        self.sharding = NamedSharding(mesh, PartitionSpec(data_axis))
+    def __init__(self, sharding, rows: int):
+        self.sharding, self.rows = sharding, rows
 
     def _constrain(self, leaf):
         shape = jnp.shape(leaf)
@@ -330,9 +338,6 @@ class _BatchSplit(NodeHook):
         return leaf
 
     def wrap_node(self, node, path, run):
-        if not self.rows:
-            return None
-
         def split(node, args, kwargs, input_masks):
             outputs, mask = run(node, args, kwargs, input_masks)
             return jax.tree_util.tree_map(self._constrain, outputs), mask

@@ -120,8 +120,8 @@ class ShardingRules:
         constrained to be split over the data axis as the batch is (MaxText's batch axis
         of activations): XLA's partitioner otherwise may gather a batch where a weight is
         split on another dimension (an embedding table split on its features) and keep
-        every later activation whole on each device. An explicit ``activations`` hint of
-        a node takes precedence.
+        every later activation whole on each device. A node's explicit ``activations``
+        hint constrains its outputs after this one.
     """
 
     def __init__(self, rules=(), *, activations=(), refuse_unmatched_above: int | None = None,
