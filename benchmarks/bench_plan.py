@@ -1,6 +1,6 @@
 """TPU plans from this machine: real models on real pods, with kgraph's automatic choice.
 
-    python benchmarks/bench_plan.py                       # every case below (about an hour)
+    python benchmarks/bench_plan.py                       # every case below (about 4 minutes)
     python benchmarks/bench_plan.py --cases cnn-v5e-8 bert-base-v5e-8
     python benchmarks/bench_plan.py --quick               # the two v5e-8 cases
     python benchmarks/bench_plan.py --out plan.json       # also write the figures as JSON

@@ -1,6 +1,6 @@
 """kgraph's TPU plans beside MaxText's, on the same model, topology, batch and remat.
 
-    python benchmarks/compare_maxtext.py                    # three configurations (~10 min)
+    python benchmarks/compare_maxtext.py          # three configurations (~2 min, MaxText's compiled)
     python benchmarks/compare_maxtext.py --configs llama2-7b:full
 
 MaxText's side is its own ``train_compile`` (``benchmarks/maxtext_compile.sh``: maxtext 0.2.5

@@ -187,12 +187,14 @@ __all__ = sorted([
 
 
 from kgraph.ops import nn_activations as _activations  # noqa: E402
-from kgraph.ops import nn_ctc as _ctc, nn_extra as _extra, nn_windows as _windows  # noqa: E402
+from kgraph.ops import nn_attention as _attention, nn_ctc as _ctc  # noqa: E402
+from kgraph.ops import nn_extra as _extra, nn_windows as _windows  # noqa: E402
 from kgraph.ops.nn_activations import *  # noqa: E402,F401,F403 - the activation ops
+from kgraph.ops.nn_attention import *  # noqa: E402,F401,F403 - dot_product_attention
 from kgraph.ops.nn_ctc import *  # noqa: E402,F401,F403 - ctc_loss, ctc_decode
 from kgraph.ops.nn_extra import *  # noqa: E402,F401,F403 - the rest of keras.ops.nn
 from kgraph.ops.nn_windows import *  # noqa: E402,F401,F403 - conv_transpose, fold, ...
 from kgraph.ops.numpy import one_hot  # noqa: E402,F401 - keras.ops.nn.one_hot too
 
-__all__ = [*__all__, *_activations.__all__, *_ctc.__all__, *_extra.__all__,
+__all__ = [*__all__, *_activations.__all__, *_attention.__all__, *_ctc.__all__, *_extra.__all__,
            *_windows.__all__, "one_hot"]

@@ -1,4 +1,4 @@
-"""More of ``keras.ops.nn``: pooling, normalization, attention and space/depth moves.
+"""More of ``keras.ops.nn``: pooling, normalization and space/depth moves.
 Star-imported by ``kgraph.ops.nn``."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from kgraph.base.tensor_kinds import dense_only
 from kgraph.ops.registry import register_op
 
 __all__ = ["average_pool", "batch_normalization",
-           "depth_to_space", "dot_product_attention", "layer_normalization", "max_pool",
+           "depth_to_space", "layer_normalization", "max_pool",
            "multi_hot", "polar", "psnr", "rms_normalization", "space_to_depth"]
 
 
@@ -128,22 +128,6 @@ def multi_hot(inputs, num_classes=None, axis=-1, dtype=None, sparse=False):
     dense_only("ops.multi_hot", sparse)
     encoded = jax.nn.one_hot(inputs, num_classes, axis=axis, dtype=dtype or config.floatx())
     return jnp.max(encoded, axis=1 if jnp.ndim(inputs) > 1 else 0)
-
-
-@register_op("dot_product_attention", tensors=6)
-def dot_product_attention(query, key, value, bias=None, mask=None, scale=None,
-                          is_causal=False, flash_attention=None, attn_logits_soft_cap=None):
-    """``softmax(q k^T * scale + bias) v`` on ``(batch, length, heads, head_dim)`` inputs
-    (``jax.nn.dot_product_attention``)."""
-    if attn_logits_soft_cap is not None:
-        raise ValueError("dot_product_attention: attn_logits_soft_cap is not supported.")
-    # mixed float dtypes compute in their promoted dtype, as Keras's
-    compute = jnp.result_type(*(jnp.asarray(t).dtype for t in (query, key, value)))
-    query, key, value = (jnp.asarray(t, compute) for t in (query, key, value))
-    if bias is not None:
-        bias = jnp.asarray(bias, compute)
-    return jax.nn.dot_product_attention(query, key, value, bias=bias, mask=mask, scale=scale,
-                                        is_causal=is_causal)
 
 
 @register_op("psnr", tensors=2)

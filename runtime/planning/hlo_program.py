@@ -37,6 +37,18 @@ compiler fuses collectives too, so a count of collectives takes them).
 
 An operand ``%name#1`` is element 1 of a tuple-valued instruction:
 
+An instruction may run over several lines (a kernel's ``backend_config``); the lines
+after its first start unindented:
+
+>>> kernel = HloProgram('''ENTRY %main (a: f32[8]) -> f32[8] {
+...   %a = f32[8]{0} parameter(0)
+...   %k = f32[8]{0} custom-call(%a), custom_call_target="tpu_custom_call", backend_config={"m":"{
+... }}
+...   ROOT %r = f32[8]{0} negate(%k)
+... }''')
+>>> list(kernel.computations["%main"])
+['%a', '%k', '%r']
+
 >>> add = Instruction("%s", "f32[8]{0}", "add", "%w#1, %w#1", "")
 >>> program.computations["%main"]["%w"].result, program.operand_types(add, "%main")
 ('(s32[]{:T(128)}, f32[8]{0})', ['f32[8]{0}', 'f32[8]{0}'])
@@ -60,6 +72,7 @@ _CALLEE = {"condition": re.compile(r"condition=(%[\w.\-]+)"),
            "branches": re.compile(r"branch_computations=\{([^}]*)\}"),
            "true": re.compile(r"true_computation=(%[\w.\-]+)"),
            "false": re.compile(r"false_computation=(%[\w.\-]+)")}
+_HEADER = re.compile(r"(?:ENTRY\s+)?%[\w.\-]+\s")  # a computation's first line
 _ON_CHIP = re.compile(r"S\(1\)")  # TPU memory space 1: on-chip VMEM, not HBM
 
 
@@ -154,6 +167,25 @@ def _instruction(line: str) -> Instruction | None:
                        line[open_at + 1:close_at - 1], line[close_at:])
 
 
+def _logical_lines(text: str):
+    """The lines of HLO text, an instruction's continuation lines joined to it (a kernel's
+    ``backend_config`` may hold line breaks; what follows one starts unindented)."""
+    pending = None
+    for line in text.splitlines():
+        starts = (line[:1].isspace() or line.rstrip() == "}" or _HEADER.match(line)
+                  or pending is None)
+        if not starts:
+            pending += "\n" + line
+            continue
+        if pending is not None:
+            yield pending
+        pending = line if line[:1].isspace() else None
+        if pending is None:
+            yield line
+    if pending is not None:
+        yield pending
+
+
 class HloProgram:
     """The computations of an optimized HLO module and how often each runs per step."""
 
@@ -161,15 +193,15 @@ class HloProgram:
         self.computations: dict = {}  # computation -> {instruction name: Instruction}
         self.entry = None
         current = None
-        for line in text.splitlines():
-            if line and not line[0].isspace() and line.rstrip().endswith("{"):
+        for line in _logical_lines(text):
+            if line.rstrip() == "}":
+                current = None
+            elif _HEADER.match(line) and line.rstrip().endswith("{"):
                 head = line.split()
                 name = head[1] if head[0] == "ENTRY" else head[0]
                 current = self.computations.setdefault(name, {})
                 if head[0] == "ENTRY":
                     self.entry = name
-            elif line.startswith("}"):
-                current = None
             elif current is not None:
                 instruction = _instruction(line)
                 if instruction is not None:

@@ -1,5 +1,7 @@
 """Repeated blocks run as one lax.scan: the unrolled program's numbers, compiled once."""
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -257,6 +259,81 @@ def test_blocks_whose_custom_derivative_rules_differ_stay_apart():
         return jax.grad(lambda p: jnp.sum(program.apply(p, state, data)[0]))(params)
 
     _close(grads(scanned), grads(unrolled), 1e-6)
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(0,))
+def _scaled_gradient(scale, t):
+    return t
+
+
+_scaled_gradient.defvjp(lambda scale, t: (t, None),
+                        lambda scale, _, g: (g * scale,))  # a deliberately unusual rule
+
+
+class _GradientScaledDense(kg.layers.Layer):
+    def __init__(self, scale, **kwargs):
+        super().__init__(**kwargs)
+        self.scale = scale
+        self.dense = kg.layers.Dense(3, activation="tanh")
+
+    def call(self, x):
+        return _scaled_gradient(self.scale, self.dense(x))
+
+    def get_config(self):  # the scale left out: blocks differ beyond their config
+        return super().get_config()
+
+
+@pytest.mark.parametrize("scales, scans", [((2.0,) * 4, True), ((2.0, 2.0, 5.0, 2.0), False)])
+def test_blocks_with_custom_vjp_rules_scan_when_the_rules_are_equal(scales, scans):
+    """A ``custom_vjp`` (``ops.dot_product_attention`` on long sequences has one) is the
+    same computation in two blocks when its rules and what is bound to them are: such
+    blocks scan; blocks whose backward rules differ only in a static argument stay apart."""
+    x = kg.Input(shape=(3,))
+    h = x
+    for scale in scales:
+        h = _GradientScaledDense(scale)(h)
+    model = kg.Model(x, h)
+    scanned, unrolled = compiler.compile(model), compiler.compile(model, scan_blocks=False)
+    assert [len(run.nodes) for run in scanned.block_runs] == [4]  # candidates all
+    params, state = scanned.init(jax.random.PRNGKey(0))
+    data = np.ones((2, 3), np.float32)
+
+    def grads(program):
+        return jax.grad(lambda p: jnp.sum(program.apply(p, state, data)[0]))(params)
+
+    jaxpr = str(jax.make_jaxpr(lambda: grads(scanned))())
+    assert ("scan[" in jaxpr and "length=4" in jaxpr) == scans
+    _close(grads(scanned), grads(unrolled), 1e-6)
+
+
+class _CausalSelfAttention(kg.layers.Layer):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.dense = kg.layers.Dense(4)
+
+    def call(self, x):
+        q = kg.ops.expand_dims(self.dense(x), 2)
+        return x + kg.ops.squeeze(kg.ops.dot_product_attention(q, q, q, is_causal=True), 2)
+
+
+def test_blocks_of_long_attention_scan():
+    """Attention over 1,024 positions runs by blocks of query rows (a custom gradient):
+    four such blocks still scan, with the unrolled numbers."""
+    x = kg.Input(shape=(1024, 4))
+    h = x
+    for _ in range(4):
+        h = _CausalSelfAttention()(h)
+    model = kg.Model(x, h)
+    scanned, unrolled = compiler.compile(model), compiler.compile(model, scan_blocks=False)
+    params, state = scanned.init(jax.random.PRNGKey(0))
+    data = jnp.asarray(np.random.default_rng(0).normal(size=(2, 1024, 4)), jnp.float32)
+
+    def loss(program):
+        return lambda p: jnp.sum(jnp.sin(program.apply(p, state, data)[0]))
+
+    assert "length=4" in str(jax.make_jaxpr(loss(scanned))(params))
+    _close(loss(scanned)(params), loss(unrolled)(params), 1e-5)
+    _close(jax.grad(loss(scanned))(params), jax.grad(loss(unrolled))(params), 1e-5)
 
 
 class _ConvBlock(kg.layers.Layer):
