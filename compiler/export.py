@@ -12,7 +12,7 @@ The directory holds three files:
 * ``signature.json``: input and output names, shapes (the batch dimension by its
   symbol) and dtypes, and the kgraph, JAX and calling-convention versions.
 
-Running it needs ``jax``, ``numpy`` and ``safetensors`` only (see ``README.md``, "Export").
+Running it needs ``jax``, ``numpy`` and ``safetensors`` only (see ``docs/export.md``).
 Before lowering, the program is traced with the symbolic batch; a layer whose code needs
 a concrete batch size, or that calls back into Python, is named in the error.
 

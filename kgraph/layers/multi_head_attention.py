@@ -128,7 +128,7 @@ class MultiHeadAttention(Layer):
       flash_attention: as Keras: True refuses attention dropout and returning the scores;
         None or False take ``kgraph.config.is_flash_attention_enabled()``. XLA picks the
         kernel either way.
-      kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer,
+      kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer, \
       activity_regularizer, kernel_constraint, bias_constraint: for the projections.
       use_gate: gate the attention output with ``sigmoid(gate(query))``.
       seed: the seed of the dropout's ``SeedGenerator`` (see ``kgraph.layers.Dropout``).

@@ -14,7 +14,7 @@ import pytest
 import compiler
 import kgraph as kg
 
-# The README's loader, run in a process where kgraph, compiler and runtime can't be imported.
+# The loader docs/export.md shows, run in a process where kgraph, compiler and runtime can't be imported.
 LOADER = '''
 import sys
 for name in ("kgraph", "compiler", "runtime"):
@@ -198,8 +198,8 @@ def test_bad_arguments_are_errors(tmp_path):
         compiler.export(model, tmp_path / "x", params=params, state=state)
 
 
-def test_the_readme_shows_the_loader_this_test_runs():
-    readme = (pathlib.Path(__file__).parents[2] / "README.md").read_text()
+def test_the_docs_show_the_loader_this_test_runs():
+    readme = (pathlib.Path(__file__).parents[2] / "docs" / "export.md").read_text()
     body = LOADER[LOADER.index("def load("):LOADER.index("directory, inputs_file")].strip()
     assert body in readme
 

@@ -1,8 +1,9 @@
 """Keras's test cases that fail on kgraph, each with its reason, in three lists.
 
 ``DIFFERENCES``: kgraph differs from Keras on purpose (kgraph is right, or Keras's behaviour
-cannot be kgraph's); each difference is said in one sentence, which README.md's "Known
-differences from Keras" lists word for word (a test checks it). ``OPEN_DEFECTS``
+cannot be kgraph's); each difference is said in one sentence, which docs/known-differences.md
+lists word for word (generated from this list: ``python docs/hooks.py``; the site's build
+and a test check it). ``OPEN_DEFECTS``
 (``open_defects/``, by Keras folder): defects not fixed yet, each with the error the case
 gives; the list only shrinks. ``FAILING_UNDER_KERAS``: cases that fail under Keras itself,
 run from its installed wheel (a test checks they do). A case in any list must still fail (the suite says so when

@@ -6,7 +6,7 @@ pipeline's graph, TensorFlow tensors), or it tests a Keras internal that has no 
 kgraph (a private helper of Keras's implementation). Patterns are ``fnmatch`` patterns over
 the case's id, ``keras/src/<folder>/<file>_test.py::<Class>::<test>``. A case that fails
 because kgraph differs from Keras does not belong here: it is a defect to fix, or a known
-difference listed in the README.
+difference listed in docs/known-differences.md.
 """
 
 from __future__ import annotations
