@@ -32,7 +32,7 @@ def main():
     import numpy as np
 
     from kgraph import ops
-    from kgraph.ops.nn_attention import query_rows_per_block
+    from kgraph.ops.nn_attention import _query_rows_per_block
 
     shape = (args.batch, args.tokens, args.heads, args.depth)
     rng = np.random.default_rng(0)
@@ -59,7 +59,7 @@ def main():
     ratio = statistics.median(b / w for b, w in zip(times["blocks"], times["whole"]))
     print(f"attention gradient, {args.batch} x {args.tokens} tokens, {args.heads} heads of "
           f"{args.depth}, causal and padded; query rows per block: "
-          f"{query_rows_per_block(args.tokens, args.tokens)}")
+          f"{_query_rows_per_block(args.tokens, args.tokens)}")
     print(f"  all rows at once (jax.nn):  {statistics.median(times['whole']) * 1e3:8.1f} ms, "
           f"scratch {scratch['whole'] / 2**20:8.1f} MiB")
     print(f"  blocks (kgraph.ops):        {statistics.median(times['blocks']) * 1e3:8.1f} ms, "

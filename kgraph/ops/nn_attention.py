@@ -31,10 +31,10 @@ SCORES_PER_BLOCK = 2 ** 19
 _MIN_ROWS = 64
 
 
-def query_rows_per_block(queries: int, keys: int) -> int | None:
+def _query_rows_per_block(queries: int, keys: int) -> int | None:
     """Query rows per block for attention of ``queries`` over ``keys``, or None for one block.
 
-    >>> query_rows_per_block(2048, 2048), query_rows_per_block(512, 512)
+    >>> _query_rows_per_block(2048, 2048), _query_rows_per_block(512, 512)
     (256, None)
     """
     rows = queries
@@ -55,7 +55,7 @@ def dot_product_attention(query, key, value, bias=None, mask=None, scale=None,
     query, key, value = (jnp.asarray(t, compute) for t in (query, key, value))
     if bias is not None:
         bias = jnp.asarray(bias, compute)
-    rows = (query_rows_per_block(query.shape[1], key.shape[1])
+    rows = (_query_rows_per_block(query.shape[1], key.shape[1])
             if query.ndim == 4 and all(t is None or jnp.ndim(t) == 4 for t in (bias, mask))
             else None)
     if rows is None:

@@ -64,7 +64,7 @@ def test_blocks_of_query_rows_equal_all_rows_at_once(case):
                                                  (1536, 1536, 192), (512, 512, None),
                                                  (64, 100000, None), (1000, 1000, 500)])
 def test_rows_per_block(queries, keys, rows):
-    assert nn_attention.query_rows_per_block(queries, keys) == rows
+    assert nn_attention._query_rows_per_block(queries, keys) == rows
 
 
 def test_long_attention_never_holds_its_scores():
