@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import sys
 import time
 
 
@@ -25,6 +26,8 @@ def main():
     parser.add_argument("--heads", type=int, default=8)
     parser.add_argument("--depth", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--results", action="store_true",
+                        help="keep the table in benchmarks/results/attention.json (the docs show it)")
     args = parser.parse_args()
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
     import jax
@@ -66,6 +69,25 @@ def main():
           f"scratch {scratch['blocks'] / 2**20:8.1f} MiB")
     print(f"  time ratio (median of {args.rounds} interleaved rounds): {ratio:.2f}; scratch "
           f"ratio {scratch['blocks'] / scratch['whole']:.3f}; largest difference {diff:.1e}")
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from benchmarks.results import Table
+
+    default = (args.batch, args.tokens, args.heads, args.depth, args.rounds) == (4, 2048, 8, 64, 7)
+    made = Table("attention", "python benchmarks/bench_attention.py" + ("" if default else (
+        f" --batch {args.batch} --tokens {args.tokens} --heads {args.heads} --depth "
+        f"{args.depth} --rounds {args.rounds}")),
+        ["attention gradient", "ms (median)", "scratch MiB", "time ratio", "scratch ratio",
+         "largest difference"],
+        [["all rows at once (`jax.nn`)", f"{statistics.median(times['whole']) * 1e3:.0f}",
+          f"{scratch['whole'] / 2**20:.0f}", "1", "1", "-"],
+         [f"blocks of {_query_rows_per_block(args.tokens, args.tokens)} query rows "
+          "(`kgraph.ops`)", f"{statistics.median(times['blocks']) * 1e3:.0f}",
+          f"{scratch['blocks'] / 2**20:.0f}", f"{ratio:.2f}",
+          f"{scratch['blocks'] / scratch['whole']:.3f}", f"{diff:.1e}"]],
+        ["---", "---:", "---:", "---:", "---:", "---:"])
+    print("\n" + made.markdown())
+    if args.results:
+        print(f"kept in {made.write()}")
 
 
 if __name__ == "__main__":

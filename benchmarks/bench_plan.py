@@ -4,6 +4,7 @@
     python benchmarks/bench_plan.py --cases cnn-v5e-8 bert-base-v5e-8
     python benchmarks/bench_plan.py --quick               # the two v5e-8 cases
     python benchmarks/bench_plan.py --out plan.json       # also write the figures as JSON
+    python benchmarks/bench_plan.py --results             # keep the table for the docs
 
 Each case builds its model from shapes (KerasHub's classes at their published sizes,
 through ``kgraph.compat``; no weight value is made), then ``runtime.plan`` compiles its
@@ -13,7 +14,7 @@ training step for the topology with XLA's TPU compiler (libtpu) and chooses the 
 as MaxText's ``train_compile`` does: float32 weights and optimizer state (AdamW), bfloat16
 compute, FSDP over every chip, one 2,048-token sequence per chip, cross-entropy over the
 vocabulary. Each case runs in a process of its own (the host memory it needs is measured).
-Ends with a markdown table for the README.
+Ends with a markdown table (kept for the docs with ``--results``).
 """
 
 from __future__ import annotations
@@ -127,7 +128,14 @@ def run_case(name: str, remat="auto", accumulate="auto") -> dict:
     return figures
 
 
-def _row(f: dict) -> str:
+HEADER = ["model", "topology", "parameters", "batch", "chosen", "fits", "GiB per chip",
+          "weights / optimizer / temporaries GiB", "step ms (roofline)", "bound", "MFU",
+          "candidates / search", "host GiB"]
+ALIGN = ["---", "---", "---:", "---", "---", "---", "---:", "---", "---:", "---", "---:", "---:",
+         "---:"]
+
+
+def _row(f: dict) -> list:
     gib = lambda n: "-" if n is None else f"{n / 2**30:.2f}"  # noqa: E731
     step = "-" if f["step_seconds"] is None else f"{f['step_seconds'] * 1e3:.0f}"
     mfu = "-" if f["mfu"] is None else f"{f['mfu']:.0%}"
@@ -135,12 +143,19 @@ def _row(f: dict) -> str:
     chosen = f"remat={settings['remat']}" + (
         f", {settings['gradient_accumulation_steps']} micro-batches"
         if settings.get("gradient_accumulation_steps") else "")
-    return (f"| {f['model']} | {f['topology']} | {f['parameters'] / 1e9:.2f} B | "
-            f"{settings['batch'][0]} x {'x'.join(map(str, settings['batch'][1:]))} | {chosen} | "
-            f"{'yes' if f['fits'] else 'no'} | {gib(f['total'])} | {gib(f['weights'])} / "
-            f"{gib(f['optimizer_state'])} / {gib(f['temporaries'])} | {step} | "
-            f"{f['step_parts'].get('bound', '-')} | {mfu} | {len(f['candidates'])} / "
-            f"{f['search_seconds']:.0f} s | {f['peak_host_gib']:.1f} |")
+    return [f["model"], f["topology"], f"{f['parameters'] / 1e9:.2f} B",
+            f"{settings['batch'][0]} x {'x'.join(map(str, settings['batch'][1:]))}", chosen,
+            "yes" if f["fits"] else "no", gib(f["total"]),
+            f"{gib(f['weights'])} / {gib(f['optimizer_state'])} / {gib(f['temporaries'])}",
+            step, f["step_parts"].get("bound", "-"), mfu,
+            f"{len(f['candidates'])} / {f['search_seconds']:.0f} s", f"{f['peak_host_gib']:.1f}"]
+
+
+def table(figures: list, command: str = "python benchmarks/bench_plan.py"):
+    """The cases' figures as the benchmark's table (``benchmarks.results``)."""
+    from benchmarks.results import Table
+
+    return Table("plan", command, HEADER, [_row(f) for f in figures], ALIGN)
 
 
 def main():
@@ -148,6 +163,8 @@ def main():
     parser.add_argument("--cases", nargs="*", default=None, choices=sorted(CASES))
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--out", default=None, help="write the figures as JSON here")
+    parser.add_argument("--results", action="store_true",
+                        help="keep the table in benchmarks/results/plan.json (the docs show it)")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--remat", default="auto", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -168,12 +185,12 @@ def main():
         figures = json.loads(done.stdout.strip().splitlines()[-1])
         results.append(figures)
         print(f"\n== {name}\n{figures['table']}", flush=True)
-    print("\n| model | topology | parameters | batch | chosen | fits | GiB per chip | weights / "
-          "optimizer / temporaries GiB | step ms (roofline) | bound | MFU | candidates / "
-          "search | host GiB |")
-    print("|---|---|---:|---|---|---|---:|---|---:|---|---:|---:|---:|")
-    for figures in results:
-        print(_row(figures))
+    sys.path.insert(0, _ROOT)
+    made = table(results, "python benchmarks/bench_plan.py" + (
+        "" if names == tuple(CASES) else " --cases " + " ".join(names)))
+    print("\n" + made.markdown())
+    if args.results:
+        print(f"kept in {made.write()}")
     if args.out:
         with open(args.out, "w") as file:
             json.dump([{k: v for k, v in f.items() if k != "table"} for f in results], file,

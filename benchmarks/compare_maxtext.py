@@ -33,6 +33,10 @@ _MAXTEXT_LOGS = os.environ.get("LOG_ROOT", "/tmp/maxtext_runs")
 _KGRAPH_DUMPS = "/tmp/kgraph_plan_dump"
 REMATS = {"full": "nothing_saveable", "minimal": "dots_saveable"}
 CASES = {"llama2-7b": "llama2-7b-v5e-256", "gemma-7b": "gemma-7b-v5e-256"}
+DEFAULT = ["llama2-7b:full", "llama2-7b:minimal", "gemma-7b:full"]
+HEADER = ["model", "remat (MaxText / kgraph)", "MaxText GiB per chip", "kgraph GiB per chip",
+          "MaxText step (roofline)", "kgraph step (roofline)", "MaxText MFU", "kgraph MFU",
+          "MaxText HBM GB (matmuls / rest)", "kgraph HBM GB (matmuls / rest)"]
 
 
 def _maxtext(model: str, remat: str) -> dict:
@@ -94,8 +98,9 @@ def _largest(report_path: str, count: int = 8) -> list:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--configs", nargs="*",
-                        default=["llama2-7b:full", "llama2-7b:minimal", "gemma-7b:full"])
+    parser.add_argument("--configs", nargs="*", default=DEFAULT)
+    parser.add_argument("--results", action="store_true",
+                        help="keep the table in benchmarks/results/maxtext.json (the docs show it)")
     args = parser.parse_args()
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
     sys.path.insert(0, _ROOT)
@@ -117,18 +122,20 @@ def main():
         step = {k: f"{e.seconds * 1e3:.0f} ms ({e.bound})" for k, e in est.items()}
         mfu = {k: f"{ours['model_flops_per_step'] / 256 / (peak * e.seconds):.0%}"
                for k, e in est.items()}
-        rows.append(f"| {model} | {remat} / {REMATS[remat]} | {gib(theirs['total'])} | "
-                    f"{gib(ours['total']) if ours['fits'] else 'does not fit'} | "
-                    f"{step['MaxText']} | {step.get('kgraph', '-')} | {mfu['MaxText']} | "
-                    f"{mfu.get('kgraph', '-')} | {traffic['MaxText']} | "
-                    f"{traffic.get('kgraph', '-')} |")
+        rows.append([model, f"{remat} / {REMATS[remat]}", gib(theirs["total"]),
+                     gib(ours["total"]) if ours["fits"] else "does not fit", step["MaxText"],
+                     step.get("kgraph", "-"), mfu["MaxText"], mfu.get("kgraph", "-"),
+                     traffic["MaxText"], traffic.get("kgraph", "-")])
         details.append((config, _largest(theirs["report"]),
                         _largest(ours["report"]) if ours["report"] else []))
-    print("| model | remat (MaxText / kgraph) | MaxText GiB per chip | kgraph GiB per chip | "
-          "MaxText step (roofline) | kgraph step (roofline) | MaxText MFU | kgraph MFU | "
-          "MaxText HBM GB (matmuls / rest) | kgraph HBM GB (matmuls / rest) |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    print("\n".join(rows))
+    from benchmarks.results import Table
+
+    made = Table("maxtext", "python benchmarks/compare_maxtext.py" + (
+        "" if args.configs == DEFAULT else " --configs " + " ".join(args.configs)),
+        HEADER, rows, ["---", "---"] + ["---:"] * 8)
+    print(made.markdown())
+    if args.results:
+        print(f"kept in {made.write()}")
     for config, theirs, ours in details:
         print(f"\nLargest buffers at the peak, {config} (MaxText | kgraph):")
         for i in range(max(len(theirs), len(ours))):

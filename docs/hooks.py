@@ -1,5 +1,7 @@
 """Pages generated from the code when the site is built, so they cannot drift from it:
 
+- benchmark tables (at ``<!-- figures: NAME -->``): the table the benchmark script kept in
+  ``benchmarks/results/NAME.json`` (``--results``), with its command, day and machine;
 - the home page (at ``<!-- readme -->``): README.md itself, its links made the site's;
 - ``known-differences.md``: the known differences from Keras, from the list Keras's own test
   suite checks them with (``tests/keras_suite/expected_failures.DIFFERENCES``); the page is
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -99,13 +102,24 @@ def front_page() -> str:
     return (ROOT / "README.md").read_text().replace("](docs/", "](")
 
 
+_FIGURES = re.compile(r"<!-- figures: ([\w-]+) -->")
+
+
+def figures(match) -> str:
+    """A benchmark's table as its script kept it (``benchmarks/results/<name>.json``)."""
+    _repository_importable()
+    from benchmarks.results import rendered
+
+    return rendered(match.group(1))
+
+
 def on_page_markdown(markdown, page, config, files):
     generated = {"<!-- layer-table -->": layer_table, "<!-- layer-reference -->": layer_reference,
                  "<!-- readme -->": front_page}
     for marker, make in generated.items():
         if marker in markdown:
             markdown = markdown.replace(marker, make())
-    return markdown
+    return _FIGURES.sub(figures, markdown)
 
 
 if __name__ == "__main__":

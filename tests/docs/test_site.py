@@ -57,3 +57,18 @@ def test_the_site_builds_in_strict_mode(tmp_path):
                  "notebooks/06_plan_a_tpu_run"):
         assert (site / page / "index.html").exists(), page
     assert "RandomShear" in (site / "known-differences" / "index.html").read_text()
+
+
+def test_every_table_the_pages_show_is_kept_by_its_script():
+    """Each ``<!-- figures: NAME -->`` of a page names a table its benchmark script kept
+    (``--results``), with the command that measured it."""
+    from benchmarks import results
+
+    named = {name for page in PAGES for name in re.findall(r"<!-- figures: ([\w-]+) -->",
+                                                             page.read_text())}
+    assert named >= {"plan", "maxtext", "attention"}
+    for name in named:
+        table = results.read(name)
+        assert table.command.startswith("python benchmarks/") and table.rows
+        assert all(len(row) == len(table.header) for row in table.rows)
+        assert f"Measured with `{table.command}`" in results.rendered(name)

@@ -1,0 +1,74 @@
+"""The tables benchmark scripts write, one JSON file per table in ``benchmarks/results/``,
+which the documentation renders (``docs/hooks.py``: ``<!-- figures: NAME -->``), so a table
+and the command that measured it cannot disagree.
+
+A script prints its table with ``markdown`` and, given ``--results``, keeps it with ``write``:
+the command that made it, the day, the machine's Python and JAX, the header and the rows.
+
+>>> table = Table("demo", "python benchmarks/demo.py", ["case", "ms"], [["a", "1.5"]],
+...               align=["---", "---:"])
+>>> print(table.markdown())
+| case | ms |
+|---|---:|
+| a | 1.5 |
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import json
+import os
+import pathlib
+import platform
+import tempfile
+
+RESULTS = pathlib.Path(__file__).resolve().parent / "results"
+
+
+@dataclasses.dataclass
+class Table:
+    """One benchmark table: its name (the file's), the command that measures it, the header
+    and the rows as the cells shown, each column's Markdown alignment, and where it ran."""
+
+    name: str
+    command: str
+    header: list
+    rows: list
+    align: list | None = None
+    measured: dict = dataclasses.field(default_factory=dict)
+
+    def markdown(self) -> str:
+        align = self.align or ["---"] * len(self.header)
+        lines = ["| " + " | ".join(self.header) + " |", "|" + "|".join(align) + "|"]
+        lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in self.rows]
+        return "\n".join(lines)
+
+    def write(self) -> pathlib.Path:
+        """Keep the table in ``benchmarks/results/<name>.json`` (written whole, then renamed
+        into place), with the day and the machine's Python and JAX."""
+        import jax
+
+        self.measured = {"date": datetime.date.today().isoformat(),
+                         "python": platform.python_version(), "jax": jax.__version__,
+                         "machine": f"{platform.machine()}, {os.cpu_count()} cores"}
+        RESULTS.mkdir(exist_ok=True)
+        path = RESULTS / f"{self.name}.json"
+        with tempfile.NamedTemporaryFile("w", dir=RESULTS, delete=False, suffix=".tmp") as f:
+            json.dump(dataclasses.asdict(self), f, indent=1)
+        os.replace(f.name, path)
+        return path
+
+
+def read(name: str) -> Table:
+    """The table kept as ``benchmarks/results/<name>.json``."""
+    return Table(**json.loads((RESULTS / f"{name}.json").read_text()))
+
+
+def rendered(name: str) -> str:
+    """The kept table as the documentation shows it: the table, then its command and where
+    and when it was measured."""
+    table = read(name)
+    where = table.measured
+    return (f"{table.markdown()}\n\nMeasured with `{table.command}` on {where.get('date')}, "
+            f"{where.get('machine')}, Python {where.get('python')}, JAX {where.get('jax')}.\n")
