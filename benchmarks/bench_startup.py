@@ -21,7 +21,7 @@ each phase pays what a user's script pays: imports, first traces and XLA compile
 Processes alternate between the systems (order reversed every repeat); the tables show
 medians and the ratios kgraph / Keras of the medians. The machine is shared and noisy:
 compare ratios from one run, not absolute times across runs. Ends with a markdown table
-for the README.
+(kept for the docs with ``--results``).
 """
 
 from __future__ import annotations
@@ -200,21 +200,25 @@ def targets(med, layers) -> list[str]:
     return lines
 
 
-def print_markdown(med, layers, repeats):
+def table(med, layers, repeats, command):
+    """The medians as the benchmark's table (``benchmarks.results``)."""
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from benchmarks.results import Table
+
     kgraph, keras = med["kgraph"], med.get("keras")
-    print(f"\nREADME table (markdown): chain of {layers} Dense(64), median of {repeats} fresh "
-          f"processes each; {machine_line()}.\n")
-    print("| phase | kgraph | Keras 3 (JAX) | kgraph / Keras |")
-    print("|---|---|---|---|")
+    rows = []
     for phase in PHASES:
         if keras is None:
-            print(f"| {phase} | {kgraph[phase]:.2f} s | n/a | - |")
+            rows.append([phase, f"{kgraph[phase]:.2f} s", "n/a", "-"])
         elif phase == "init":
-            print(f"| init (compile + `program.init`) | {kgraph[phase]:.2f} s | in build | - |")
+            rows.append(["init (compile + `program.init`)", f"{kgraph[phase]:.2f} s",
+                         "in build", "-"])
         else:
-            print(f"| {phase} | {kgraph[phase]:.2f} s | {keras[phase]:.2f} s | "
-                  f"{_ratio(kgraph[phase], keras[phase])} |")
-    print(f"| `program.init` alone | {kgraph['program.init']:.2f} s | - | - |")
+            rows.append([phase, f"{kgraph[phase]:.2f} s", f"{keras[phase]:.2f} s",
+                         _ratio(kgraph[phase], keras[phase]).strip()])
+    rows.append(["`program.init` alone", f"{kgraph['program.init']:.2f} s", "-", "-"])
+    return Table("startup", command, ["phase", "kgraph", "Keras 3 (JAX)", "kgraph / Keras"],
+                 rows, ["---", "---:", "---:", "---:"])
 
 
 def main(argv=None):
@@ -224,6 +228,8 @@ def main(argv=None):
                         help="fresh processes per system (default 5)")
     parser.add_argument("--quick", action="store_true", help="10 layers, 1 repeat")
     parser.add_argument("--no-keras", action="store_true", help="measure kgraph only")
+    parser.add_argument("--results", action="store_true",
+                        help="keep the table in benchmarks/results/startup.json (the docs show it)")
     parser.add_argument("--child", choices=sorted(_CHILDREN), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     layers = args.layers or (10 if args.quick else 200)
@@ -243,7 +249,15 @@ def main(argv=None):
     lines = targets(med, layers)
     if lines:
         print("\nTargets:\n" + "\n".join(f"  {line}" for line in lines))
-    print_markdown(med, layers, repeats)
+    command = "python benchmarks/bench_startup.py" + "".join(
+        f" {flag}" for flag, on in ((f"--layers {layers}", layers != 200),
+                                    (f"--repeats {repeats}", repeats != 5),
+                                    ("--no-keras", not with_keras)) if on)
+    made = table(med, layers, repeats, command)
+    print(f"\nTable (markdown): chain of {layers} Dense(64), median of {repeats} fresh "
+          f"processes each; {machine_line()}.\n\n{made.markdown()}")
+    if args.results:
+        print(f"kept in {made.write()}")
     print(f"\nTotal benchmark time: {time.perf_counter() - started:.1f} s")
     return med
 
