@@ -19,7 +19,7 @@ Prints, in one run:
 
 The kgraph side is measured twice: through ``runtime.Trainer.train_step`` and through a
 step written directly over ``program.apply``. The XLA program comparison lives in
-``hlo_compare.py``. Everything ends with a markdown table for the README.
+``hlo_compare.py``. Everything ends with a markdown table (kept for the docs with ``--results``).
 """
 
 from __future__ import annotations
@@ -470,44 +470,43 @@ def run_train_benchmark(quick, rounds, steps, dump_dir=None):
 
 
 # --------------------------------------------------------------------------- summary
-def print_markdown(graph_results, train):
-    _header("README table (markdown)")
-    lines = [
-        f"Measured on {platform.machine()} CPU ({os.cpu_count()} cores), JAX {jax.__version__}, "
-        f"optax {optax.__version__}, Python {platform.python_version()}.",
-        "",
-        "| benchmark | result | target |",
-        "|---|---|---|",
-    ]
+def core_table(graph_results, train, command):
+    """The benchmark's table (``benchmarks.results``): graph construction, model + compile,
+    and the train step against the hand-written reference."""
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from benchmarks.results import Table
+
+    rows = []
     for r in graph_results:
-        lines.append(f"| graph construction, {r['name']} | {r['call_ms']:.3f} ms / layer call "
-                     f"| <= {TARGET_MS_PER_CALL} ms {'✅' if r['call_ms'] <= TARGET_MS_PER_CALL else '❌'} |")
+        ok = "✅" if r["call_ms"] <= TARGET_MS_PER_CALL else "❌"
+        rows.append([f"graph construction, {r['name']}", f"{r['call_ms']:.3f} ms / layer call",
+                     f"<= {TARGET_MS_PER_CALL} ms {ok}"])
     for r in graph_results:
         total = r["model_s"] + r["compile_s"]
         target = "-"
         if "10,000" in r["name"]:
             target = f"< {TARGET_ORDER_S_10K} s {'✅' if total < TARGET_ORDER_S_10K else '❌'}"
-        lines.append(f"| `kg.Model` + `compiler.compile`, {r['name']} ({r['nodes']} nodes) | "
-                     f"{r['model_s']:.3f} s + {r['compile_s']:.3f} s = {total:.3f} s | {target} |")
+        rows.append([f"`kg.Model` + `compiler.compile`, {r['name']} ({r['nodes']} nodes)",
+                     f"{r['model_s']:.3f} s + {r['compile_s']:.3f} s = {total:.3f} s", target])
     for sysm in train["systems"]:
         med = _median(sysm.times) * 1e3
         if sysm.name == "hand-written JAX":
-            lines.append(f"| train step, MLP {IN}-{HID}-{HID}-{OUT}, batch {BATCH}, {sysm.name} "
-                         f"(JAX + optax) | {med:.3f} ms | reference |")
+            rows.append([f"train step, MLP {IN}-{HID}-{HID}-{OUT}, batch {BATCH}, {sysm.name} "
+                         "(JAX + optax)", f"{med:.3f} ms", "reference"])
         else:
             ratio = train["ratios"][sysm.name]
             same = "same XLA program" if train["same_hlo"].get(sysm.name) else "XLA program differs"
             lo, hi = sysm.ci
-            lines.append(f"| train step, same MLP, {sysm.name} | {med:.3f} ms "
-                         f"(ratio {ratio:.3f}, 95% CI [{lo:.3f}, {hi:.3f}]; per-round ratio "
-                         f"{sysm.paired:.3f}; {same}) | <= {TARGET_RATIO} "
-                         f"{'✅' if ratio <= TARGET_RATIO else '❌'} |")
+            rows.append([f"train step, same MLP, {sysm.name}",
+                         f"{med:.3f} ms (ratio {ratio:.3f}, 95% CI [{lo:.3f}, {hi:.3f}]; "
+                         f"per-round ratio {sysm.paired:.3f}; {same})",
+                         f"<= {TARGET_RATIO} {'✅' if ratio <= TARGET_RATIO else '❌'}"])
     overhead = train.get("overhead") or {}
     if overhead:
-        lines.append("| fixed per-step cost vs hand-written (tiny 4-4-4-3 MLP, dispatch-bound) | "
-                     + "; ".join(f"{name}: {extra * 1e6:+.1f} us" for name, extra in overhead.items()
-                                 if name != "hand-written JAX") + " | - |")
-    print("\n".join(lines))
+        rows.append(["fixed per-step cost vs hand-written (tiny 4-4-4-3 MLP, dispatch-bound)",
+                     "; ".join(f"{name}: {extra * 1e6:+.1f} us" for name, extra in
+                               overhead.items() if name != "hand-written JAX"), "-"])
+    return Table("core", command, ["benchmark", "result", "target"], rows)
 
 
 def main(argv=None):
@@ -518,6 +517,8 @@ def main(argv=None):
     parser.add_argument("--skip-graph", action="store_true", help="only the train-step part")
     parser.add_argument("--dump-hlo", default=None, metavar="DIR",
                         help="write each system's compiled HLO and StableHLO to DIR")
+    parser.add_argument("--results", action="store_true",
+                        help="keep the table in benchmarks/results/core.json (the docs show it)")
     args = parser.parse_args(argv)
     rounds = args.rounds or (20 if args.quick else 120)
     steps = args.steps or (5 if args.quick else 8)
@@ -529,7 +530,15 @@ def main(argv=None):
     graph_results = [] if args.skip_graph else run_graph_benchmarks(args.quick)
     train = run_train_benchmark(args.quick, rounds, steps, args.dump_hlo)
     if graph_results:
-        print_markdown(graph_results, train)
+        command = "python benchmarks/bench_core.py" + "".join(
+            f" {flag}" for flag, on in (("--quick", args.quick),
+                                        (f"--rounds {args.rounds}", args.rounds),
+                                        (f"--steps {args.steps}", args.steps)) if on)
+        made = core_table(graph_results, train, command)
+        _header("Table (markdown)")
+        print(made.markdown())
+        if args.results:
+            print(f"kept in {made.write()}")
     print(f"\nTotal benchmark time: {time.perf_counter() - t_start:.1f} s")
 
 
