@@ -70,9 +70,12 @@ def main(argv=None) -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 2000, 4000, 8000])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--kinds", nargs="+", default=["Dense", "Activation"])
+    parser.add_argument("--results", action="store_true",
+                        help="keep the table in benchmarks/results/graph_size.json (the docs show it)")
     args = parser.parse_args(argv)
     sizes = sorted(args.sizes)
     failed = False
+    table_rows = []
     for kind in args.kinds:
         rows = {size: _measure(kind, size, args.repeats) for size in sizes}
         print(f"\n{kind} chain (best of {args.repeats}, seconds)")
@@ -89,6 +92,23 @@ def main(argv=None) -> int:
             print(f"growth exponent of Model() + compile: {', '.join(steps)}; "
                   f"{sizes[0]}->{sizes[-1]}: {whole:.2f} (target <= {TARGET_EXPONENT})")
             failed |= whole > TARGET_EXPONENT
+            table_rows.append([f"`{kind}` chain: `Model()` + `compile`"]
+                              + [f"{both[size]:.3f}" for size in sizes] + [f"{whole:.2f}"])
+    if table_rows:
+        sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        from benchmarks.results import Table
+
+        default = sizes == [1000, 2000, 4000, 8000] and args.repeats == 3 and args.kinds == [
+            "Dense", "Activation"]
+        made = Table("graph_size", "python benchmarks/bench_graph_size.py" + ("" if default else (
+            f" --sizes {' '.join(map(str, sizes))} --repeats {args.repeats} --kinds "
+            f"{' '.join(args.kinds)}")),
+            ["chain (best of 3, seconds)"] + [f"{size:,}" for size in sizes]
+            + [f"exponent {sizes[0]:,} -> {sizes[-1]:,}"], table_rows,
+            ["---"] + ["---:"] * (len(sizes) + 1))
+        print("\n" + made.markdown())
+        if args.results:
+            print(f"kept in {made.write()}")
     return 1 if failed else 0
 
 
