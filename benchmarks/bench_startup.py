@@ -200,7 +200,7 @@ def targets(med, layers) -> list[str]:
     return lines
 
 
-def table(med, layers, repeats, command):
+def table(med, command):
     """The medians as the benchmark's table (``benchmarks.results``)."""
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from benchmarks.results import Table
@@ -253,7 +253,7 @@ def main(argv=None):
         f" {flag}" for flag, on in ((f"--layers {layers}", layers != 200),
                                     (f"--repeats {repeats}", repeats != 5),
                                     ("--no-keras", not with_keras)) if on)
-    made = table(med, layers, repeats, command)
+    made = table(med, command)
     print(f"\nTable (markdown): chain of {layers} Dense(64), median of {repeats} fresh "
           f"processes each; {machine_line()}.\n\n{made.markdown()}")
     if args.results:

@@ -6,7 +6,7 @@ the same computation as over all of them. For long sequences the op runs the row
 (a scan) and recomputes each block's scores for the gradient instead of keeping them: the
 ``(batch, heads, queries, keys)`` scores are never held whole, in the forward pass, under
 remat, or in the backward pass. The numbers are those of ``jax.nn.dot_product_attention``
-on all rows at once. Star-imported by ``kgraph.ops.nn``.
+on all rows at once, to float32 rounding. Star-imported by ``kgraph.ops.nn``.
 
 >>> import jax.numpy as jnp
 >>> q = jnp.ones((1, 4, 2, 8))
