@@ -8,18 +8,18 @@ True
 """
 
 import jax
+import numpy as np
 
 __all__ = ["next_key", "register_seed_generator", "seed", "seed_generator_class", "set_seed"]
 
 _seed = 0
-_key = None
 _count = 0
 
 
 def set_seed(seed: int) -> None:
     """Reset the eager stream and the seed eager weight initial values derive from."""
-    global _seed, _key, _count
-    _seed, _key, _count = int(seed), None, 0
+    global _seed, _count
+    _seed, _count = int(seed), 0
 
 
 def seed() -> int:
@@ -28,13 +28,15 @@ def seed() -> int:
 
 
 def next_key():
-    """A fresh key from the eager stream."""
-    global _key, _count
+    """A fresh key from the eager stream: the ``count``-th of ``seed``, a raw ``uint32[2]``
+    key as ``jax.random.PRNGKey`` makes, its bits drawn by NumPy's ``SeedSequence`` from the
+    pair (no JAX random op runs, so none is compiled: a process's first eager call pays no
+    key-derivation compile)."""
+    global _count
+    _count += 1
+    bits = np.random.SeedSequence([_seed % 2 ** 64, _count]).generate_state(2, np.uint32)
     with jax.ensure_compile_time_eval():  # concrete even when first drawn inside a trace
-        if _key is None:
-            _key = jax.random.PRNGKey(_seed)
-        _count += 1
-        return jax.random.fold_in(_key, _count)
+        return jax.numpy.asarray(bits)
 
 
 # The class of seed objects, ``SeedGenerator`` (``kgraph.base.seed_generator``), registered by

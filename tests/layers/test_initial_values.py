@@ -204,3 +204,25 @@ def test_init_values_do_not_depend_on_model_depth(depth, key, tree_equal):
     small, _ = compiler.compile(_chain(2)).init(key)
     large, _ = compiler.compile(_chain(2 + depth)).init(key)
     assert tree_equal(small, {name: large[name] for name in small})
+
+
+def test_a_fresh_process_first_eager_call_compiles_no_key_derivation():
+    """The eager stream's keys are made without a JAX random op (each would compile on its
+    first use in a process: 0.1 s of a first eager call); only the model's own ops and
+    the weights' draw compile."""
+    import subprocess
+    import sys
+
+    script = ("import logging, jax, numpy as np, kgraph as kg\n"
+              "logging.basicConfig(level=logging.WARNING)\n"
+              "x = kg.Input(shape=(4,)); model = kg.Model(x, kg.layers.Dense(3)(x))\n"
+              "jax.config.update('jax_log_compiles', True)\n"
+              "model(np.ones((2, 4), np.float32))\n"
+              "kg.random.normal((3,))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=300, env={**__import__("os").environ, "JAX_PLATFORMS": "cpu"})
+    assert done.returncode == 0, done.stderr[-2000:]
+    compiled = [line for line in done.stderr.splitlines() if "Compiling" in line]
+    assert compiled, done.stderr[-2000:]  # the log is on: the model's ops compile
+    assert not [line for line in compiled if "fold_in" in line or "seed" in line.lower()
+                or "threefry" in line], compiled
