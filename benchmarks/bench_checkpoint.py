@@ -120,30 +120,29 @@ def measure(params=100_000_000, repeats=3, steps=6, folder=None):
     return results
 
 
-def report(r) -> str:
-    gb = r["gigabytes"]
-    lines = [
-        f"train state: {r['params'] / 1e6:.0f}M parameters, Adam: {gb:.2f} GB",
-        "| | checkpoint | raw np.save / np.load | ratio |",
-        "|---|---|---|---|",
-        f"| save | {r['save']:.2f} s ({gb / r['save']:.2f} GB/s) | "
-        f"{r['raw_save']:.2f} s | {r['save'] / r['raw_save']:.2f}x |",
-        f"| restore | {r['restore']:.2f} s ({gb / r['restore']:.2f} GB/s) | "
-        f"{r['raw_load']:.2f} s | {r['restore'] / r['raw_load']:.2f}x |",
-        "",
-        "| async save | seconds | vs one step |",
-        "|---|---|---|",
-        f"| one training step, no save running | {r['step']:.3f} | 1.00x |",
-        f"| `save` blocks the loop (device-to-host copy) | {r['save_blocks']:.3f} | "
-        f"{r['save_blocks'] / r['step']:.2f}x |",
-        f"| one step while the write runs in the background | {r['step_during_save']:.3f} | "
-        f"{r['step_during_save'] / r['step']:.2f}x |",
-        "",
-        f"Loop time an async save costs: {r['async_cost']:.2f} s (blocking part plus slower "
-        f"steps), a synchronous save {r['save']:.2f} s: "
-        f"{r['async_cost'] / r['save']:.2f}x.",
-    ]
-    return "\n".join(lines)
+def tables(r, argv=None):
+    """``measure``'s figures as the benchmark's two tables (``benchmarks.results``): save and
+    restore against the raw floor, and what an asynchronous save costs the loop."""
+    from benchmarks.results import Table, command
+
+    gb, ran = r["gigabytes"], command(__file__, argv)
+    state = f"train state of {r['params'] / 1e6:.0f}M parameters, Adam: {gb:.2f} GB"
+    speeds = Table("checkpoint", ran, [state, "checkpoint", "raw np.save / np.load", "ratio"], [
+        ["save", f"{r['save']:.2f} s ({gb / r['save']:.2f} GB/s)", f"{r['raw_save']:.2f} s",
+         f"{r['save'] / r['raw_save']:.2f}x"],
+        ["restore", f"{r['restore']:.2f} s ({gb / r['restore']:.2f} GB/s)",
+         f"{r['raw_load']:.2f} s", f"{r['restore'] / r['raw_load']:.2f}x"]],
+        ["---", "---:", "---:", "---:"])
+    cost = Table("checkpoint_async", ran, ["async save", "seconds", "ratio"], [
+        ["one training step, no save running", f"{r['step']:.3f}", "1.00x a step"],
+        ["`save` blocks the loop (device-to-host copy)", f"{r['save_blocks']:.3f}",
+         f"{r['save_blocks'] / r['step']:.2f}x a step"],
+        ["one step while the write runs in the background", f"{r['step_during_save']:.3f}",
+         f"{r['step_during_save'] / r['step']:.2f}x a step"],
+        ["loop time an async save costs in all (blocking part plus slower steps)",
+         f"{r['async_cost']:.3f}", f"{r['async_cost'] / r['save']:.2f}x a synchronous save"]],
+        ["---", "---:", "---:"])
+    return speeds, cost
 
 
 def main(argv=None):
@@ -151,10 +150,15 @@ def main(argv=None):
     parser.add_argument("--params", type=int, default=100_000_000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="10M parameters, 1 repeat")
+    parser.add_argument("--results", action="store_true", help="keep the tables in "
+                        "benchmarks/results/checkpoint*.json (the docs show them)")
     args = parser.parse_args(argv)
     if args.quick:
         args.params, args.repeats = 10_000_000, 1
-    print(report(measure(args.params, args.repeats)))
+    for made in tables(measure(args.params, args.repeats), argv):
+        print(made.markdown() + "\n")
+        if args.results:
+            print(f"kept in {made.write()}\n")
 
 
 if __name__ == "__main__":

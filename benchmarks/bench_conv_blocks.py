@@ -1,6 +1,6 @@
 """Repeated convolution blocks on CPU: a loop of them against the same blocks unrolled.
 
-    python benchmarks/bench_conv_blocks.py           # pixelcnn's sizes, about 3 minutes
+    python benchmarks/bench_conv_blocks.py           # pixelcnn's sizes, about a minute
     python benchmarks/bench_conv_blocks.py --quick   # small sizes, a few seconds
 
 A residual model of ``--blocks`` blocks (1x1 conv, 3x3 conv, 1x1 conv, as pixelcnn's) on
@@ -115,6 +115,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, few rounds")
     parser.add_argument("--blocks", type=int, default=5)
+    parser.add_argument("--results", action="store_true", help="keep the table in "
+                        "benchmarks/results/conv_blocks.json (the docs show it)")
     args = parser.parse_args(argv)
     filters, size, rounds = (16, 8, 3) if args.quick else (128, 28, 3)
     steps = forms(args.blocks, filters, size)
@@ -128,12 +130,16 @@ def main(argv=None):
             times[name].append(time.perf_counter() - start)
     medians = {name: statistics.median(values) for name, values in times.items()}
     reference = medians["kgraph scan_blocks=False"]
-    print(f"{args.blocks} blocks of {filters} channels on {size}x{size}, batch 16, "
-          f"backend {jax.default_backend()}")
-    print("| form | s / step | x unrolled walk |")
-    print("|---|---|---|")
-    for name, value in medians.items():
-        print(f"| {name} | {value:.3f} | {value / reference:.2f} |")
+    from benchmarks.results import Table, command
+
+    made = Table("conv_blocks", command(__file__, argv),
+                 [f"{args.blocks} blocks of {filters} channels on {size}x{size}, batch 16",
+                  "s / step", "x unrolled walk"],
+                 [[name, f"{value:.3f}", f"{value / reference:.2f}"]
+                  for name, value in medians.items()], ["---", "---:", "---:"])
+    print(f"backend {jax.default_backend()}\n{made.markdown()}")
+    if args.results:
+        print(f"kept in {made.write()}")
     return medians
 
 

@@ -127,22 +127,28 @@ def measure(depths, rounds, quick) -> dict:
         for key, runs in samples.items()}
 
 
-def report(results, depths) -> str:
+def table(results, depths, argv=None):
+    """``measure``'s medians as the benchmark's table (``benchmarks.results``)."""
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from benchmarks.results import Table, command
+
     shallow, deep = depths
-    lines = [f"| system | blocks | train step compile | vs {shallow} blocks | vs Keras | step "
-             "| vs Keras | temporaries | arguments |", "|---|---|---|---|---|---|---|---|---|"]
+    rows = []
     for name in dict.fromkeys(name for name, _ in results):  # the cases measured
         for depth in depths:
             figures, keras = results[name, depth], results["Keras 3", depth]
-            lines.append(
-                f"| {name} | {depth} ({figures['scanned']} scanned) "
-                f"| {figures['compile']:.2f} s "
-                f"| {figures['compile'] / results[name, shallow]['compile']:.2f}x "
-                f"| {figures['compile'] / keras['compile']:.2f}x "
-                f"| {figures['step'] * 1000:.0f} ms | {figures['step'] / keras['step']:.2f}x "
-                f"| {figures['temp']:.1f} MiB | {figures['arguments']:.1f} MiB |")
-    lines += ["", f"({results['kgraph', deep]['parameters']:,} parameters at {deep} blocks.)"]
-    return "\n".join(lines)
+            rows.append([name, f"{depth} ({figures['scanned']} scanned)",
+                         f"{figures['compile']:.2f} s",
+                         f"{figures['compile'] / results[name, shallow]['compile']:.2f}x",
+                         f"{figures['compile'] / keras['compile']:.2f}x",
+                         f"{figures['step'] * 1000:.0f} ms",
+                         f"{figures['step'] / keras['step']:.2f}x",
+                         f"{figures['temp']:.1f} MiB", f"{figures['arguments']:.1f} MiB"])
+    parameters = results["kgraph", deep]["parameters"]
+    return Table("keras_hub", command(__file__, argv),
+                 ["system", f"blocks ({parameters / 1e6:.1f}M parameters at {deep})",
+                  "train step compile", f"vs {shallow} blocks", "vs Keras", "step", "vs Keras",
+                  "temporaries", "arguments"], rows, ["---"] + ["---:"] * 8)
 
 
 def main(argv=None):
@@ -152,13 +158,18 @@ def main(argv=None):
     parser.add_argument("--depths", type=int, nargs=2, default=(2, 24))
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--options", default="{}", help=argparse.SUPPRESS)
+    parser.add_argument("--results", action="store_true",
+                        help="keep the table in benchmarks/results/keras_hub.json (the docs show it)")
     args = parser.parse_args(argv)
     if args.child:
         _child(args.child[0], int(args.child[1]), args.quick, json.loads(args.options))
         return None
     depths = tuple(args.depths)
     results = measure(depths, 1 if args.quick else args.rounds, args.quick)
-    print(report(results, depths))
+    made = table(results, depths, argv)
+    print(made.markdown())
+    if args.results:
+        print(f"kept in {made.write()}")
     return results
 
 

@@ -73,6 +73,28 @@ def _timed(run, x):
     return time.perf_counter() - started, out
 
 
+def table(rows, argv=None):
+    """``(network, samples, medians)`` rows as the benchmark's table (``benchmarks.results``):
+    seconds, and each system's ratio to the hand-written loop."""
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from benchmarks.results import Table, command
+
+    def seconds(t):
+        return f"{t:.2f} s" if t >= 1 else f"{t * 1e3:.3g} ms"
+
+    cells = []
+    for name, samples, medians in rows:
+        hand = medians["hand-written"]
+        row = [name, samples, seconds(hand)]
+        for system in ("kgraph predict", "Keras predict"):
+            t = medians.get(system)
+            row.append("n/a" if t is None else f"{seconds(t)} ({t / hand:.2f}x)")
+        cells.append(row)
+    return Table("predict", command(__file__, argv),
+                 ["network", "samples", "hand-written", "kgraph predict", "Keras predict"],
+                 cells, ["---", "---:", "---:", "---:", "---:"])
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
@@ -80,6 +102,8 @@ def main(argv=None):
                         help="comma-separated: " + ", ".join(NETWORKS))
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--no-keras", action="store_true")
+    parser.add_argument("--results", action="store_true",
+                        help="keep the table in benchmarks/results/predict.json (the docs show it)")
     args = parser.parse_args(argv)
     rounds = 2 if args.quick else args.rounds
     keras = None
@@ -112,16 +136,10 @@ def main(argv=None):
             medians = {system: statistics.median(t) for system, t in times.items()}
             rows.append((name, samples, medians))
             print(name, samples, {s: f"{t:.3f} s" for s, t in medians.items()}, flush=True)
-    print()
-    print("| network | samples | hand-written | kgraph predict | Keras predict |")
-    print("|---|---|---|---|---|")
-    for name, samples, medians in rows:
-        hand = medians["hand-written"]
-        cells = [f"{hand:.3f} s"]
-        for system in ("kgraph predict", "Keras predict"):
-            t = medians.get(system)
-            cells.append("n/a" if t is None else f"{t:.3f} s ({t / hand:.2f}x)")
-        print(f"| {name} | {samples} | " + " | ".join(cells) + " |")
+    made = table(rows, argv)
+    print("\n" + made.markdown())
+    if args.results:
+        print(f"kept in {made.write()}")
     return rows
 
 

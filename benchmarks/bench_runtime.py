@@ -21,7 +21,8 @@ transformer encoder block; Adam(1e-3); random float32 data from a fixed seed):
    (e.g. putting the data on the device) is not part of any epoch, as the hand loop has no
    such step. Systems take turns epoch by epoch.
 
-Ends with a markdown table for the README. Keras is optional ("n/a" without it).
+Ends with the table the docs show (kept with ``--results``). Keras is optional ("n/a" without
+it).
 """
 
 from __future__ import annotations
@@ -393,17 +394,20 @@ def _step_cell(result, name):
             f"({s['kgraph_ms']:.3f} vs {s['hand_ms']:.3f} ms)")
 
 
-def markdown_table(results):
-    lines = ["| workload | step ratio vs hand JAX [95% CI] | packed step ratio [95% CI] "
-             "| hand loop steps/s | kgraph fit | kgraph fit spe=8 | kgraph fit spe=16 "
-             "| Keras fit |",
-             "|---|---|---|---|---|---|---|---|"]
-    for name, r in results.items():
-        loop = _rate(r["fit"]["hand loop"][0])
-        lines.append(f"| {name} | {_step_cell(r, KGRAPH)} | {_step_cell(r, PACKED)} | {loop} "
-                     f"| {_fit_cell(r, 'kgraph fit')} | {_fit_cell(r, 'kgraph fit spe=8')} "
-                     f"| {_fit_cell(r, 'kgraph fit spe=16')} | {_fit_cell(r, 'Keras fit')} |")
-    return "\n".join(lines)
+def table(results, argv=None):
+    """The results as the benchmark's table (``benchmarks.results``): step ratios with their
+    95% intervals, and fit columns in steps/s with their ratio to the hand loop."""
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from benchmarks.results import Table, command
+
+    rows = [[name, _step_cell(r, KGRAPH), _step_cell(r, PACKED), _rate(r["fit"]["hand loop"][0]),
+             *(_fit_cell(r, system) for system in ("kgraph fit", "kgraph fit spe=8",
+                                                   "kgraph fit spe=16", "Keras fit"))]
+            for name, r in results.items()]
+    return Table("runtime", command(__file__, argv),
+                 ["workload", "step ratio vs hand JAX [95% CI]", "packed step ratio [95% CI]",
+                  "hand loop steps/s", "kgraph fit", "kgraph fit spe=8", "kgraph fit spe=16",
+                  "Keras fit"], rows, ["---"] + ["---:"] * 7)
 
 
 def target_lines(results):
@@ -456,6 +460,8 @@ def main(argv=None):
     parser.add_argument("--fit-rounds", type=int, default=None,
                         help="timed fit epochs per system (default 7; quick 2)")
     parser.add_argument("--no-keras", action="store_true", help="skip the Keras columns")
+    parser.add_argument("--results", action="store_true",
+                        help="keep the table in benchmarks/results/runtime.json (the docs show it)")
     parser.add_argument("--hlo", action="store_true",
                         help="also compare the compiled XLA programs of the two steps")
     args = parser.parse_args(argv)
@@ -484,9 +490,12 @@ def main(argv=None):
 
     print("\nTargets:")
     print("\n".join(f"  {line}" for line in target_lines(results)))
-    print("\nREADME table (markdown): fit columns are steps/s (ratio to the hand loop); "
+    print("\nTable (markdown): fit columns are steps/s (ratio to the hand loop); "
           f"measured on {machine_line(keras)}.\n")
-    print(markdown_table(results))
+    made = table(results, argv)
+    print(made.markdown())
+    if args.results:
+        print(f"kept in {made.write()}")
     print(f"\nTotal benchmark time: {time.perf_counter() - started:.1f} s")
     return results
 

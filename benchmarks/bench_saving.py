@@ -9,8 +9,8 @@ warm-up each, ``kg.load_model`` and ``keras.saving.load_model`` read that same f
 each system saves the model it loaded (garbage collected before each timing, so that neither
 pays for collecting the other's objects). The loaded models' predictions on two random images
 are compared first (normalized max difference, must be <= 1e-3). Medians and the ratios kgraph / Keras of the medians
-are printed, with a markdown table for the README. The machine is shared and noisy:
-compare ratios from one run. Target: load ratio <= 1.0.
+are printed, with the table the docs show (kept with ``--results``). The machine is shared
+and noisy: compare ratios from one run. Target: load ratio <= 1.0.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import argparse
 import gc
 import os
 import statistics
+import sys
 import tempfile
 import time
 
@@ -79,25 +80,33 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--quick", action="store_true",
                         help="MobileNetV2 (alpha 0.35) at 32x32, one repeat")
+    parser.add_argument("--results", action="store_true",
+                        help="keep the table in benchmarks/results/saving.json (the docs show it)")
     args = parser.parse_args(argv)
     if args.quick:
         args.network, args.size, args.repeats = "MobileNetV2", 32, 1
     medians = measure(args.network, args.size, args.repeats)
-    print(report(args.network, args.repeats, medians))
+    made = table(args.network, args.repeats, medians, argv)
+    ratio = medians["kgraph"]["load"] / medians["keras"]["load"]
+    print(f"{made.markdown()}\nload ratio {ratio:.2f} (target <= {TARGET_LOAD_RATIO})")
+    if args.results:
+        print(f"kept in {made.write()}")
     return medians
 
 
-def report(network, repeats, medians) -> str:
-    """The markdown table and the load ratio of ``measure``'s medians."""
-    lines = [f"{network} ({medians['params']:,} parameters, {medians['megabytes']:.1f} MB "
-             f"file), medians of {repeats}:",
-             "| step | kgraph | Keras 3 (JAX) | kgraph / Keras |", "|---|---|---|---|"]
+def table(network, repeats, medians, argv=None):
+    """``measure``'s medians as the benchmark's table (``benchmarks.results``)."""
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from benchmarks.results import Table, command
+
+    rows = []
     for phase in ("load", "save"):
         ours, theirs = medians["kgraph"][phase], medians["keras"][phase]
-        lines.append(f"| {phase} | {ours:.2f} s | {theirs:.2f} s | {ours / theirs:.2f} |")
-    ratio = medians["kgraph"]["load"] / medians["keras"]["load"]
-    lines.append(f"load ratio {ratio:.2f} (target <= {TARGET_LOAD_RATIO})")
-    return "\n".join(lines)
+        rows.append([phase, f"{ours:.2f} s", f"{theirs:.2f} s", f"{ours / theirs:.2f}"])
+    return Table("saving", command(__file__, argv),
+                 [f"{network} ({medians['params'] / 1e6:.1f} M parameters, "
+                  f"{medians['megabytes']:.0f} MB file), medians of {repeats}", "kgraph",
+                  "Keras 3 (JAX)", "kgraph / Keras"], rows, ["---", "---:", "---:", "---:"])
 
 
 if __name__ == "__main__":

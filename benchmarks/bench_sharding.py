@@ -161,30 +161,41 @@ def compile_times(depths=(4, 16, 48), dim=64):
     return times
 
 
-def report(sizes, memory, compiles) -> str:
+def tables(sizes, memory, compiles, argv=None):
+    """The figures as the benchmark's three tables (``benchmarks.results``): bytes per device
+    by layout, the host memory of a sharded initialisation, and compile time by depth."""
+    from benchmarks.results import Table, command
+
+    ran = command(__file__, argv)
     total_params, total_opt, rows = sizes
-    lines = ["| layout | weights per device | Adam state per device |", "|---|---|---|",
-             f"| one device | {total_params / 2**20:.1f} MiB | {total_opt / 2**20:.1f} MiB |"]
-    for name, (params, opt) in rows.items():
-        lines.append(f"| {name} | {params / 2**20:.1f} MiB ({params / total_params:.3f}) | "
-                     f"{opt / 2**20:.1f} MiB ({opt / total_opt:.3f}) |")
-    lines += ["", f"Sharded initialisation of a {memory['param_bytes'] / 2**30:.2f} GiB model "
-              f"on 8 devices: peak host memory grew by {memory['growth']:.2f}x its parameter "
-              f"bytes ({memory['seconds']:.1f} s).", "",
-              "| transformer blocks | train step compile, blocks scanned | unrolled |",
-              "|---|---|---|"]
+    layouts = [["one device", f"{total_params / 2**20:.1f} MiB", f"{total_opt / 2**20:.1f} MiB"]]
+    layouts += [[name, f"{params / 2**20:.1f} MiB ({params / total_params:.3f})",
+                 f"{opt / 2**20:.1f} MiB ({opt / total_opt:.3f})"]
+                for name, (params, opt) in rows.items()]
+    init = [[f"{memory['param_bytes'] / 2**30:.2f} GiB, fully sharded over 8 devices",
+             f"{memory['growth']:.2f}x", f"{memory['seconds']:.1f} s"]]
     depths = sorted({depth for _, depth in compiles})
-    for depth in depths:
-        scanned, unrolled = compiles[True, depth], compiles[False, depth]
-        lines.append(f"| {depth} | {scanned:.2f} s ({scanned / compiles[True, depths[0]]:.2f}x) "
-                     f"| {unrolled:.2f} s ({unrolled / compiles[False, depths[0]]:.2f}x) |")
-    return "\n".join(lines)
+    by_depth = [[depth, f"{compiles[True, depth]:.2f} s "
+                        f"({compiles[True, depth] / compiles[True, depths[0]]:.2f}x)",
+                 f"{compiles[False, depth]:.2f} s "
+                 f"({compiles[False, depth] / compiles[False, depths[0]]:.2f}x)"]
+                for depth in depths]
+    return (Table("sharding_layouts", ran,
+                  ["layout", "weights per device", "Adam state per device"], layouts,
+                  ["---", "---:", "---:"]),
+            Table("sharding_init", ran, ["model", "peak host memory growth / parameter bytes",
+                                         "time"], init, ["---", "---:", "---:"]),
+            Table("sharding_compile", ran, ["transformer blocks",
+                                            "train step compile, blocks scanned", "unrolled"],
+                  by_depth, ["---:", "---:", "---:"]))
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small models")
     parser.add_argument("--init-memory-child", nargs=2, type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--results", action="store_true", help="keep the tables in "
+                        "benchmarks/results/sharding_*.json (the docs show them)")
     args = parser.parse_args(argv)
     if args.init_memory_child:
         _init_memory_child(*args.init_memory_child)
@@ -195,7 +206,10 @@ def main(argv=None):
         compiles = compile_times((3,), dim=16)
     else:
         sizes, memory, compiles = bytes_per_device(), init_memory(), compile_times()
-    print(report(sizes, memory, compiles))
+    for made in tables(sizes, memory, compiles, argv):
+        print(made.markdown() + "\n")
+        if args.results:
+            print(f"kept in {made.write()}\n")
 
 
 if __name__ == "__main__":

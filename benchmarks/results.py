@@ -21,6 +21,8 @@ import json
 import os
 import pathlib
 import platform
+import shlex
+import sys
 import tempfile
 
 RESULTS = pathlib.Path(__file__).resolve().parent / "results"
@@ -58,6 +60,18 @@ class Table:
             json.dump(dataclasses.asdict(self), f, indent=1)
         os.replace(f.name, path)
         return path
+
+
+def command(script: str, argv=None) -> str:
+    """The command that ran ``script`` (a benchmark's ``__file__``) with ``argv`` (by default
+    the process's arguments), less ``--results``: what a reader types to measure it again.
+
+    >>> command("/anywhere/benchmarks/bench_demo.py", ["--quick", "--results"])
+    'python benchmarks/bench_demo.py --quick'
+    """
+    argv = sys.argv[1:] if argv is None else argv
+    kept = [arg for arg in argv if arg != "--results"]
+    return shlex.join(["python", f"benchmarks/{pathlib.Path(script).name}", *kept])
 
 
 def read(name: str) -> Table:

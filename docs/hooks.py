@@ -122,6 +122,43 @@ def on_page_markdown(markdown, page, config, files):
     return _FIGURES.sub(figures, markdown)
 
 
+# What native libraries print on their own as they load (absl / glog lines: TensorFlow's, which
+# Keras and KerasHub import where it is installed, and libtpu's on a machine with no TPU); a
+# notebook cell's stderr is captured whole, so these would show on its page.
+_LIBRARY_LOG_LINE = re.compile(
+    r"^(WARNING: All log messages before absl::InitializeLog\(\)|WARNING: Logging before "
+    r"InitGoogle\(\)|[IWEF]\d{4} \d\d:\d\d:\d+\.\d+ +\d+ \S+:\d+\]|=== Source Location Trace"
+    r"|learning/\S+\.cc:\d+$|To enable the following instructions:|Failed to find host bounds "
+    r"for accelerator type: |\s*$)")
+_STDERR = re.compile(r'(<div class="[^"]*jp-OutputArea-output[^"]*" data-mime-type='
+                     r'"application/vnd\.jupyter\.stderr"[^>]*>\s*<pre>)(.*?)(</pre>\s*</div>)',
+                     re.S)
+
+
+def quiet_stderr(html: str) -> str:
+    r"""A notebook page without the native libraries' start-up logging in its cells' stderr
+    outputs (an output left empty is dropped); every other line of stderr is kept.
+
+    >>> page = ('<div class="jp-RenderedText jp-OutputArea-output" data-mime-type='
+    ...         '"application/vnd.jupyter.stderr"><pre>WARNING: Logging before InitGoogle() '
+    ...         'is written to STDERR\nUserWarning: kept\n</pre></div>')
+    >>> "InitGoogle" in quiet_stderr(page), "UserWarning: kept" in quiet_stderr(page)
+    (False, True)
+    """
+    def keep(match):
+        lines = [line for line in match.group(2).split("\n")
+                 if not _LIBRARY_LOG_LINE.match(line)]
+        return f"{match.group(1)}{chr(10).join(lines)}{match.group(3)}" if lines else ""
+
+    return _STDERR.sub(keep, html)
+
+
+def on_page_content(html, page, config, files):
+    if page.file.src_path.endswith(".ipynb"):
+        return quiet_stderr(html)
+    return html
+
+
 if __name__ == "__main__":
     KNOWN_DIFFERENCES.write_text(known_differences())
     print(f"wrote {KNOWN_DIFFERENCES}")

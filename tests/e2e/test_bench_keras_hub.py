@@ -27,6 +27,6 @@ def test_quick_runs_scan_under_kgraph_and_report_every_figure():
     assert results["kgraph", 4]["scanned"] == 4 and results["Keras 3", 4]["scanned"] == 0
     assert results["kgraph", 4]["parameters"] == results["Keras 3", 4]["parameters"] > 0
     assert all(results["kgraph", 4][figure] > 0 for figure in ("compile", "step", "temp"))
-    table = bench_keras_hub.report(results, (4, 4))
+    table = bench_keras_hub.table(results, (4, 4), ["--quick"]).markdown()
     assert "| kgraph | 4 (4 scanned) |" in table and "| Keras 3 | 4 (0 scanned) |" in table
     assert table.count("\n| ") == 4  # a row per case and depth

@@ -20,4 +20,7 @@ def test_saving_benchmark_times_both_loaders_on_one_file(tmp_path):
     assert medians["params"] > 100_000 and medians["megabytes"] > 0.1
     assert all(medians[system][phase] > 0 for system in ("kgraph", "keras")
                for phase in ("load", "save"))
-    assert "load ratio" in bench_saving.report("MobileNetV2", 1, medians)
+    table = bench_saving.table("MobileNetV2", 1, medians, ["--quick"])
+    assert table.command == "python benchmarks/bench_saving.py --quick"
+    assert [row[0] for row in table.rows] == ["load", "save"]
+    assert table.rows[0][1] == f"{medians['kgraph']['load']:.2f} s"

@@ -18,7 +18,8 @@ def test_report_gives_ratios_against_the_shallowest_model():
     compiles = {(True, 4): 2.0, (True, 48): 10.0, (False, 4): 2.0, (False, 48): 20.0}
     sizes = (8 << 20, 16 << 20, {"fully sharded": (1 << 20, 2 << 20)})
     memory = {"param_bytes": 1 << 30, "growth": 1.3, "seconds": 2.0}
-    text = bench_sharding.report(sizes, memory, compiles)
-    assert "| fully sharded | 1.0 MiB (0.125) | 2.0 MiB (0.125) |" in text
-    assert "grew by 1.30x its parameter bytes" in text
-    assert "| 48 | 10.00 s (5.00x) | 20.00 s (10.00x) |" in text
+    layouts, init, by_depth = bench_sharding.tables(sizes, memory, compiles, [])
+    assert "| fully sharded | 1.0 MiB (0.125) | 2.0 MiB (0.125) |" in layouts.markdown()
+    assert init.rows == [["1.00 GiB, fully sharded over 8 devices", "1.30x", "2.0 s"]]
+    assert "| 48 | 10.00 s (5.00x) | 20.00 s (10.00x) |" in by_depth.markdown()
+    assert by_depth.command == "python benchmarks/bench_sharding.py"

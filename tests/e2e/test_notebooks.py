@@ -1,5 +1,6 @@
-"""The notebooks: kept with their outputs stripped, and each executed cell by cell in a fresh kernel
-(a failing cell fails the test), as ``python notebooks/execute.py`` does."""
+"""The notebooks: kept with their outputs stripped, and run by ``python notebooks/execute.py``.
+Building the site executes each of them (``tests/docs/test_site.py``: a failing cell fails the
+build)."""
 
 import importlib.util
 import json
@@ -32,7 +33,12 @@ def test_outputs_are_stripped(path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_notebook_runs_cell_by_cell(path):
-    seconds = _runner().execute(path)  # raises CellExecutionError naming the failing cell
+def test_the_runner_executes_a_notebook_cell_by_cell(tmp_path):
+    seconds = _runner().execute(FOLDER / "02_pure_program.ipynb")
     assert seconds > 0
+    import nbformat
+    broken = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1"),
+                                             nbformat.v4.new_code_cell("raise ValueError(x)")])
+    nbformat.write(broken, tmp_path / "broken.ipynb")
+    with pytest.raises(Exception, match="ValueError"):  # nbclient's CellExecutionError
+        _runner().execute(tmp_path / "broken.ipynb")

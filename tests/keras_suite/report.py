@@ -69,24 +69,31 @@ def _folder(case: str) -> str:
     return parts[2] if len(parts) > 3 else case  # a collection error of a folder: its own row
 
 
-def table(outcomes: dict) -> str:
-    """A Markdown table by folder: passed / failed / skipped / ledger, the pass rate of the
-    cases run (not skipped, not in the ledger) and the ledger's share of the cases."""
+def table(outcomes: dict):
+    """The figures by folder as a ``benchmarks.results.Table``: cases passed / failed /
+    skipped / in the ledger, the pass rate of the cases run (not skipped, not in the ledger)
+    and the ledger's share of the cases. ``table(outcomes).markdown()`` prints it."""
+    from benchmarks.results import Table
+
     counts = collections.defaultdict(collections.Counter)
     for case, (outcome, _) in outcomes.items():
         counts[_folder(case)][outcome] += 1
         counts["total"][outcome] += 1
-    lines = ["| Keras folder | cases | passed | failed | skipped by Keras | in the ledger | "
-             "not run | pass rate | ledger share |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    rows = []
     for folder in [*sorted(f for f in counts if f != "total"), "total"]:
         c = counts[folder]
         ran = c["passed"] + c["failed"]
         rate = f"{100 * c['passed'] / ran:.1f}%" if ran else "-"
         share = f"{100 * c['ledger'] / sum(c.values()):.1f}%"
         name = f"**{folder}**" if folder == "total" else f"`{folder}/`"
-        lines.append(f"| {name} | {sum(c.values())} | {c['passed']} | {c['failed']} | "
-                     f"{c['skipped']} | {c['ledger']} | {c['not run']} | {rate} | {share} |")
-    return "\n".join(lines)
+        rows.append([name, sum(c.values()), c["passed"], c["failed"], c["skipped"],
+                     c["ledger"], c["not run"], rate, share])
+    command = "python -m tests.keras_suite.report" + "".join(
+        f" {arg}" for arg in sys.argv[1:] if arg != "--results")
+    return Table("keras_suite", command,
+                 ["Keras folder", "cases", "passed", "failed", "skipped by Keras",
+                  "in the ledger", "not run", "pass rate", "ledger share"],
+                 rows, ["---"] + ["---:"] * 8)
 
 
 def main(argv=None) -> int:
@@ -100,6 +107,9 @@ def main(argv=None) -> int:
                         help="summarize the shards' JSON saved in this folder (no run)")
     parser.add_argument("--write-open", action="store_true",
                         help="list the failing cases in open_defects/ (and drop those passing)")
+    parser.add_argument("--results", action="store_true",
+                        help="keep the table in benchmarks/results/keras_suite.json (the docs "
+                             "show it)")
     parser.add_argument("files", nargs="*", help="only these of Keras's test files")
     args = parser.parse_args(argv)
     if args.files:
@@ -124,7 +134,10 @@ def main(argv=None) -> int:
         runs.append(run)
     universe = keras_cases([f for s in chosen for f in s.files])
     outcomes = summarize(runs, universe)
-    print(table(outcomes))
+    made = table(outcomes)
+    print(made.markdown())
+    if args.results:
+        print(f"kept in {made.write()}", file=sys.stderr)
     if args.write_open:
         write_open(outcomes, runs)
     if args.failures:
