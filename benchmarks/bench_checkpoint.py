@@ -132,7 +132,7 @@ def tables(r, argv=None):
          f"{r['save'] / r['raw_save']:.2f}x"],
         ["restore", f"{r['restore']:.2f} s ({gb / r['restore']:.2f} GB/s)",
          f"{r['raw_load']:.2f} s", f"{r['restore'] / r['raw_load']:.2f}x"]],
-        ["---", "---:", "---:", "---:"])
+        ["---", "---:", "---:", "---:"], against=["orbax-checkpoint"])
     cost = Table("checkpoint_async", ran, ["async save", "seconds", "ratio"], [
         ["one training step, no save running", f"{r['step']:.3f}", "1.00x a step"],
         ["`save` blocks the loop (device-to-host copy)", f"{r['save_blocks']:.3f}",
@@ -141,7 +141,7 @@ def tables(r, argv=None):
          f"{r['step_during_save'] / r['step']:.2f}x a step"],
         ["loop time an async save costs in all (blocking part plus slower steps)",
          f"{r['async_cost']:.3f}", f"{r['async_cost'] / r['save']:.2f}x a synchronous save"]],
-        ["---", "---:", "---:"])
+        ["---", "---:", "---:"], against=["orbax-checkpoint"])
     return speeds, cost
 
 

@@ -506,7 +506,7 @@ def core_table(graph_results, train, command):
         rows.append(["fixed per-step cost vs hand-written (tiny 4-4-4-3 MLP, dispatch-bound)",
                      "; ".join(f"{name}: {extra * 1e6:+.1f} us" for name, extra in
                                overhead.items() if name != "hand-written JAX"), "-"])
-    return Table("core", command, ["benchmark", "result", "target"], rows)
+    return Table("core", command, ["benchmark", "result", "target"], rows, against=["optax"])
 
 
 def main(argv=None):

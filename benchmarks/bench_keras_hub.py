@@ -148,7 +148,8 @@ def table(results, depths, argv=None):
     return Table("keras_hub", command(__file__, argv),
                  ["system", f"blocks ({parameters / 1e6:.1f}M parameters at {deep})",
                   "train step compile", f"vs {shallow} blocks", "vs Keras", "step", "vs Keras",
-                  "temporaries", "arguments"], rows, ["---"] + ["---:"] * 8)
+                  "temporaries", "arguments"], rows, ["---"] + ["---:"] * 8,
+                 against=["keras", "keras-hub"])
 
 
 def main(argv=None):

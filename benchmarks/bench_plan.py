@@ -155,7 +155,8 @@ def table(figures: list, command: str = "python benchmarks/bench_plan.py"):
     """The cases' figures as the benchmark's table (``benchmarks.results``)."""
     from benchmarks.results import Table
 
-    return Table("plan", command, HEADER, [_row(f) for f in figures], ALIGN)
+    return Table("plan", command, HEADER, [_row(f) for f in figures], ALIGN,
+                 against=["libtpu", "keras-hub"])
 
 
 def main():

@@ -92,7 +92,8 @@ def table(rows, argv=None):
         cells.append(row)
     return Table("predict", command(__file__, argv),
                  ["network", "samples", "hand-written", "kgraph predict", "Keras predict"],
-                 cells, ["---", "---:", "---:", "---:", "---:"])
+                 cells, ["---", "---:", "---:", "---:", "---:"],
+                 against=["keras"] if any("Keras predict" in m for *_, m in rows) else [])
 
 
 def main(argv=None):

@@ -407,7 +407,9 @@ def table(results, argv=None):
     return Table("runtime", command(__file__, argv),
                  ["workload", "step ratio vs hand JAX [95% CI]", "packed step ratio [95% CI]",
                   "hand loop steps/s", "kgraph fit", "kgraph fit spe=8", "kgraph fit spe=16",
-                  "Keras fit"], rows, ["---"] + ["---:"] * 7)
+                  "Keras fit"], rows, ["---"] + ["---:"] * 7,
+                 against=["optax"] + (["keras"] if any(
+                     r["fit"].get("Keras fit") for r in results.values()) else []))
 
 
 def target_lines(results):

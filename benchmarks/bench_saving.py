@@ -106,7 +106,8 @@ def table(network, repeats, medians, argv=None):
     return Table("saving", command(__file__, argv),
                  [f"{network} ({medians['params'] / 1e6:.1f} M parameters, "
                   f"{medians['megabytes']:.0f} MB file), medians of {repeats}", "kgraph",
-                  "Keras 3 (JAX)", "kgraph / Keras"], rows, ["---", "---:", "---:", "---:"])
+                  "Keras 3 (JAX)", "kgraph / Keras"], rows, ["---", "---:", "---:", "---:"],
+                 against=["keras", "h5py"])
 
 
 if __name__ == "__main__":

@@ -218,7 +218,7 @@ def table(med, command):
                          _ratio(kgraph[phase], keras[phase]).strip()])
     rows.append(["`program.init` alone", f"{kgraph['program.init']:.2f} s", "-", "-"])
     return Table("startup", command, ["phase", "kgraph", "Keras 3 (JAX)", "kgraph / Keras"],
-                 rows, ["---", "---:", "---:", "---:"])
+                 rows, ["---", "---:", "---:", "---:"], against=[] if keras is None else ["keras"])
 
 
 def main(argv=None):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import importlib.metadata
 import json
 import os
 import pathlib
@@ -38,6 +39,7 @@ class Table:
     header: list
     rows: list
     align: list | None = None
+    against: list = dataclasses.field(default_factory=list)  # distributions measured against
     measured: dict = dataclasses.field(default_factory=dict)
 
     def markdown(self) -> str:
@@ -48,12 +50,14 @@ class Table:
 
     def write(self) -> pathlib.Path:
         """Keep the table in ``benchmarks/results/<name>.json`` (written whole, then renamed
-        into place), with the day and the machine's Python and JAX."""
+        into place), with the day, the machine's Python and JAX, and the installed version of
+        each distribution in ``against`` (what the table compares with, e.g. ``keras``)."""
         import jax
 
         self.measured = {"date": datetime.date.today().isoformat(),
                          "python": platform.python_version(), "jax": jax.__version__,
-                         "machine": f"{platform.machine()}, {os.cpu_count()} cores"}
+                         "machine": f"{platform.machine()}, {os.cpu_count()} cores",
+                         **{name: importlib.metadata.version(name) for name in self.against}}
         RESULTS.mkdir(exist_ok=True)
         path = RESULTS / f"{self.name}.json"
         with tempfile.NamedTemporaryFile("w", dir=RESULTS, delete=False, suffix=".tmp") as f:
@@ -83,6 +87,8 @@ def rendered(name: str) -> str:
     """The kept table as the documentation shows it: the table, then its command and where
     and when it was measured."""
     table = read(name)
-    where = table.measured
-    return (f"{table.markdown()}\n\nMeasured with `{table.command}` on {where.get('date')}, "
-            f"{where.get('machine')}, Python {where.get('python')}, JAX {where.get('jax')}.\n")
+    where = dict(table.measured)
+    core = {key: where.pop(key, None) for key in ("date", "machine", "python", "jax")}
+    others = "".join(f", {library} {version}" for library, version in where.items())
+    return (f"{table.markdown()}\n\nMeasured with `{table.command}` on {core['date']}, "
+            f"{core['machine']}, Python {core['python']}, JAX {core['jax']}{others}.\n")

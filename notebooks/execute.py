@@ -1,5 +1,5 @@
-"""Run every notebook in this folder in a fresh kernel, as CI does: a failing cell fails the
-run. Prints how long each one took. The notebooks' files go to a temporary folder.
+"""Run every notebook in this folder in a fresh kernel (building the site runs them too): a
+failing cell fails the run. Prints how long each one took. The notebooks' files go to a temporary folder.
 
     python notebooks/execute.py                        # all of them, in order
     python notebooks/execute.py 05_deploy.ipynb        # some

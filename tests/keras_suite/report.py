@@ -17,6 +17,7 @@ import argparse
 import collections
 import json
 import pathlib
+import shlex
 import subprocess
 import sys
 
@@ -69,7 +70,7 @@ def _folder(case: str) -> str:
     return parts[2] if len(parts) > 3 else case  # a collection error of a folder: its own row
 
 
-def table(outcomes: dict):
+def table(outcomes: dict, argv=None):
     """The figures by folder as a ``benchmarks.results.Table``: cases passed / failed /
     skipped / in the ledger, the pass rate of the cases run (not skipped, not in the ledger)
     and the ledger's share of the cases. ``table(outcomes).markdown()`` prints it."""
@@ -88,12 +89,25 @@ def table(outcomes: dict):
         name = f"**{folder}**" if folder == "total" else f"`{folder}/`"
         rows.append([name, sum(c.values()), c["passed"], c["failed"], c["skipped"],
                      c["ledger"], c["not run"], rate, share])
-    command = "python -m tests.keras_suite.report" + "".join(
-        f" {arg}" for arg in sys.argv[1:] if arg != "--results")
-    return Table("keras_suite", command,
+    return Table("keras_suite", _command(argv),
                  ["Keras folder", "cases", "passed", "failed", "skipped by Keras",
                   "in the ledger", "not run", "pass rate", "ledger share"],
-                 rows, ["---"] + ["---:"] * 8)
+                 rows, ["---"] + ["---:"] * 8, against=["keras"])
+
+
+def _command(argv=None) -> str:
+    """The command that measures the run's figures again: ``argv`` (by default the process's)
+    without what only keeps or reads results (``--results``, ``--save``, ``--load``,
+    ``--write-open``, ``--failures``)."""
+    argv, kept = list(sys.argv[1:] if argv is None else argv), []
+    while argv:
+        arg = argv.pop(0)
+        if arg in ("--save", "--load"):
+            argv = argv[1:]
+        elif arg not in ("--results", "--write-open", "--failures") and not arg.startswith(
+                ("--save=", "--load=")):
+            kept.append(arg)
+    return shlex.join(["python", "-m", "tests.keras_suite.report", *kept])
 
 
 def main(argv=None) -> int:
@@ -134,7 +148,7 @@ def main(argv=None) -> int:
         runs.append(run)
     universe = keras_cases([f for s in chosen for f in s.files])
     outcomes = summarize(runs, universe)
-    made = table(outcomes)
+    made = table(outcomes, argv)
     print(made.markdown())
     if args.results:
         print(f"kept in {made.write()}", file=sys.stderr)

@@ -9,8 +9,9 @@ def test_the_table_counts_each_outcome_by_folder():
                 "keras/src/layers/core/dense_test.py::DenseTest::test_b": ("failed", "x"),
                 "keras/src/layers/core/dense_test.py::DenseTest::test_c": ("ledger", "backend"),
                 "keras/src/losses/losses_test.py::MSETest::test_d": ("skipped", "")}
-    table = report.table(outcomes)
-    assert table.name == "keras_suite" and table.command.startswith("python -m tests.")
+    table = report.table(outcomes, ["--all", "--save", "out/", "--results"])
+    assert table.name == "keras_suite"
+    assert table.command == "python -m tests.keras_suite.report --all"
     assert table.rows == [["`layers/`", 3, 1, 1, 0, 1, 0, "50.0%", "33.3%"],
                           ["`losses/`", 1, 0, 0, 1, 0, 0, "-", "0.0%"],
                           ["**total**", 4, 1, 1, 1, 1, 0, "50.0%", "25.0%"]]
