@@ -122,10 +122,20 @@ def _log_probabilities(output, from_logits=False, axis=-1):
 
 def _label_crossentropy(labels, output, from_logits=False, axis=-1):
     """``-log p[label]`` along ``axis`` for integer ``labels`` of ``output``'s shape without
-    ``axis`` (no shape checks; the value of Keras's one-hot sum, without its 0 * inf)."""
+    ``axis`` (no shape checks; the value of Keras's one-hot sum, without its 0 * inf).
+
+    The label's entry is selected by comparing with the class index, not gathered: the
+    gradient is then a select that fuses with the softmax's, where a gather's would be a
+    scatter into a zeroed buffer of the logits' size. A label outside ``[-classes, classes)``
+    gives NaN (a negative one counts from the end, as indexing does)."""
     log_prob = _log_probabilities(output, from_logits, axis)
-    picked = jnp.take_along_axis(log_prob, jnp.expand_dims(labels, axis), axis=axis)
-    return -jnp.squeeze(picked, axis)
+    classes = log_prob.shape[axis]
+    labels = jnp.expand_dims(labels, axis)
+    chosen = jnp.where(labels < 0, labels + classes, labels) == jax.lax.broadcasted_iota(
+        labels.dtype, log_prob.shape, axis)
+    picked = jnp.sum(jnp.where(chosen, log_prob, 0.0), axis=axis)
+    outside = jnp.squeeze((labels < -classes) | (labels >= classes), axis)
+    return -jnp.where(outside, jnp.nan, picked)
 
 
 @register_op("sparse_categorical_crossentropy", tensors=2)
