@@ -70,12 +70,9 @@ def main():
     print(f"  time ratio (median of {args.rounds} interleaved rounds): {ratio:.2f}; scratch "
           f"ratio {scratch['blocks'] / scratch['whole']:.3f}; largest difference {diff:.1e}")
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    from benchmarks.results import Table
+    from benchmarks.results import Table, command
 
-    default = (args.batch, args.tokens, args.heads, args.depth, args.rounds) == (4, 2048, 8, 64, 7)
-    made = Table("attention", "python benchmarks/bench_attention.py" + ("" if default else (
-        f" --batch {args.batch} --tokens {args.tokens} --heads {args.heads} --depth "
-        f"{args.depth} --rounds {args.rounds}")),
+    made = Table("attention", command(__file__),
         ["attention gradient", "ms (median)", "scratch MiB", "time ratio", "scratch ratio",
          "largest difference"],
         [["all rows at once (`jax.nn`)", f"{statistics.median(times['whole']) * 1e3:.0f}",

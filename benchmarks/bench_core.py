@@ -470,11 +470,11 @@ def run_train_benchmark(quick, rounds, steps, dump_dir=None):
 
 
 # --------------------------------------------------------------------------- summary
-def core_table(graph_results, train, command):
+def core_table(graph_results, train, argv=None):
     """The benchmark's table (``benchmarks.results``): graph construction, model + compile,
     and the train step against the hand-written reference."""
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    from benchmarks.results import Table
+    from benchmarks.results import Table, command
 
     rows = []
     for r in graph_results:
@@ -506,7 +506,8 @@ def core_table(graph_results, train, command):
         rows.append(["fixed per-step cost vs hand-written (tiny 4-4-4-3 MLP, dispatch-bound)",
                      "; ".join(f"{name}: {extra * 1e6:+.1f} us" for name, extra in
                                overhead.items() if name != "hand-written JAX"), "-"])
-    return Table("core", command, ["benchmark", "result", "target"], rows, against=["optax"])
+    return Table("core", command(__file__, argv, options=("--dump-hlo",)),
+                 ["benchmark", "result", "target"], rows, against=["optax"])
 
 
 def main(argv=None):
@@ -530,11 +531,7 @@ def main(argv=None):
     graph_results = [] if args.skip_graph else run_graph_benchmarks(args.quick)
     train = run_train_benchmark(args.quick, rounds, steps, args.dump_hlo)
     if graph_results:
-        command = "python benchmarks/bench_core.py" + "".join(
-            f" {flag}" for flag, on in (("--quick", args.quick),
-                                        (f"--rounds {args.rounds}", args.rounds),
-                                        (f"--steps {args.steps}", args.steps)) if on)
-        made = core_table(graph_results, train, command)
+        made = core_table(graph_results, train, argv)
         _header("Table (markdown)")
         print(made.markdown())
         if args.results:

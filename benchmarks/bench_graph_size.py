@@ -96,13 +96,9 @@ def main(argv=None) -> int:
                               + [f"{both[size]:.3f}" for size in sizes] + [f"{whole:.2f}"])
     if table_rows:
         sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        from benchmarks.results import Table
+        from benchmarks.results import Table, command
 
-        default = sizes == [1000, 2000, 4000, 8000] and args.repeats == 3 and args.kinds == [
-            "Dense", "Activation"]
-        made = Table("graph_size", "python benchmarks/bench_graph_size.py" + ("" if default else (
-            f" --sizes {' '.join(map(str, sizes))} --repeats {args.repeats} --kinds "
-            f"{' '.join(args.kinds)}")),
+        made = Table("graph_size", command(__file__, argv),
             ["chain (best of 3, seconds)"] + [f"{size:,}" for size in sizes]
             + [f"exponent {sizes[0]:,} -> {sizes[-1]:,}"], table_rows,
             ["---"] + ["---:"] * (len(sizes) + 1))

@@ -151,11 +151,11 @@ def _row(f: dict) -> list:
             f"{len(f['candidates'])} / {f['search_seconds']:.0f} s", f"{f['peak_host_gib']:.1f}"]
 
 
-def table(figures: list, command: str = "python benchmarks/bench_plan.py"):
+def table(figures: list, argv=None):
     """The cases' figures as the benchmark's table (``benchmarks.results``)."""
-    from benchmarks.results import Table
+    from benchmarks.results import Table, command
 
-    return Table("plan", command, HEADER, [_row(f) for f in figures], ALIGN,
+    return Table("plan", command(__file__, argv, options=("--out",)), HEADER, [_row(f) for f in figures], ALIGN,
                  against=["libtpu", "keras-hub"])
 
 
@@ -187,8 +187,7 @@ def main():
         results.append(figures)
         print(f"\n== {name}\n{figures['table']}", flush=True)
     sys.path.insert(0, _ROOT)
-    made = table(results, "python benchmarks/bench_plan.py" + (
-        "" if names == tuple(CASES) else " --cases " + " ".join(names)))
+    made = table(results)
     print("\n" + made.markdown())
     if args.results:
         print(f"kept in {made.write()}")

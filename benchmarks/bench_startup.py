@@ -200,10 +200,10 @@ def targets(med, layers) -> list[str]:
     return lines
 
 
-def table(med, command):
+def table(med, argv=None):
     """The medians as the benchmark's table (``benchmarks.results``)."""
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    from benchmarks.results import Table
+    from benchmarks.results import Table, command
 
     kgraph, keras = med["kgraph"], med.get("keras")
     rows = []
@@ -217,7 +217,7 @@ def table(med, command):
             rows.append([phase, f"{kgraph[phase]:.2f} s", f"{keras[phase]:.2f} s",
                          _ratio(kgraph[phase], keras[phase]).strip()])
     rows.append(["`program.init` alone", f"{kgraph['program.init']:.2f} s", "-", "-"])
-    return Table("startup", command, ["phase", "kgraph", "Keras 3 (JAX)", "kgraph / Keras"],
+    return Table("startup", command(__file__, argv), ["phase", "kgraph", "Keras 3 (JAX)", "kgraph / Keras"],
                  rows, ["---", "---:", "---:", "---:"], against=[] if keras is None else ["keras"])
 
 
@@ -249,11 +249,7 @@ def main(argv=None):
     lines = targets(med, layers)
     if lines:
         print("\nTargets:\n" + "\n".join(f"  {line}" for line in lines))
-    command = "python benchmarks/bench_startup.py" + "".join(
-        f" {flag}" for flag, on in ((f"--layers {layers}", layers != 200),
-                                    (f"--repeats {repeats}", repeats != 5),
-                                    ("--no-keras", not with_keras)) if on)
-    made = table(med, command)
+    made = table(med, argv)
     print(f"\nTable (markdown): chain of {layers} Dense(64), median of {repeats} fresh "
           f"processes each; {machine_line()}.\n\n{made.markdown()}")
     if args.results:

@@ -128,11 +128,9 @@ def main():
                      traffic["MaxText"], traffic.get("kgraph", "-")])
         details.append((config, _largest(theirs["report"]),
                         _largest(ours["report"]) if ours["report"] else []))
-    from benchmarks.results import Table
+    from benchmarks.results import Table, command
 
-    made = Table("maxtext", "python benchmarks/compare_maxtext.py" + (
-        "" if args.configs == DEFAULT else " --configs " + " ".join(args.configs)),
-        HEADER, rows, ["---", "---"] + ["---:"] * 8)
+    made = Table("maxtext", command(__file__), HEADER, rows, ["---", "---"] + ["---:"] * 8)
     print(made.markdown())
     if args.results:
         print(f"kept in {made.write()}")

@@ -66,16 +66,27 @@ class Table:
         return path
 
 
-def command(script: str, argv=None) -> str:
-    """The command that ran ``script`` (a benchmark's ``__file__``) with ``argv`` (by default
-    the process's arguments), less ``--results``: what a reader types to measure it again.
+def command(program: str, argv=None, *, flags=(), options=()) -> str:
+    """The command that measures a table again: ``program`` (a benchmark script's
+    ``__file__``, run as ``python benchmarks/<name>.py``, or a module's dotted name, run with
+    ``python -m``) with ``argv`` (by default the process's arguments), less what only keeps or
+    reads results: ``--results``, the ``flags`` and the ``options`` with their values.
 
     >>> command("/anywhere/benchmarks/bench_demo.py", ["--quick", "--results"])
     'python benchmarks/bench_demo.py --quick'
+    >>> command("tests.report", ["--all", "--save", "out/", "--load=in/"], options=["--save", "--load"])
+    'python -m tests.report --all'
     """
-    argv = sys.argv[1:] if argv is None else argv
-    kept = [arg for arg in argv if arg != "--results"]
-    return shlex.join(["python", f"benchmarks/{pathlib.Path(script).name}", *kept])
+    argv, kept = list(sys.argv[1:] if argv is None else argv), []
+    while argv:
+        arg = argv.pop(0)
+        if arg in options:
+            argv = argv[1:]  # and its value
+        elif arg != "--results" and arg not in flags and arg.split("=")[0] not in options:
+            kept.append(arg)
+    run = (["python", f"benchmarks/{pathlib.Path(program).name}"] if program.endswith(".py")
+           else ["python", "-m", program])
+    return shlex.join([*run, *kept])
 
 
 def read(name: str) -> Table:

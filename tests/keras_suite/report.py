@@ -17,7 +17,6 @@ import argparse
 import collections
 import json
 import pathlib
-import shlex
 import subprocess
 import sys
 
@@ -74,7 +73,7 @@ def table(outcomes: dict, argv=None):
     """The figures by folder as a ``benchmarks.results.Table``: cases passed / failed /
     skipped / in the ledger, the pass rate of the cases run (not skipped, not in the ledger)
     and the ledger's share of the cases. ``table(outcomes).markdown()`` prints it."""
-    from benchmarks.results import Table
+    from benchmarks.results import Table, command
 
     counts = collections.defaultdict(collections.Counter)
     for case, (outcome, _) in outcomes.items():
@@ -89,25 +88,12 @@ def table(outcomes: dict, argv=None):
         name = f"**{folder}**" if folder == "total" else f"`{folder}/`"
         rows.append([name, sum(c.values()), c["passed"], c["failed"], c["skipped"],
                      c["ledger"], c["not run"], rate, share])
-    return Table("keras_suite", _command(argv),
+    return Table("keras_suite", command("tests.keras_suite.report", argv,
+                                        flags=("--write-open", "--failures"),
+                                        options=("--save", "--load")),
                  ["Keras folder", "cases", "passed", "failed", "skipped by Keras",
                   "in the ledger", "not run", "pass rate", "ledger share"],
                  rows, ["---"] + ["---:"] * 8, against=["keras"])
-
-
-def _command(argv=None) -> str:
-    """The command that measures the run's figures again: ``argv`` (by default the process's)
-    without what only keeps or reads results (``--results``, ``--save``, ``--load``,
-    ``--write-open``, ``--failures``)."""
-    argv, kept = list(sys.argv[1:] if argv is None else argv), []
-    while argv:
-        arg = argv.pop(0)
-        if arg in ("--save", "--load"):
-            argv = argv[1:]
-        elif arg not in ("--results", "--write-open", "--failures") and not arg.startswith(
-                ("--save=", "--load=")):
-            kept.append(arg)
-    return shlex.join(["python", "-m", "tests.keras_suite.report", *kept])
 
 
 def main(argv=None) -> int:

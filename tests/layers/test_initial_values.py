@@ -210,6 +210,7 @@ def test_a_fresh_process_first_eager_call_compiles_no_key_derivation():
     """The eager stream's keys are made without a JAX random op (each would compile on its
     first use in a process: 0.1 s of a first eager call); only the model's own ops and
     the weights' draw compile."""
+    import os
     import subprocess
     import sys
 
@@ -220,7 +221,7 @@ def test_a_fresh_process_first_eager_call_compiles_no_key_derivation():
               "model(np.ones((2, 4), np.float32))\n"
               "kg.random.normal((3,))\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=300, env={**__import__("os").environ, "JAX_PLATFORMS": "cpu"})
+                          timeout=300, env={**os.environ, "JAX_PLATFORMS": "cpu"})
     assert done.returncode == 0, done.stderr[-2000:]
     compiled = [line for line in done.stderr.splitlines() if "Compiling" in line]
     assert compiled, done.stderr[-2000:]  # the log is on: the model's ops compile
